@@ -1,0 +1,29 @@
+"""Age order: the reference's own dequeue, oldest CK queue head first. Never rescores."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ckviz.disciplines.base import by_priority
+from ckviz.model.queue import DisciplineState, IndexEntry
+
+
+class Baseline:
+    """The Lua's own order; `order` exists so CoDel can build on it."""
+
+    rescores = False
+
+    def __init__(self, name: str = "baseline") -> None:
+        self.name = name
+
+    def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
+        return by_priority(active, lambda _key: 0)
+
+    def on_serviced(self, key: str) -> None:
+        return None
+
+    def reset(self) -> None:
+        return None
+
+    def state(self) -> DisciplineState:
+        return DisciplineState(self.name, (("order", "oldest head first (age)"),))

@@ -1,0 +1,68 @@
+"""CoDel on top of another discipline: keys waiting too long, for long enough, jump the queue."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ckviz.disciplines.base import Discipline
+from ckviz.model.queue import DisciplineState, IndexEntry
+
+TARGET_MS = 200
+INTERVAL_MS = 100
+
+
+class CoDel:
+    """Escalate a key whose head has been older than `target` for at least `interval`.
+
+    It judges age from the score as read, which after a rescore is not the true head: the
+    reference's known blind spot, kept on purpose.
+    """
+
+    rescores = True
+
+    def __init__(self, base: Discipline, target_ms: int = TARGET_MS,
+                 interval_ms: int = INTERVAL_MS) -> None:  # fmt: skip
+        self.base = base
+        self.name = f"codel-{base.name}"
+        self.target_ms = target_ms
+        self.interval_ms = interval_ms
+        self.reset()
+
+    def reset(self) -> None:
+        self.base.reset()
+        self.above_since: dict[str, int] = {}
+        self.escalating: list[str] = []
+
+    def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
+        base_order = self.base.order(active, now)
+        heads: dict[str, float] = {}
+        for entry in active:
+            heads[entry.key] = min(heads.get(entry.key, entry.score), entry.score)
+        escalating: set[str] = set()
+        for key, head in heads.items():
+            if now - head > self.target_ms:
+                since = self.above_since.setdefault(key, now)
+                if now - since >= self.interval_ms:
+                    escalating.add(key)
+            else:
+                self.above_since.pop(key, None)
+        for key in [k for k in self.above_since if k not in heads]:
+            del self.above_since[key]
+        member_key = {e.member: e.key for e in active}
+        front = [m for m in base_order if member_key[m] in escalating]
+        back = [m for m in base_order if member_key[m] not in escalating]
+        self.escalating = [member_key[m] for m in front]
+        return front + back
+
+    def on_serviced(self, key: str) -> None:
+        self.base.on_serviced(key)
+
+    def state(self) -> DisciplineState:
+        inner = self.base.state()
+        fields = (*inner.fields, ("escalating", ", ".join(self.escalating) or "-"))
+        above = {key: since for key, since in self.above_since.items()}
+        per_key = tuple(
+            (key, (*values, ("above target since", str(above.pop(key))) if key in above else ()))
+            for key, values in inner.per_key
+        )
+        return DisciplineState(self.name, fields, per_key)

@@ -1,0 +1,51 @@
+"""SFQ and stride: a per-key virtual clock that a service advances by increment / weight."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ckviz.disciplines.base import by_priority, fmt, weight_of
+from ckviz.model.queue import DisciplineState, IndexEntry
+
+
+class VirtualClock:
+    """Serve the key whose clock is lowest; an idle key rejoins at the floor, not behind."""
+
+    rescores = True
+
+    def __init__(self, name: str, increment: float, label: str,
+                 weights: Mapping[str, float] | None = None) -> None:  # fmt: skip
+        self.name = name
+        self.increment = increment
+        self.label = label  # what the clock is called: "clock" (SFQ) or "pass" (stride)
+        self.weights = dict(weights or {})
+        self.reset()
+
+    def reset(self) -> None:
+        self.clock: dict[str, float] = {}
+        self.floor = 0.0
+
+    def _priority(self, key: str) -> float:
+        return max(self.clock.get(key, self.floor), self.floor)
+
+    def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
+        lowest = min(self.clock.get(e.key, self.floor) for e in active)
+        self.floor = max(self.floor, lowest)
+        return by_priority(active, self._priority)
+
+    def on_serviced(self, key: str) -> None:
+        self.clock[key] = self._priority(key) + self.increment / weight_of(self.weights, key)
+
+    def state(self) -> DisciplineState:
+        per_key = tuple(
+            (key, ((self.label, fmt(value)),)) for key, value in sorted(self.clock.items())
+        )
+        return DisciplineState(self.name, (("floor", fmt(self.floor)),), per_key)
+
+
+def sfq(weights: Mapping[str, float] | None = None) -> VirtualClock:
+    return VirtualClock("sfq", 1.0, "clock", weights)
+
+
+def stride(weights: Mapping[str, float] | None = None) -> VirtualClock:
+    return VirtualClock("stride", 1_000_000.0, "pass", weights)

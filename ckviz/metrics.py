@@ -1,0 +1,125 @@
+"""Dequeue events -> fairness and wait figures (SPEC section 7), exactly as the reference sums."""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ckviz.model.snapshot import DequeueEvent
+
+
+@dataclass(frozen=True, slots=True)
+class KeyMetrics:
+    key: str
+    dequeued: int
+    weight: float
+    share: float
+    contention_share_over_weight: float | None  # None: never contended
+    mean_wait: float
+    wait_p50: int
+    wait_p99: int
+    wait_max: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunMetrics:
+    total_dequeued: int
+    contention_worst_share_over_weight: float
+    contention_jain: float
+    makespan_ms: int
+    worst_wait_p99: int
+    worst_wait_max: int
+    per_key: tuple[KeyMetrics, ...]
+
+
+def percentile(sorted_values: Sequence[int], pct: float) -> int:
+    """The reference's nearest-rank percentile: sorted[ceil(pct/100 * n) - 1], clamped."""
+    n = len(sorted_values)
+    if n == 0:
+        return 0
+    return sorted_values[max(0, min(n - 1, math.ceil(pct / 100 * n) - 1))]
+
+
+def plain_sum(values: Sequence[float]) -> float:
+    """Left-to-right float sum, as JavaScript's loop does (not fsum, not 3.12's sum)."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total
+
+
+def jain(values: Sequence[float]) -> float:
+    """Jain's index (sum x)^2 / (n * sum x^2); 1 when empty or all zero."""
+    if not values:
+        return 1.0
+    squares = plain_sum([v * v for v in values])
+    if squares == 0:
+        return 1.0
+    total = plain_sum(values)
+    return total * total / (len(values) * squares)
+
+
+def contention(events: Sequence[DequeueEvent], weights: Mapping[str, float]) -> dict[str, float]:
+    """Per contended key: its share of the contention window over its fair (weighted) share."""
+    ordered = sorted(events, key=lambda e: e.dequeued_ms)  # stable: keeps in-instant order
+    arrivals: dict[str, list[int]] = {}
+    for event in ordered:
+        arrivals.setdefault(event.key, []).append(event.arrival_ms)
+    weights = {**{k: 1.0 for k in arrivals if k not in weights}, **weights}
+    for times in arrivals.values():
+        times.sort()
+    served: dict[str, int] = dict.fromkeys(arrivals, 0)
+    counted: dict[str, int] = {}
+    contended: set[str] = set()
+    window = 0
+    for event in ordered:
+        now = event.dequeued_ms
+        waiting = [k for k, times in arrivals.items() if bisect_right(times, now) - served[k] > 0]
+        if len(waiting) >= 2:
+            window += 1
+            counted[event.key] = counted.get(event.key, 0) + 1
+            contended.update(waiting)
+        served[event.key] += 1
+    if window == 0:
+        return {}
+    # Declared key order: sums run left to right, so the order is part of the result.
+    keys = [k for k in weights if k in contended]
+    weight_total = plain_sum([weights[k] for k in keys])
+    return {key: (counted.get(key, 0) / window) / (weights[key] / weight_total) for key in keys}
+
+
+def run_metrics(events: Sequence[DequeueEvent], weights: Mapping[str, float]) -> RunMetrics:
+    """Every per-run figure the results carry."""
+    ratios = contention(events, weights)
+    values = list(ratios.values())
+    per_key = tuple(_key_metrics(key, events, weights, ratios) for key in weights)
+    served = [k for k in per_key if k.dequeued]
+    return RunMetrics(
+        total_dequeued=len(events),
+        contention_worst_share_over_weight=min(values) if values else 1.0,
+        contention_jain=jain(values),
+        makespan_ms=max((e.dequeued_ms for e in events), default=0),
+        worst_wait_p99=max((k.wait_p99 for k in served), default=0),
+        worst_wait_max=max((k.wait_max for k in served), default=0),
+        per_key=per_key,
+    )
+
+
+def _key_metrics(key: str, events: Sequence[DequeueEvent], weights: Mapping[str, float],
+                 ratios: Mapping[str, float]) -> KeyMetrics:  # fmt: skip
+    waits = [e.wait_ms for e in events if e.key == key]
+    ordered = sorted(waits)
+    n = len(waits)
+    return KeyMetrics(
+        key=key,
+        dequeued=n,
+        weight=weights.get(key, 1.0),
+        share=n / len(events) if events else 0.0,
+        contention_share_over_weight=ratios.get(key),
+        mean_wait=plain_sum([float(w) for w in waits]) / n if n else 0.0,
+        wait_p50=percentile(ordered, 50),
+        wait_p99=percentile(ordered, 99),
+        wait_max=ordered[-1] if ordered else 0,
+    )

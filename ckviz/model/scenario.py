@@ -1,0 +1,110 @@
+"""Scenario files: TOML read into strict pydantic models."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ckviz.store.keys import HELD_SUFFIX
+
+MAX_KEYS = 10_000
+MAX_TOTAL_RUNS = 500_000
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class KeySpec(_Strict):
+    """One concurrency key (or, with `count`, a family `name-0..name-{count-1}`)."""
+
+    name: str = Field(min_length=1, max_length=200)
+    runs: int = Field(ge=1, le=MAX_TOTAL_RUNS)
+    arrival: Literal["immediate", "poisson"] = "poisson"
+    rate_per_sec: float = Field(default=100.0, gt=0, le=1_000_000)
+    hold_ms_mean: float = Field(default=50.0, gt=0, le=600_000)
+    start_at_ms: int = Field(default=0, ge=0, le=600_000)
+    weight: float = Field(default=1.0, gt=0, le=1_000_000)
+    count: int | None = Field(default=None, ge=1, le=MAX_KEYS)
+
+    @field_validator("name")
+    @classmethod
+    def _no_reserved_suffix(cls, name: str) -> str:
+        # `B:ck:<key>:currentConcurrency` is the held set of `<key>`: a key ending that way
+        # would share a Redis key with another key's held set.
+        if name.endswith(HELD_SUFFIX):
+            raise ValueError(f"a key name may not end with '{HELD_SUFFIX}'")
+        return name
+
+    def expand(self) -> list[KeySpec]:
+        if self.count is None:
+            return [self]
+        return [
+            self.model_copy(update={"name": f"{self.name}-{i}", "count": None})
+            for i in range(self.count)
+        ]
+
+
+class Caps(_Strict):
+    """Concurrency caps applied on top of a discipline."""
+
+    per_key: int | None = Field(default=None, ge=1, le=1_000_000)
+    total: int | None = Field(default=None, ge=1, le=1_000_000)
+
+
+class Expectation(_Strict):
+    """A CI rule: a metric of one discipline (or treatment) against a bound or another."""
+
+    discipline: str = Field(min_length=1)
+    metric: str = Field(min_length=1)
+    at_most: float | None = None
+    at_least: float | None = None
+    better_than: str | None = None
+    worse_than: str | None = None
+
+    @model_validator(mode="after")
+    def _one_comparison(self) -> Expectation:
+        given = [self.at_most, self.at_least, self.better_than, self.worse_than]
+        if sum(v is not None for v in given) == 0:
+            raise ValueError("needs one of at_most, at_least, better_than, worse_than")
+        return self
+
+
+class Scenario(_Strict):
+    """A workload and the env it runs in."""
+
+    name: str = ""
+    description: str = ""
+    env_limit: int = Field(default=4, ge=1, le=100_000)
+    light_key: str | None = None
+    caps: Caps = Caps()
+    keys: list[KeySpec] = Field(min_length=1)
+    expect: list[Expectation] = []
+
+    @model_validator(mode="after")
+    def _keys_make_sense(self) -> Scenario:
+        names = [k.name for k in self.expanded_keys()]
+        if len(names) > MAX_KEYS:
+            raise ValueError(f"{len(names)} keys; at most {MAX_KEYS} are supported")
+        seen: set[str] = set()
+        for name in names:
+            if name in seen:
+                raise ValueError(f"key '{name}' is declared twice")
+            seen.add(name)
+        total = self.total_runs
+        if total > MAX_TOTAL_RUNS:
+            raise ValueError(f"{total} runs in all; at most {MAX_TOTAL_RUNS} are supported")
+        if self.light_key is not None and self.light_key not in names:
+            raise ValueError(f"light_key '{self.light_key}' is not one of the keys")
+        return self
+
+    def expanded_keys(self) -> list[KeySpec]:
+        return [k for spec in self.keys for k in spec.expand()]
+
+    @property
+    def total_runs(self) -> int:
+        return sum(k.runs * (k.count or 1) for k in self.keys)
+
+    def weights(self) -> dict[str, float]:
+        return {k.name: k.weight for k in self.expanded_keys()}

@@ -1,0 +1,131 @@
+"""Immutable views of the driver after a step: what the terminal app (and tests) read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal, overload
+
+from ckviz.model.queue import DisciplineState, IndexEntry
+
+
+@dataclass(frozen=True, slots=True)
+class DequeueEvent:
+    """A run leaving its CK queue: who, which run, when it arrived, when it was dequeued."""
+
+    key: str
+    run_id: str
+    arrival_ms: int
+    dequeued_ms: int
+
+    @property
+    def wait_ms(self) -> int:
+        return self.dequeued_ms - self.arrival_ms
+
+
+@dataclass(frozen=True, slots=True)
+class QueueEvent:
+    """One line of the event log."""
+
+    kind: Literal["enqueue", "dequeue", "ack"]
+    t: int
+    key: str
+    run_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class HeldRun:
+    """A run holding a slot of the env until `release_ms`."""
+
+    key: str
+    run_id: str
+    release_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRow:
+    """Per-key counts at this moment."""
+
+    key: str
+    weight: float
+    queued: int
+    to_arrive: int
+    dequeued: int
+    held: int
+    true_head: float | None  # lowest queued timestamp, as the Lua would restore it
+    wait_sum_ms: int
+
+    @property
+    def mean_wait_ms(self) -> float | None:
+        return self.wait_sum_ms / self.dequeued if self.dequeued else None
+
+
+class EventLog(Sequence[DequeueEvent]):
+    """A read-only prefix of the driver's append-only dequeue log (shared, never copied)."""
+
+    __slots__ = ("_events", "_length")
+
+    def __init__(self, events: list[DequeueEvent], length: int) -> None:
+        self._events = events
+        self._length = length
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> DequeueEvent: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[DequeueEvent]: ...
+    def __getitem__(self, index: int | slice) -> DequeueEvent | Sequence[DequeueEvent]:
+        if isinstance(index, slice):
+            return self._events[: self._length][index]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        return self._events[index]
+
+    def __iter__(self) -> Iterator[DequeueEvent]:
+        for i in range(self._length):
+            yield self._events[i]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Everything one step of the driver leaves behind."""
+
+    scenario: str
+    seed: str
+    discipline: str
+    step: int
+    t: int
+    done: bool
+    env_limit: int
+    max_count: int
+    per_key_cap: int | None
+    total_cap: int | None
+    total_runs: int
+    index_read: tuple[IndexEntry, ...]  # ckIndex as the last read returned it
+    index_rescored: tuple[IndexEntry, ...]  # the scores the last rescore wrote (empty if none)
+    keys: tuple[KeyRow, ...]
+    held: tuple[HeldRun, ...]
+    order: tuple[str, ...]  # the discipline's last chosen order, keys best first
+    discipline_state: DisciplineState
+    events: EventLog
+    recent: tuple[QueueEvent, ...]  # what the last step did
+    round_trips: int
+    score_base: int
+
+    @property
+    def dequeued(self) -> int:
+        return len(self.events)
+
+    @property
+    def free_slots(self) -> int:
+        return max(0, self.env_limit - len(self.held))
+
+    @property
+    def scan_window(self) -> int:
+        """How many ckIndex entries the next dequeue will look at (budget * 3)."""
+        budget = min(self.max_count, max(0, self.env_limit - len(self.held)))
+        return budget * 3

@@ -1,0 +1,273 @@
+"""The driver: one logical clock stepping a workload through the real Redis run queue.
+
+SPEC section 5, made steppable. Round trips are saved without changing what the server
+sees: commands are queued in an *outbox* and sent together, and a dequeue attempt that is
+certain to take nothing (the env is full, or nothing is queued) is still sent, but rides
+with the next trip instead of costing its own. The server executes exactly the reference's
+command sequence; only the packets differ.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ckviz.disciplines.base import Discipline
+from ckviz.errors import InvariantViolation
+from ckviz.model.queue import IndexEntry
+from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, KeyRow, QueueEvent, Snapshot
+from ckviz.store.runqueue import DequeuedRun, RunQueue
+from ckviz.workload import PlannedRun
+
+# Message timestamps are SCORE_BASE + arrival_ms. WALL_NOW stands in for the reference's
+# real clock: above every timestamp, and below 1e13 so Lua's 14-digit number formatting
+# stays exact.
+SCORE_BASE = 1_700_000_000_000
+WALL_NOW = SCORE_BASE + 1_000_000_000
+MAX_LOGICAL_MS = 600_000
+RECENT_LIMIT = 200
+
+
+@dataclass(slots=True)
+class KeyBook:
+    """The driver's own account of one key, checked against what Redis hands out."""
+
+    weight: float
+    queued: list[tuple[int, str]] = field(default_factory=list)  # heap, Redis order
+    to_arrive: int = 0
+    dequeued: int = 0
+    held: int = 0
+    wait_sum_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DriverConfig:
+    """What a run is: scenario name, seed, limits and caps."""
+
+    scenario: str
+    seed: str
+    env_limit: int
+    weights: dict[str, float]
+    max_count: int = 1
+    per_key_cap: int | None = None
+    total_cap: int | None = None
+    max_logical_ms: int = MAX_LOGICAL_MS
+
+
+class Driver:
+    """Steps one (scenario, seed, discipline) run; `snapshot()` shows where it stands."""
+
+    def __init__(self, config: DriverConfig, workload: Sequence[PlannedRun],
+                 discipline: Discipline, queue: RunQueue) -> None:  # fmt: skip
+        self.config = config
+        self.workload = list(workload)
+        self.discipline = discipline
+        self.queue = queue
+        self.t = 0
+        self.step_count = 0
+        self.done = False
+        self.events: list[DequeueEvent] = []
+        self.recent: deque[QueueEvent] = deque(maxlen=RECENT_LIMIT)
+        self.books = {key: KeyBook(weight) for key, weight in config.weights.items()}
+        for run in self.workload:
+            self.books[run.key].to_arrive += 1
+        self._hold_by_id = {run.run_id: run.hold_ms for run in self.workload}
+        self._next_arrival = 0
+        self._releases: list[tuple[int, int, PlannedRun]] = []  # (release_ms, seq, run)
+        self._holds: dict[str, int] = {}  # run id -> release time
+        self._instant_open = False  # released and arrived at self.t, now serving
+        self._outbox = queue.trip()
+        self._expect_empty: list[int] = []  # outbox slots of dequeues predicted to take nothing
+        self._index_read: tuple[IndexEntry, ...] = ()
+        self._index_rescored: tuple[IndexEntry, ...] = ()
+        self._order: tuple[str, ...] = ()
+        self._queued_total = 0
+
+    # ---- stepping -------------------------------------------------------------------
+
+    def step(self) -> None:
+        """One dequeue round: open the instant if needed, then one serve attempt."""
+        if self.done:
+            return
+        self.step_count += 1
+        if not self._instant_open:
+            self._open_instant()
+        if not self._serve_once():
+            self._close_instant()
+
+    def step_instant(self) -> None:
+        """Step until the logical clock moves on (or the run ends)."""
+        start = self.t
+        self.step()
+        while not self.done and self._instant_open and self.t == start:
+            self.step()
+
+    def run(self) -> None:
+        """Step to the end."""
+        while not self.done:
+            self.step()
+
+    # ---- the four phases of an instant ------------------------------------------------
+
+    def _open_instant(self) -> None:
+        self._release()
+        self._arrive()
+        self._instant_open = True
+
+    def _release(self) -> None:
+        while self._releases and self._releases[0][0] <= self.t:
+            _, _, run = heapq.heappop(self._releases)
+            self._outbox.ack(run.run_id, run.key)
+            del self._holds[run.run_id]
+            self.books[run.key].held -= 1
+            self.recent.append(QueueEvent("ack", self.t, run.key, run.run_id))
+
+    def _arrive(self) -> None:
+        while (self._next_arrival < len(self.workload)
+               and self.workload[self._next_arrival].arrival_ms <= self.t):  # fmt: skip
+            run = self.workload[self._next_arrival]
+            self._next_arrival += 1
+            timestamp = SCORE_BASE + run.arrival_ms
+            self._outbox.enqueue(run, timestamp)
+            book = self.books[run.key]
+            heapq.heappush(book.queued, (timestamp, run.run_id))
+            book.to_arrive -= 1
+            self._queued_total += 1
+            self.recent.append(QueueEvent("enqueue", self.t, run.key, run.run_id))
+
+    def _serve_once(self) -> bool:
+        """One serve attempt; False when the instant's serving is over."""
+        cap = self.config.total_cap
+        if cap is not None and len(self._holds) >= cap:
+            return False
+        self._index_rescored = ()
+        if self.discipline.rescores:
+            if len(self._outbox):
+                self._outbox.read_index()
+                self._send()
+            if self._index_read:
+                self._rescore(self.discipline.order(self._index_read, SCORE_BASE + self.t))
+        slot = self._outbox.dequeue(self.config.max_count, WALL_NOW)
+        if self._certainly_empty():
+            self._expect_empty.append(slot)  # sent with the next trip
+            return False
+        self._outbox.read_index()
+        replies = self._send()
+        taken: list[DequeuedRun] = replies[slot]
+        for run in taken:
+            self._record_dequeue(run)
+        return bool(taken)
+
+    def _certainly_empty(self) -> bool:
+        return len(self._holds) >= self.config.env_limit or self._queued_total == 0
+
+    def _rescore(self, order: list[str]) -> None:
+        n = len(order)
+        self._outbox.rescore(order, WALL_NOW)
+        keys = {e.member: e.key for e in self._index_read}
+        self._order = tuple(keys[m] for m in order)
+        self._index_rescored = tuple(
+            IndexEntry(m, keys[m], float(WALL_NOW - (n - i))) for i, m in enumerate(order)
+        )
+
+    def _close_instant(self) -> None:
+        self._instant_open = False
+        ends = [a for a in (self._next_arrival_ms(), self._earliest_release()) if a is not None]
+        all_out = len(self.events) >= len(self.workload)
+        if all_out or not ends:
+            self._finish()
+            return
+        self.t = max(self.t + 1, min(ends))
+        if self.t > self.config.max_logical_ms:
+            self._finish()
+
+    def _finish(self) -> None:
+        if len(self._outbox):
+            self._send()
+        self.done = True
+
+    # ---- bookkeeping --------------------------------------------------------------------
+
+    def _send(self) -> list[object]:
+        outbox, self._outbox = self._outbox, self.queue.trip()
+        expected_empty, self._expect_empty = self._expect_empty, []
+        replies = outbox.send()
+        for slot in expected_empty:
+            if replies[slot]:
+                raise InvariantViolation(
+                    f"t={self.t}: a dequeue predicted to take nothing took {replies[slot]}"
+                )
+        if outbox.index_slot is not None:
+            self._index_read = tuple(replies[outbox.index_slot])
+        return replies
+
+    def _record_dequeue(self, run: DequeuedRun) -> None:
+        book = self.books[run.key]
+        if not book.queued or book.queued[0][1] != run.run_id:
+            head = book.queued[0][1] if book.queued else "nothing"
+            raise InvariantViolation(
+                f"t={self.t}: Redis dequeued {run.run_id} but the head of {run.key!r} is {head}"
+            )
+        timestamp, _ = heapq.heappop(book.queued)
+        self._queued_total -= 1
+        arrival = timestamp - SCORE_BASE
+        planned = PlannedRun(run.key, run.run_id, arrival, self._hold_by_id[run.run_id])
+        event = DequeueEvent(run.key, run.run_id, arrival, self.t)
+        self.events.append(event)
+        book.dequeued += 1
+        book.held += 1
+        book.wait_sum_ms += event.wait_ms
+        release = self.t + planned.hold_ms
+        self._holds[run.run_id] = release
+        heapq.heappush(self._releases, (release, len(self.events), planned))
+        self.recent.append(QueueEvent("dequeue", self.t, run.key, run.run_id))
+        self.discipline.on_serviced(run.key)
+
+    def _next_arrival_ms(self) -> int | None:
+        if self._next_arrival < len(self.workload):
+            return self.workload[self._next_arrival].arrival_ms
+        return None
+
+    def _earliest_release(self) -> int | None:
+        return self._releases[0][0] if self._releases else None
+
+    # ---- what the UI reads --------------------------------------------------------------
+
+    def snapshot(self) -> Snapshot:
+        """An immutable picture of this moment."""
+        cfg = self.config
+        rows = tuple(
+            KeyRow(
+                key,
+                b.weight,
+                len(b.queued),
+                b.to_arrive,
+                b.dequeued,
+                b.held,
+                float(b.queued[0][0]) if b.queued else None,
+                b.wait_sum_ms,
+            )  # fmt: skip
+            for key, b in self.books.items()
+        )
+        held = tuple(
+            HeldRun(run.key, run.run_id, release)
+            for release, _, run in sorted(self._releases, key=lambda r: (r[0], r[1]))
+        )
+        return Snapshot(
+            scenario=cfg.scenario, seed=cfg.seed, discipline=self.discipline.name,
+            step=self.step_count, t=self.t, done=self.done, env_limit=cfg.env_limit,
+            max_count=cfg.max_count, per_key_cap=cfg.per_key_cap, total_cap=cfg.total_cap,
+            total_runs=len(self.workload), index_read=self._index_read,
+            index_rescored=self._index_rescored, keys=rows, held=held,
+            discipline_state=self.discipline.state(),
+            order=self._order if self.discipline.rescores else _age_order(self._index_read),
+            events=EventLog(self.events, len(self.events)), recent=tuple(self.recent),
+            round_trips=self.queue.round_trips, score_base=SCORE_BASE,
+        )  # fmt: skip
+
+
+def _age_order(index: tuple[IndexEntry, ...]) -> tuple[str, ...]:
+    """What the Lua itself will serve first: lowest score, ties by member."""
+    return tuple(e.key for e in sorted(index, key=lambda e: (e.score, e.member)))

@@ -1,0 +1,67 @@
+-- dequeue(max_count, now): take up to max_count ready runs, at most one per CK queue,
+-- scanning ckIndex lowest score first. A served CK queue's entry snaps back to its true
+-- head inside this call, so a score rewritten before the call steers only the first pick.
+-- KEYS: 1 ckIndex, 2 env concurrency set, 3 env limit, 4 per-queue limit (B:concurrency),
+--       5 env queue, 6 master queue
+-- ARGV: 1 key prefix, 2 now, 3 max count, 4 default env limit, 5 burst factor,
+--       6 master member, 7 message key prefix (after the key prefix)
+local prefix = ARGV[1]
+local now = ARGV[2]
+
+local function fix_master()
+  local lowest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  if #lowest == 0 then
+    redis.call('ZREM', KEYS[6], ARGV[6])
+  else
+    redis.call('ZADD', KEYS[6], lowest[2], ARGV[6])
+  end
+end
+
+local function rescore_to_head(ck_queue, member)
+  local head = redis.call('ZRANGE', ck_queue, 0, 0, 'WITHSCORES')
+  if #head == 0 then
+    redis.call('ZREM', KEYS[1], member)
+  else
+    redis.call('ZADD', KEYS[1], head[2], member)
+  end
+end
+
+local env_limit = tonumber(redis.call('GET', KEYS[3]) or ARGV[4])
+local limit = math.floor(env_limit * tonumber(ARGV[5]))
+local held = redis.call('SCARD', KEYS[2])
+if held >= limit then
+  return {}
+end
+local queue_limit = math.min(tonumber(redis.call('GET', KEYS[4]) or '1000000'), env_limit)
+local budget = math.min(tonumber(ARGV[3]), limit - held)
+
+local candidates = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, budget * 3)
+if #candidates == 0 then
+  fix_master()
+  return {}
+end
+
+local taken = {}
+for _, member in ipairs(candidates) do
+  if #taken >= budget then
+    break
+  end
+  local ck_queue = prefix .. member
+  local ck_held = ck_queue .. ':currentConcurrency'
+  if redis.call('SCARD', ck_held) < queue_limit then
+    local ready = redis.call('ZRANGEBYSCORE', ck_queue, '-inf', now, 'WITHSCORES', 'LIMIT', 0, 1)
+    if #ready > 0 then
+      local run_id = ready[1]
+      redis.call('ZREM', ck_queue, run_id)
+      redis.call('ZREM', KEYS[5], run_id)
+      redis.call('SADD', ck_held, run_id)
+      redis.call('SADD', KEYS[2], run_id)
+      local payload = redis.call('GET', prefix .. ARGV[7] .. run_id)
+      taken[#taken + 1] = {run_id, ready[2], payload or false}
+    end
+    rescore_to_head(ck_queue, member)
+  end
+end
+
+fix_master()
+return taken

@@ -1,0 +1,225 @@
+"""The CK run queue on Redis: enqueue / dequeue / ack / rescore / read, batched into trips.
+
+A *trip* is one round trip to the server: the commands of a trip are written in one packet
+and their replies read back in order. The driver decides what shares a trip; this module
+only guarantees that every command is sent, every reply is read, and that a script cache
+flush (NOSCRIPT) is repaired without replaying anything that already took effect.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+from redis.exceptions import NoScriptError, ResponseError
+
+from ckviz.errors import InvariantViolation, RedisUnavailable
+from ckviz.model.queue import IndexEntry
+from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member, key_of_member
+from ckviz.store.scripts import load_scripts
+from ckviz.workload import PlannedRun
+
+BURST_FACTOR = "1.0"
+_SCRIPTS = load_scripts()
+
+
+@dataclass(frozen=True, slots=True)
+class DequeuedRun:
+    """A run the dequeue script handed out."""
+
+    run_id: str
+    score: float
+    key: str
+
+
+Decoder = Callable[[Any], Any]
+
+
+def _ignore(reply: Any) -> None:
+    return None
+
+
+def _index_entries(reply: list[str]) -> list[IndexEntry]:
+    return [
+        IndexEntry(reply[i], key_of_member(reply[i]), float(reply[i + 1]))
+        for i in range(0, len(reply), 2)
+    ]
+
+
+def _dequeued(reply: list[list[Any]]) -> list[DequeuedRun]:
+    runs = []
+    for run_id, score, payload in reply:
+        runs.append(DequeuedRun(run_id, float(score), json.loads(payload)["concurrencyKey"]))
+    return runs
+
+
+class Trip:
+    """Commands that travel to Redis together; `send()` returns each one's decoded reply."""
+
+    def __init__(self, queue: RunQueue) -> None:
+        self._queue = queue
+        self._commands: list[tuple[tuple[Any, ...], Decoder, bool]] = []
+        self.index_slot: int | None = None  # where the last ckIndex read sits
+
+    def __len__(self) -> int:
+        return len(self._commands)
+
+    def _add(self, args: tuple[Any, ...], decode: Decoder, scripted: bool) -> int:
+        if not scripted and any(s for _, _, s in self._commands):
+            # NOSCRIPT repair resends everything from the first failed script call on; that is
+            # only safe if what follows a script call is a script call or a read.
+            if args[0] not in ("ZRANGE", "SCARD", "SMEMBERS"):
+                raise AssertionError(f"write {args[0]} after a script call in one trip")
+        self._commands.append((args, decode, scripted))
+        return len(self._commands) - 1
+
+    def enqueue(self, run: PlannedRun, timestamp: int) -> int:
+        k = self._queue.keys
+        payload = json.dumps(
+            {"runId": run.run_id, "concurrencyKey": run.key, "queue": "task/base",
+             "timestamp": timestamp},
+            separators=(",", ":"), ensure_ascii=False,
+        )  # fmt: skip
+        keys = (k.message(run.run_id), k.ck_queue(run.key), k.env_queue, k.ck_index,
+                k.master_queue, k.ck_held(run.key), k.env_held)  # fmt: skip
+        argv = (run.run_id, timestamp, payload, ck_member(run.key), MASTER_MEMBER)
+        return self._script("enqueue", keys, argv, _ignore)
+
+    def ack(self, run_id: str, key: str) -> int:
+        k = self._queue.keys
+        keys = (k.message(run_id), k.ck_queue(key), k.env_queue, k.ck_index,
+                k.master_queue, k.ck_held(key), k.env_held)  # fmt: skip
+        return self._script("ack", keys, (run_id, ck_member(key), MASTER_MEMBER), _ignore)
+
+    def dequeue(self, max_count: int, now: int) -> int:
+        q = self._queue
+        k = q.keys
+        keys = (k.ck_index, k.env_held, k.env_limit, k.queue_limit, k.env_queue, k.master_queue)
+        argv = (k.prefix, now, max_count, q.env_limit, BURST_FACTOR, MASTER_MEMBER, MESSAGE_PREFIX)
+        return self._script("dequeue", keys, argv, _dequeued)
+
+    def rescore(self, order: Sequence[str], now: int) -> int:
+        """Member i of n (best first) gets score now - (n - i), in one ZADD."""
+        n = len(order)
+        args: list[Any] = ["ZADD", self._queue.keys.ck_index]
+        for i, member in enumerate(order):
+            args += (now - (n - i), member)
+        return self._add(tuple(args), _ignore, scripted=False)
+
+    def read_index(self) -> int:
+        args = ("ZRANGE", self._queue.keys.ck_index, 0, -1, "WITHSCORES")
+        self.index_slot = self._add(args, _index_entries, scripted=False)
+        return self.index_slot
+
+    def raw(self, *args: Any) -> int:
+        """A read-only command whose reply is returned as Redis gives it."""
+        return self._add(args, lambda reply: reply, scripted=False)
+
+    def _script(self, name: str, keys: Sequence[str], argv: Sequence[Any], decode: Decoder) -> int:
+        script = _SCRIPTS[name]
+        return self._add(("EVALSHA", script.sha, len(keys), *keys, *argv), decode, scripted=True)
+
+    def send(self) -> list[Any]:
+        """Make the round trip(s) and return every reply, decoded, in the order added."""
+        return self._queue.execute(self._commands)
+
+
+class RunQueue:
+    """One run's CK run queue: its key namespace, its connection and its trip counters."""
+
+    def __init__(self, client: redis.Redis, prefix: str, env_limit: int,
+                 per_key_limit: int | None = None) -> None:  # fmt: skip
+        self.client = client
+        self.keys = KeyLayout(prefix)
+        self.env_limit = env_limit
+        self.per_key_limit = per_key_limit
+        self.round_trips = 0
+        self.commands_sent = 0
+        self._connection: Any = None
+
+    def trip(self) -> Trip:
+        return Trip(self)
+
+    def open(self) -> None:
+        """Take a dedicated connection, load the scripts once and set the limits."""
+        self._connection = self.client.connection_pool.get_connection()
+        self.load_scripts()
+        setup: list[tuple[Any, ...]] = [("SET", self.keys.env_limit, self.env_limit)]
+        if self.per_key_limit is not None:
+            setup.append(("SET", self.keys.queue_limit, self.per_key_limit))
+        self._roundtrip([(args, _ignore, False) for args in setup])
+
+    def load_scripts(self) -> None:
+        commands = [(("SCRIPT", "LOAD", s.source), _ignore, False) for s in _SCRIPTS.values()]
+        self._roundtrip(commands)
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self.client.connection_pool.release(self._connection)
+            self._connection = None
+
+    def execute(self, commands: list[tuple[tuple[Any, ...], Decoder, bool]]) -> list[Any]:
+        replies = self._roundtrip(commands)
+        failed = next((i for i, r in enumerate(replies) if isinstance(r, NoScriptError)), None)
+        if failed is not None:
+            # The server lost its script cache (SCRIPT FLUSH or a restart). Script calls from
+            # the first failure on had no effect, and the reads after them are stale: load the
+            # scripts again and resend exactly that tail.
+            self.load_scripts()
+            replies[failed:] = self._roundtrip(commands[failed:])
+        out = []
+        for (args, decode, _), reply in zip(commands, replies, strict=True):
+            if isinstance(reply, ResponseError):
+                raise InvariantViolation(f"redis rejected {args[0]}: {reply}")
+            out.append(decode(reply))
+        return out
+
+    def _roundtrip(self, commands: Sequence[tuple[tuple[Any, ...], Decoder, bool]]) -> list[Any]:
+        if not commands:
+            return []
+        conn = self._connection
+        try:
+            conn.send_packed_command(conn.pack_commands([c[0] for c in commands]), False)
+            replies = list(self._read_replies(conn, len(commands)))
+        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+            conn.disconnect()
+            raise RedisUnavailable(f"lost the Redis server mid-run: {exc}") from None
+        self.round_trips += 1
+        self.commands_sent += len(commands)
+        return replies
+
+    @staticmethod
+    def _read_replies(conn: Any, count: int) -> Iterator[Any]:
+        for _ in range(count):
+            try:
+                yield conn.read_response()
+            except ResponseError as exc:
+                yield exc
+
+    def delete_namespace(self) -> int:
+        """Delete every key under this run's prefix (and nothing else)."""
+        return delete_prefix(self.client, self.keys.prefix)
+
+
+def delete_prefix(client: redis.Redis, prefix: str) -> int:
+    """UNLINK every key that starts with `prefix`; SCAN-based, never a flush."""
+    pattern = _glob_escape(prefix) + "*"
+    deleted = 0
+    batch: list[str] = []
+    for name in client.scan_iter(match=pattern, count=1000):
+        if not name.startswith(prefix):  # belt and braces: the glob is ours, but check anyway
+            continue
+        batch.append(name)
+        if len(batch) >= 500:
+            deleted += client.unlink(*batch)
+            batch.clear()
+    if batch:
+        deleted += client.unlink(*batch)
+    return deleted
+
+
+def _glob_escape(text: str) -> str:
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)

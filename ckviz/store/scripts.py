@@ -1,0 +1,27 @@
+"""The three Lua scripts, read from the package and called by SHA."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from importlib import resources
+
+SCRIPT_NAMES = ("enqueue", "dequeue", "ack")
+
+
+@dataclass(frozen=True, slots=True)
+class LuaScript:
+    """One script's source and the SHA1 Redis knows it by."""
+
+    name: str
+    source: str
+
+    @property
+    def sha(self) -> str:
+        return hashlib.sha1(self.source.encode()).hexdigest()
+
+
+def load_scripts() -> dict[str, LuaScript]:
+    """Every run-queue script, keyed by name."""
+    folder = resources.files("ckviz.store") / "lua"
+    return {name: LuaScript(name, (folder / f"{name}.lua").read_text()) for name in SCRIPT_NAMES}

