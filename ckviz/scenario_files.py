@@ -1,15 +1,19 @@
-"""Finding and reading scenario files: bundled names or any TOML path."""
+"""Finding and reading scenario and matrix files: bundled names or any TOML path."""
 
 from __future__ import annotations
 
 import tomllib
 from importlib import resources
 from pathlib import Path
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ckviz.errors import UsageError
+from ckviz.model.matrix import MatrixSpec
 from ckviz.model.scenario import Scenario
+
+Model = TypeVar("Model", bound=BaseModel)
 
 
 def bundled_dir() -> Path:
@@ -20,62 +24,100 @@ def bundled_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "scenarios"
 
 
+def matrices_dir() -> Path:
+    return bundled_dir() / "matrices"
+
+
 def bundled_names() -> list[str]:
     return sorted(p.stem for p in bundled_dir().glob("*.toml"))
 
 
-def resolve(name_or_path: str) -> Path:
-    """A bundled scenario's file by name, or the path given; UsageError if neither exists."""
+def matrix_names() -> list[str]:
+    return sorted(p.stem for p in matrices_dir().glob("*.toml"))
+
+
+def resolve(name_or_path: str, folder: Path | None = None, kind: str = "scenario") -> Path:
+    """A bundled file by name, or the path given; UsageError if neither exists."""
+    folder = folder or bundled_dir()
     as_path = Path(name_or_path)
     if as_path.suffix == ".toml" or as_path.parent != Path("."):
         if not as_path.is_file():
-            raise UsageError(f"{name_or_path}: scenario file not found")
+            raise UsageError(f"{name_or_path}: {kind} file not found")
         return as_path
-    bundled = bundled_dir() / f"{name_or_path}.toml"
+    bundled = folder / f"{name_or_path}.toml"
     if bundled.is_file():
         return bundled
-    known = ", ".join(bundled_names())
-    raise UsageError(f"unknown scenario '{name_or_path}' (bundled: {known}; or give a .toml path)")
+    known = ", ".join(sorted(p.stem for p in folder.glob("*.toml")))
+    raise UsageError(f"unknown {kind} '{name_or_path}' (bundled: {known}; or give a .toml path)")
 
 
 def load(name_or_path: str) -> Scenario:
     """Read and validate a scenario; its name is the file stem."""
-    path = resolve(name_or_path)
-    problems = problems_in(path)
+    return _load(resolve(name_or_path), Scenario)
+
+
+def load_matrix(name_or_path: str) -> MatrixSpec:
+    """Read and validate a matrix file; its name is the file stem."""
+    return _load(resolve(name_or_path, matrices_dir(), "matrix"), MatrixSpec)
+
+
+def _load(path: Path, model: type[Model]) -> Model:
+    data, problems = _read(path, model)
     if problems:
-        raise UsageError(problems[0] if len(problems) == 1 else "; ".join(problems))
-    return parse(path)
+        raise UsageError(problems[0] if len(problems) == 1 else " | ".join(problems))
+    return model.model_validate(data)
 
 
-def parse(path: Path) -> Scenario:
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    data.setdefault("name", path.stem)
-    return Scenario.model_validate(data)
+def problems_in(path: Path, model: type[BaseModel] = Scenario) -> list[str]:
+    """Every problem with a file, one line each: `file: key.path: reason`."""
+    return _read(path, model)[1]
 
 
-def problems_in(path: Path) -> list[str]:
-    """Every problem with a scenario file, one line each: `file: key.path: reason`."""
+def _read(path: Path, model: type[BaseModel]) -> tuple[dict[str, Any], list[str]]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        return [f"{path}: cannot read: {exc.__class__.__name__}: {exc}"]
+        return {}, [f"{path}: cannot read: {_first_line(exc)}"]
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        return [f"{path}: not valid TOML: {exc}"]
+        return {}, [f"{path}: not valid TOML: {_first_line(exc)}"]
     data.setdefault("name", path.stem)
     try:
-        Scenario.model_validate(data)
+        model.model_validate(data)
     except ValidationError as exc:
-        return [f"{path}: {_where(err['loc'])}: {err['msg']}" for err in exc.errors()]
-    return []
+        return data, [f"{path}: {_where(e['loc'], data)}: {_reason(e)}" for e in exc.errors()]
+    return data, []
 
 
-def _where(loc: tuple[int | str, ...]) -> str:
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def _reason(error: Any) -> str:
+    msg = str(error["msg"])
+    return msg.removeprefix("Value error, ")
+
+
+def _where(loc: tuple[int | str, ...], data: dict[str, Any]) -> str:
+    """`keys[1].rate_per_sec`, naming the key by its `name` when it has one."""
     parts: list[str] = []
+    node: Any = data
     for item in loc:
         if isinstance(item, int):
-            parts[-1:] = [f"{parts[-1]}[{item}]"] if parts else [f"[{item}]"]
+            label = f"[{item}]"
+            if isinstance(node, list) and item < len(node) and isinstance(node[item], dict):
+                named = node[item].get("name") or node[item].get("label")
+                label = f"[{item}] ({named})" if isinstance(named, str) else label
+            parts[-1:] = [f"{parts[-1]}{label}"] if parts else [label]
         else:
             parts.append(str(item))
+        node = node[item] if isinstance(node, dict | list) and _has(node, item) else None
     return ".".join(parts) or "(top level)"
+
+
+def _has(node: dict[str, Any] | list[Any], item: int | str) -> bool:
+    if isinstance(node, list):
+        return isinstance(item, int) and item < len(node)
+    return item in node

@@ -5,31 +5,17 @@ from __future__ import annotations
 import contextlib
 import secrets
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import redis
 
 from ckviz.disciplines.registry import make_discipline
+from ckviz.model.matrix import TreatmentSpec as Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.sim.driver import Driver, DriverConfig
 from ckviz.store.runqueue import RunQueue
 from ckviz.workload import generate
 
 ROOT_PREFIX = "ckviz"
-
-
-@dataclass(frozen=True, slots=True)
-class Treatment:
-    """A discipline plus optional caps: what a cell of the matrix runs."""
-
-    discipline: str
-    per_key_cap: int | None = None
-    total_cap: int | None = None
-    label: str = ""
-
-    @property
-    def name(self) -> str:
-        return self.label or self.discipline
 
 
 def new_namespace(root: str = ROOT_PREFIX) -> str:

@@ -1,0 +1,82 @@
+"""One cell of the matrix (scenario x seed x treatment), run start to end in its own namespace."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ckviz.errors import CkvizError, IncompleteRun
+from ckviz.metrics import RunMetrics, run_metrics
+from ckviz.model.results import KeyRowResult, MetricsResult, RunResult
+from ckviz.model.scenario import Scenario
+from ckviz.sim.session import Treatment, open_cell
+from ckviz.store.server import connect
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """What to run; `index` fixes its place in the results whatever order cells finish in."""
+
+    index: int
+    scenario: Scenario
+    seed: str
+    treatment: Treatment
+    max_count: int
+    prefix: str
+
+
+@dataclass(frozen=True, slots=True)
+class CellOutcome:
+    index: int
+    result: RunResult | None
+    error: str | None = None
+    exit_code: int = 0
+
+
+def run_cell(url: str, cell: Cell) -> CellOutcome:
+    """Run one cell against the server at `url`; failures come back as a one-line error."""
+    client = connect(url)
+    try:
+        started = time.perf_counter()
+        with open_cell(client, cell.scenario, cell.seed, cell.treatment, cell.prefix,
+                       cell.max_count) as driver:  # fmt: skip
+            driver.run()
+            elapsed_ms = (time.perf_counter() - started) * 1000
+            events, trips, total = driver.events, driver.queue.round_trips, len(driver.workload)
+        if len(events) < total:
+            raise IncompleteRun(
+                f"{_label(cell)}: {total - len(events)} of {total} runs never dequeued "
+                f"by t={driver.t} ms"
+            )
+        metrics = run_metrics(events, cell.scenario.weights())
+        return CellOutcome(cell.index, _result(cell, metrics, trips, elapsed_ms))
+    except CkvizError as exc:
+        return CellOutcome(cell.index, None, f"{_label(cell)}: {exc}", int(exc.exit_code))
+    finally:
+        client.close()
+
+
+def _label(cell: Cell) -> str:
+    return f"{cell.scenario.name}/{cell.treatment.name}/{cell.seed}"
+
+
+def _result(cell: Cell, m: RunMetrics, trips: int, elapsed_ms: float) -> RunResult:
+    metrics = MetricsResult(
+        total_dequeued=m.total_dequeued,
+        redis_round_trips=trips,
+        wall_clock_ms=round(elapsed_ms, 3),
+        contention_worst_share_over_weight=m.contention_worst_share_over_weight,
+        contention_jain=m.contention_jain,
+        makespan_ms=m.makespan_ms,
+        worst_wait_p99=m.worst_wait_p99,
+        worst_wait_max=m.worst_wait_max,
+        per_key=[KeyRowResult(**_fields(k)) for k in m.per_key],
+    )
+    return RunResult(
+        discipline=cell.treatment.discipline, treatment=cell.treatment.name, seed=cell.seed,
+        metrics=metrics,
+    )  # fmt: skip
+
+
+def _fields(row: object) -> dict[str, object]:
+    return {name: getattr(row, name) for name in KeyRowResult.model_fields}

@@ -1,0 +1,148 @@
+"""`ckviz --headless`: plan the matrix, run it, write results, print tables, pick the exit code."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ckviz import __version__
+from ckviz.errors import ExitCode
+from ckviz.headless.cells import Cell, CellOutcome
+from ckviz.headless.report import print_tables
+from ckviz.headless.runner import Interrupted, run_cells
+from ckviz.headless.summary import scenario_result
+from ckviz.model.matrix import TreatmentSpec
+from ckviz.model.results import MatrixInfo, RedisInfo, Results, RunResult
+from ckviz.model.scenario import Scenario
+from ckviz.sim.session import new_namespace
+from ckviz.store.server import RedisServer
+
+
+@dataclass(frozen=True)
+class MatrixPlan:
+    """Everything `--headless` will run, already validated."""
+
+    scenarios: list[Scenario]
+    seeds: list[str]
+    treatments: list[TreatmentSpec]
+    max_count: int
+    jobs: int
+    out: Path
+
+    def cells(self, namespace: str) -> list[Cell]:
+        cells = []
+        for scenario in self.scenarios:
+            for treatment in self.treatments:
+                for seed in self.seeds:
+                    i = len(cells)
+                    cells.append(Cell(i, scenario, seed, treatment, self.max_count,
+                                      f"{namespace}{i}:"))  # fmt: skip
+        return cells
+
+
+def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: Console) -> int:
+    """Run the plan on `server`; results are written whatever happens. Returns the exit code."""
+    cells = plan.cells(new_namespace())
+    started = time.perf_counter()
+    outcomes: list[CellOutcome] = []
+    interrupted = False
+    with _progress(stderr) as progress:
+        task = progress.add_task("cells", total=len(cells))
+
+        def on_done(outcome: CellOutcome) -> None:
+            cell = cells[outcome.index]
+            status = outcome.error or _cell_line(outcome.result)
+            progress.console.print(
+                f"[{outcome.index + 1}/{len(cells)}] {cell.scenario.name} "
+                f"{cell.treatment.name} {cell.seed}: {status}", highlight=False, markup=False,
+            )  # fmt: skip
+            progress.advance(task)
+
+        try:
+            outcomes = run_cells(server.url, cells, plan.jobs, on_done)
+        except Interrupted as stop:
+            outcomes, interrupted = stop.outcomes, True
+    errors = [o.error for o in outcomes if o.error]
+    error = "interrupted (Ctrl-C)" if interrupted else (errors[0] if errors else None)
+    results = assemble(plan, server, outcomes, time.perf_counter() - started, error,
+                       complete=not interrupted and len(outcomes) == len(cells) and not errors)  # fmt: skip
+    write_results(results, plan.out)
+    print_tables(results, stdout)
+    stderr.print(f"results: {plan.out}", highlight=False)
+    if interrupted:
+        stderr.print("ckviz: interrupted; partial results written", highlight=False)
+        return ExitCode.INTERRUPTED
+    for message in errors:
+        stderr.print(f"ckviz: error: {message}", highlight=False, markup=False)
+    if errors:
+        return max(o.exit_code for o in outcomes if o.error)
+    return ExitCode.OK
+
+
+def _cell_line(result: RunResult | None) -> str:
+    if result is None:
+        return "-"
+    m = result.metrics
+    return (f"worst share {m.contention_worst_share_over_weight:.5f}, "
+            f"{m.redis_round_trips} trips, {m.wall_clock_ms:.0f} ms")  # fmt: skip
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[bold]ckviz"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console, transient=True,
+    )  # fmt: skip
+
+
+def assemble(plan: MatrixPlan, server: RedisServer, outcomes: Sequence[CellOutcome],
+             wall_s: float, error: str | None, complete: bool) -> Results:  # fmt: skip
+    labels = [t.name for t in plan.treatments]
+    by_scenario: dict[str, list[RunResult]] = {s.name: [] for s in plan.scenarios}
+    cells = plan.cells("")
+    for outcome in sorted(outcomes, key=lambda o: o.index):
+        if outcome.result is not None:
+            by_scenario[cells[outcome.index].scenario.name].append(outcome.result)
+    return Results(
+        ckviz_version=__version__,
+        complete=complete,
+        error=error,
+        redis=RedisInfo(version=server.version, mode=server.mode),
+        matrix=MatrixInfo(
+            scenarios=[s.name for s in plan.scenarios], seeds=plan.seeds,
+            disciplines=labels, max_count=plan.max_count,
+        ),  # fmt: skip
+        wall_clock_s=round(wall_s, 3),
+        scenarios=[
+            scenario_result(s, labels, plan.seeds, by_scenario[s.name])
+            for s in plan.scenarios
+            if by_scenario[s.name]
+        ],
+    )
+
+
+def write_results(results: Results, out: Path) -> None:
+    """Write atomically: a crash mid-write never leaves a truncated results file."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp{os.getpid()}")
+    tmp.write_text(json.dumps(results.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8")
+    tmp.replace(out)
+
+
+def default_jobs() -> int:
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def stdout_console() -> Console:
+    """Tables on stdout; a CI log (no terminal) gets a width the tables fit in."""
+    console = Console(file=sys.stdout)
+    if not console.is_terminal:
+        console = Console(file=sys.stdout, width=132)
+    return console

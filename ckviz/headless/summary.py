@@ -1,0 +1,59 @@
+"""Per-run results -> per-scenario summaries over seeds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ckviz.model.results import (
+    DisciplineSummary,
+    RunResult,
+    ScenarioResult,
+    Spread,
+    TreatmentSummary,
+)
+from ckviz.model.scenario import Scenario
+
+
+def scenario_result(scenario: Scenario, labels: Sequence[str], seeds: Sequence[str],
+                    runs: Sequence[RunResult]) -> ScenarioResult:  # fmt: skip
+    """The scenario's entry: its runs in matrix order and a summary per treatment."""
+    by_label = {label: [r for r in runs if r.treatment == label] for label in labels}
+    present = {label: rs for label, rs in by_label.items() if rs}
+    return ScenarioResult(
+        name=scenario.name,
+        weights=scenario.weights(),
+        runs=list(runs),
+        summary=[_discipline_summary(label, rs, seeds) for label, rs in present.items()],
+        treatments=[_treatment_summary(label, rs, scenario.light_key) for label, rs in present.items()],
+    )
+
+
+def _discipline_summary(label: str, runs: Sequence[RunResult], seeds: Sequence[str]) -> DisciplineSummary:
+    first = next((r for s in seeds for r in runs if r.seed == s), runs[0])
+    return DisciplineSummary(
+        discipline=label,
+        contention_worst_share_over_weight=Spread.of(
+            [r.metrics.contention_worst_share_over_weight for r in runs]
+        ),
+        contention_jain=Spread.of([r.metrics.contention_jain for r in runs]),
+        per_key_first_seed=list(first.metrics.per_key),
+    )
+
+
+def _treatment_summary(label: str, runs: Sequence[RunResult], light_key: str | None) -> TreatmentSummary:
+    light = [row.mean_wait for r in runs for row in r.metrics.per_key if row.key == light_key]
+    return TreatmentSummary(
+        label=label,
+        light_key=light_key,
+        light_key_mean_wait=Spread.of(light) if light else None,
+        worst_key_mean_wait=Spread.of([worst_key_mean_wait(r) for r in runs]),
+        makespan_ms=Spread.of([float(r.metrics.makespan_ms) for r in runs]),
+        contention_worst_share_over_weight=Spread.of(
+            [r.metrics.contention_worst_share_over_weight for r in runs]
+        ),
+    )
+
+
+def worst_key_mean_wait(run: RunResult) -> float:
+    """The largest per-key mean wait of a run."""
+    return max((row.mean_wait for row in run.metrics.per_key if row.dequeued), default=0.0)

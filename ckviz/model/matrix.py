@@ -1,0 +1,50 @@
+"""Matrix files: which scenarios, seeds and treatments (discipline + caps) to run together."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+DEFAULT_SEEDS = ("seed-a", "seed-b", "seed-c")
+
+
+class TreatmentSpec(BaseModel):
+    """A discipline, optionally under caps, with the label results use for it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    label: str = ""
+    discipline: str = Field(min_length=1)
+    per_key_cap: int | None = Field(default=None, ge=1)
+    total_cap: int | None = Field(default=None, ge=1)
+
+    @property
+    def name(self) -> str:
+        return self.label or self.discipline
+
+
+class MatrixSpec(BaseModel):
+    """A named benchmark matrix."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = ""
+    description: str = ""
+    scenarios: list[str] = Field(min_length=1)
+    seeds: list[str] = Field(default=list(DEFAULT_SEEDS), min_length=1)
+    disciplines: list[str] = []
+    treatments: list[TreatmentSpec] = []
+    max_count: int = Field(default=1, ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _has_treatments(self) -> MatrixSpec:
+        if not self.disciplines and not self.treatments:
+            raise ValueError("needs 'disciplines' or [[treatments]]")
+        labels = [t.name for t in self.all_treatments()]
+        dup = next((label for label in labels if labels.count(label) > 1), None)
+        if dup:
+            raise ValueError(f"treatment label '{dup}' appears twice")
+        return self
+
+    def all_treatments(self) -> list[TreatmentSpec]:
+        plain = [TreatmentSpec(discipline=d) for d in self.disciplines]
+        return plain + list(self.treatments)

@@ -1,0 +1,106 @@
+"""The results file (`schema_version: 1`): pydantic models, so the JSON Schema is derived."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+SCHEMA_VERSION = 1
+
+
+class _Result(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class KeyRowResult(_Result):
+    key: str
+    dequeued: int
+    weight: float
+    share: float
+    contention_share_over_weight: float | None
+    mean_wait: float
+    wait_p50: int
+    wait_p99: int
+    wait_max: int
+
+
+class MetricsResult(_Result):
+    total_dequeued: int
+    redis_round_trips: int
+    wall_clock_ms: float
+    contention_worst_share_over_weight: float
+    contention_jain: float
+    makespan_ms: int
+    worst_wait_p99: int
+    worst_wait_max: int
+    per_key: list[KeyRowResult]
+
+
+class RunResult(_Result):
+    discipline: str
+    treatment: str  # the discipline plus caps, as labelled in the matrix
+    seed: str
+    metrics: MetricsResult
+
+
+class Spread(_Result):
+    """A figure over the seeds of one cell."""
+
+    mean: float
+    min: float
+    max: float
+
+    @classmethod
+    def of(cls, values: list[float]) -> Spread:
+        total = 0.0
+        for v in values:  # left to right, as the reference sums
+            total += v
+        return cls(mean=total / len(values), min=min(values), max=max(values))
+
+
+class DisciplineSummary(_Result):
+    discipline: str  # the treatment label (the discipline name when no caps apply)
+    contention_worst_share_over_weight: Spread
+    contention_jain: Spread
+    per_key_first_seed: list[KeyRowResult]
+
+
+class TreatmentSummary(_Result):
+    label: str
+    light_key: str | None
+    light_key_mean_wait: Spread | None
+    worst_key_mean_wait: Spread
+    makespan_ms: Spread
+    contention_worst_share_over_weight: Spread
+
+
+class ScenarioResult(_Result):
+    name: str
+    weights: dict[str, float]
+    runs: list[RunResult]
+    summary: list[DisciplineSummary]
+    treatments: list[TreatmentSummary] | None = None
+
+
+class RedisInfo(_Result):
+    version: str
+    mode: Literal["embedded", "url", "docker"]
+
+
+class MatrixInfo(_Result):
+    scenarios: list[str]
+    seeds: list[str]
+    disciplines: list[str]
+    max_count: int
+
+
+class Results(_Result):
+    schema_version: Literal[1] = SCHEMA_VERSION
+    ckviz_version: str
+    complete: bool = True
+    error: str | None = None
+    redis: RedisInfo
+    matrix: MatrixInfo
+    wall_clock_s: float
+    scenarios: list[ScenarioResult]
