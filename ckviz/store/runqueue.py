@@ -9,7 +9,7 @@ flush (NOSCRIPT) is repaired without replaying anything that already took effect
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,7 @@ from redis.exceptions import NoScriptError, ResponseError
 
 from ckviz.errors import InvariantViolation, RedisUnavailable
 from ckviz.model.queue import IndexEntry
+from ckviz.store.digest import decode_digest
 from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member, key_of_member
 from ckviz.store.scripts import load_scripts
 from ckviz.workload import PlannedRun
@@ -113,6 +114,13 @@ class Trip:
         args = ("ZRANGE", self._queue.keys.ck_index, 0, -1, "WITHSCORES")
         self.index_slot = self._add(args, _index_entries, scripted=False)
         return self.index_slot
+
+    def inspect(self, keys: Iterable[str]) -> int:
+        """The read-only digest of `inspect.lua`: env counts, ckIndex members and `keys`."""
+        k = self._queue.keys
+        argv = (k.prefix, MASTER_MEMBER, *(ck_member(key) for key in keys))
+        return self._script("inspect", (k.ck_index, k.env_held, k.env_queue, k.master_queue),
+                            argv, decode_digest)  # fmt: skip
 
     def raw(self, *args: Any) -> int:
         """A read-only command whose reply is returned as Redis gives it."""

@@ -1,4 +1,4 @@
-"""The three Lua scripts, read from the package and called by SHA."""
+"""The run-queue Lua scripts (and the read-only `inspect`), read from the package, called by SHA."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass
 from importlib import resources
 
-SCRIPT_NAMES = ("enqueue", "dequeue", "ack")
+SCRIPT_NAMES = ("enqueue", "dequeue", "ack", "inspect")
 
 
 @dataclass(frozen=True, slots=True)
