@@ -1,0 +1,3 @@
+from ckviz.cli import run
+
+run()

@@ -1,0 +1,157 @@
+"""The cells the app steps: one lane per discipline, kept level in logical time.
+
+Textual-free on purpose: the app calls these on its single driver thread and only ever
+looks at the `Frame`s they return.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass
+
+import redis
+
+from ckviz.metrics import run_metrics
+from ckviz.model.scenario import Scenario
+from ckviz.model.snapshot import Snapshot
+from ckviz.sim.driver import Driver
+from ckviz.sim.session import Treatment, open_cell
+
+# Fairness is recomputed from all events so far (metrics.py), which grows with the run. Keep
+# its amortised cost per step under this many seconds by recomputing less often when slow.
+FAIRNESS_BUDGET_S = 0.002
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What the app runs: a scenario, a seed and one discipline per lane."""
+
+    scenario: Scenario
+    seed: str
+    disciplines: tuple[str, ...]
+
+    @property
+    def compare(self) -> bool:
+        return len(self.disciplines) > 1
+
+
+@dataclass(frozen=True, slots=True)
+class Fairness:
+    """Contention worst share/weight and Jain over the dequeues so far (`as_of` of them)."""
+
+    worst_share: float
+    jain: float
+    as_of: int
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One moment of every lane: what the panes show, and what step back returns to."""
+
+    setup: Setup
+    snapshots: tuple[Snapshot, ...]
+    fairness: tuple[Fairness, ...]
+
+    @property
+    def done(self) -> bool:
+        return all(s.done for s in self.snapshots)
+
+    @property
+    def times(self) -> tuple[int, ...]:
+        return tuple(s.t for s in self.snapshots)
+
+
+class Lane:
+    """One open cell (driver + its Redis namespace) and its running fairness figures."""
+
+    def __init__(self, client: redis.Redis, setup: Setup, discipline: str, prefix: str) -> None:
+        self._stack = contextlib.ExitStack()
+        cell = open_cell(client, setup.scenario, setup.seed, Treatment(discipline=discipline),
+                         prefix)  # fmt: skip
+        self.driver: Driver = self._stack.enter_context(cell)
+        self.prefix = prefix
+        self._weights = setup.scenario.weights()
+        self._fairness = Fairness(1.0, 1.0, 0)
+        self._cost_s = 0.0
+        self._stale_steps = 0
+
+    def snapshot(self) -> tuple[Snapshot, Fairness]:
+        snap = self.driver.snapshot()
+        return snap, self._fairness_of(snap)
+
+    def _fairness_of(self, snap: Snapshot) -> Fairness:
+        if snap.dequeued == self._fairness.as_of:
+            return self._fairness
+        self._stale_steps += 1
+        due = self._stale_steps * FAIRNESS_BUDGET_S >= self._cost_s
+        if not (due or snap.done):
+            return self._fairness
+        start = time.perf_counter()
+        metrics = run_metrics(snap.events, self._weights)
+        self._cost_s = time.perf_counter() - start
+        self._stale_steps = 0
+        self._fairness = Fairness(
+            metrics.contention_worst_share_over_weight, metrics.contention_jain, snap.dequeued
+        )
+        return self._fairness
+
+    def close(self) -> None:
+        """Close the cell: its keys are deleted (open_cell's promise)."""
+        self._stack.close()
+
+
+class Lockstep:
+    """The lanes of the current setup; a lane never steps while another is behind it in time."""
+
+    def __init__(self, client: redis.Redis, namespace: str) -> None:
+        self.client = client
+        self.namespace = namespace
+        self.lanes: list[Lane] = []
+        self.setup: Setup | None = None
+        self._generation = 0
+
+    def start(self, setup: Setup) -> Frame | None:
+        """Close whatever is open and open one fresh lane per discipline."""
+        self.close()
+        self.setup = setup
+        self._generation += 1
+        try:
+            for i, discipline in enumerate(setup.disciplines):
+                prefix = f"{self.namespace}{self._generation}-{i}:"
+                self.lanes.append(Lane(self.client, setup, discipline, prefix))
+        except BaseException:
+            self.close()
+            raise
+        return self.frame()
+
+    def step_round(self) -> Frame | None:
+        """One dequeue round in every lane that is not ahead."""
+        for lane in self._behind():
+            lane.driver.step()
+        return self.frame()
+
+    def step_instant(self) -> Frame | None:
+        """Every lane that is not ahead steps until its clock moves."""
+        for lane in self._behind():
+            lane.driver.step_instant()
+        return self.frame()
+
+    def _behind(self) -> list[Lane]:
+        live = [lane for lane in self.lanes if not lane.driver.done]
+        if not live:
+            return []
+        earliest = min(lane.driver.t for lane in live)
+        return [lane for lane in live if lane.driver.t == earliest]
+
+    def frame(self) -> Frame | None:
+        if self.setup is None or not self.lanes:
+            return None
+        pairs = [lane.snapshot() for lane in self.lanes]
+        return Frame(self.setup, tuple(p[0] for p in pairs), tuple(p[1] for p in pairs))
+
+    def close(self) -> None:
+        """Close every lane (keys deleted); safe to call twice."""
+        lanes, self.lanes = self.lanes, []
+        for lane in lanes:
+            lane.close()

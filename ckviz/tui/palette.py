@@ -1,0 +1,81 @@
+"""One colour per concurrency key, drawn from the current theme and readable on its background."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from rich.style import Style
+from textual.color import Color
+
+THEME_COLOURS = ("primary", "accent", "success", "error", "warning", "secondary")
+ANSI_COLOURS = ("ansi_blue", "ansi_yellow", "ansi_green", "ansi_red", "ansi_magenta",
+                "ansi_cyan", "ansi_bright_blue", "ansi_bright_yellow", "ansi_bright_green",
+                "ansi_bright_red", "ansi_bright_magenta", "ansi_bright_cyan")  # fmt: skip
+SIZE = 12
+MIN_HUE_GAP = 22.0
+
+
+def theme_colours(variables: Mapping[str, str], size: int = SIZE) -> list[str]:
+    """`size` distinct colours: the theme's own hues first, then evenly spaced ones between.
+
+    Lightness is pulled into a band that reads well on the theme's background.
+    """
+    background = variables.get("background", "#000000")
+    if background.startswith("ansi"):
+        return list(ANSI_COLOURS[:size])  # the terminal's palette already suits its background
+    dark = Color.parse(background).brightness < 0.5
+    lightness = (0.62, 0.74) if dark else (0.26, 0.36)
+    hues: list[float] = []
+    for name in THEME_COLOURS:
+        try:
+            h, s, _ = Color.parse(variables[name]).hsl
+        except (KeyError, ValueError):
+            continue
+        if s >= 0.2 and all(_hue_gap(h * 360, other) >= MIN_HUE_GAP for other in hues):
+            hues.append(h * 360)
+    hues = _fill_hues(hues or [210.0], size)
+    colours = []
+    for i, hue in enumerate(hues):
+        light = lightness[0] if i % 2 == 0 else lightness[1]
+        colours.append(Color.from_hsl(hue / 360, 0.7, light).hex6)
+    return colours
+
+
+def _hue_gap(a: float, b: float) -> float:
+    gap = abs(a - b) % 360
+    return min(gap, 360 - gap)
+
+
+def _fill_hues(hues: list[float], size: int) -> list[float]:
+    """Add hues into the widest gaps until there are `size` of them."""
+    hues = list(hues)
+    while len(hues) < size:
+        ordered = sorted(hues)
+        gaps = [((ordered[(i + 1) % len(ordered)] - h) % 360 or 360, h) for i, h in
+                enumerate(ordered)]  # fmt: skip
+        width, start = max(gaps)
+        hues.append((start + width / 2) % 360)
+    return hues[:size]
+
+
+class KeyPalette:
+    """Maps each key of a scenario to its colour; the same key gets the same style everywhere."""
+
+    def __init__(self, keys: Sequence[str], colours: Sequence[str]) -> None:
+        self._colours = list(colours) or ["default"]
+        rich = [Color.parse(c).rich_color if c != "default" else None for c in self._colours]
+        self._styles = [Style(color=c) for c in rich]
+        self._bold = [Style(color=c, bold=True) for c in rich]
+        self._index = {key: i for i, key in enumerate(keys)}
+
+    def colour(self, key: str) -> str:
+        return self._colours[self._slot(key)]
+
+    def style(self, key: str, bold: bool = False) -> Style:
+        return (self._bold if bold else self._styles)[self._slot(key)]
+
+    def _slot(self, key: str) -> int:
+        index = self._index.get(key)
+        if index is None:
+            index = self._index[key] = len(self._index)
+        return index % len(self._colours)

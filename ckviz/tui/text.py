@@ -1,0 +1,52 @@
+"""Small pieces of pane text shared by the widgets: key cells, bars, durations."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+
+from ckviz.tui.palette import KeyPalette
+
+BAR = "█"
+EIGHTHS = " ▏▎▍▌▋▊▉"
+DIM = Style(dim=True)
+BOLD = Style(bold=True)
+
+
+def fit(text: str, width: int) -> str:
+    """`text` cut or padded to exactly `width` cells (an ellipsis marks a cut)."""
+    if width <= 0:
+        return ""
+    if len(text) > width:
+        return text[: width - 1] + "…"
+    return text.ljust(width)
+
+
+def key_cell(out: Text, key: str, palette: KeyPalette, width: int, bold: bool = False) -> None:
+    out.append(fit(key, width), palette.style(key, bold))
+
+
+def bar(out: Text, value: float, maximum: float, width: int, style: Style) -> None:
+    """A horizontal bar of `width` cells, filled in eighths; padded with spaces."""
+    if width <= 0:
+        return
+    eighths = 0 if maximum <= 0 else round(min(1.0, value / maximum) * width * 8)
+    if value > 0 and eighths == 0:
+        eighths = 1  # something queued always shows
+    full, part = divmod(eighths, 8)
+    filled = BAR * full + (EIGHTHS[part] if part else "")
+    out.append(filled, style)
+    out.append(" " * (width - len(filled)))
+
+
+def ms(value: float | None) -> str:
+    """A duration in logical milliseconds, short: '-', '840ms', '12.3s'."""
+    if value is None:
+        return "-"
+    if abs(value) >= 10_000:
+        return f"{value / 1000:.1f}s"
+    return f"{value:.0f}ms"
+
+
+def ratio(value: float) -> str:
+    return f"{value:.2f}"

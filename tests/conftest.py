@@ -1,0 +1,45 @@
+"""Shared fixtures: one embedded Redis per test session (or CKVIZ_TEST_REDIS_URL), a fresh
+key prefix per test, never a flush."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from ckviz.sim.session import new_namespace
+from ckviz.store.runqueue import delete_prefix
+from ckviz.store.server import RedisServer, open_server
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="session")
+def vectors() -> dict:
+    return json.loads((DATA / "seedrandom_and_workloads.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """The embedded server ckviz starts itself, or the one CKVIZ_TEST_REDIS_URL names."""
+    with open_server(url=os.environ.get("CKVIZ_TEST_REDIS_URL")) as server:
+        yield server
+
+
+@pytest.fixture
+def client(redis_server: RedisServer) -> Iterator[redis.Redis]:
+    c = redis_server.client()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def prefix(client: redis.Redis) -> Iterator[str]:
+    """A key prefix no other test uses; whatever a test leaves under it is deleted after."""
+    ns = new_namespace("ckviz-test")
+    yield ns
+    delete_prefix(client, ns)

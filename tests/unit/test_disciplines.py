@@ -1,0 +1,110 @@
+"""Disciplines as pure objects: orders, service hooks, weights, CoDel's escalation."""
+
+from __future__ import annotations
+
+from ckviz.disciplines.baseline import Baseline
+from ckviz.disciplines.codel import CoDel
+from ckviz.disciplines.drr import DeficitRoundRobin
+from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, make_discipline
+from ckviz.disciplines.virtual_clock import sfq, stride
+from ckviz.model.queue import IndexEntry
+from ckviz.store.keys import ck_member
+
+
+def entries(*pairs: tuple[str, float]) -> list[IndexEntry]:
+    return [IndexEntry(ck_member(k), k, s) for k, s in pairs]
+
+
+def keys_of(order: list[str]) -> list[str]:
+    return [m.rsplit(":", 1)[-1] for m in order]
+
+
+def serve(d, active: list[IndexEntry], now: int = 0) -> str:  # type: ignore[no-untyped-def]
+    first = keys_of(d.order(active, now))[0]
+    d.on_serviced(first)
+    return first
+
+
+def test_registry_has_the_six_reference_disciplines() -> None:
+    assert DEFAULT_DISCIPLINES == ("baseline", "sfq", "drr", "stride", "codel-sfq", "codel-baseline")
+    assert not make_discipline("baseline").rescores
+    assert all(make_discipline(n).rescores for n in DEFAULT_DISCIPLINES[1:])
+
+
+def test_baseline_is_age_order_ties_by_member() -> None:
+    order = Baseline().order(entries(("b", 5.0), ("a", 5.0), ("c", 1.0)), 0)
+    assert keys_of(order) == ["c", "a", "b"]
+
+
+def test_sfq_serves_the_under_served_key_first() -> None:
+    d = sfq()
+    active = entries(("heavy", 0.0), ("light", 10.0))
+    # heavy is older, so it wins the first tie on clock; then light has the lower clock
+    assert [serve(d, active) for _ in range(4)] == ["heavy", "light", "heavy", "light"]
+
+
+def test_sfq_new_key_joins_at_the_floor_not_at_zero() -> None:
+    d = sfq()
+    for _ in range(5):
+        serve(d, entries(("old", 0.0)))
+    assert d.clock["old"] == 5.0
+    # a newcomer starts at the floor (5), not 0: it does not get 5 runs in a row
+    got = [serve(d, entries(("old", 0.0), ("new", 1.0))) for _ in range(4)]
+    assert got.count("new") == 2
+
+
+def test_stride_matches_sfq_with_equal_weights_and_uses_its_stride() -> None:
+    a, b = sfq(), stride()
+    active = entries(("x", 0.0), ("y", 0.0), ("z", 3.0))
+    assert [serve(a, active) for _ in range(6)] == [serve(b, active) for _ in range(6)]
+    assert set(b.clock.values()) == {2_000_000.0}
+
+
+def test_weighted_sfq_serves_three_to_one() -> None:
+    d = sfq({"big": 3.0, "small": 1.0})
+    got = [serve(d, entries(("big", 0.0), ("small", 0.0))) for _ in range(40)]
+    assert got.count("big") == 30
+
+
+def test_drr_rotates_through_active_keys() -> None:
+    d = DeficitRoundRobin()
+    active = entries(("a", 0.0), ("b", 0.0), ("c", 0.0))
+    assert [serve(d, active) for _ in range(6)] == ["a", "b", "c", "a", "b", "c"]
+
+
+def test_drr_drops_inactive_keys_and_appends_new_ones() -> None:
+    d = DeficitRoundRobin()
+    serve(d, entries(("a", 0.0), ("b", 0.0)))
+    assert d.ring == ["a", "b"]
+    serve(d, entries(("b", 0.0), ("c", 0.0)))
+    assert d.ring == ["b", "c"]
+
+
+def test_drr_weight_tops_up_more_credit() -> None:
+    d = DeficitRoundRobin(weights={"big": 3.0})
+    got = [serve(d, entries(("big", 0.0), ("small", 0.0))) for _ in range(8)]
+    assert got == ["big", "big", "big", "small"] * 2
+
+
+def test_codel_hoists_a_key_after_the_interval_and_forgets_it_under_target() -> None:
+    d = CoDel(Baseline())
+    active = entries(("fresh", 1000.0), ("old", 1050.0))  # fresh is older by score
+    assert keys_of(d.order(active, 1100))[0] == "fresh"  # nobody above target yet
+    # at now=1300 both are above target (1300-1050=250 > 200): the clock starts
+    assert keys_of(d.order(active, 1300))[0] == "fresh"
+    assert d.above_since == {"fresh": 1300, "old": 1300}
+    # fresh drops under target (a new head score), old stays above for >= interval
+    later = entries(("fresh", 1390.0), ("old", 1050.0))
+    assert keys_of(d.order(later, 1400)) == ["old", "fresh"]
+    assert d.escalating == ["old"]
+    assert "fresh" not in d.above_since
+    # old leaves: forgotten
+    d.order(entries(("fresh", 1390.0)), 1500)
+    assert "old" not in d.above_since
+
+
+def test_reset_clears_state() -> None:
+    d = make_discipline("codel-sfq")
+    serve(d, entries(("a", 0.0)))
+    d.reset()
+    assert d.state().per_key == ()
