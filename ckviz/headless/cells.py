@@ -31,6 +31,7 @@ class CellOutcome:
     result: RunResult | None
     error: str | None = None
     exit_code: int = 0
+    commands_sent: int = 0  # for the benchmark; the results file counts round trips
 
 
 def run_cell(url: str, cell: Cell) -> CellOutcome:
@@ -38,18 +39,22 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
     client = connect(url)
     try:
         started = time.perf_counter()
-        with open_cell(client, cell.scenario, cell.seed, cell.treatment, cell.prefix,
-                       cell.max_count) as driver:  # fmt: skip
+        with open_cell(
+            client, cell.scenario, cell.seed, cell.treatment, cell.prefix, cell.max_count
+        ) as driver:
             driver.run()
             elapsed_ms = (time.perf_counter() - started) * 1000
             events, trips, total = driver.events, driver.queue.round_trips, len(driver.workload)
+            sent = driver.queue.commands_sent
         if len(events) < total:
             raise IncompleteRun(
                 f"{_label(cell)}: {total - len(events)} of {total} runs never dequeued "
                 f"by t={driver.t} ms"
             )
         metrics = run_metrics(events, cell.scenario.weights())
-        return CellOutcome(cell.index, _result(cell, metrics, trips, elapsed_ms))
+        return CellOutcome(
+            cell.index, _result(cell, metrics, trips, elapsed_ms), commands_sent=sent
+        )
     except CkvizError as exc:
         return CellOutcome(cell.index, None, f"{_label(cell)}: {exc}", int(exc.exit_code))
     finally:
@@ -73,9 +78,11 @@ def _result(cell: Cell, m: RunMetrics, trips: int, elapsed_ms: float) -> RunResu
         per_key=[KeyRowResult(**_fields(k)) for k in m.per_key],
     )
     return RunResult(
-        discipline=cell.treatment.discipline, treatment=cell.treatment.name, seed=cell.seed,
+        discipline=cell.treatment.discipline,
+        treatment=cell.treatment.name,
+        seed=cell.seed,
         metrics=metrics,
-    )  # fmt: skip
+    )
 
 
 def _fields(row: object) -> dict[str, object]:
