@@ -7,7 +7,6 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import NoReturn
 
 from ckviz.errors import CkvizError, ExitCode, UsageError
@@ -22,33 +21,78 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ckviz", description=__doc__)
-    p.add_argument("scenario_arg", nargs="?", metavar="SCENARIO",
-                   help="scenario name or .toml path (terminal app; default ck_skew)")
+    p.add_argument(
+        "scenario_arg",
+        nargs="?",
+        metavar="SCENARIO",
+        help="scenario name or .toml path (terminal app; default ck_skew)",
+    )
     p.add_argument("--headless", action="store_true", help="run the benchmark matrix, no UI")
-    p.add_argument("--scenario", action="append", default=[], metavar="NAME_OR_PATH",
-                   help="scenario to run (repeatable); default: the matrix's scenarios")
-    p.add_argument("--discipline", action="append", default=[], metavar="NAME",
-                   help="discipline (repeatable in --headless); default: all six / sfq")
+    p.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="NAME_OR_PATH",
+        help="scenario to run (repeatable); default: the matrix's scenarios",
+    )
+    p.add_argument(
+        "--discipline",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="discipline (repeatable in --headless); default: all six / sfq",
+    )
     p.add_argument("--seed", metavar="SEED", help="one seed (terminal app; default seed-a)")
     p.add_argument("--seeds", metavar="A,B,C", help="comma-separated seeds for --headless")
-    p.add_argument("--matrix", metavar="NAME_OR_PATH", default=None,
-                   help="named matrix (scenarios/matrices/*.toml); default: 'default'")
-    p.add_argument("--max-count", type=int, default=None, metavar="N",
-                   help="runs per dequeue call (default 1)")
-    p.add_argument("--per-key-cap", type=int, default=None, metavar="N",
-                   help="per-key concurrency cap, enforced by the Lua dequeue")
-    p.add_argument("--total-cap", type=int, default=None, metavar="N",
-                   help="cap on runs held across all keys, enforced by the driver")
+    p.add_argument(
+        "--matrix",
+        metavar="NAME_OR_PATH",
+        default=None,
+        help="named matrix (scenarios/matrices/*.toml); default: 'default'",
+    )
+    p.add_argument(
+        "--max-count", type=int, default=None, metavar="N", help="runs per dequeue call (default 1)"
+    )
+    p.add_argument(
+        "--per-key-cap",
+        type=int,
+        default=None,
+        metavar="N",
+        help="per-key concurrency cap, enforced by the Lua dequeue",
+    )
+    p.add_argument(
+        "--total-cap",
+        type=int,
+        default=None,
+        metavar="N",
+        help="cap on runs held across all keys, enforced by the driver",
+    )
     p.add_argument("--out", default="results.json", metavar="PATH", help="results JSON path")
-    p.add_argument("--jobs", type=int, default=None, metavar="N",
-                   help="worker processes for independent cells (default: up to 2)")
-    p.add_argument("--redis-url", default=os.environ.get(ENV_REDIS_URL), metavar="URL",
-                   help=f"use an existing Redis (env {ENV_REDIS_URL}); default: embedded")
-    p.add_argument("--redis", choices=["embedded", "docker"], default="embedded",
-                   help="where the server comes from when no URL is given")
-    p.add_argument("--check", action="store_true",
-                   help="evaluate the scenarios' [[expect]] rules; exit 1 if any fails")
-    return p  # fmt: skip
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes for independent cells (default: up to 2)",
+    )
+    p.add_argument(
+        "--redis-url",
+        default=os.environ.get(ENV_REDIS_URL),
+        metavar="URL",
+        help=f"use an existing Redis (env {ENV_REDIS_URL}); default: embedded",
+    )
+    p.add_argument(
+        "--redis",
+        choices=["embedded", "docker"],
+        default="embedded",
+        help="where the server comes from when no URL is given",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="evaluate the scenarios' [[expect]] rules; exit 1 if any fails",
+    )
+    return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -76,10 +120,11 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _headless(ns: argparse.Namespace) -> int:
+    from rich.console import Console
+
     from ckviz.headless.matrix import run_matrix, stdout_console
     from ckviz.headless.plan import plan_from_args
     from ckviz.store.server import open_server
-    from rich.console import Console
 
     plan = plan_from_args(ns)
     with open_server(ns.redis, ns.redis_url) as server:

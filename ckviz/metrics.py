@@ -107,8 +107,12 @@ def run_metrics(events: Sequence[DequeueEvent], weights: Mapping[str, float]) ->
     )
 
 
-def _key_metrics(key: str, events: Sequence[DequeueEvent], weights: Mapping[str, float],
-                 ratios: Mapping[str, float]) -> KeyMetrics:  # fmt: skip
+def _key_metrics(
+    key: str,
+    events: Sequence[DequeueEvent],
+    weights: Mapping[str, float],
+    ratios: Mapping[str, float],
+) -> KeyMetrics:
     waits = [e.wait_ms for e in events if e.key == key]
     ordered = sorted(waits)
     n = len(waits)

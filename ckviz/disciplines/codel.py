@@ -20,8 +20,9 @@ class CoDel:
 
     rescores = True
 
-    def __init__(self, base: Discipline, target_ms: int = TARGET_MS,
-                 interval_ms: int = INTERVAL_MS) -> None:  # fmt: skip
+    def __init__(
+        self, base: Discipline, target_ms: int = TARGET_MS, interval_ms: int = INTERVAL_MS
+    ) -> None:
         self.base = base
         self.name = f"codel-{base.name}"
         self.target_ms = target_ms

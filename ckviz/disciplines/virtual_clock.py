@@ -13,8 +13,9 @@ class VirtualClock:
 
     rescores = True
 
-    def __init__(self, name: str, increment: float, label: str,
-                 weights: Mapping[str, float] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, name: str, increment: float, label: str, weights: Mapping[str, float] | None = None
+    ) -> None:
         self.name = name
         self.increment = increment
         self.label = label  # what the clock is called: "clock" (SFQ) or "pass" (stride)

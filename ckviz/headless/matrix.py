@@ -43,8 +43,9 @@ class MatrixPlan:
             for treatment in self.treatments:
                 for seed in self.seeds:
                     i = len(cells)
-                    cells.append(Cell(i, scenario, seed, treatment, self.max_count,
-                                      f"{namespace}{i}:"))  # fmt: skip
+                    cells.append(
+                        Cell(i, scenario, seed, treatment, self.max_count, f"{namespace}{i}:")
+                    )
         return cells
 
 
@@ -62,8 +63,10 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
             status = outcome.error or _cell_line(outcome.result)
             progress.console.print(
                 f"[{outcome.index + 1}/{len(cells)}] {cell.scenario.name} "
-                f"{cell.treatment.name} {cell.seed}: {status}", highlight=False, markup=False,
-            )  # fmt: skip
+                f"{cell.treatment.name} {cell.seed}: {status}",
+                highlight=False,
+                markup=False,
+            )
             progress.advance(task)
 
         try:
@@ -72,8 +75,14 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
             outcomes, interrupted = stop.outcomes, True
     errors = [o.error for o in outcomes if o.error]
     error = "interrupted (Ctrl-C)" if interrupted else (errors[0] if errors else None)
-    results = assemble(plan, server, outcomes, time.perf_counter() - started, error,
-                       complete=not interrupted and len(outcomes) == len(cells) and not errors)  # fmt: skip
+    results = assemble(
+        plan,
+        server,
+        outcomes,
+        time.perf_counter() - started,
+        error,
+        complete=not interrupted and len(outcomes) == len(cells) and not errors,
+    )
     write_results(results, plan.out)
     print_tables(results, stdout)
     stderr.print(f"results: {plan.out}", highlight=False)
@@ -91,19 +100,31 @@ def _cell_line(result: RunResult | None) -> str:
     if result is None:
         return "-"
     m = result.metrics
-    return (f"worst share {m.contention_worst_share_over_weight:.5f}, "
-            f"{m.redis_round_trips} trips, {m.wall_clock_ms:.0f} ms")  # fmt: skip
+    return (
+        f"worst share {m.contention_worst_share_over_weight:.5f}, "
+        f"{m.redis_round_trips} trips, {m.wall_clock_ms:.0f} ms"
+    )
 
 
 def _progress(console: Console) -> Progress:
     return Progress(
-        TextColumn("[bold]ckviz"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console, transient=True,
-    )  # fmt: skip
+        TextColumn("[bold]ckviz"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
 
 
-def assemble(plan: MatrixPlan, server: RedisServer, outcomes: Sequence[CellOutcome],
-             wall_s: float, error: str | None, complete: bool) -> Results:  # fmt: skip
+def assemble(
+    plan: MatrixPlan,
+    server: RedisServer,
+    outcomes: Sequence[CellOutcome],
+    wall_s: float,
+    error: str | None,
+    complete: bool,
+) -> Results:
     labels = [t.name for t in plan.treatments]
     by_scenario: dict[str, list[RunResult]] = {s.name: [] for s in plan.scenarios}
     cells = plan.cells("")
@@ -116,9 +137,11 @@ def assemble(plan: MatrixPlan, server: RedisServer, outcomes: Sequence[CellOutco
         error=error,
         redis=RedisInfo(version=server.version, mode=server.mode),
         matrix=MatrixInfo(
-            scenarios=[s.name for s in plan.scenarios], seeds=plan.seeds,
-            disciplines=labels, max_count=plan.max_count,
-        ),  # fmt: skip
+            scenarios=[s.name for s in plan.scenarios],
+            seeds=plan.seeds,
+            disciplines=labels,
+            max_count=plan.max_count,
+        ),
         wall_clock_s=round(wall_s, 3),
         scenarios=[
             scenario_result(s, labels, plan.seeds, by_scenario[s.name])

@@ -67,8 +67,9 @@ def _treatments(ns: argparse.Namespace, matrix: MatrixSpec) -> list[TreatmentSpe
     if per_key is None and total is None:
         return base
     return [
-        t.model_copy(update={"per_key_cap": per_key or t.per_key_cap,
-                             "total_cap": total or t.total_cap})  # fmt: skip
+        t.model_copy(
+            update={"per_key_cap": per_key or t.per_key_cap, "total_cap": total or t.total_cap}
+        )
         for t in base
     ]
 

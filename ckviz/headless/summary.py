@@ -14,8 +14,9 @@ from ckviz.model.results import (
 from ckviz.model.scenario import Scenario
 
 
-def scenario_result(scenario: Scenario, labels: Sequence[str], seeds: Sequence[str],
-                    runs: Sequence[RunResult]) -> ScenarioResult:  # fmt: skip
+def scenario_result(
+    scenario: Scenario, labels: Sequence[str], seeds: Sequence[str], runs: Sequence[RunResult]
+) -> ScenarioResult:
     """The scenario's entry: its runs in matrix order and a summary per treatment."""
     by_label = {label: [r for r in runs if r.treatment == label] for label in labels}
     present = {label: rs for label, rs in by_label.items() if rs}
@@ -24,11 +25,15 @@ def scenario_result(scenario: Scenario, labels: Sequence[str], seeds: Sequence[s
         weights=scenario.weights(),
         runs=list(runs),
         summary=[_discipline_summary(label, rs, seeds) for label, rs in present.items()],
-        treatments=[_treatment_summary(label, rs, scenario.light_key) for label, rs in present.items()],
+        treatments=[
+            _treatment_summary(label, rs, scenario.light_key) for label, rs in present.items()
+        ],
     )
 
 
-def _discipline_summary(label: str, runs: Sequence[RunResult], seeds: Sequence[str]) -> DisciplineSummary:
+def _discipline_summary(
+    label: str, runs: Sequence[RunResult], seeds: Sequence[str]
+) -> DisciplineSummary:
     first = next((r for s in seeds for r in runs if r.seed == s), runs[0])
     return DisciplineSummary(
         discipline=label,
@@ -40,7 +45,9 @@ def _discipline_summary(label: str, runs: Sequence[RunResult], seeds: Sequence[s
     )
 
 
-def _treatment_summary(label: str, runs: Sequence[RunResult], light_key: str | None) -> TreatmentSummary:
+def _treatment_summary(
+    label: str, runs: Sequence[RunResult], light_key: str | None
+) -> TreatmentSummary:
     light = [row.mean_wait for r in runs for row in r.metrics.per_key if row.key == light_key]
     return TreatmentSummary(
         label=label,

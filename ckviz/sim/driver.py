@@ -59,8 +59,13 @@ class DriverConfig:
 class Driver:
     """Steps one (scenario, seed, discipline) run; `snapshot()` shows where it stands."""
 
-    def __init__(self, config: DriverConfig, workload: Sequence[PlannedRun],
-                 discipline: Discipline, queue: RunQueue) -> None:  # fmt: skip
+    def __init__(
+        self,
+        config: DriverConfig,
+        workload: Sequence[PlannedRun],
+        discipline: Discipline,
+        queue: RunQueue,
+    ) -> None:
         self.config = config
         self.workload = list(workload)
         self.discipline = discipline
@@ -125,8 +130,10 @@ class Driver:
             self.recent.append(QueueEvent("ack", self.t, run.key, run.run_id))
 
     def _arrive(self) -> None:
-        while (self._next_arrival < len(self.workload)
-               and self.workload[self._next_arrival].arrival_ms <= self.t):  # fmt: skip
+        while (
+            self._next_arrival < len(self.workload)
+            and self.workload[self._next_arrival].arrival_ms <= self.t
+        ):
             run = self.workload[self._next_arrival]
             self._next_arrival += 1
             timestamp = SCORE_BASE + run.arrival_ms
@@ -248,7 +255,7 @@ class Driver:
                 b.held,
                 float(b.queued[0][0]) if b.queued else None,
                 b.wait_sum_ms,
-            )  # fmt: skip
+            )
             for key, b in self.books.items()
         )
         held = tuple(
@@ -256,16 +263,28 @@ class Driver:
             for release, _, run in sorted(self._releases, key=lambda r: (r[0], r[1]))
         )
         return Snapshot(
-            scenario=cfg.scenario, seed=cfg.seed, discipline=self.discipline.name,
-            step=self.step_count, t=self.t, done=self.done, env_limit=cfg.env_limit,
-            max_count=cfg.max_count, per_key_cap=cfg.per_key_cap, total_cap=cfg.total_cap,
-            total_runs=len(self.workload), index_read=self._index_read,
-            index_rescored=self._index_rescored, keys=rows, held=held,
+            scenario=cfg.scenario,
+            seed=cfg.seed,
+            discipline=self.discipline.name,
+            step=self.step_count,
+            t=self.t,
+            done=self.done,
+            env_limit=cfg.env_limit,
+            max_count=cfg.max_count,
+            per_key_cap=cfg.per_key_cap,
+            total_cap=cfg.total_cap,
+            total_runs=len(self.workload),
+            index_read=self._index_read,
+            index_rescored=self._index_rescored,
+            keys=rows,
+            held=held,
             discipline_state=self.discipline.state(),
             order=self._order if self.discipline.rescores else _age_order(self._index_read),
-            events=EventLog(self.events, len(self.events)), recent=tuple(self.recent),
-            round_trips=self.queue.round_trips, score_base=SCORE_BASE,
-        )  # fmt: skip
+            events=EventLog(self.events, len(self.events)),
+            recent=tuple(self.recent),
+            round_trips=self.queue.round_trips,
+            score_base=SCORE_BASE,
+        )
 
 
 def _age_order(index: tuple[IndexEntry, ...]) -> tuple[str, ...]:

@@ -24,16 +24,27 @@ def new_namespace(root: str = ROOT_PREFIX) -> str:
 
 
 @contextlib.contextmanager
-def open_cell(client: redis.Redis, scenario: Scenario, seed: str, treatment: Treatment,
-              prefix: str, max_count: int = 1) -> Iterator[Driver]:  # fmt: skip
+def open_cell(
+    client: redis.Redis,
+    scenario: Scenario,
+    seed: str,
+    treatment: Treatment,
+    prefix: str,
+    max_count: int = 1,
+) -> Iterator[Driver]:
     """A ready driver whose keys all start with `prefix`; they are deleted when it closes."""
     per_key = treatment.per_key_cap or scenario.caps.per_key
     total = treatment.total_cap or scenario.caps.total
     queue = RunQueue(client, prefix, scenario.env_limit, per_key_limit=per_key)
     config = DriverConfig(
-        scenario=scenario.name, seed=seed, env_limit=scenario.env_limit,
-        weights=scenario.weights(), max_count=max_count, per_key_cap=per_key, total_cap=total,
-    )  # fmt: skip
+        scenario=scenario.name,
+        seed=seed,
+        env_limit=scenario.env_limit,
+        weights=scenario.weights(),
+        max_count=max_count,
+        per_key_cap=per_key,
+        total_cap=total,
+    )
     discipline = make_discipline(treatment.discipline, scenario.weights())
     try:
         queue.open()

@@ -24,6 +24,7 @@ from ckviz.store.scripts import load_scripts
 from ckviz.workload import PlannedRun
 
 BURST_FACTOR = "1.0"
+_READS = ("ZRANGE", "SCARD", "SMEMBERS", "ZCARD", "EXISTS")
 _SCRIPTS = load_scripts()
 
 
@@ -69,30 +70,49 @@ class Trip:
         return len(self._commands)
 
     def _add(self, args: tuple[Any, ...], decode: Decoder, scripted: bool) -> int:
-        if not scripted and any(s for _, _, s in self._commands):
-            # NOSCRIPT repair resends everything from the first failed script call on; that is
-            # only safe if what follows a script call is a script call or a read.
-            if args[0] not in ("ZRANGE", "SCARD", "SMEMBERS"):
-                raise AssertionError(f"write {args[0]} after a script call in one trip")
+        # NOSCRIPT repair resends everything from the first failed script call on; that is
+        # only safe if what follows a script call is a script call or a read.
+        after_script = any(s for _, _, s in self._commands)
+        if not scripted and after_script and args[0] not in _READS:
+            raise AssertionError(f"write {args[0]} after a script call in one trip")
         self._commands.append((args, decode, scripted))
         return len(self._commands) - 1
 
     def enqueue(self, run: PlannedRun, timestamp: int) -> int:
         k = self._queue.keys
         payload = json.dumps(
-            {"runId": run.run_id, "concurrencyKey": run.key, "queue": "task/base",
-             "timestamp": timestamp},
-            separators=(",", ":"), ensure_ascii=False,
-        )  # fmt: skip
-        keys = (k.message(run.run_id), k.ck_queue(run.key), k.env_queue, k.ck_index,
-                k.master_queue, k.ck_held(run.key), k.env_held)  # fmt: skip
+            {
+                "runId": run.run_id,
+                "concurrencyKey": run.key,
+                "queue": "task/base",
+                "timestamp": timestamp,
+            },
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+        keys = (
+            k.message(run.run_id),
+            k.ck_queue(run.key),
+            k.env_queue,
+            k.ck_index,
+            k.master_queue,
+            k.ck_held(run.key),
+            k.env_held,
+        )
         argv = (run.run_id, timestamp, payload, ck_member(run.key), MASTER_MEMBER)
         return self._script("enqueue", keys, argv, _ignore)
 
     def ack(self, run_id: str, key: str) -> int:
         k = self._queue.keys
-        keys = (k.message(run_id), k.ck_queue(key), k.env_queue, k.ck_index,
-                k.master_queue, k.ck_held(key), k.env_held)  # fmt: skip
+        keys = (
+            k.message(run_id),
+            k.ck_queue(key),
+            k.env_queue,
+            k.ck_index,
+            k.master_queue,
+            k.ck_held(key),
+            k.env_held,
+        )
         return self._script("ack", keys, (run_id, ck_member(key), MASTER_MEMBER), _ignore)
 
     def dequeue(self, max_count: int, now: int) -> int:
@@ -119,8 +139,9 @@ class Trip:
         """The read-only digest of `inspect.lua`: env counts, ckIndex members and `keys`."""
         k = self._queue.keys
         argv = (k.prefix, MASTER_MEMBER, *(ck_member(key) for key in keys))
-        return self._script("inspect", (k.ck_index, k.env_held, k.env_queue, k.master_queue),
-                            argv, decode_digest)  # fmt: skip
+        return self._script(
+            "inspect", (k.ck_index, k.env_held, k.env_queue, k.master_queue), argv, decode_digest
+        )
 
     def raw(self, *args: Any) -> int:
         """A read-only command whose reply is returned as Redis gives it."""
@@ -138,8 +159,9 @@ class Trip:
 class RunQueue:
     """One run's CK run queue: its key namespace, its connection and its trip counters."""
 
-    def __init__(self, client: redis.Redis, prefix: str, env_limit: int,
-                 per_key_limit: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, client: redis.Redis, prefix: str, env_limit: int, per_key_limit: int | None = None
+    ) -> None:
         self.client = client
         self.keys = KeyLayout(prefix)
         self.env_limit = env_limit

@@ -75,11 +75,26 @@ def embedded_server(binary: Path | None = None) -> Iterator[RedisServer]:
     workdir = Path(tempfile.mkdtemp(prefix="ckviz-redis-"))
     socket_path = workdir / "redis.sock"
     command = [
-        str(binary), "--port", "0", "--unixsocket", str(socket_path),
-        "--unixsocketperm", "700", "--save", "", "--appendonly", "no",
-        "--dir", str(workdir), "--daemonize", "no", "--loglevel", "warning",
-        "--logfile", str(workdir / "redis.log"),
-    ]  # fmt: skip
+        str(binary),
+        "--port",
+        "0",
+        "--unixsocket",
+        str(socket_path),
+        "--unixsocketperm",
+        "700",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        str(workdir),
+        "--daemonize",
+        "no",
+        "--loglevel",
+        "warning",
+        "--logfile",
+        str(workdir / "redis.log"),
+    ]
     # A new session keeps the terminal's Ctrl-C away from the server: ckviz stops it itself,
     # after deleting its keys.
     process = subprocess.Popen(

@@ -24,8 +24,9 @@ PUBLISHED_SKEW = {
 }
 
 
-def run(client: redis.Redis, prefix: str, scenario: str, discipline: str, seed: str,
-        **caps: int) -> RunMetrics:  # fmt: skip
+def run(
+    client: redis.Redis, prefix: str, scenario: str, discipline: str, seed: str, **caps: int
+) -> RunMetrics:
     sc = scenario_files.load(scenario)
     treatment = TreatmentSpec(discipline=discipline, **caps)
     with open_cell(client, sc, seed, treatment, f"{prefix}{discipline}:{seed}:") as driver:
@@ -39,8 +40,10 @@ def run(client: redis.Redis, prefix: str, scenario: str, discipline: str, seed: 
 def test_ck_skew_reproduces_the_published_worst_share(
     client: redis.Redis, prefix: str, discipline: str
 ) -> None:
-    values = [run(client, prefix, "ck_skew", discipline, s).contention_worst_share_over_weight
-              for s in SEEDS]  # fmt: skip
+    values = [
+        run(client, prefix, "ck_skew", discipline, s).contention_worst_share_over_weight
+        for s in SEEDS
+    ]
     total = 0.0
     for v in values:
         total += v
@@ -50,8 +53,10 @@ def test_ck_skew_reproduces_the_published_worst_share(
 
 def test_ck_skew_baseline_seed_a_per_key_rows(client: redis.Redis, prefix: str) -> None:
     m = run(client, prefix, "ck_skew", "baseline", "seed-a")
-    rows = {k.key: (k.dequeued, round(k.mean_wait, 4), k.wait_p50, k.wait_p99, k.wait_max)
-            for k in m.per_key}  # fmt: skip
+    rows = {
+        k.key: (k.dequeued, round(k.mean_wait, 4), k.wait_p50, k.wait_p99, k.wait_max)
+        for k in m.per_key
+    }
     assert rows == {
         "heavy": (240, 871.9875, 875, 1644, 1646),
         "light-1": (15, 1321.0, 1239, 1653, 1653),
@@ -90,7 +95,9 @@ def test_stepping_exposes_the_starvation(client: redis.Redis, prefix: str) -> No
         assert len(snap.events) == 4  # an older snapshot is not changed by later steps
 
 
-def test_snapshot_shows_rescored_entries_and_discipline_state(client: redis.Redis, prefix: str) -> None:
+def test_snapshot_shows_rescored_entries_and_discipline_state(
+    client: redis.Redis, prefix: str
+) -> None:
     sc = scenario_files.load("ck_skew")
     with open_cell(client, sc, "seed-a", TreatmentSpec(discipline="sfq"), prefix) as driver:
         while driver.t < 150:
@@ -107,7 +114,9 @@ def test_snapshot_shows_rescored_entries_and_discipline_state(client: redis.Redi
 def test_round_trips_per_dequeued_run_stay_low(client: redis.Redis, prefix: str) -> None:
     sc = scenario_files.load("ck_skew")
     for name, ceiling in (("baseline", 1.2), ("sfq", 2.5)):
-        with open_cell(client, sc, "seed-a", TreatmentSpec(discipline=name), f"{prefix}{name}:") as d:
+        with open_cell(
+            client, sc, "seed-a", TreatmentSpec(discipline=name), f"{prefix}{name}:"
+        ) as d:
             d.run()
             assert d.queue.round_trips / len(d.events) <= ceiling, name
 
@@ -117,7 +126,9 @@ def test_run_deletes_its_own_keys(client: redis.Redis, prefix: str) -> None:
     assert list(client.scan_iter(match=f"{prefix}*")) == []
 
 
-def test_batches_with_max_count_above_one_still_serve_every_run(client: redis.Redis, prefix: str) -> None:
+def test_batches_with_max_count_above_one_still_serve_every_run(
+    client: redis.Redis, prefix: str
+) -> None:
     sc = scenario_files.load("ck_skew")
     with open_cell(client, sc, "seed-c", TreatmentSpec(discipline="sfq"), prefix, max_count=4) as d:
         d.run()

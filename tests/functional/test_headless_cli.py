@@ -15,12 +15,17 @@ from ckviz.store.server import RedisServer
 TIMING = {"wall_clock_s", "wall_clock_ms"}
 
 
-def ckviz(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
-          timeout: float = 120) -> subprocess.CompletedProcess[str]:  # fmt: skip
+def ckviz(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "ckviz", *args], capture_output=True, text=True, cwd=cwd,
-        env=env, timeout=timeout,
-    )  # fmt: skip
+        [sys.executable, "-m", "ckviz", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=timeout,
+    )
 
 
 def without_timing(node: object) -> object:
@@ -43,7 +48,7 @@ def test_skew_headless_writes_schema_valid_results_and_a_table(tmp_path: Path) -
     assert len(skew.runs) == 18
     summary = {s.discipline: s for s in skew.summary}
     assert round(summary["sfq"].contention_worst_share_over_weight.mean, 5) == 0.72289
-    assert [r.key for r in summary["baseline"].per_key_first_seed][0] == "heavy"
+    assert summary["baseline"].per_key_first_seed[0].key == "heavy"
     assert all(r.metrics.redis_round_trips > 0 for r in skew.runs)
     assert "ck_skew" in proc.stdout and "codel-baseline" in proc.stdout
     assert "0.18665 (0.18581..0.18771)" in proc.stdout
@@ -53,8 +58,19 @@ def test_two_runs_give_identical_json_apart_from_timing(tmp_path: Path) -> None:
     outs = []
     for jobs in ("1", "2"):
         out = tmp_path / f"r{jobs}.json"
-        proc = ckviz("--headless", "--scenario", "ck_trickle", "--scenario", "ck_balanced",
-                     "--seeds", "seed-b,seed-c", "--jobs", jobs, "--out", str(out))  # fmt: skip
+        proc = ckviz(
+            "--headless",
+            "--scenario",
+            "ck_trickle",
+            "--scenario",
+            "ck_balanced",
+            "--seeds",
+            "seed-b,seed-c",
+            "--jobs",
+            jobs,
+            "--out",
+            str(out),
+        )
         assert proc.returncode == 0, proc.stderr
         outs.append(without_timing(json.loads(out.read_text())))
     assert outs[0] == outs[1]
@@ -62,8 +78,19 @@ def test_two_runs_give_identical_json_apart_from_timing(tmp_path: Path) -> None:
 
 def test_url_mode_reports_the_server(tmp_path: Path, redis_server: RedisServer) -> None:
     out = tmp_path / "r.json"
-    proc = ckviz("--headless", "--scenario", "ck_skew", "--discipline", "drr", "--seeds", "seed-a",
-                 "--redis-url", redis_server.url, "--out", str(out))  # fmt: skip
+    proc = ckviz(
+        "--headless",
+        "--scenario",
+        "ck_skew",
+        "--discipline",
+        "drr",
+        "--seeds",
+        "seed-a",
+        "--redis-url",
+        redis_server.url,
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())
     assert data["redis"] == {"version": redis_server.version, "mode": "url"}
@@ -104,8 +131,15 @@ def test_invalid_scenario_file_names_file_and_field(tmp_path: Path) -> None:
 
 
 def test_unreachable_redis_url_exits_3(tmp_path: Path) -> None:
-    proc = ckviz("--headless", "--scenario", "ck_skew", "--redis-url",
-                 "redis://127.0.0.1:1/0", "--out", str(tmp_path / "r.json"))  # fmt: skip
+    proc = ckviz(
+        "--headless",
+        "--scenario",
+        "ck_skew",
+        "--redis-url",
+        "redis://127.0.0.1:1/0",
+        "--out",
+        str(tmp_path / "r.json"),
+    )
     assert proc.returncode == 3
     assert "cannot reach Redis" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
@@ -122,8 +156,15 @@ def test_missing_server_binary_exits_3(tmp_path: Path) -> None:
 
 
 def test_docker_mode_without_docker_is_a_clear_error(tmp_path: Path) -> None:
-    proc = ckviz("--headless", "--redis", "docker", "--scenario", "ck_skew",
-                 "--out", str(tmp_path / "r.json"))  # fmt: skip
+    proc = ckviz(
+        "--headless",
+        "--redis",
+        "docker",
+        "--scenario",
+        "ck_skew",
+        "--out",
+        str(tmp_path / "r.json"),
+    )
     assert proc.returncode == 3
     assert "--redis docker" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1

@@ -11,8 +11,9 @@ from ckviz.workload import PlannedRun, run_id
 NOW = 2_000_000_000_000
 
 
-def queue(client: redis.Redis, prefix: str, env_limit: int = 4,
-          per_key: int | None = None) -> RunQueue:  # fmt: skip
+def queue(
+    client: redis.Redis, prefix: str, env_limit: int = 4, per_key: int | None = None
+) -> RunQueue:
     q = RunQueue(client, prefix, env_limit, per_key_limit=per_key)
     q.open()
     return q
@@ -40,7 +41,9 @@ def test_enqueue_writes_the_reference_layout(client: redis.Redis, prefix: str) -
     q = queue(client, prefix)
     enqueue(q, "tenant", 0, 1000)
     base = "{org:o-ck}:proj:p-ck:env:e-ck:queue:task/base"
-    assert client.zrange(f"{prefix}{base}:ck:tenant", 0, -1, withscores=True) == [("tenant~0#0", 1000.0)]
+    assert client.zrange(f"{prefix}{base}:ck:tenant", 0, -1, withscores=True) == [
+        ("tenant~0#0", 1000.0)
+    ]
     assert client.zscore(f"{prefix}{base}:ckIndex", f"{base}:ck:tenant") == 1000.0
     assert client.zscore(f"{prefix}masterQueue:shard:0", MASTER_MEMBER) == 1000.0
     assert client.zcard(f"{prefix}{{org:o-ck}}:env:e-ck") == 1

@@ -26,7 +26,14 @@ def serve(d, active: list[IndexEntry], now: int = 0) -> str:  # type: ignore[no-
 
 
 def test_registry_has_the_six_reference_disciplines() -> None:
-    assert DEFAULT_DISCIPLINES == ("baseline", "sfq", "drr", "stride", "codel-sfq", "codel-baseline")
+    assert DEFAULT_DISCIPLINES == (
+        "baseline",
+        "sfq",
+        "drr",
+        "stride",
+        "codel-sfq",
+        "codel-baseline",
+    )
     assert not make_discipline("baseline").rescores
     assert all(make_discipline(n).rescores for n in DEFAULT_DISCIPLINES[1:])
 

@@ -50,7 +50,13 @@ def test_starved_key_gets_zero_share() -> None:
 
 
 def test_weights_change_the_expected_share() -> None:
-    events = [ev("a", 0, 0, 0), ev("a", 0, 1, 1), ev("a", 0, 2, 2), ev("b", 0, 3, 0), ev("b", 0, 3, 1)]
+    events = [
+        ev("a", 0, 0, 0),
+        ev("a", 0, 1, 1),
+        ev("a", 0, 2, 2),
+        ev("b", 0, 3, 0),
+        ev("b", 0, 3, 1),
+    ]
     ratios = contention(events, {"a": 3.0, "b": 1.0})
     # window: the three a-events (b waiting too); by t=3 only b has work. a got the whole
     # window against an expected 3/4, b none of its 1/4.

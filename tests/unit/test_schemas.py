@@ -10,4 +10,4 @@ from scripts.write_schemas import FOLDER, SCHEMAS, rendered
 @pytest.mark.parametrize("name", sorted(SCHEMAS))
 def test_committed_schema_is_current(name: str) -> None:
     committed = (FOLDER / name).read_text(encoding="utf-8")
-    assert committed == rendered(SCHEMAS[name]), f"stale: run python scripts/write_schemas.py"
+    assert committed == rendered(SCHEMAS[name]), "stale: run python scripts/write_schemas.py"

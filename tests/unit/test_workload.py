@@ -12,12 +12,20 @@ from ckviz.workload import SeedRandom, exp_ms, generate, js_round, run_id
     ("seed", "first"),
     [
         ("hello.", [0.9282578795792454, 0.3752569768646784]),
-        ("seed-a", [0.8257384764500466, 0.802520136370583, 0.7745050175906711,
-                    0.8353819717453898, 0.8847862579754823]),
+        (
+            "seed-a",
+            [
+                0.8257384764500466,
+                0.802520136370583,
+                0.7745050175906711,
+                0.8353819717453898,
+                0.8847862579754823,
+            ],
+        ),
         ("seed-b", [0.9402353314250321, 0.33218968045923086, 0.695767128504869]),
         ("seed-c", [0.6258074900413719, 0.33687262610659524, 0.0861557350798005]),
     ],
-)  # fmt: skip
+)
 def test_first_draws_match_spec(seed: str, first: list[float]) -> None:
     rng = SeedRandom(seed)
     assert [rng.random() for _ in first] == first
@@ -53,13 +61,20 @@ def test_exp_ms_is_at_least_one() -> None:
 
 def test_run_ids_sort_by_name_like_the_reference() -> None:
     assert sorted([run_id("heavy", i) for i in (0, 1, 2, 10, 100)]) == [
-        "heavy~0#0", "heavy~0#1", "heavy~0#10", "heavy~0#100", "heavy~0#2",
-    ]  # fmt: skip
+        "heavy~0#0",
+        "heavy~0#1",
+        "heavy~0#10",
+        "heavy~0#100",
+        "heavy~0#2",
+    ]
 
 
 @pytest.mark.parametrize("name", ["ck_skew", "ck_balanced", "ck_trickle"])
 @pytest.mark.parametrize("seed", ["seed-a", "seed-b", "seed-c"])
 def test_bundled_workloads_match_ground_truth(vectors: dict, name: str, seed: str) -> None:
     expected = vectors["workloads"][f"{name}/{seed}"]
-    got = [[r.key, r.run_id, r.arrival_ms, r.hold_ms] for r in generate(scenario_files.load(name), seed)]
+    got = [
+        [r.key, r.run_id, r.arrival_ms, r.hold_ms]
+        for r in generate(scenario_files.load(name), seed)
+    ]
     assert got == expected
