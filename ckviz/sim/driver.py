@@ -18,6 +18,8 @@ from ckviz.disciplines.base import Discipline
 from ckviz.errors import InvariantViolation
 from ckviz.model.queue import IndexEntry
 from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, KeyRow, QueueEvent, Snapshot
+from ckviz.sim.invariants import InvariantChecker
+from ckviz.store.digest import QueueDigest
 from ckviz.store.runqueue import DequeuedRun, RunQueue
 from ckviz.workload import PlannedRun
 
@@ -54,6 +56,7 @@ class DriverConfig:
     per_key_cap: int | None = None
     total_cap: int | None = None
     max_logical_ms: int = MAX_LOGICAL_MS
+    check_invariants: bool = True  # compare the books with Redis after every trip
 
 
 class Driver:
@@ -78,6 +81,14 @@ class Driver:
         self.books = {key: KeyBook(weight) for key, weight in config.weights.items()}
         for run in self.workload:
             self.books[run.key].to_arrive += 1
+        self.invariants: InvariantChecker | None = None
+        if config.check_invariants:
+            planned = {key: book.to_arrive for key, book in self.books.items()}
+            self.invariants = InvariantChecker(
+                config.env_limit, config.per_key_cap, config.total_cap, planned
+            )
+        self._active: set[str] = set()  # keys with runs queued or held, as the books say
+        self._digest: QueueDigest | None = None  # from the last trip, until checked
         self._hold_by_id = {run.run_id: run.hold_ms for run in self.workload}
         self._next_arrival = 0
         self._releases: list[tuple[int, int, PlannedRun]] = []  # (release_ms, seq, run)
@@ -126,7 +137,10 @@ class Driver:
             _, _, run = heapq.heappop(self._releases)
             self._outbox.ack(run.run_id, run.key)
             del self._holds[run.run_id]
-            self.books[run.key].held -= 1
+            book = self.books[run.key]
+            book.held -= 1
+            if not book.held and not book.queued:
+                self._active.discard(run.key)
             self.recent.append(QueueEvent("ack", self.t, run.key, run.run_id))
 
     def _arrive(self) -> None:
@@ -142,6 +156,7 @@ class Driver:
             heapq.heappush(book.queued, (timestamp, run.run_id))
             book.to_arrive -= 1
             self._queued_total += 1
+            self._active.add(run.key)
             self.recent.append(QueueEvent("enqueue", self.t, run.key, run.run_id))
 
     def _serve_once(self) -> bool:
@@ -154,9 +169,13 @@ class Driver:
             if len(self._outbox):
                 self._outbox.read_index()
                 self._send()
+                self._check()
             if self._index_read:
                 self._rescore(self.discipline.order(self._index_read, SCORE_BASE + self.t))
-        slot = self._outbox.dequeue(self.config.max_count, WALL_NOW)
+        room = self.config.max_count
+        if cap is not None:  # a batch may not carry the held runs past the total cap
+            room = min(room, cap - len(self._holds))
+        slot = self._outbox.dequeue(room, WALL_NOW)
         if self._certainly_empty():
             self._expect_empty.append(slot)  # sent with the next trip
             return False
@@ -165,6 +184,7 @@ class Driver:
         taken: list[DequeuedRun] = replies[slot]
         for run in taken:
             self._record_dequeue(run)
+        self._check()
         return bool(taken)
 
     def _certainly_empty(self) -> bool:
@@ -193,6 +213,7 @@ class Driver:
     def _finish(self) -> None:
         if len(self._outbox):
             self._send()
+            self._check()
         self.done = True
 
     # ---- bookkeeping --------------------------------------------------------------------
@@ -200,7 +221,10 @@ class Driver:
     def _send(self) -> list[object]:
         outbox, self._outbox = self._outbox, self.queue.trip()
         expected_empty, self._expect_empty = self._expect_empty, []
+        digest_slot = outbox.inspect(self._active) if self.invariants else None
         replies = outbox.send()
+        if digest_slot is not None:
+            self._digest = replies[digest_slot]
         for slot in expected_empty:
             if replies[slot]:
                 raise InvariantViolation(
@@ -210,7 +234,27 @@ class Driver:
             self._index_read = tuple(replies[outbox.index_slot])
         return replies
 
+    def _check(self) -> None:
+        """Check the last trip's digest against the books, once its replies are recorded."""
+        if self.invariants is not None and self._digest is not None:
+            digest, self._digest = self._digest, None
+            self.invariants.check(self, digest, self._active)
+
+    @property
+    def held_count(self) -> int:
+        return len(self._holds)
+
+    @property
+    def queued_count(self) -> int:
+        return self._queued_total
+
+    @property
+    def to_arrive_count(self) -> int:
+        return len(self.workload) - self._next_arrival
+
     def _record_dequeue(self, run: DequeuedRun) -> None:
+        if self.invariants is not None:
+            self.invariants.on_dequeued(self.t, run.key, run.run_id)
         book = self.books[run.key]
         if not book.queued or book.queued[0][1] != run.run_id:
             head = book.queued[0][1] if book.queued else "nothing"
