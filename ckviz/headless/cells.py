@@ -23,6 +23,7 @@ class Cell:
     treatment: Treatment
     max_count: int
     prefix: str
+    check_invariants: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +41,13 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
     try:
         started = time.perf_counter()
         with open_cell(
-            client, cell.scenario, cell.seed, cell.treatment, cell.prefix, cell.max_count
+            client,
+            cell.scenario,
+            cell.seed,
+            cell.treatment,
+            cell.prefix,
+            cell.max_count,
+            cell.check_invariants,
         ) as driver:
             driver.run()
             elapsed_ms = (time.perf_counter() - started) * 1000

@@ -31,6 +31,7 @@ def open_cell(
     treatment: Treatment,
     prefix: str,
     max_count: int = 1,
+    check_invariants: bool = True,
 ) -> Iterator[Driver]:
     """A ready driver whose keys all start with `prefix`; they are deleted when it closes."""
     per_key = treatment.per_key_cap or scenario.caps.per_key
@@ -44,6 +45,7 @@ def open_cell(
         max_count=max_count,
         per_key_cap=per_key,
         total_cap=total,
+        check_invariants=check_invariants,
     )
     discipline = make_discipline(treatment.discipline, scenario.weights())
     try:
