@@ -16,7 +16,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ckviz import __version__
 from ckviz.errors import ExitCode
 from ckviz.headless.cells import Cell, CellOutcome
-from ckviz.headless.report import print_tables
+from ckviz.headless.checks import evaluate
+from ckviz.headless.report import print_checks, print_tables
 from ckviz.headless.runner import Interrupted, run_cells
 from ckviz.headless.summary import scenario_result
 from ckviz.model.matrix import TreatmentSpec
@@ -36,6 +37,7 @@ class MatrixPlan:
     max_count: int
     jobs: int
     out: Path
+    check: bool = False
 
     def cells(self, namespace: str) -> list[Cell]:
         cells = []
@@ -53,8 +55,33 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
     """Run the plan on `server`; results are written whatever happens. Returns the exit code."""
     cells = plan.cells(new_namespace())
     started = time.perf_counter()
-    outcomes: list[CellOutcome] = []
-    interrupted = False
+    outcomes, interrupted = _run_with_progress(server, cells, plan.jobs, stderr)
+    errors = [o.error for o in outcomes if o.error]
+    error = "interrupted (Ctrl-C)" if interrupted else (errors[0] if errors else None)
+    complete = not interrupted and len(outcomes) == len(cells) and not errors
+    results = assemble(plan, server, outcomes, time.perf_counter() - started, error, complete)
+    if plan.check:
+        results.checks = evaluate(plan.scenarios, results.scenarios)
+    write_results(results, plan.out)
+    print_tables(results, stdout)
+    if results.checks is not None:
+        print_checks(results.checks, stdout)
+    stderr.print(f"results: {plan.out}", highlight=False)
+    if interrupted:
+        stderr.print("ckviz: interrupted; partial results written", highlight=False)
+        return ExitCode.INTERRUPTED
+    for message in errors:
+        stderr.print(f"ckviz: error: {message}", highlight=False, markup=False)
+    if errors:
+        return max(o.exit_code for o in outcomes if o.error)
+    if any(c.status == "failed" for c in results.checks or []):
+        return ExitCode.CHECK_FAILED
+    return ExitCode.OK
+
+
+def _run_with_progress(
+    server: RedisServer, cells: list[Cell], jobs: int, stderr: Console
+) -> tuple[list[CellOutcome], bool]:
     with _progress(stderr) as progress:
         task = progress.add_task("cells", total=len(cells))
 
@@ -70,30 +97,9 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
             progress.advance(task)
 
         try:
-            outcomes = run_cells(server.url, cells, plan.jobs, on_done)
+            return run_cells(server.url, cells, jobs, on_done), False
         except Interrupted as stop:
-            outcomes, interrupted = stop.outcomes, True
-    errors = [o.error for o in outcomes if o.error]
-    error = "interrupted (Ctrl-C)" if interrupted else (errors[0] if errors else None)
-    results = assemble(
-        plan,
-        server,
-        outcomes,
-        time.perf_counter() - started,
-        error,
-        complete=not interrupted and len(outcomes) == len(cells) and not errors,
-    )
-    write_results(results, plan.out)
-    print_tables(results, stdout)
-    stderr.print(f"results: {plan.out}", highlight=False)
-    if interrupted:
-        stderr.print("ckviz: interrupted; partial results written", highlight=False)
-        return ExitCode.INTERRUPTED
-    for message in errors:
-        stderr.print(f"ckviz: error: {message}", highlight=False, markup=False)
-    if errors:
-        return max(o.exit_code for o in outcomes if o.error)
-    return ExitCode.OK
+            return stop.outcomes, True
 
 
 def _cell_line(result: RunResult | None) -> str:

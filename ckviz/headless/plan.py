@@ -50,7 +50,9 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     treatments = _treatments(ns, matrix)
     max_count = _positive("--max-count", ns.max_count) or matrix.max_count
     jobs = _positive("--jobs", ns.jobs) or default_jobs()
-    return MatrixPlan(scenarios, seeds, treatments, max_count, jobs, _out_path(ns.out))
+    return MatrixPlan(
+        scenarios, seeds, treatments, max_count, jobs, _out_path(ns.out), check=ns.check
+    )
 
 
 def _treatments(ns: argparse.Namespace, matrix: MatrixSpec) -> list[TreatmentSpec]:

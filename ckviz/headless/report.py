@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from ckviz.model.results import Results, ScenarioResult, Spread
+from ckviz.model.results import CheckResult, Results, ScenarioResult, Spread
 
 
 def print_tables(results: Results, console: Console) -> None:
@@ -46,3 +46,18 @@ def scenario_table(scenario: ScenarioResult, first_seed: str) -> Table:
 
 def _spread(s: Spread) -> str:
     return f"{s.mean:.5f} ({s.min:.5f}..{s.max:.5f})"
+
+
+_STATUS_STYLE = {"passed": "green", "failed": "bold red", "skipped": "dim"}
+
+
+def print_checks(checks: list[CheckResult], console: Console) -> None:
+    """One line per [[expect]] rule; failures name the scenario and the rule."""
+    for c in checks:
+        style = _STATUS_STYLE[c.status]
+        console.print(
+            f"[{style}]{c.status.upper():7}[/] {c.scenario}: {c.rule} ({c.detail})", highlight=False
+        )
+    failed = sum(c.status == "failed" for c in checks)
+    passed = sum(c.status == "passed" for c in checks)
+    console.print(f"checks: {passed} passed, {failed} failed", highlight=False)

@@ -95,6 +95,15 @@ class MatrixInfo(_Result):
     max_count: int
 
 
+class CheckResult(_Result):
+    """One [[expect]] rule's outcome under --check."""
+
+    scenario: str
+    rule: str
+    status: Literal["passed", "failed", "skipped"]
+    detail: str
+
+
 class Results(_Result):
     schema_version: Literal[1] = SCHEMA_VERSION
     ckviz_version: str
@@ -104,3 +113,4 @@ class Results(_Result):
     matrix: MatrixInfo
     wall_clock_s: float
     scenarios: list[ScenarioResult]
+    checks: list[CheckResult] | None = None  # present when run with --check

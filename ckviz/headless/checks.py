@@ -1,0 +1,81 @@
+"""`--check`: evaluate the scenarios' [[expect]] rules against a matrix's results."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ckviz.model.results import CheckResult, ScenarioResult, TreatmentSummary
+from ckviz.model.scenario import Expectation, Scenario
+
+LOWER_IS_BETTER = {"light_key_mean_wait", "worst_key_mean_wait", "makespan_ms"}
+
+
+def evaluate(scenarios: Sequence[Scenario], results: Sequence[ScenarioResult]) -> list[CheckResult]:
+    """One outcome per rule; a rule whose treatments were not run is reported as skipped."""
+    by_name = {r.name: r for r in results}
+    outcomes = []
+    for scenario in scenarios:
+        result = by_name.get(scenario.name)
+        for rule in scenario.expect:
+            outcomes.append(_check(scenario.name, rule, result))
+    return outcomes
+
+
+def metric_value(result: ScenarioResult, label: str, metric: str) -> float | None:
+    """The mean over seeds of `metric` for treatment `label`, or None if it was not run."""
+    if metric == "contention_jain":
+        row = next((s for s in result.summary if s.discipline == label), None)
+        return row.contention_jain.mean if row else None
+    treatment = next((t for t in result.treatments or [] if t.label == label), None)
+    return _treatment_metric(treatment, metric) if treatment else None
+
+
+def _treatment_metric(t: TreatmentSummary, metric: str) -> float | None:
+    spread = getattr(t, metric)
+    return spread.mean if spread is not None else None
+
+
+def _check(scenario: str, rule: Expectation, result: ScenarioResult | None) -> CheckResult:
+    text = rule.describe()
+    value = metric_value(result, rule.discipline, rule.metric) if result else None
+    if value is None:
+        return CheckResult(
+            scenario=scenario,
+            rule=text,
+            status="skipped",
+            detail=f"treatment '{rule.discipline}' not in this run",
+        )
+    other_label = rule.better_than or rule.worse_than or rule.no_better_than or rule.no_worse_than
+    if other_label is None:
+        bound = rule.at_most if rule.at_most is not None else rule.at_least
+        ok = value <= bound if rule.at_most is not None else value >= bound  # type: ignore[operator]
+        return _outcome(scenario, text, ok, f"{value:.5g} vs bound {bound:g}")
+    other = metric_value(result, other_label, rule.metric) if result else None
+    if other is None:
+        return CheckResult(
+            scenario=scenario,
+            rule=text,
+            status="skipped",
+            detail=f"treatment '{other_label}' not in this run",
+        )
+    ok = _compare(rule, value, other)
+    return _outcome(scenario, text, ok, f"{value:.5g} vs {other_label} {other:.5g}")
+
+
+def _compare(rule: Expectation, value: float, other: float) -> bool:
+    # Express everything as "improvement over other", positive = better.
+    gain = (other - value) if rule.metric in LOWER_IS_BETTER else (value - other)
+    needed = rule.margin * abs(other)
+    if rule.better_than is not None:
+        return gain > needed if needed == 0 else gain >= needed
+    if rule.worse_than is not None:
+        return -gain > needed if needed == 0 else -gain >= needed
+    if rule.no_worse_than is not None:
+        return -gain <= needed
+    return gain <= needed  # no_better_than
+
+
+def _outcome(scenario: str, text: str, ok: bool, detail: str) -> CheckResult:
+    return CheckResult(
+        scenario=scenario, rule=text, status="passed" if ok else "failed", detail=detail
+    )

@@ -1,0 +1,139 @@
+"""Scenario and matrix files: bundled lookup, count expansion, and every validation error path."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ckviz import scenario_files
+from ckviz.errors import UsageError
+from ckviz.model.matrix import MatrixSpec
+
+GOOD = """
+env_limit = 4
+light_key = "light"
+
+[[keys]]
+name = "heavy"
+count = 3
+runs = 5
+arrival = "immediate"
+
+[[keys]]
+name = "light"
+runs = 2
+weight = 2.5
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "s.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_every_bundled_scenario_and_matrix_is_valid() -> None:
+    names = scenario_files.bundled_names()
+    assert {"ck_skew", "ck_balanced", "ck_trickle", "ck_sybil", "ck_heavy_idle",
+            "ck_weighted"} <= set(names)  # fmt: skip
+    for name in names:
+        assert scenario_files.problems_in(scenario_files.resolve(name)) == [], name
+        assert scenario_files.load(name).name == name
+    for name in scenario_files.matrix_names():
+        scenario_files.load_matrix(name)
+
+
+def test_light_keys_of_bundled_scenarios() -> None:
+    lights = {n: scenario_files.load(n).light_key for n in ("ck_skew", "ck_trickle", "ck_sybil")}
+    assert lights == {"ck_skew": "light-1", "ck_trickle": "trickle-1", "ck_sybil": "light"}
+
+
+def test_count_stamps_out_numbered_keys(tmp_path: Path) -> None:
+    sc = scenario_files.load(str(write(tmp_path, GOOD)))
+    assert [k.name for k in sc.expanded_keys()] == ["heavy-0", "heavy-1", "heavy-2", "light"]
+    assert sc.total_runs == 17
+    assert sc.weights() == {"heavy-0": 1.0, "heavy-1": 1.0, "heavy-2": 1.0, "light": 2.5}
+    assert sc.name == "s"
+
+
+def test_sybil_has_twenty_heavy_keys() -> None:
+    sc = scenario_files.load("ck_sybil")
+    keys = [k.name for k in sc.expanded_keys()]
+    assert keys[:2] == ["heavy-0", "heavy-1"] and keys[19] == "heavy-19" and len(keys) == 21
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "reason"),
+    [
+        ("[[keys]]\nname='a'\nruns=0\n", "keys[0] (a).runs", "greater than or equal to 1"),
+        ("[[keys]]\nname='a'\nruns=1\nrate_per_sec=-1\n", "keys[0] (a).rate_per_sec", "greater than 0"),
+        ("[[keys]]\nname='a'\nruns=1\nhold_ms_mean=0\n", "keys[0] (a).hold_ms_mean", "greater than 0"),
+        ("[[keys]]\nname='a'\nruns='many'\n", "keys[0] (a).runs", "valid integer"),
+        ("[[keys]]\nname='a'\nruns=1\narrival='burst'\n", "keys[0] (a).arrival", "'immediate' or 'poisson'"),
+        ("[[keys]]\nname='a'\nruns=1\ncolour='red'\n", "keys[0] (a).colour", "Extra inputs"),
+        ("[[keys]]\nname='a'\nruns=1\nweight=0\n", "keys[0] (a).weight", "greater than 0"),
+        ("[[keys]]\nname='a'\nruns=1\ncount=0\n", "keys[0] (a).count", "greater than or equal to 1"),
+        ("[[keys]]\nname=''\nruns=1\n", "keys[0].name", "at least 1 character"),
+        ("keys = []\n", "keys", "at least 1 item"),
+        ("env_limit = 4\n", "keys", "Field required"),
+        ("env_limit = 0\n[[keys]]\nname='a'\nruns=1\n", "env_limit", "greater than or equal to 1"),
+        ("light_key='x'\n[[keys]]\nname='a'\nruns=1\n", "(top level)", "light_key 'x' is not one"),
+        ("[[keys]]\nname='a'\nruns=1\n[[keys]]\nname='a'\nruns=1\n", "(top level)", "declared twice"),
+        ("[[keys]]\nname='a'\ncount=3\nruns=1\n[[keys]]\nname='a-1'\nruns=1\n", "(top level)", "'a-1' is declared twice"),
+        ("[[keys]]\nname='a:currentConcurrency'\nruns=1\n", "keys[0] (a:currentConcurrency).name", "may not end with"),
+        ("[caps]\nper_key=0\n[[keys]]\nname='a'\nruns=1\n", "caps.per_key", "greater than or equal to 1"),
+        ("[[keys]]\nname='a'\nruns=1\n[[expect]]\ndiscipline='sfq'\nmetric='light_key_mean_wait'\n", "expect[0]", "needs exactly one of"),
+        ("[[keys]]\nname='a'\nruns=1\n[[expect]]\ndiscipline='sfq'\nmetric='speed'\nat_most=1\n", "expect[0].metric", "Input should be"),
+    ],
+)  # fmt: skip
+def test_validation_errors_name_file_path_and_reason(
+    tmp_path: Path, text: str, where: str, reason: str
+) -> None:
+    path = write(tmp_path, text)
+    problems = scenario_files.problems_in(path)
+    assert problems, text
+    assert any(p.startswith(f"{path}: {where}: ") and reason in p for p in problems), problems
+    with pytest.raises(UsageError):
+        scenario_files.load(str(path))
+
+
+def test_malformed_toml_and_unreadable_files(tmp_path: Path) -> None:
+    bad = write(tmp_path, "[[keys]\nname=")
+    (problem,) = scenario_files.problems_in(bad)
+    assert problem.startswith(f"{bad}: not valid TOML:")
+    binary = tmp_path / "bin.toml"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    (problem,) = scenario_files.problems_in(binary)
+    assert problem.startswith(f"{binary}: cannot read")
+
+
+def test_one_problem_per_line_for_several_problems(tmp_path: Path) -> None:
+    path = write(tmp_path, "[[keys]]\nname='a'\nruns=0\nrate_per_sec=0\n")
+    assert len(scenario_files.problems_in(path)) == 2
+
+
+def test_matrix_validation() -> None:
+    with pytest.raises(ValueError, match="needs 'disciplines' or"):
+        MatrixSpec(scenarios=["ck_skew"])
+    caps = scenario_files.load_matrix("caps")
+    labels = [t.name for t in caps.all_treatments()]
+    assert labels == ["baseline", "per-key-cap", "total-cap", "total+per-key", "sfq", "drr",
+                      "per-key-cap+sfq", "total+per-key+sfq"]  # fmt: skip
+    assert caps.scenarios == ["ck_skew", "ck_trickle", "ck_sybil", "ck_heavy_idle"]
+
+
+def test_validate_command(tmp_path: Path) -> None:
+    good = write(tmp_path, GOOD, "good.toml")
+    bad = write(tmp_path, "[[keys]]\nname='a'\nruns=0\nrate_per_sec=0\n", "bad.toml")
+    ok = subprocess.run([sys.executable, "-m", "ckviz", "validate", str(good)],
+                        capture_output=True, text=True)  # fmt: skip
+    assert ok.returncode == 0 and f"{good}: ok" in ok.stdout
+    proc = subprocess.run([sys.executable, "-m", "ckviz", "validate", str(bad)],
+                          capture_output=True, text=True)  # fmt: skip
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 2 and all(line.startswith(f"{bad}: keys[0] (a).") for line in lines)
+    assert "Traceback" not in proc.stderr
