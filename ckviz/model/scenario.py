@@ -75,9 +75,9 @@ COMPARISONS = (
 class Expectation(_Strict):
     """A CI rule on one treatment's mean over seeds: a bound, or a comparison with another.
 
-    `better_than` / `worse_than` / `no_better_than` / `no_worse_than` name another treatment; "better" means
-    lower for waits and makespan, higher for shares and Jain. `margin` is a fraction of the
-    other treatment's value: better_than with margin 0.5 means at least 50% better.
+    `better_than` / `worse_than` / `no_better_than` / `no_worse_than` name another treatment;
+    "better" means lower for waits and makespan, higher for shares and Jain. `margin` is a
+    fraction of the other treatment's value: better_than with margin 0.5 = at least 50% better.
     """
 
     discipline: str = Field(min_length=1, description="treatment label or discipline name")

@@ -54,7 +54,9 @@ def test_weighted_disciplines_serve_three_to_one(client: redis.Redis, prefix: st
     sc = scenario_files.load("ck_weighted")
     assert sc.weights()["gold"] == 3.0
     for name in ("sfq", "drr", "stride"):
-        with open_cell(client, sc, "seed-a", TreatmentSpec(discipline=name), f"{prefix}{name}:") as d:
+        with open_cell(
+            client, sc, "seed-a", TreatmentSpec(discipline=name), f"{prefix}{name}:"
+        ) as d:
             d.run()
             events = d.events
         # while both backlogged keys still have runs, count who was served
@@ -67,18 +69,41 @@ def test_weighted_disciplines_serve_three_to_one(client: redis.Redis, prefix: st
 
 def test_caps_matrix_results_carry_treatments(tmp_path: Path) -> None:
     out = tmp_path / "caps.json"
-    proc = ckviz("--headless", "--matrix", "caps", "--scenario", "ck_heavy_idle",
-                 "--seeds", "seed-a", "--check", "--out", str(out))  # fmt: skip
+    proc = ckviz(
+        "--headless",
+        "--matrix",
+        "caps",
+        "--scenario",
+        "ck_heavy_idle",
+        "--seeds",
+        "seed-a",
+        "--check",
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())
     (scenario,) = data["scenarios"]
     labels = [t["label"] for t in scenario["treatments"]]
-    assert labels == ["baseline", "per-key-cap", "total-cap", "total+per-key", "sfq", "drr",
-                      "per-key-cap+sfq", "total+per-key+sfq"]  # fmt: skip
+    assert labels == [
+        "baseline",
+        "per-key-cap",
+        "total-cap",
+        "total+per-key",
+        "sfq",
+        "drr",
+        "per-key-cap+sfq",
+        "total+per-key+sfq",
+    ]
     t = {x["label"]: x for x in scenario["treatments"]}
-    assert set(t["baseline"]) == {"label", "light_key", "light_key_mean_wait",
-                                  "worst_key_mean_wait", "makespan_ms",
-                                  "contention_worst_share_over_weight"}  # fmt: skip
+    assert set(t["baseline"]) == {
+        "label",
+        "light_key",
+        "light_key_mean_wait",
+        "worst_key_mean_wait",
+        "makespan_ms",
+        "contention_worst_share_over_weight",
+    }
     assert t["per-key-cap"]["makespan_ms"]["mean"] > 1.5 * t["baseline"]["makespan_ms"]["mean"]
     assert {c["status"] for c in data["checks"]} == {"passed"}
     assert "PASSED" in proc.stdout and "FAILED" not in proc.stdout
@@ -93,9 +118,22 @@ def test_check_fails_and_names_a_broken_rule(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     out = tmp_path / "r.json"
-    proc = ckviz("--headless", "--scenario", str(broken), "--discipline", "baseline",
-                 "--discipline", "sfq", "--discipline", "drr", "--seeds", "seed-a",
-                 "--check", "--out", str(out))  # fmt: skip
+    proc = ckviz(
+        "--headless",
+        "--scenario",
+        str(broken),
+        "--discipline",
+        "baseline",
+        "--discipline",
+        "sfq",
+        "--discipline",
+        "drr",
+        "--seeds",
+        "seed-a",
+        "--check",
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 1, proc.stderr
     assert "FAILED  broken: baseline light_key_mean_wait better_than sfq" in proc.stdout
     checks = json.loads(out.read_text())["checks"]

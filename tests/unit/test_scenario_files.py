@@ -37,8 +37,14 @@ def write(tmp_path: Path, text: str, name: str = "s.toml") -> Path:
 
 def test_every_bundled_scenario_and_matrix_is_valid() -> None:
     names = scenario_files.bundled_names()
-    assert {"ck_skew", "ck_balanced", "ck_trickle", "ck_sybil", "ck_heavy_idle",
-            "ck_weighted"} <= set(names)  # fmt: skip
+    assert {
+        "ck_skew",
+        "ck_balanced",
+        "ck_trickle",
+        "ck_sybil",
+        "ck_heavy_idle",
+        "ck_weighted",
+    } <= set(names)
     for name in names:
         assert scenario_files.problems_in(scenario_files.resolve(name)) == [], name
         assert scenario_files.load(name).name == name
@@ -69,26 +75,66 @@ def test_sybil_has_twenty_heavy_keys() -> None:
     ("text", "where", "reason"),
     [
         ("[[keys]]\nname='a'\nruns=0\n", "keys[0] (a).runs", "greater than or equal to 1"),
-        ("[[keys]]\nname='a'\nruns=1\nrate_per_sec=-1\n", "keys[0] (a).rate_per_sec", "greater than 0"),
-        ("[[keys]]\nname='a'\nruns=1\nhold_ms_mean=0\n", "keys[0] (a).hold_ms_mean", "greater than 0"),
+        (
+            "[[keys]]\nname='a'\nruns=1\nrate_per_sec=-1\n",
+            "keys[0] (a).rate_per_sec",
+            "greater than 0",
+        ),
+        (
+            "[[keys]]\nname='a'\nruns=1\nhold_ms_mean=0\n",
+            "keys[0] (a).hold_ms_mean",
+            "greater than 0",
+        ),
         ("[[keys]]\nname='a'\nruns='many'\n", "keys[0] (a).runs", "valid integer"),
-        ("[[keys]]\nname='a'\nruns=1\narrival='burst'\n", "keys[0] (a).arrival", "'immediate' or 'poisson'"),
+        (
+            "[[keys]]\nname='a'\nruns=1\narrival='burst'\n",
+            "keys[0] (a).arrival",
+            "'immediate' or 'poisson'",
+        ),
         ("[[keys]]\nname='a'\nruns=1\ncolour='red'\n", "keys[0] (a).colour", "Extra inputs"),
         ("[[keys]]\nname='a'\nruns=1\nweight=0\n", "keys[0] (a).weight", "greater than 0"),
-        ("[[keys]]\nname='a'\nruns=1\ncount=0\n", "keys[0] (a).count", "greater than or equal to 1"),
+        (
+            "[[keys]]\nname='a'\nruns=1\ncount=0\n",
+            "keys[0] (a).count",
+            "greater than or equal to 1",
+        ),
         ("[[keys]]\nname=''\nruns=1\n", "keys[0].name", "at least 1 character"),
         ("keys = []\n", "keys", "at least 1 item"),
         ("env_limit = 4\n", "keys", "Field required"),
         ("env_limit = 0\n[[keys]]\nname='a'\nruns=1\n", "env_limit", "greater than or equal to 1"),
         ("light_key='x'\n[[keys]]\nname='a'\nruns=1\n", "(top level)", "light_key 'x' is not one"),
-        ("[[keys]]\nname='a'\nruns=1\n[[keys]]\nname='a'\nruns=1\n", "(top level)", "declared twice"),
-        ("[[keys]]\nname='a'\ncount=3\nruns=1\n[[keys]]\nname='a-1'\nruns=1\n", "(top level)", "'a-1' is declared twice"),
-        ("[[keys]]\nname='a:currentConcurrency'\nruns=1\n", "keys[0] (a:currentConcurrency).name", "may not end with"),
-        ("[caps]\nper_key=0\n[[keys]]\nname='a'\nruns=1\n", "caps.per_key", "greater than or equal to 1"),
-        ("[[keys]]\nname='a'\nruns=1\n[[expect]]\ndiscipline='sfq'\nmetric='light_key_mean_wait'\n", "expect[0]", "needs exactly one of"),
-        ("[[keys]]\nname='a'\nruns=1\n[[expect]]\ndiscipline='sfq'\nmetric='speed'\nat_most=1\n", "expect[0].metric", "Input should be"),
+        (
+            "[[keys]]\nname='a'\nruns=1\n[[keys]]\nname='a'\nruns=1\n",
+            "(top level)",
+            "declared twice",
+        ),
+        (
+            "[[keys]]\nname='a'\ncount=3\nruns=1\n[[keys]]\nname='a-1'\nruns=1\n",
+            "(top level)",
+            "'a-1' is declared twice",
+        ),
+        (
+            "[[keys]]\nname='a:currentConcurrency'\nruns=1\n",
+            "keys[0] (a:currentConcurrency).name",
+            "may not end with",
+        ),
+        (
+            "[caps]\nper_key=0\n[[keys]]\nname='a'\nruns=1\n",
+            "caps.per_key",
+            "greater than or equal to 1",
+        ),
+        (
+            "[[keys]]\nname='a'\nruns=1\n[[expect]]\ndiscipline='sfq'\nmetric='light_key_mean_wait'\n",
+            "expect[0]",
+            "needs exactly one of",
+        ),
+        (
+            "[[keys]]\nname='a'\nruns=1\n[[expect]]\ndiscipline='sfq'\nmetric='speed'\nat_most=1\n",
+            "expect[0].metric",
+            "Input should be",
+        ),
     ],
-)  # fmt: skip
+)
 def test_validation_errors_name_file_path_and_reason(
     tmp_path: Path, text: str, where: str, reason: str
 ) -> None:
@@ -120,19 +166,29 @@ def test_matrix_validation() -> None:
         MatrixSpec(scenarios=["ck_skew"])
     caps = scenario_files.load_matrix("caps")
     labels = [t.name for t in caps.all_treatments()]
-    assert labels == ["baseline", "per-key-cap", "total-cap", "total+per-key", "sfq", "drr",
-                      "per-key-cap+sfq", "total+per-key+sfq"]  # fmt: skip
+    assert labels == [
+        "baseline",
+        "per-key-cap",
+        "total-cap",
+        "total+per-key",
+        "sfq",
+        "drr",
+        "per-key-cap+sfq",
+        "total+per-key+sfq",
+    ]
     assert caps.scenarios == ["ck_skew", "ck_trickle", "ck_sybil", "ck_heavy_idle"]
 
 
 def test_validate_command(tmp_path: Path) -> None:
     good = write(tmp_path, GOOD, "good.toml")
     bad = write(tmp_path, "[[keys]]\nname='a'\nruns=0\nrate_per_sec=0\n", "bad.toml")
-    ok = subprocess.run([sys.executable, "-m", "ckviz", "validate", str(good)],
-                        capture_output=True, text=True)  # fmt: skip
+    ok = subprocess.run(
+        [sys.executable, "-m", "ckviz", "validate", str(good)], capture_output=True, text=True
+    )
     assert ok.returncode == 0 and f"{good}: ok" in ok.stdout
-    proc = subprocess.run([sys.executable, "-m", "ckviz", "validate", str(bad)],
-                          capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "ckviz", "validate", str(bad)], capture_output=True, text=True
+    )
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 2 and all(line.startswith(f"{bad}: keys[0] (a).") for line in lines)
