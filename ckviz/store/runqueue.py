@@ -251,5 +251,13 @@ def delete_prefix(client: redis.Redis, prefix: str) -> int:
     return deleted
 
 
+def first_key(client: redis.Redis, prefix: str) -> str | None:
+    """Some key that starts with `prefix`, or None; SCAN-based, never KEYS."""
+    for name in client.scan_iter(match=_glob_escape(prefix) + "*", count=1000):
+        if name.startswith(prefix):
+            return str(name)
+    return None
+
+
 def _glob_escape(text: str) -> str:
     return "".join("\\" + c if c in "*?[]\\" else c for c in text)

@@ -1,0 +1,64 @@
+"""Claiming a key namespace on a server that may be someone else's, and sweeping it after.
+
+ckviz writes only under `<root>:<random>:` (root from `--prefix`, default `ckviz`). It will not
+share a root that already holds keys unless told `--reuse-prefix`, and it only ever deletes
+keys under its own `<root>:<random>:`, never under the root as a whole.
+"""
+
+from __future__ import annotations
+
+import re
+
+import redis
+
+from ckviz.errors import RedisUnavailable, UsageError
+from ckviz.sim.session import ROOT_PREFIX, new_namespace
+from ckviz.store.runqueue import delete_prefix, first_key
+
+MAX_ROOT_LENGTH = 64
+_ROOT = re.compile(r"[A-Za-z0-9_.{}\-][A-Za-z0-9_.:{}\-]*")
+_ATTEMPTS = 5
+
+
+class PrefixInUse(UsageError):
+    """The server already holds keys under the root ckviz was asked to use."""
+
+
+def check_root(root: str) -> str:
+    """A usable `--prefix`: letters, digits and `_ . - { } :`, not ending in `:`."""
+    if not root or len(root) > MAX_ROOT_LENGTH or not _ROOT.fullmatch(root) or root.endswith(":"):
+        raise UsageError(
+            f"--prefix: {root!r} is not a usable prefix (1-{MAX_ROOT_LENGTH} characters from "
+            "letters, digits and _ . - { } :, not ending in ':')"
+        )
+    return root
+
+
+def claim_namespace(client: redis.Redis, root: str = ROOT_PREFIX, reuse: bool = False) -> str:
+    """A fresh, empty `<root>:<random>:` namespace on this server.
+
+    Refuses (PrefixInUse) if any key already starts with `<root>:`, unless `reuse`.
+    """
+    try:
+        found = first_key(client, f"{root}:")
+        if found is not None and not reuse:
+            raise PrefixInUse(
+                f"--prefix {root}: the server already holds keys under '{root}:' "
+                f"(e.g. {found!r}); pass --reuse-prefix to share it, or pick another --prefix"
+            )
+        for _ in range(_ATTEMPTS):
+            namespace = new_namespace(root)
+            if first_key(client, namespace) is None:
+                return namespace
+    except (redis.RedisError, OSError) as exc:
+        raise RedisUnavailable(f"cannot check the key prefix on the server: {exc}") from None
+    raise PrefixInUse(f"--prefix {root}: no free namespace after {_ATTEMPTS} tries")
+
+
+def sweep_namespace(client: redis.Redis, namespace: str) -> bool:
+    """Delete every key under `namespace`; False if the server could not be reached."""
+    try:
+        delete_prefix(client, namespace)
+    except (redis.RedisError, OSError):
+        return False
+    return True
