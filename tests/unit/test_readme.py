@@ -1,0 +1,30 @@
+"""The README stays true: its two first commands and its worked scenario example."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ckviz import scenario_files
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_readme_opens_with_the_two_commands() -> None:
+    text = README.read_text(encoding="utf-8")
+    first_block = re.search(r"```sh\n(.*?)```", text, re.S)
+    assert first_block is not None
+    commands = [line.split("#")[0].strip() for line in first_block.group(1).splitlines()]
+    assert commands == ["uv run ckviz --headless", "uv run pytest"]
+
+
+def test_worked_scenario_example_is_valid(tmp_path: Path) -> None:
+    text = README.read_text(encoding="utf-8")
+    example = re.search(r"```toml\n(# scenarios/noisy_neighbour.toml\n.*?)```", text, re.S)
+    assert example is not None
+    path = tmp_path / "noisy_neighbour.toml"
+    path.write_text(example.group(1), encoding="utf-8")
+    assert scenario_files.problems_in(path) == []
+    sc = scenario_files.load(str(path))
+    assert [k.name for k in sc.expanded_keys()] == ["flood", "regular-0", "regular-1", "regular-2"]
+    assert sc.caps.per_key == 2 and sc.expect[0].better_than == "baseline"
