@@ -126,16 +126,18 @@ class Lockstep:
         return self.frame()
 
     def step_round(self) -> Frame | None:
-        """One dequeue round in every lane that is not ahead."""
-        for lane in self._behind():
+        """One dequeue round in every lane that is not ahead; None once all are done."""
+        behind = self._behind()
+        for lane in behind:
             lane.driver.step()
-        return self.frame()
+        return self.frame() if behind else None
 
     def step_instant(self) -> Frame | None:
-        """Every lane that is not ahead steps until its clock moves."""
-        for lane in self._behind():
+        """Every lane that is not ahead steps until its clock moves; None once all are done."""
+        behind = self._behind()
+        for lane in behind:
             lane.driver.step_instant()
-        return self.frame()
+        return self.frame() if behind else None
 
     def _behind(self) -> list[Lane]:
         live = [lane for lane in self.lanes if not lane.driver.done]

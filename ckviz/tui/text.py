@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
+from ckviz.model.snapshot import KeyRow, Snapshot
 from ckviz.tui.palette import KeyPalette
 
 BAR = "█"
@@ -37,6 +38,11 @@ def bar(out: Text, value: float, maximum: float, width: int, style: Style) -> No
     filled = BAR * full + (EIGHTHS[part] if part else "")
     out.append(filled, style)
     out.append(" " * (width - len(filled)))
+
+
+def head_age(row: KeyRow, snapshot: Snapshot) -> float | None:
+    """How long the key's oldest queued run has waited at this moment (None: nothing queued)."""
+    return None if row.true_head is None else snapshot.t - (row.true_head - snapshot.score_base)
 
 
 def ms(value: float | None) -> str:

@@ -1,0 +1,377 @@
+"""The ckviz terminal app: owns the lanes, steps them off the event loop, shows each frame."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from typing import ClassVar
+
+import redis
+from textual import work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.screen import ModalScreen
+from textual.timer import Timer
+
+from ckviz.disciplines.registry import DEFAULT_DISCIPLINES
+from ckviz.errors import CkvizError, ExitCode, RedisUnavailable, UsageError
+from ckviz.model.matrix import DEFAULT_SEEDS
+from ckviz.model.scenario import Scenario
+from ckviz.scenario_files import bundled_names, load
+from ckviz.sim.session import new_namespace
+from ckviz.store.server import RedisServer
+from ckviz.tui.lanes import Frame, Lockstep, Setup
+from ckviz.tui.messages import DriverFailed, Stepped
+from ckviz.tui.palette import KeyPalette, theme_colours
+from ckviz.tui.recording import HISTORY_LIMIT, Recording
+from ckviz.tui.screens.compare import CompareScreen
+from ckviz.tui.screens.help import HelpScreen
+from ckviz.tui.screens.main import MainScreen
+from ckviz.tui.screens.pickers import Picker
+from ckviz.tui.widgets.status import Controls
+
+# Play speeds: (seconds between ticks, instants per tick).
+SPEEDS: tuple[tuple[float, int], ...] = (
+    (1.0, 1), (0.5, 1), (0.25, 1), (0.12, 1), (0.06, 1), (0.03, 1), (0.03, 4), (0.03, 16),
+)  # fmt: skip
+DEFAULT_SPEED = 3
+MAX_QUEUED = 8  # steps asked for while others are still running; more presses are dropped
+
+Job = Callable[[], list[Frame]]
+
+
+class CkvizApp(App[int]):
+    """Step a scenario's per-key dequeue on a real Redis, one discipline or two side by side."""
+
+    CSS_PATH = "ckviz.tcss"
+    TITLE = "ckviz"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space", "step", "Step", id="ckviz.step"),
+        Binding("n", "instant", "Next", id="ckviz.instant"),
+        Binding("p", "play", "Play", id="ckviz.play"),
+        Binding("plus,equals_sign", "speed(1)", "Faster", show=False, id="ckviz.faster"),
+        Binding("minus", "speed(-1)", "Slower", show=False, id="ckviz.slower"),
+        Binding("left,b", "back", "Back", key_display="←", id="ckviz.back"),
+        Binding("right", "step", "Step", show=False, id="ckviz.forward"),
+        Binding("r", "restart", "Restart", id="ckviz.restart"),
+        Binding("d", "pick_discipline(0)", "Discipline", id="ckviz.discipline"),
+        Binding("D", "pick_discipline(1)", "Right lane", show=False, id="ckviz.discipline_b"),
+        Binding("s", "pick_scenario", "Scenario", id="ckviz.scenario"),
+        Binding("e", "pick_seed", "Seed", id="ckviz.seed"),
+        Binding("c", "compare", "Compare", id="ckviz.compare"),
+        Binding("t", "toggle_dark", "Theme", show=False, id="ckviz.theme"),
+        Binding("question_mark,f1", "help", "Help", key_display="?", id="ckviz.help"),
+        Binding("q", "quit", "Quit", id="ckviz.quit"),
+    ]
+
+    def __init__(self, server: RedisServer, scenario: Scenario | str = "ck_skew",
+                 discipline: str = "sfq", seed: str = "seed-a", *,
+                 compare_with: str | None = None, namespace: str | None = None,
+                 history: int = HISTORY_LIMIT, handle_signals: bool = False) -> None:  # fmt: skip
+        super().__init__()
+        scenario = load(scenario) if isinstance(scenario, str) else scenario
+        disciplines = (discipline,) if compare_with is None else (discipline, compare_with)
+        for name in disciplines:
+            if name not in DEFAULT_DISCIPLINES:
+                known = ", ".join(DEFAULT_DISCIPLINES)
+                raise UsageError(f"unknown discipline '{name}' (known: {known})")
+        self.setup = Setup(scenario, seed, disciplines)
+        self.client = server.client()
+        self.lockstep = Lockstep(self.client, namespace or new_namespace())
+        self.recording = Recording(history)
+        self.palette = KeyPalette([], [])
+        self.error: CkvizError | None = None
+        self._driver_thread = ThreadPoolExecutor(1, thread_name_prefix="ckviz-driver")
+        self._in_flight = 0
+        self._backs_pending = 0
+        self._playing = False
+        self._speed = DEFAULT_SPEED
+        self._timer: Timer | None = None
+        self._home_lane = 0
+        self._closed = False
+        self._handle_signals = handle_signals
+
+    # ---- lifecycle ----------------------------------------------------------------------
+
+    async def on_mount(self) -> None:
+        self.install_screen(MainScreen(), "single")
+        self.install_screen(CompareScreen(), "compare")
+        await self.push_screen("compare" if self.setup.compare else "single")
+        self._timer = self.set_interval(SPEEDS[self._speed][0], self._tick, pause=True)
+        self.theme_changed_signal.subscribe(self, lambda _theme: self._repaint())
+        if self._handle_signals:
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGHUP, signal.SIGTERM):
+                loop.add_signal_handler(sig, lambda: self.call_next(self.action_quit))
+        self._start(self.setup)
+
+    async def action_quit(self) -> None:
+        """Close every lane (their keys are deleted), then exit."""
+        if self._closed:
+            return
+        self._closed = True
+        self._set_playing(False)
+        loop = asyncio.get_running_loop()
+        # If the server is gone, its keys went with it.
+        with contextlib.suppress(CkvizError, redis.RedisError, OSError):
+            await loop.run_in_executor(self._driver_thread, self.lockstep.close)
+        self.close_now()
+        self.exit(int(self.error.exit_code if self.error else ExitCode.OK))
+
+    def close_now(self) -> None:
+        """Synchronous last resort (also after `run()` returns): no lane is left open."""
+        self._closed = True
+        self._driver_thread.shutdown(wait=True, cancel_futures=True)
+        with contextlib.suppress(CkvizError, redis.RedisError, OSError):
+            self.lockstep.close()
+        self.client.close()
+
+    # ---- driver jobs, off the event loop --------------------------------------------------
+
+    def _submit(self, job: Job, fresh: bool = False) -> None:
+        self._in_flight += 1
+        self._drive(job, fresh)
+
+    @work(group="driver")
+    async def _drive(self, job: Job, fresh: bool) -> None:
+        # Every driver call goes through the one driver thread, in order: a driver is never
+        # used by two threads at once, and quit's close runs after the steps asked before it.
+        loop = asyncio.get_running_loop()
+        try:
+            frames = await loop.run_in_executor(self._driver_thread, job)
+        except CkvizError as exc:
+            self.post_message(DriverFailed(exc))
+        except (redis.RedisError, OSError) as exc:
+            self.post_message(DriverFailed(RedisUnavailable(f"Redis failed: {exc}")))
+        else:
+            self.post_message(Stepped(tuple(frames), fresh))
+
+    def _start(self, setup: Setup) -> None:
+        self._set_playing(False)
+        self.setup = setup
+        self._submit(lambda: _listed(self.lockstep.start(setup)), fresh=True)
+
+    def _step_job(self, instant: bool, count: int) -> Job:
+        step = self.lockstep.step_instant if instant else self.lockstep.step_round
+
+        def job() -> list[Frame]:
+            return [f for f in (step() for _ in range(count)) if f is not None]
+
+        return job
+
+    async def on_stepped(self, message: Stepped) -> None:
+        self._in_flight -= 1
+        if self._closed:
+            return
+        if message.fresh and message.frames:
+            self.error = None
+            self.recording.reset(message.frames[0])
+            await self._use_screen(message.frames[0])
+            self._show(message.frames[0])
+        elif any([self.recording.append(frame) for frame in message.frames]):
+            self._show(message.frames[-1])
+        else:
+            self._show_controls()
+        if not self._in_flight:
+            self._settled()
+
+    def on_driver_failed(self, message: DriverFailed) -> None:
+        self._in_flight -= 1
+        self.error = message.error
+        self._backs_pending = 0
+        self._set_playing(False)
+
+    # ---- showing frames ---------------------------------------------------------------------
+
+    async def _use_screen(self, frame: Frame) -> None:
+        name = "compare" if frame.setup.compare else "single"
+        while isinstance(self.screen, ModalScreen):
+            await self.pop_screen()
+        if self.screen is not self.get_screen(name):
+            await self.switch_screen(name)
+        keys = list(frame.setup.scenario.weights())
+        self.palette = KeyPalette(keys, theme_colours(self.get_css_variables()))
+
+    def _view(self) -> MainScreen | CompareScreen:
+        return self.get_screen("compare" if self.setup.compare else "single")  # type: ignore[return-value]
+
+    def _controls(self) -> Controls:
+        replay = None if self.recording.live else self.recording.position
+        error = str(self.error) if self.error else None
+        return Controls(self._playing, self._speed + 1, replay, error, self._in_flight > 0)
+
+    def _show(self, frame: Frame) -> None:
+        if frame.setup.compare == self.setup.compare and self._view().is_mounted:
+            self._view().show(frame, self.palette, self._controls())
+
+    def _show_controls(self) -> None:
+        frame = self.recording.current
+        if frame is not None and self._view().is_mounted:
+            self._view().show_controls(frame, self._controls(), self.palette)
+
+    def _repaint(self) -> None:
+        frame = self.recording.current
+        if frame is not None:
+            keys = list(frame.setup.scenario.weights())
+            self.palette = KeyPalette(keys, theme_colours(self.get_css_variables()))
+            self._show(frame)
+
+    # ---- stepping, playing, stepping back --------------------------------------------------
+
+    def _advance(self, instant: bool, count: int = 1) -> bool:
+        """Replay recorded frames first; at the live end, ask the driver thread for more."""
+        current = self.recording.current
+        if self._closed or current is None or self.error is not None:
+            return False
+        if not self.recording.live:
+            frame = self.recording.forward_instant() if instant else self.recording.forward()
+            if frame is not None:
+                self._show(frame)
+                return True
+        if self.recording.current is not None and self.recording.current.done:
+            self._show_controls()
+            return False
+        if self._in_flight >= MAX_QUEUED:
+            return False
+        self._submit(self._step_job(instant, count))
+        return True
+
+    def action_step(self) -> None:
+        self._set_playing(False)
+        if not self._advance(instant=False):
+            self.bell()
+
+    def action_instant(self) -> None:
+        self._set_playing(False)
+        if not self._advance(instant=True):
+            self.bell()
+
+    def action_back(self) -> None:
+        self._set_playing(False)
+        if self._in_flight:
+            self._backs_pending += 1  # step back from what the steps already asked for show
+            return
+        frame = self.recording.back()
+        if frame is None:
+            self.bell()
+        else:
+            self._show(frame)
+
+    def _settled(self) -> None:
+        """The driver thread has nothing left to do: apply step-backs asked meanwhile."""
+        backs, self._backs_pending = self._backs_pending, 0
+        for _ in range(backs):
+            self.action_back()
+
+    def action_play(self) -> None:
+        self._set_playing(not self._playing)
+
+    def _set_playing(self, playing: bool) -> None:
+        current = self.recording.current
+        finished = current is None or (self.recording.live and current.done)
+        self._playing = playing and not finished and self.error is None and not self._closed
+        if self._timer is not None:
+            (self._timer.resume if self._playing else self._timer.pause)()
+        self._show_controls()
+
+    def _tick(self) -> None:
+        if not self._playing or self._in_flight:
+            return  # never two steps at once: the next tick waits for this one
+        if not self._advance(instant=True, count=SPEEDS[self._speed][1]):
+            self._set_playing(False)
+
+    def action_speed(self, change: int) -> None:
+        self._speed = max(0, min(len(SPEEDS) - 1, self._speed + change))
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_interval(SPEEDS[self._speed][0], self._tick,
+                                        pause=not self._playing)  # fmt: skip
+        self._show_controls()
+
+    # ---- setup changes ---------------------------------------------------------------------
+
+    def action_restart(self) -> None:
+        if not self._closed:
+            self._start(self.setup)
+
+    def action_compare(self) -> None:
+        disciplines = self.setup.disciplines
+        if len(disciplines) > 1:
+            chosen: tuple[str, ...] = (disciplines[self._home_lane],)
+        elif disciplines[0] == "baseline":
+            chosen, self._home_lane = ("baseline", "sfq"), 0
+        else:
+            chosen, self._home_lane = ("baseline", disciplines[0]), 1
+        self._start(replace(self.setup, disciplines=chosen))
+
+    def action_pick_discipline(self, lane: int) -> None:
+        lane = lane if lane < len(self.setup.disciplines) else 0
+        current = self.setup.disciplines[lane]
+        title = "Discipline" + (f" · {'left' if lane == 0 else 'right'} lane" if
+                                self.setup.compare else "")  # fmt: skip
+
+        def chosen(name: str | None) -> None:
+            if name and name != current:
+                disciplines = list(self.setup.disciplines)
+                disciplines[lane] = name
+                self._start(replace(self.setup, disciplines=tuple(disciplines)))
+
+        self.push_screen(Picker(title, DEFAULT_DISCIPLINES, current), chosen)
+
+    def action_pick_scenario(self) -> None:
+        current = self.setup.scenario.name
+        names = bundled_names()
+        choices = names if current in names else [current, *names]
+
+        def chosen(name: str | None) -> None:
+            if not name or name == current:
+                return
+            try:
+                scenario = load(name)
+            except CkvizError as exc:
+                self.notify(str(exc), severity="error")
+                return
+            self._start(replace(self.setup, scenario=scenario))
+
+        self.push_screen(Picker("Scenario", choices, current), chosen)
+
+    def action_pick_seed(self) -> None:
+        current = self.setup.seed
+
+        def chosen(seed: str | None) -> None:
+            if seed and seed != current:
+                self._start(replace(self.setup, seed=seed))
+
+        seeds = list(dict.fromkeys([*DEFAULT_SEEDS, current]))
+        self.push_screen(Picker("Seed", seeds, current, custom="any seed"), chosen)
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_toggle_dark(self) -> None:
+        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+
+
+def _listed(frame: Frame | None) -> list[Frame]:
+    return [] if frame is None else [frame]
+
+
+def run_app(server: RedisServer, scenario_name: str = "ck_skew", discipline: str = "sfq",
+            seed: str = "seed-a") -> int:  # fmt: skip
+    """Run the app on `server` until the user quits; the exit code to return to the shell.
+
+    Raises UsageError for an unknown scenario or discipline (before anything starts).
+    """
+    app = CkvizApp(server, scenario_name, discipline, seed, handle_signals=True)
+    try:
+        result = app.run()
+    finally:
+        app.close_now()
+    if result is None:  # ended without quitting through `q` (e.g. an unexpected error)
+        return int(app.error.exit_code) if app.error else int(ExitCode.OK)
+    return int(result)

@@ -1,0 +1,1 @@
+"""One screen per mode (single, compare), plus the help and picker modals."""

@@ -1,0 +1,45 @@
+"""Single mode: one discipline, every pane."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from ckviz.tui.lanes import Frame
+from ckviz.tui.palette import KeyPalette
+from ckviz.tui.widgets.ck_index import CkIndexPane
+from ckviz.tui.widgets.discipline import DisciplinePane
+from ckviz.tui.widgets.event_log import EventLogPane
+from ckviz.tui.widgets.held_slots import HeldSlotsPane
+from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.pane import SnapshotPane
+from ckviz.tui.widgets.status import Controls, StatusBar
+
+
+class MainScreen(Screen[None]):
+    """ckIndex and per-key queues on top; held slots, discipline and events below."""
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar(id="status")
+        with Vertical(id="panes"):
+            with Horizontal(id="top"):
+                yield CkIndexPane(id="ckindex")
+                yield KeyQueuesPane(id="queues")
+            with Horizontal(id="bottom"):
+                yield HeldSlotsPane(id="held")
+                yield DisciplinePane(id="discipline")
+                yield EventLogPane(id="events")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def show(self, frame: Frame, palette: KeyPalette, controls: Controls) -> None:
+        """Draw the first lane of `frame` in every pane."""
+        snapshot = frame.snapshots[0]
+        with self.app.batch_update():
+            self.query_one(StatusBar).show(frame, controls, palette)
+            for pane in self.query(SnapshotPane):
+                pane.show(snapshot, palette)
+
+    def show_controls(self, frame: Frame, controls: Controls, palette: KeyPalette) -> None:
+        self.query_one(StatusBar).show(frame, controls, palette)

@@ -1,0 +1,32 @@
+"""The event log pane: the latest enqueues, dequeues and acks, coloured by key."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+
+from ckviz.model.snapshot import Snapshot
+from ckviz.tui.palette import KeyPalette
+from ckviz.tui.text import BOLD, DIM, fit
+from ckviz.tui.widgets.pane import SnapshotPane, new_text
+
+KIND_STYLE = {"enqueue": DIM, "dequeue": BOLD, "ack": Style(italic=True, dim=True)}
+
+
+class EventLogPane(SnapshotPane):
+    """As many of the latest events as fit, newest at the bottom."""
+
+    TITLE = "Events"
+
+    def render_shown(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Text:
+        out = new_text()
+        events = snapshot.recent[-max(1, self.text_height) :]
+        run_width = max(8, width - 16)
+        for n, event in enumerate(events):
+            out.append("\n" if n else "")
+            out.append(f"{event.t:>6} ", DIM)
+            out.append(f"{event.kind:<8}", KIND_STYLE[event.kind])
+            out.append(fit(event.run_id, run_width), palette.style(event.key))
+        if not events:
+            out.append("(no events yet: space steps, p plays)", DIM)
+        return out

@@ -1,0 +1,43 @@
+"""The per-key queues pane: queue depth as a bar, runs to arrive, dequeued, head age, mean wait."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from ckviz.model.snapshot import Snapshot
+from ckviz.tui.palette import KeyPalette
+from ckviz.tui.text import DIM, bar, fit, head_age, key_cell, ms
+from ckviz.tui.widgets.pane import SnapshotPane, new_text
+
+
+class KeyQueuesPane(SnapshotPane):
+    """One row per key, in the scenario's order."""
+
+    TITLE = "Per-key queues"
+
+    def render_shown(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Text:
+        out = new_text()
+        key_width = max(6, min(14, max((len(r.key) for r in snapshot.keys), default=6)))
+        numbers = [("queued", 7), ("out", 5), ("age", 7), ("wait", 7)]
+        if not self.compact:
+            numbers.insert(1, ("arrive", 7))
+        bar_width = max(4, width - key_width - 1 - sum(w for _, w in numbers))
+        out.append(fit("key", key_width + 1) + fit("queue", bar_width), DIM)
+        for label, w in numbers:
+            out.append(label.rjust(w), DIM)
+        deepest = max((r.queued for r in snapshot.keys), default=0)
+        for row in snapshot.keys:
+            out.append("\n")
+            key_cell(out, row.key, palette, key_width)
+            out.append(" ")
+            bar(out, row.queued, deepest, bar_width, palette.style(row.key))
+            values = {
+                "queued": str(row.queued),
+                "arrive": str(row.to_arrive),
+                "out": str(row.dequeued),
+                "age": ms(head_age(row, snapshot)),
+                "wait": ms(row.mean_wait_ms),
+            }
+            for label, w in numbers:
+                out.append(values[label].rjust(w))
+        return out
