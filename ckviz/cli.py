@@ -92,6 +92,23 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="evaluate the scenarios' [[expect]] rules; exit 1 if any fails",
     )
+    p.add_argument(
+        "--no-check-invariants",
+        dest="check_invariants",
+        action="store_false",
+        help="skip the queue invariants checked after every round trip (faster)",
+    )
+    p.add_argument(
+        "--prefix",
+        default="ckviz",
+        metavar="ROOT",
+        help="root of ckviz's key namespace on the server (default 'ckviz')",
+    )
+    p.add_argument(
+        "--reuse-prefix",
+        action="store_true",
+        help="run even if the server already holds keys under the --prefix root",
+    )
     return p
 
 
@@ -108,11 +125,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _headless(ns)
         return _app(ns)
     except CkvizError as exc:
-        print(f"ckviz: error: {exc}", file=sys.stderr)
+        print(f"ckviz: error: {_one_line(str(exc))}", file=sys.stderr)
         return int(exc.exit_code)
     except KeyboardInterrupt:
         print("ckviz: interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
+
+
+def _one_line(text: str) -> str:
+    """An error message as one line, whatever a file or key name put into it."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -135,7 +157,7 @@ def _app(ns: argparse.Namespace) -> int:
     from ckviz.headless.plan import app_choice
     from ckviz.store.server import open_server
 
-    scenario, discipline, seed = app_choice(ns)
+    scenario, discipline, seed = app_choice(ns)  # validated before any server starts
     from ckviz.tui.app import run_app
 
     with open_server(ns.redis, ns.redis_url) as server:

@@ -113,11 +113,13 @@ def _where(loc: tuple[int | str, ...], data: dict[str, Any]) -> str:
             parts[-1:] = [f"{parts[-1]}{label}"] if parts else [label]
         else:
             parts.append(str(item))
-        node = node[item] if isinstance(node, dict | list) and _has(node, item) else None
+        node = _child(node, item)
     return ".".join(parts) or "(top level)"
 
 
-def _has(node: dict[str, Any] | list[Any], item: int | str) -> bool:
-    if isinstance(node, list):
-        return isinstance(item, int) and item < len(node)
-    return item in node
+def _child(node: Any, item: int | str) -> Any:
+    if isinstance(node, list) and isinstance(item, int) and item < len(node):
+        return node[item]
+    if isinstance(node, dict):
+        return node.get(item)
+    return None

@@ -61,9 +61,9 @@ class CoDel:
     def state(self) -> DisciplineState:
         inner = self.base.state()
         fields = (*inner.fields, ("escalating", ", ".join(self.escalating) or "-"))
-        above = {key: since for key, since in self.above_since.items()}
-        per_key = tuple(
-            (key, (*values, ("above target since", str(above.pop(key))) if key in above else ()))
-            for key, values in inner.per_key
-        )
+        per_key = tuple((key, (*values, *self._above_field(key))) for key, values in inner.per_key)
         return DisciplineState(self.name, fields, per_key)
+
+    def _above_field(self, key: str) -> tuple[tuple[str, str], ...]:
+        since = self.above_since.get(key)
+        return () if since is None else (("above target since", str(since)),)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ckviz.errors import CkvizError, IncompleteRun
+import redis
+
+from ckviz.errors import CkvizError, IncompleteRun, RedisUnavailable
 from ckviz.metrics import RunMetrics, run_metrics
 from ckviz.model.results import KeyRowResult, MetricsResult, RunResult
 from ckviz.model.scenario import Scenario
@@ -55,8 +57,7 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
             sent = driver.queue.commands_sent
         if len(events) < total:
             raise IncompleteRun(
-                f"{_label(cell)}: {total - len(events)} of {total} runs never dequeued "
-                f"by t={driver.t} ms"
+                f"{total - len(events)} of {total} runs never dequeued by t={driver.t} ms"
             )
         metrics = run_metrics(events, cell.scenario.weights())
         return CellOutcome(
@@ -64,6 +65,10 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
         )
     except CkvizError as exc:
         return CellOutcome(cell.index, None, f"{_label(cell)}: {exc}", int(exc.exit_code))
+    except (redis.RedisError, OSError) as exc:  # e.g. the server gone before the first trip
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        message = f"{_label(cell)}: lost the Redis server: {reason}"
+        return CellOutcome(cell.index, None, message, int(RedisUnavailable.exit_code))
     finally:
         client.close()
 
@@ -82,7 +87,7 @@ def _result(cell: Cell, m: RunMetrics, trips: int, elapsed_ms: float) -> RunResu
         makespan_ms=m.makespan_ms,
         worst_wait_p99=m.worst_wait_p99,
         worst_wait_max=m.worst_wait_max,
-        per_key=[KeyRowResult(**_fields(k)) for k in m.per_key],
+        per_key=[KeyRowResult.model_validate(k, from_attributes=True) for k in m.per_key],
     )
     return RunResult(
         discipline=cell.treatment.discipline,
@@ -90,7 +95,3 @@ def _result(cell: Cell, m: RunMetrics, trips: int, elapsed_ms: float) -> RunResu
         seed=cell.seed,
         metrics=metrics,
     )
-
-
-def _fields(row: object) -> dict[str, object]:
-    return {name: getattr(row, name) for name in KeyRowResult.model_fields}

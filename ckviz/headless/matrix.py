@@ -7,14 +7,14 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ckviz import __version__
-from ckviz.errors import ExitCode
+from ckviz.errors import ExitCode, RedisUnavailable
 from ckviz.headless.cells import Cell, CellOutcome
 from ckviz.headless.checks import evaluate
 from ckviz.headless.report import print_checks, print_tables
@@ -23,7 +23,8 @@ from ckviz.headless.summary import scenario_result
 from ckviz.model.matrix import TreatmentSpec
 from ckviz.model.results import MatrixInfo, RedisInfo, Results, RunResult
 from ckviz.model.scenario import Scenario
-from ckviz.sim.session import new_namespace
+from ckviz.sim.namespace import claim_namespace, sweep_namespace
+from ckviz.sim.session import ROOT_PREFIX
 from ckviz.store.server import RedisServer
 
 
@@ -38,26 +39,44 @@ class MatrixPlan:
     jobs: int
     out: Path
     check: bool = False
+    check_invariants: bool = True
+    prefix: str = ROOT_PREFIX  # the namespace root; each invocation adds `:<random>:`
+    reuse_prefix: bool = False
 
     def cells(self, namespace: str) -> list[Cell]:
-        cells = []
+        cells: list[Cell] = []
         for scenario in self.scenarios:
             for treatment in self.treatments:
                 for seed in self.seeds:
                     i = len(cells)
-                    cells.append(
-                        Cell(i, scenario, seed, treatment, self.max_count, f"{namespace}{i}:")
-                    )
+                    prefix = f"{namespace}{i}:"
+                    cell = Cell(i, scenario, seed, treatment, self.max_count, prefix)
+                    cells.append(replace(cell, check_invariants=self.check_invariants))
         return cells
 
 
 def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: Console) -> int:
-    """Run the plan on `server`; results are written whatever happens. Returns the exit code."""
-    cells = plan.cells(new_namespace())
-    started = time.perf_counter()
-    outcomes, interrupted = _run_with_progress(server, cells, plan.jobs, stderr)
+    """Run the plan on `server`; results are written whatever happens. Returns the exit code.
+
+    Keys go under a namespace claimed on the server, swept at the end even on failure. A cell
+    that loses the server stops the matrix: later cells would only fail the same way."""
+    client = server.client()
+    try:
+        namespace = claim_namespace(client, plan.prefix, plan.reuse_prefix)
+        cells = plan.cells(namespace)
+        started = time.perf_counter()
+        try:
+            outcomes, interrupted = _run_with_progress(server, cells, plan.jobs, stderr)
+        finally:
+            swept = sweep_namespace(client, namespace)
+    finally:
+        client.close()
     errors = [o.error for o in outcomes if o.error]
     error = "interrupted (Ctrl-C)" if interrupted else (errors[0] if errors else None)
+    if error and len(errors) > 1:
+        error += f" (and {len(errors) - 1} more failed cells)"
+    if error and not swept and server.mode != "embedded":
+        error += f"; keys under '{namespace}' may remain on the server"
     complete = not interrupted and len(outcomes) == len(cells) and not errors
     results = assemble(plan, server, outcomes, time.perf_counter() - started, error, complete)
     if plan.check:
@@ -70,9 +89,8 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
     if interrupted:
         stderr.print("ckviz: interrupted; partial results written", highlight=False)
         return ExitCode.INTERRUPTED
-    for message in errors:
-        stderr.print(f"ckviz: error: {message}", highlight=False, markup=False)
     if errors:
+        stderr.print(f"ckviz: error: {error}", highlight=False, markup=False)
         return max(o.exit_code for o in outcomes if o.error)
     if any(c.status == "failed" for c in results.checks or []):
         return ExitCode.CHECK_FAILED
@@ -97,9 +115,13 @@ def _run_with_progress(
             progress.advance(task)
 
         try:
-            return run_cells(server.url, cells, jobs, on_done), False
+            return run_cells(server.url, cells, jobs, on_done, _lost_server), False
         except Interrupted as stop:
             return stop.outcomes, True
+
+
+def _lost_server(outcome: CellOutcome) -> bool:
+    return outcome.exit_code == RedisUnavailable.exit_code
 
 
 def _cell_line(result: RunResult | None) -> str:

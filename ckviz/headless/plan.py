@@ -10,7 +10,7 @@ from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, FACTORIES
 from ckviz.errors import UsageError
 from ckviz.headless.matrix import MatrixPlan, default_jobs
 from ckviz.model.matrix import DEFAULT_SEEDS, MatrixSpec, TreatmentSpec
-from ckviz.model.scenario import Scenario
+from ckviz.sim.namespace import check_root
 
 DEFAULT_APP_SCENARIO = "ck_skew"
 DEFAULT_APP_DISCIPLINE = "sfq"
@@ -51,7 +51,16 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     max_count = _positive("--max-count", ns.max_count) or matrix.max_count
     jobs = _positive("--jobs", ns.jobs) or default_jobs()
     return MatrixPlan(
-        scenarios, seeds, treatments, max_count, jobs, _out_path(ns.out), check=ns.check
+        scenarios,
+        seeds,
+        treatments,
+        max_count,
+        jobs,
+        _out_path(ns.out),
+        check=ns.check,
+        check_invariants=ns.check_invariants,
+        prefix=check_root(ns.prefix),
+        reuse_prefix=ns.reuse_prefix,
     )
 
 
@@ -92,19 +101,19 @@ def _out_path(text: str) -> Path:
     return out
 
 
-def app_choice(ns: argparse.Namespace) -> tuple[Scenario, str, str]:
-    """Scenario, discipline and seed for the terminal app."""
+def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
+    """Scenario (name or path, checked to load), discipline and seed for the terminal app."""
     if len(ns.discipline) > 1:
         raise UsageError("--discipline: the terminal app takes one (use c for compare mode)")
     if ns.seeds:
         raise UsageError("--seeds is for --headless; the terminal app takes --seed")
     name = ns.scenario_arg or (ns.scenario[0] if ns.scenario else DEFAULT_APP_SCENARIO)
-    scenario = scenario_files.load(name)
+    scenario_files.load(name)
     discipline = check_discipline(ns.discipline[0] if ns.discipline else DEFAULT_APP_DISCIPLINE)
     seed = ns.seed if ns.seed is not None else DEFAULT_SEEDS[0]
     if not seed.strip():
         raise UsageError("--seed: empty seed")
-    return scenario, discipline, seed
+    return name, discipline, seed
 
 
 __all__ = ["DEFAULT_DISCIPLINES", "app_choice", "plan_from_args"]

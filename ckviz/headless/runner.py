@@ -10,23 +10,35 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from ckviz.headless.cells import Cell, CellOutcome, run_cell
 
 Progress = Callable[[CellOutcome], None]
+StopWhen = Callable[[CellOutcome], bool]
 
 
-def run_cells(url: str, cells: Sequence[Cell], jobs: int, on_done: Progress) -> list[CellOutcome]:
+def _never(outcome: CellOutcome) -> bool:
+    return False
+
+
+def run_cells(
+    url: str, cells: Sequence[Cell], jobs: int, on_done: Progress, stop_when: StopWhen = _never
+) -> list[CellOutcome]:
     """Every cell's outcome, in cell order. KeyboardInterrupt propagates after cells in flight
-    finish and clean their keys; `on_done` has seen every outcome collected before it."""
+    finish and clean their keys; `on_done` has seen every outcome collected before it.
+    Once `stop_when(outcome)` holds, no further cell starts (cells in flight finish)."""
     if jobs <= 1 or len(cells) <= 1:
-        return _in_order(url, cells, on_done)
-    return _in_pool(url, cells, jobs, on_done)
+        return _in_order(url, cells, on_done, stop_when)
+    return _in_pool(url, cells, jobs, on_done, stop_when)
 
 
-def _in_order(url: str, cells: Sequence[Cell], on_done: Progress) -> list[CellOutcome]:
+def _in_order(
+    url: str, cells: Sequence[Cell], on_done: Progress, stop_when: StopWhen
+) -> list[CellOutcome]:
     outcomes: list[CellOutcome] = []
     try:
         for cell in cells:
             outcome = run_cell(url, cell)
             outcomes.append(outcome)
             on_done(outcome)
+            if stop_when(outcome):
+                break
     except KeyboardInterrupt:
         raise _Interrupted(outcomes) from None
     return outcomes
@@ -38,7 +50,9 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _in_pool(url: str, cells: Sequence[Cell], jobs: int, on_done: Progress) -> list[CellOutcome]:
+def _in_pool(
+    url: str, cells: Sequence[Cell], jobs: int, on_done: Progress, stop_when: StopWhen
+) -> list[CellOutcome]:
     context = multiprocessing.get_context("spawn")
     done: dict[int, CellOutcome] = {}
     with ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_sigint) as pool:
@@ -50,6 +64,8 @@ def _in_pool(url: str, cells: Sequence[Cell], jobs: int, on_done: Progress) -> l
                     outcome = future.result()
                     done[outcome.index] = outcome
                     on_done(outcome)
+                    if stop_when(outcome):
+                        pending = {f for f in pending if not f.cancel()}
         except KeyboardInterrupt:
             for future in pending:
                 future.cancel()

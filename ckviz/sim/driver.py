@@ -13,6 +13,7 @@ import heapq
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ckviz.disciplines.base import Discipline
 from ckviz.errors import InvariantViolation
@@ -218,7 +219,7 @@ class Driver:
 
     # ---- bookkeeping --------------------------------------------------------------------
 
-    def _send(self) -> list[object]:
+    def _send(self) -> list[Any]:
         outbox, self._outbox = self._outbox, self.queue.trip()
         expected_empty, self._expect_empty = self._expect_empty, []
         digest_slot = outbox.inspect(self._active) if self.invariants else None
