@@ -18,11 +18,13 @@ from typing import Literal
 
 import redis
 
-from ckviz.errors import RedisUnavailable
+from ckviz.errors import RedisUnavailable, UsageError
 
 RedisMode = Literal["embedded", "url", "docker"]
 _START_TIMEOUT_S = 10.0
 _STOP_TIMEOUT_S = 5.0
+ENV_TIMEOUT = "CKVIZ_REDIS_TIMEOUT"
+DEFAULT_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +42,29 @@ class RedisServer:
 
 def connect(url: str, **kwargs: object) -> redis.Redis:
     """A decoded-response client for `url` (redis://, rediss:// or unix://)."""
-    options: dict[str, object] = {"decode_responses": True, "socket_timeout": 30, "protocol": 2}
+    timeout = redis_timeout()
+    options: dict[str, object] = {
+        "decode_responses": True,
+        "socket_timeout": timeout,
+        "socket_connect_timeout": timeout,
+        "protocol": 2,
+    }
     options.update(kwargs)
     return redis.Redis.from_url(url, **options)  # type: ignore[arg-type]
+
+
+def redis_timeout() -> float:
+    """Seconds to wait for a reply before giving the server up: env CKVIZ_REDIS_TIMEOUT, else 30."""
+    text = os.environ.get(ENV_TIMEOUT, "").strip()
+    if not text:
+        return DEFAULT_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value <= 3600:
+        raise UsageError(f"{ENV_TIMEOUT}: expected seconds in (0, 3600], got {text!r}")
+    return value
 
 
 def find_redis_server() -> Path:
