@@ -239,7 +239,7 @@ class Driver:
         """Check the last trip's digest against the books, once its replies are recorded."""
         if self.invariants is not None and self._digest is not None:
             digest, self._digest = self._digest, None
-            self.invariants.check(self, digest, self._active)
+            self.invariants.check(self, digest)
 
     @property
     def held_count(self) -> int:

@@ -5,35 +5,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ckviz.store.keys import key_of_member
+from ckviz.store.keys import CK_MEMBER_PREFIX
 
-
-@dataclass(frozen=True, slots=True)
-class CkQueueCounts:
-    """One CK queue as Redis holds it."""
-
-    key: str
-    in_index: bool
-    queued: int  # ZCARD of the CK queue
-    held: int  # SCARD of its concurrency set
+NOT_INDEXED = -1  # the queued count of a CK queue that is not in ckIndex (not counted)
+_CUT = len(CK_MEMBER_PREFIX)
 
 
 @dataclass(frozen=True, slots=True)
 class QueueDigest:
-    """The env's counts plus every CK queue in ckIndex or named by the driver."""
+    """The env's counts, plus (queued, held) per CK queue in ckIndex or named by the driver.
+
+    `queued` is NOT_INDEXED for a CK queue outside ckIndex.
+    """
 
     env_held: int
     env_queued: int
     master_has_member: bool
     index_size: int
-    queues: dict[str, CkQueueCounts]
+    queues: dict[str, tuple[int, int]]
 
 
 def decode_digest(reply: list[Any]) -> QueueDigest:
     """The inspect script's flat reply as a `QueueDigest`."""
-    env_held, env_queued, master, index_size = (int(v) for v in reply[:4])
-    queues: dict[str, CkQueueCounts] = {}
-    for i in range(4, len(reply), 4):
-        key = key_of_member(reply[i])
-        queues[key] = CkQueueCounts(key, bool(reply[i + 1]), int(reply[i + 2]), int(reply[i + 3]))
-    return QueueDigest(int(env_held), int(env_queued), bool(master), int(index_size), queues)
+    queues = {reply[i][_CUT:]: (reply[i + 1], reply[i + 2]) for i in range(4, len(reply), 3)}
+    return QueueDigest(reply[0], reply[1], reply[2] == 1, reply[3], queues)
