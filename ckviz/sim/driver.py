@@ -16,10 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ckviz.disciplines.base import Discipline
-from ckviz.errors import InvariantViolation
 from ckviz.model.queue import IndexEntry
 from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, KeyRow, QueueEvent, Snapshot
-from ckviz.sim.invariants import InvariantChecker
+from ckviz.sim.invariants import ENV_LIMIT, HEAD_FIRST, ONE_PLACE, BrokenInvariant, InvariantChecker
 from ckviz.store.digest import QueueDigest
 from ckviz.store.runqueue import DequeuedRun, RunQueue
 from ckviz.workload import PlannedRun
@@ -96,7 +95,8 @@ class Driver:
         self._holds: dict[str, int] = {}  # run id -> release time
         self._instant_open = False  # released and arrived at self.t, now serving
         self._outbox = queue.trip()
-        self._expect_empty: list[int] = []  # outbox slots of dequeues predicted to take nothing
+        # outbox slots of dequeues predicted to take nothing, with the invariant behind that
+        self._expect_empty: list[tuple[int, str]] = []
         self._index_read: tuple[IndexEntry, ...] = ()
         self._index_rescored: tuple[IndexEntry, ...] = ()
         self._order: tuple[str, ...] = ()
@@ -178,7 +178,8 @@ class Driver:
             room = min(room, cap - len(self._holds))
         slot = self._outbox.dequeue(room, WALL_NOW)
         if self._certainly_empty():
-            self._expect_empty.append(slot)  # sent with the next trip
+            why = ENV_LIMIT if len(self._holds) >= self.config.env_limit else ONE_PLACE
+            self._expect_empty.append((slot, why))  # sent with the next trip
             return False
         self._outbox.read_index()
         replies = self._send()
@@ -226,11 +227,11 @@ class Driver:
         replies = outbox.send()
         if digest_slot is not None:
             self._digest = replies[digest_slot]
-        for slot in expected_empty:
+        for slot, why in expected_empty:
             if replies[slot]:
-                raise InvariantViolation(
-                    f"t={self.t}: a dequeue predicted to take nothing took {replies[slot]}"
-                )
+                taken = [run.run_id for run in replies[slot]]
+                detail = f"a dequeue that should have taken nothing took {taken}"
+                raise BrokenInvariant(why, self.t, sorted({r.key for r in replies[slot]}), detail)
         if outbox.index_slot is not None:
             self._index_read = tuple(replies[outbox.index_slot])
         return replies
@@ -259,9 +260,8 @@ class Driver:
         book = self.books[run.key]
         if not book.queued or book.queued[0][1] != run.run_id:
             head = book.queued[0][1] if book.queued else "nothing"
-            raise InvariantViolation(
-                f"t={self.t}: Redis dequeued {run.run_id} but the head of {run.key!r} is {head}"
-            )
+            detail = f"Redis dequeued {run.run_id} but the head of the key is {head}"
+            raise BrokenInvariant(HEAD_FIRST, self.t, [run.key], detail)
         timestamp, _ = heapq.heappop(book.queued)
         self._queued_total -= 1
         arrival = timestamp - SCORE_BASE

@@ -20,12 +20,13 @@ DEFAULT_QUEUE_LIMIT = 1_000_000  # what dequeue.lua assumes without a per-queue 
 
 ONE_PLACE = "one-place"  # every run queued, held, acked or not yet arrived, exactly once
 DEQUEUED_ONCE = "dequeued-once"
+HEAD_FIRST = "head-first"  # a key's runs leave in Redis order: (timestamp, run id)
 PER_KEY_LIMIT = "per-key-limit"
 ENV_LIMIT = "env-limit"
 TOTAL_CAP = "total-cap"
 CK_INDEX = "ck-index"  # ckIndex holds exactly the non-empty CK queues
 MASTER_QUEUE = "master-queue"  # the master member is there exactly when ckIndex is non-empty
-INVARIANTS = (ONE_PLACE, DEQUEUED_ONCE, PER_KEY_LIMIT, ENV_LIMIT, TOTAL_CAP, CK_INDEX,
+INVARIANTS = (ONE_PLACE, DEQUEUED_ONCE, HEAD_FIRST, PER_KEY_LIMIT, ENV_LIMIT, TOTAL_CAP, CK_INDEX,
               MASTER_QUEUE)  # fmt: skip
 
 
