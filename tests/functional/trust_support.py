@@ -1,0 +1,142 @@
+"""Helpers for the trust tests: scenarios built in code, `ckviz` as a subprocess, process checks."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from ckviz.model.matrix import TreatmentSpec
+from ckviz.model.scenario import KeySpec, Scenario
+
+MARK = "CKVIZ_TRUST_TEST_MARK"
+
+
+def scenario(*keys: KeySpec, env_limit: int = 4, name: str = "trust") -> Scenario:
+    return Scenario(name=name, env_limit=env_limit, keys=list(keys))
+
+
+def key(name: str, runs: int, **fields: object) -> KeySpec:
+    return KeySpec(name=name, runs=runs, **fields)  # type: ignore[arg-type]
+
+
+def treatment(discipline: str = "sfq", **caps: int) -> TreatmentSpec:
+    return TreatmentSpec(discipline=discipline, **caps)  # type: ignore[arg-type]
+
+
+def ckviz_env(**extra: str) -> dict[str, str]:
+    """The environment for a `ckviz` subprocess, marked so its descendants can be found."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CKVIZ_")}
+    env[MARK] = uuid.uuid4().hex
+    env.update(extra)
+    return env
+
+
+def ckviz_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "ckviz", *args]
+
+
+def run_ckviz(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ckviz_command(*args),
+        capture_output=True,
+        text=True,
+        env=env or ckviz_env(),
+        cwd=cwd,
+        timeout=timeout,
+    )
+
+
+def stderr_lines(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line for line in proc.stderr.splitlines() if line.strip()]
+
+
+def marked_processes(mark: str) -> list[int]:
+    """Live processes (not zombies) whose environment carries `mark`: a run's descendants."""
+    found = []
+    needle = f"{MARK}={mark}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if needle in (entry / "environ").read_bytes().split(b"\0"):
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+                if state != "Z":
+                    found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def embedded_redis_pids() -> set[int]:
+    """redis-server processes ckviz started (their command line names a `ckviz-redis-` dir)."""
+    out = subprocess.run(["pgrep", "-f", "ckviz-redis-"], capture_output=True, text=True)
+    pids = set()
+    for text in out.stdout.split():
+        try:
+            cmdline = Path(f"/proc/{text}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"redis-server" in cmdline and b"ckviz-redis-" in cmdline:
+            pids.add(int(text))
+    return pids
+
+
+def wait_gone(pids: Sequence[int] | set[int], timeout: float = 10.0) -> set[int]:
+    """The pids still alive (and not zombies) after waiting up to `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    alive = set(pids)
+    while alive and time.monotonic() < deadline:
+        alive = {p for p in alive if _alive(p)}
+        if alive:
+            time.sleep(0.05)
+    return alive
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@contextmanager
+def popen_ckviz(*args: str, env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
+    """`ckviz` in the background; killed (by its own pid) if the test leaves it running."""
+    proc = subprocess.Popen(
+        ckviz_command(*args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+
+
+def wait_for_line(proc: subprocess.Popen[str], needle: str, timeout: float = 60) -> list[str]:
+    """Read stderr until a line containing `needle`; the lines read so far."""
+    assert proc.stderr is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        lines.append(line.rstrip("\n"))
+        if needle in line:
+            return lines
+    raise AssertionError(f"no line with {needle!r} in stderr: {lines}")
