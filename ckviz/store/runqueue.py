@@ -175,7 +175,10 @@ class RunQueue:
 
     def open(self) -> None:
         """Take a dedicated connection, load the scripts once and set the limits."""
-        self._connection = self.client.connection_pool.get_connection()
+        try:
+            self._connection = self.client.connection_pool.get_connection()
+        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+            raise RedisUnavailable(f"cannot connect to Redis: {exc}") from None
         self.load_scripts()
         setup: list[tuple[Any, ...]] = [("SET", self.keys.env_limit, self.env_limit)]
         if self.per_key_limit is not None:

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+import redis
+
 from ckviz.model.matrix import TreatmentSpec
 from ckviz.model.scenario import KeySpec, Scenario
+from ckviz.store.server import connect, find_redis_server
 
 MARK = "CKVIZ_TRUST_TEST_MARK"
 
@@ -140,3 +145,74 @@ def wait_for_line(proc: subprocess.Popen[str], needle: str, timeout: float = 60)
         if needle in line:
             return lines
     raise AssertionError(f"no line with {needle!r} in stderr: {lines}")
+
+
+class OwnRedis:
+    """A redis-server this test starts, kills, pauses and restarts on the same socket."""
+
+    def __init__(self) -> None:
+        self.binary = find_redis_server()
+        self.workdir = Path(tempfile.mkdtemp(prefix="trust-redis-"))
+        self.socket = self.workdir / "redis.sock"
+        self.url = f"unix://{self.socket}"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> OwnRedis:
+        command = [
+            str(self.binary), "--port", "0", "--unixsocket", str(self.socket),
+            "--unixsocketperm", "700", "--save", "", "--appendonly", "no",
+            "--dir", str(self.workdir), "--daemonize", "no",
+        ]  # fmt: skip
+        self.process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                if self.client().ping():
+                    return self
+            except (redis.RedisError, OSError):
+                time.sleep(0.02)
+        raise AssertionError("own redis-server did not start")
+
+    def client(self) -> redis.Redis:
+        return connect(self.url, socket_timeout=5)
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def pause(self) -> None:
+        os.kill(self.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        os.kill(self.pid, signal.SIGCONT)
+
+    def restart(self) -> None:
+        self.kill()
+        self.start()
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.resume()
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+@contextmanager
+def own_redis() -> Iterator[OwnRedis]:
+    server = OwnRedis().start()
+    try:
+        yield server
+    finally:
+        server.close()

@@ -1,0 +1,103 @@
+"""Fault injection: the server loses its scripts, dies, restarts, stalls or is not there.
+
+Each test asserts the outcome docs/TRUST.md documents: a script flush is repaired and the run
+is unchanged; anything else stops the run with RedisUnavailable (exit 3) and one line.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import redis
+
+from ckviz import scenario_files
+from ckviz.errors import ExitCode, RedisUnavailable
+from ckviz.sim.session import open_cell
+from tests.functional.trust_support import OwnRedis, own_redis, treatment
+
+
+def _run_all(client: redis.Redis, prefix: str, flush_at: tuple[int, ...] = ()) -> tuple[list, int]:
+    sc = scenario_files.load("ck_skew")
+    with open_cell(client, sc, "seed-c", treatment("sfq"), prefix) as driver:
+        while not driver.done:
+            if driver.step_count in flush_at:
+                client.script_flush()
+            driver.step()
+        return list(driver.events), driver.queue.round_trips
+
+
+def test_a_script_flush_mid_run_is_repaired_and_changes_nothing() -> None:
+    with own_redis() as server:
+        client = server.client()
+        events, trips = _run_all(client, "ckviz-test:plain:")
+        flushed, flushed_trips = _run_all(client, "ckviz-test:flushed:", flush_at=(10, 200, 400))
+        assert flushed == events and len(events) == 300
+        # each flush costs the failed trip's reload and its resend: two more round trips
+        assert flushed_trips == trips + 2 * 3
+        assert client.keys("ckviz-test:*") == []
+
+
+def _driver_on(server: OwnRedis, prefix: str):  # type: ignore[no-untyped-def]
+    sc = scenario_files.load("ck_skew")
+    return open_cell(server.client(), sc, "seed-a", treatment("sfq"), prefix)
+
+
+def test_server_killed_mid_run_stops_with_redis_unavailable() -> None:
+    with own_redis() as server, _driver_on(server, "ckviz-test:k:") as driver:
+        for _ in range(50):
+            driver.step()
+        server.kill()
+        started = time.monotonic()
+        with pytest.raises(RedisUnavailable) as caught:
+            driver.run()
+        assert time.monotonic() - started < 5
+    assert caught.value.exit_code == ExitCode.REDIS
+    assert "lost the Redis server mid-run" in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_server_restarted_mid_run_is_not_mistaken_for_the_same_queue() -> None:
+    with own_redis() as server:
+        with _driver_on(server, "ckviz-test:r:") as driver:
+            for _ in range(50):
+                driver.step()
+            server.restart()  # same socket, empty memory: the queue is gone
+            with pytest.raises(RedisUnavailable):
+                driver.run()
+        assert server.client().keys("*") == []  # nothing half-written on the new server
+
+
+def test_a_stalled_server_times_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CKVIZ_REDIS_TIMEOUT", "0.5")
+    with own_redis() as server:
+        from ckviz.store.server import connect
+
+        sc = scenario_files.load("ck_skew")
+        client = connect(server.url)
+        try:
+            with open_cell(client, sc, "seed-a", treatment("sfq"), "ckviz-test:t:") as driver:
+                for _ in range(20):
+                    driver.step()
+                server.pause()
+                started = time.monotonic()
+                try:
+                    with pytest.raises(RedisUnavailable) as caught:
+                        driver.run()
+                finally:
+                    elapsed = time.monotonic() - started
+                    server.resume()
+        finally:
+            client.close()
+        assert elapsed < 5
+        assert "timeout" in str(caught.value).lower()
+
+
+def test_connection_refused_when_opening_a_cell() -> None:
+    with own_redis() as server:
+        client = server.client()
+        server.kill()
+        sc = scenario_files.load("ck_skew")
+        cell = open_cell(client, sc, "seed-a", treatment("sfq"), "ckviz-test:c:")
+        with pytest.raises(RedisUnavailable), cell as driver:
+            driver.run()
