@@ -85,12 +85,12 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
     print_tables(results, stdout)
     if results.checks is not None:
         print_checks(results.checks, stdout)
-    stderr.print(f"results: {plan.out}", highlight=False)
+    stderr.print(f"results: {plan.out}", highlight=False, soft_wrap=True)
     if interrupted:
         stderr.print("ckviz: interrupted; partial results written", highlight=False)
         return ExitCode.INTERRUPTED
     if errors:
-        stderr.print(f"ckviz: error: {error}", highlight=False, markup=False)
+        stderr.print(f"ckviz: error: {error}", highlight=False, markup=False, soft_wrap=True)
         return max(o.exit_code for o in outcomes if o.error)
     if any(c.status == "failed" for c in results.checks or []):
         return ExitCode.CHECK_FAILED
@@ -111,6 +111,7 @@ def _run_with_progress(
                 f"{cell.treatment.name} {cell.seed}: {status}",
                 highlight=False,
                 markup=False,
+                soft_wrap=True,
             )
             progress.advance(task)
 
