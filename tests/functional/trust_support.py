@@ -216,3 +216,18 @@ def own_redis() -> Iterator[OwnRedis]:
         yield server
     finally:
         server.close()
+
+
+def children_of(pid: int) -> set[int]:
+    """Direct children of `pid` (from /proc/*/stat)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(entry.name))
+    return found

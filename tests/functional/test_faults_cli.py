@@ -1,0 +1,220 @@
+"""Faults as a user meets them: `ckviz --headless` in a subprocess while the server dies,
+restarts, stalls, or the user presses Ctrl-C. Results are written (marked incomplete), the
+exit code says why, one error line, and no process is left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ckviz.errors import ExitCode
+from tests.functional.trust_support import (
+    MARK,
+    children_of,
+    ckviz_env,
+    embedded_redis_pids,
+    marked_processes,
+    own_redis,
+    popen_ckviz,
+    run_ckviz,
+    wait_for_line,
+    wait_gone,
+)
+
+MATRIX = ("--headless", "--scenario", "ck_skew", "--scenario", "ck_trickle")  # 36 cells
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 60) -> tuple[int, list[str]]:
+    rc = proc.wait(timeout=timeout)
+    assert proc.stderr is not None
+    return rc, [line for line in proc.stderr.read().splitlines() if line.strip()]
+
+
+def partial(out: Path) -> dict:
+    results = json.loads(out.read_text())
+    assert results["complete"] is False
+    return results
+
+
+def runs_in(results: dict) -> int:
+    return sum(len(s["runs"]) for s in results["scenarios"])
+
+
+@pytest.fixture(autouse=True)
+def no_new_servers() -> Iterator[None]:
+    """No embedded redis-server started during a test may outlive it."""
+    before = embedded_redis_pids()
+    yield
+    assert wait_gone(embedded_redis_pids() - before) == set()
+
+
+def assert_nothing_left(env: dict[str, str]) -> None:
+    """No process of the run (workers included) is left; redis-server hides its environment,
+    so the `no_new_servers` fixture covers servers."""
+    assert wait_gone(marked_processes(env[MARK])) == set()
+
+
+def error_lines(lines: list[str]) -> list[str]:
+    return [line for line in lines if line.startswith("ckviz: error")]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_server_killed_mid_matrix(tmp_path: Path, jobs: str) -> None:
+    out, env = tmp_path / "r.json", ckviz_env()
+    with own_redis() as server:
+        args = (*MATRIX, "--redis-url", server.url, "--out", str(out), "--jobs", jobs)
+        with popen_ckviz(*args, env=env) as proc:
+            wait_for_line(proc, "/36] ")
+            server.kill()
+            rc, lines = finish(proc)
+    assert rc == ExitCode.REDIS, lines
+    (error,) = error_lines(lines)
+    assert "Redis" in error and ("lost the Redis server" in error or "cannot connect" in error)
+    results = partial(out)
+    assert results["error"] in error
+    assert 1 <= runs_in(results) < 36
+    assert_nothing_left(env)
+
+
+def test_embedded_server_killed_mid_matrix(tmp_path: Path) -> None:
+    out, env = tmp_path / "r.json", ckviz_env()
+    with popen_ckviz(*MATRIX, "--out", str(out), "--jobs", "1", env=env) as proc:
+        wait_for_line(proc, "/36] ")
+        (server_pid,) = children_of(proc.pid) & embedded_redis_pids()
+        os.kill(server_pid, signal.SIGKILL)  # the server this ckviz started, by its pid
+        rc, lines = finish(proc)
+    assert rc == ExitCode.REDIS, lines
+    assert len(error_lines(lines)) == 1
+    assert runs_in(partial(out)) >= 1
+    assert_nothing_left(env)
+
+
+def test_server_restarted_mid_matrix(tmp_path: Path) -> None:
+    out, env = tmp_path / "r.json", ckviz_env()
+    with own_redis() as server:
+        args = (*MATRIX, "--redis-url", server.url, "--out", str(out), "--jobs", "1")
+        with popen_ckviz(*args, env=env) as proc:
+            wait_for_line(proc, "/36] ")
+            server.restart()  # same socket, empty memory
+            rc, lines = finish(proc)
+        assert server.client().keys("*") == []  # nothing left on the new server either
+    assert rc == ExitCode.REDIS, lines
+    assert len(error_lines(lines)) == 1
+    assert runs_in(partial(out)) >= 1
+    assert_nothing_left(env)
+
+
+def test_stalled_server_times_out_and_names_what_may_remain(tmp_path: Path) -> None:
+    out, env = tmp_path / "r.json", ckviz_env(CKVIZ_REDIS_TIMEOUT="1")
+    with own_redis() as server:
+        args = (*MATRIX, "--redis-url", server.url, "--out", str(out), "--jobs", "1")
+        with popen_ckviz(*args, env=env) as proc:
+            wait_for_line(proc, "/36] ")
+            server.pause()
+            started = time.monotonic()
+            try:
+                rc, lines = finish(proc, timeout=30)
+            finally:
+                server.resume()
+        assert time.monotonic() - started < 15
+        assert rc == ExitCode.REDIS, lines
+        (error,) = error_lines(lines)
+        assert "timeout" in error.lower() and "may remain on the server" in error
+        namespace = error.split("keys under '")[1].split("'")[0]
+        assert namespace.startswith("ckviz:")
+        client = server.client()
+        assert all(k.startswith(namespace) for k in client.keys("*"))  # nothing outside it
+    assert runs_in(partial(out)) >= 1
+    assert_nothing_left(env)
+
+
+@pytest.mark.parametrize(
+    ("jobs", "signum"), [("1", signal.SIGINT), ("2", signal.SIGINT), ("1", signal.SIGTERM)]
+)
+def test_interrupt_writes_partial_results_and_exits_130(
+    tmp_path: Path, jobs: str, signum: signal.Signals
+) -> None:
+    out, env = tmp_path / "r.json", ckviz_env()
+    servers_before = embedded_redis_pids()
+    with popen_ckviz(*MATRIX, "--out", str(out), "--jobs", jobs, env=env) as proc:
+        wait_for_line(proc, "/36] ")
+        proc.send_signal(signum)
+        rc, lines = finish(proc)
+    assert rc == ExitCode.INTERRUPTED, lines
+    assert any("interrupted; partial results written" in line for line in lines)
+    assert not any("Traceback" in line for line in lines)
+    results = partial(out)
+    assert results["error"] == "interrupted (Ctrl-C)"
+    assert 1 <= runs_in(results) < 36
+    assert_nothing_left(env)
+    assert wait_gone(embedded_redis_pids() - servers_before) == set()
+
+
+def test_interrupt_on_someone_elses_server_sweeps_our_keys(tmp_path: Path) -> None:
+    out, env = tmp_path / "r.json", ckviz_env()
+    with own_redis() as server:
+        client = server.client()
+        client.set("theirs", "1")
+        args = (*MATRIX, "--redis-url", server.url, "--out", str(out), "--jobs", "2")
+        with popen_ckviz(*args, env=env) as proc:
+            wait_for_line(proc, "/36] ")
+            proc.send_signal(signal.SIGINT)
+            rc, _ = finish(proc)
+        assert rc == ExitCode.INTERRUPTED
+        assert client.keys("*") == ["theirs"]
+    assert_nothing_left(env)
+
+
+def test_an_invariant_violation_writes_partial_results_and_exits_1(tmp_path: Path) -> None:
+    out, env = tmp_path / "r.json", ckviz_env()
+    with own_redis() as server:
+        client = server.client()
+        stop = threading.Event()
+
+        def raise_env_limits() -> None:
+            # Every cell sets its env limit key when it opens; raising it behind the driver's
+            # back lets the Lua admit more runs than the scenario allows.
+            while not stop.is_set():
+                for name in client.scan_iter(match="ckviz:*:env:e-ck:concurrency", count=1000):
+                    client.set(name, 40)
+                time.sleep(0.001)
+
+        tamper = threading.Thread(target=raise_env_limits, daemon=True)
+        args = ("--headless", "--scenario", "ck_skew", "--discipline", "sfq", "--seeds",
+                "seed-a,seed-b", "--redis-url", server.url, "--out", str(out), "--jobs", "1")  # fmt: skip
+        tamper.start()
+        try:
+            proc = run_ckviz(*args, env=env)
+        finally:
+            stop.set()
+            tamper.join()
+        assert client.keys("ckviz:*") == []  # every cell cleaned up after itself
+    assert proc.returncode == ExitCode.CHECK_FAILED, proc.stderr
+    (error,) = error_lines(proc.stderr.splitlines())
+    assert "invariant env-limit broken at t=" in error
+    results = partial(out)
+    assert "invariant env-limit" in results["error"]
+    assert_nothing_left(env)
+
+
+def test_no_redis_server_outlives_a_normal_run(tmp_path: Path) -> None:
+    env = ckviz_env()
+    before = embedded_redis_pids()
+    args = ("--headless", "--scenario", "ck_skew", "--discipline", "sfq", "--seeds", "seed-a")
+    with popen_ckviz(*args, "--out", str(tmp_path / "r.json"), env=env) as proc:
+        seen: set[int] = set()
+        while proc.poll() is None:
+            seen |= embedded_redis_pids() - before
+            time.sleep(0.01)
+        assert proc.returncode == 0
+    assert len(seen) == 1  # ckviz started exactly one server...
+    assert wait_gone(seen, timeout=2) == set()  # ...and it is gone when ckviz returns
+    assert_nothing_left(env)
