@@ -39,12 +39,7 @@ def _check(scenario: str, rule: Expectation, result: ScenarioResult | None) -> C
     text = rule.describe()
     value = metric_value(result, rule.discipline, rule.metric) if result else None
     if value is None:
-        return CheckResult(
-            scenario=scenario,
-            rule=text,
-            status="skipped",
-            detail=f"treatment '{rule.discipline}' not in this run",
-        )
+        return _skipped(scenario, text, rule.discipline)
     other_label = rule.better_than or rule.worse_than or rule.no_better_than or rule.no_worse_than
     if other_label is None:
         bound = rule.at_most if rule.at_most is not None else rule.at_least
@@ -52,14 +47,14 @@ def _check(scenario: str, rule: Expectation, result: ScenarioResult | None) -> C
         return _outcome(scenario, text, ok, f"{value:.5g} vs bound {bound:g}")
     other = metric_value(result, other_label, rule.metric) if result else None
     if other is None:
-        return CheckResult(
-            scenario=scenario,
-            rule=text,
-            status="skipped",
-            detail=f"treatment '{other_label}' not in this run",
-        )
+        return _skipped(scenario, text, other_label)
     ok = _compare(rule, value, other)
     return _outcome(scenario, text, ok, f"{value:.5g} vs {other_label} {other:.5g}")
+
+
+def _skipped(scenario: str, text: str, missing: str) -> CheckResult:
+    detail = f"treatment '{missing}' not in this run"
+    return CheckResult(scenario=scenario, rule=text, status="skipped", detail=detail)
 
 
 def _compare(rule: Expectation, value: float, other: float) -> bool:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 SCRIPT_NAMES = ("enqueue", "dequeue", "ack", "inspect")
+_WITH_LIB = {"enqueue", "dequeue", "ack"}  # scripts that use lib.lua's helpers
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,4 +25,9 @@ class LuaScript:
 def load_scripts() -> dict[str, LuaScript]:
     """Every run-queue script, keyed by name."""
     folder = resources.files("ckviz.store") / "lua"
-    return {name: LuaScript(name, (folder / f"{name}.lua").read_text()) for name in SCRIPT_NAMES}
+    lib = (folder / "lib.lua").read_text()
+    scripts = {}
+    for name in SCRIPT_NAMES:
+        own = (folder / f"{name}.lua").read_text()
+        scripts[name] = LuaScript(name, lib + own if name in _WITH_LIB else own)
+    return scripts

@@ -11,6 +11,7 @@ from ckviz import scenario_files
 from ckviz.model.matrix import TreatmentSpec
 from ckviz.sim.session import open_cell
 from tests.functional.test_headless_cli import ckviz
+from tests.unit.test_scenario_files import CAPS_TREATMENTS
 
 
 def held_by_key(snapshot) -> dict[str, int]:  # type: ignore[no-untyped-def]
@@ -85,16 +86,7 @@ def test_caps_matrix_results_carry_treatments(tmp_path: Path) -> None:
     data = json.loads(out.read_text())
     (scenario,) = data["scenarios"]
     labels = [t["label"] for t in scenario["treatments"]]
-    assert labels == [
-        "baseline",
-        "per-key-cap",
-        "total-cap",
-        "total+per-key",
-        "sfq",
-        "drr",
-        "per-key-cap+sfq",
-        "total+per-key+sfq",
-    ]
+    assert labels == CAPS_TREATMENTS
     t = {x["label"]: x for x in scenario["treatments"]}
     assert set(t["baseline"]) == {
         "label",

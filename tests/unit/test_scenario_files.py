@@ -12,6 +12,18 @@ from ckviz import scenario_files
 from ckviz.errors import UsageError
 from ckviz.model.matrix import MatrixSpec
 
+# The reference's caps matrix, in its order.
+CAPS_TREATMENTS = [
+    "baseline",
+    "per-key-cap",
+    "total-cap",
+    "total+per-key",
+    "sfq",
+    "drr",
+    "per-key-cap+sfq",
+    "total+per-key+sfq",
+]
+
 GOOD = """
 env_limit = 4
 light_key = "light"
@@ -166,16 +178,7 @@ def test_matrix_validation() -> None:
         MatrixSpec(scenarios=["ck_skew"])
     caps = scenario_files.load_matrix("caps")
     labels = [t.name for t in caps.all_treatments()]
-    assert labels == [
-        "baseline",
-        "per-key-cap",
-        "total-cap",
-        "total+per-key",
-        "sfq",
-        "drr",
-        "per-key-cap+sfq",
-        "total+per-key+sfq",
-    ]
+    assert labels == CAPS_TREATMENTS
     assert caps.scenarios == ["ck_skew", "ck_trickle", "ck_sybil", "ck_heavy_idle"]
 
 

@@ -7,18 +7,8 @@
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
-local head = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-if #head == 0 then
-  redis.call('ZREM', KEYS[4], ARGV[2])
-else
-  redis.call('ZADD', KEYS[4], head[2], ARGV[2])
-end
-local lowest = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
-if #lowest == 0 then
-  redis.call('ZREM', KEYS[5], ARGV[3])
-else
-  redis.call('ZADD', KEYS[5], lowest[2], ARGV[3])
-end
+rescore_to_head(KEYS[4], KEYS[2], ARGV[2])
+fix_master(KEYS[4], KEYS[5], ARGV[3])
 redis.call('SREM', KEYS[6], ARGV[1])
 redis.call('SREM', KEYS[7], ARGV[1])
 return 1

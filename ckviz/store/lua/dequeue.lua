@@ -8,24 +8,6 @@
 local prefix = ARGV[1]
 local now = ARGV[2]
 
-local function fix_master()
-  local lowest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  if #lowest == 0 then
-    redis.call('ZREM', KEYS[6], ARGV[6])
-  else
-    redis.call('ZADD', KEYS[6], lowest[2], ARGV[6])
-  end
-end
-
-local function rescore_to_head(ck_queue, member)
-  local head = redis.call('ZRANGE', ck_queue, 0, 0, 'WITHSCORES')
-  if #head == 0 then
-    redis.call('ZREM', KEYS[1], member)
-  else
-    redis.call('ZADD', KEYS[1], head[2], member)
-  end
-end
-
 local env_limit = tonumber(redis.call('GET', KEYS[3]) or ARGV[4])
 local limit = math.floor(env_limit * tonumber(ARGV[5]))
 local held = redis.call('SCARD', KEYS[2])
@@ -37,7 +19,7 @@ local budget = math.min(tonumber(ARGV[3]), limit - held)
 
 local candidates = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, budget * 3)
 if #candidates == 0 then
-  fix_master()
+  fix_master(KEYS[1], KEYS[6], ARGV[6])
   return {}
 end
 
@@ -59,9 +41,9 @@ for _, member in ipairs(candidates) do
       local payload = redis.call('GET', prefix .. ARGV[7] .. run_id)
       taken[#taken + 1] = {run_id, ready[2], payload or false}
     end
-    rescore_to_head(ck_queue, member)
+    rescore_to_head(KEYS[1], ck_queue, member)
   end
 end
 
-fix_master()
+fix_master(KEYS[1], KEYS[6], ARGV[6])
 return taken

@@ -7,14 +7,8 @@
 redis.call('SET', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1])
-local head = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-redis.call('ZADD', KEYS[4], head[2], ARGV[4])
-local lowest = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
-if #lowest == 0 then
-  redis.call('ZREM', KEYS[5], ARGV[5])
-else
-  redis.call('ZADD', KEYS[5], lowest[2], ARGV[5])
-end
+rescore_to_head(KEYS[4], KEYS[2], ARGV[4])
+fix_master(KEYS[4], KEYS[5], ARGV[5])
 redis.call('SREM', KEYS[6], ARGV[1])
 redis.call('SREM', KEYS[7], ARGV[1])
 return 1
