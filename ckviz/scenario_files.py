@@ -109,7 +109,9 @@ def _where(loc: tuple[int | str, ...], data: dict[str, Any]) -> str:
             label = f"[{item}]"
             if isinstance(node, list) and item < len(node) and isinstance(node[item], dict):
                 named = node[item].get("name") or node[item].get("label")
-                label = f"[{item}] ({named})" if isinstance(named, str) else label
+                if isinstance(named, str):  # escaped: a name must not break the line
+                    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in named)
+                    label = f"[{item}] ({shown})"
             parts[-1:] = [f"{parts[-1]}{label}"] if parts else [label]
         else:
             parts.append(str(item))

@@ -10,7 +10,7 @@ DEFAULT_SEEDS = ("seed-a", "seed-b", "seed-c")
 class TreatmentSpec(BaseModel):
     """A discipline, optionally under caps, with the label results use for it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     label: str = ""
     discipline: str = Field(min_length=1)
@@ -25,7 +25,7 @@ class TreatmentSpec(BaseModel):
 class MatrixSpec(BaseModel):
     """A named benchmark matrix."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     name: str = ""
     description: str = ""

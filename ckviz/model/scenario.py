@@ -13,7 +13,8 @@ MAX_TOTAL_RUNS = 500_000
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: TOML is typed, so "4" or true for a count is a mistake, not a 4 or a 1
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class KeySpec(_Strict):
@@ -35,6 +36,9 @@ class KeySpec(_Strict):
         # would share a Redis key with another key's held set.
         if name.endswith(HELD_SUFFIX):
             raise ValueError(f"a key name may not end with '{HELD_SUFFIX}'")
+        # Control characters would break the one-line errors, tables and panes that name keys.
+        if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name):
+            raise ValueError("a key name may not contain control characters")
         return name
 
     def expand(self) -> list[KeySpec]:
@@ -124,9 +128,10 @@ class Scenario(_Strict):
 
     @model_validator(mode="after")
     def _keys_make_sense(self) -> Scenario:
+        declared = sum(k.count or 1 for k in self.keys)  # before expanding a million of them
+        if declared > MAX_KEYS:
+            raise ValueError(f"{declared} keys; at most {MAX_KEYS} are supported")
         names = [k.name for k in self.expanded_keys()]
-        if len(names) > MAX_KEYS:
-            raise ValueError(f"{len(names)} keys; at most {MAX_KEYS} are supported")
         seen: set[str] = set()
         for name in names:
             if name in seen:
