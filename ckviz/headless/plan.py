@@ -10,6 +10,7 @@ from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, FACTORIES
 from ckviz.errors import UsageError
 from ckviz.headless.matrix import MatrixPlan, default_jobs
 from ckviz.model.matrix import DEFAULT_SEEDS, MatrixSpec, TreatmentSpec
+from ckviz.sim.feasibility import reject_unfinishable
 from ckviz.sim.namespace import check_root
 
 DEFAULT_APP_SCENARIO = "ck_skew"
@@ -50,6 +51,8 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     treatments = _treatments(ns, matrix)
     max_count = _positive("--max-count", ns.max_count) or matrix.max_count
     jobs = _positive("--jobs", ns.jobs) or default_jobs()
+    for scenario in scenarios:
+        reject_unfinishable(scenario, seeds, treatments)
     return MatrixPlan(
         scenarios,
         seeds,
