@@ -18,7 +18,14 @@ from typing import Any
 from ckviz.disciplines.base import Discipline
 from ckviz.model.queue import IndexEntry
 from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, KeyRow, QueueEvent, Snapshot
-from ckviz.sim.invariants import ENV_LIMIT, HEAD_FIRST, ONE_PLACE, BrokenInvariant, InvariantChecker
+from ckviz.sim.invariants import (
+    ENV_LIMIT,
+    HEAD_FIRST,
+    LISTING_LIMIT,
+    ONE_PLACE,
+    BrokenInvariant,
+    InvariantChecker,
+)
 from ckviz.store.digest import QueueDigest
 from ckviz.store.runqueue import DequeuedRun, RunQueue
 from ckviz.workload import PlannedRun
@@ -88,6 +95,8 @@ class Driver:
                 config.env_limit, config.per_key_cap, config.total_cap, planned
             )
         self._active: set[str] = set()  # keys with runs queued or held, as the books say
+        self._touched: set[str] = set()  # keys a script may have changed since the last digest
+        self._queued_keys = 0  # keys with runs queued
         self._digest: QueueDigest | None = None  # from the last trip, until checked
         self._hold_by_id = {run.run_id: run.hold_ms for run in self.workload}
         self._next_arrival = 0
@@ -142,6 +151,7 @@ class Driver:
             book.held -= 1
             if not book.held and not book.queued:
                 self._active.discard(run.key)
+            self._touched.add(run.key)
             self.recent.append(QueueEvent("ack", self.t, run.key, run.run_id))
 
     def _arrive(self) -> None:
@@ -154,10 +164,12 @@ class Driver:
             timestamp = SCORE_BASE + run.arrival_ms
             self._outbox.enqueue(run, timestamp)
             book = self.books[run.key]
+            self._queued_keys += not book.queued
             heapq.heappush(book.queued, (timestamp, run.run_id))
             book.to_arrive -= 1
             self._queued_total += 1
             self._active.add(run.key)
+            self._touched.add(run.key)
             self.recent.append(QueueEvent("enqueue", self.t, run.key, run.run_id))
 
     def _serve_once(self) -> bool:
@@ -223,7 +235,15 @@ class Driver:
     def _send(self) -> list[Any]:
         outbox, self._outbox = self._outbox, self.queue.trip()
         expected_empty, self._expect_empty = self._expect_empty, []
-        digest_slot = outbox.inspect(self._active) if self.invariants else None
+        digest_slot = None
+        if self.invariants is not None:
+            # every active key while there are few, else only those this trip may change
+            few = len(self._active) <= LISTING_LIMIT
+            if few:
+                digest_slot = outbox.inspect(self._active, LISTING_LIMIT)
+            else:
+                digest_slot = outbox.inspect(self._touched, 0)
+            self._touched = set()
         replies = outbox.send()
         if digest_slot is not None:
             self._digest = replies[digest_slot]
@@ -251,6 +271,10 @@ class Driver:
         return self._queued_total
 
     @property
+    def queued_keys(self) -> int:
+        return self._queued_keys
+
+    @property
     def to_arrive_count(self) -> int:
         return len(self.workload) - self._next_arrival
 
@@ -264,6 +288,8 @@ class Driver:
             raise BrokenInvariant(HEAD_FIRST, self.t, [run.key], detail)
         timestamp, _ = heapq.heappop(book.queued)
         self._queued_total -= 1
+        self._queued_keys -= not book.queued
+        self._touched.add(run.key)
         arrival = timestamp - SCORE_BASE
         planned = PlannedRun(run.key, run.run_id, arrival, self._hold_by_id[run.run_id])
         event = DequeueEvent(run.key, run.run_id, arrival, self.t)
@@ -275,6 +301,8 @@ class Driver:
         self._holds[run.run_id] = release
         heapq.heappush(self._releases, (release, len(self.events), planned))
         self.recent.append(QueueEvent("dequeue", self.t, run.key, run.run_id))
+        if self.invariants is not None:
+            self.invariants.within_limits(self.t, run.key, book.held, len(self._holds))
         self.discipline.on_serviced(run.key)
 
     def _next_arrival_ms(self) -> int | None:

@@ -13,19 +13,21 @@ _CUT = len(CK_MEMBER_PREFIX)
 
 @dataclass(frozen=True, slots=True)
 class QueueDigest:
-    """The env's counts, plus (queued, held) per CK queue in ckIndex or named by the driver.
+    """The env's counts, plus (queued, held) per CK queue counted.
 
-    `queued` is NOT_INDEXED for a CK queue outside ckIndex.
+    With `index_listed`, every ckIndex member is counted (and any key the caller named);
+    without, only the named keys. `queued` is NOT_INDEXED for a CK queue outside ckIndex.
     """
 
     env_held: int
     env_queued: int
     master_has_member: bool
     index_size: int
+    index_listed: bool
     queues: dict[str, tuple[int, int]]
 
 
 def decode_digest(reply: list[Any]) -> QueueDigest:
     """The inspect script's flat reply as a `QueueDigest`."""
-    queues = {reply[i][_CUT:]: (reply[i + 1], reply[i + 2]) for i in range(4, len(reply), 3)}
-    return QueueDigest(reply[0], reply[1], reply[2] == 1, reply[3], queues)
+    queues = {reply[i][_CUT:]: (reply[i + 1], reply[i + 2]) for i in range(5, len(reply), 3)}
+    return QueueDigest(reply[0], reply[1], reply[2] == 1, reply[3], reply[4] == 1, queues)

@@ -135,10 +135,11 @@ class Trip:
         self.index_slot = self._add(args, _index_entries, scripted=False)
         return self.index_slot
 
-    def inspect(self, keys: Iterable[str]) -> int:
-        """The read-only digest of `inspect.lua`: env counts, ckIndex members and `keys`."""
+    def inspect(self, keys: Iterable[str], listing_limit: int) -> int:
+        """The read-only digest of `inspect.lua`: env counts, then (queued, held) for every
+        ckIndex member while ckIndex has at most `listing_limit` members, and for `keys`."""
         k = self._queue.keys
-        argv = (k.prefix, MASTER_MEMBER, *(ck_member(key) for key in keys))
+        argv = (k.prefix, MASTER_MEMBER, listing_limit, *map(ck_member, keys))
         return self._script(
             "inspect", (k.ck_index, k.env_held, k.env_queue, k.master_queue), argv, decode_digest
         )

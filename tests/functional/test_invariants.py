@@ -10,6 +10,7 @@ import redis
 
 from ckviz import scenario_files
 from ckviz.model.matrix import TreatmentSpec
+from ckviz.sim import driver as driver_module
 from ckviz.sim.driver import SCORE_BASE, Driver, DriverConfig
 from ckviz.sim.invariants import (
     CK_INDEX,
@@ -51,24 +52,29 @@ def test_every_trip_is_checked_and_checking_costs_no_round_trip(
     assert len(checker.dequeued_ids) == sc.total_runs
 
 
-def test_digest_counts_what_redis_holds(client: redis.Redis, prefix: str) -> None:
+@pytest.mark.parametrize("listing_limit", [64, 0])
+def test_digest_counts_what_redis_holds(
+    client: redis.Redis, prefix: str, listing_limit: int
+) -> None:
     sc = scenario(key("a", 6, arrival="immediate", hold_ms_mean=500), key("b:c", 2))
     with open_cell(client, sc, "seed-a", treatment(), prefix) as driver:
         for _ in range(3):
             driver.step()
         trip = driver.queue.trip()
-        slot = trip.inspect(["a", "b:c", "never-seen"])
+        slot = trip.inspect(["a", "b:c", "never-seen"], listing_limit)
         digest = trip.send()[slot]
         k = driver.queue.keys
         assert digest.env_held == client.scard(k.env_held) > 0
         assert digest.env_queued == client.zcard(k.env_queue) > 0
-        assert digest.index_size == client.zcard(k.ck_index)
+        assert digest.index_size == client.zcard(k.ck_index) > 0
+        assert digest.index_listed == (listing_limit > 0)
         assert digest.master_has_member == (client.zcard(k.master_queue) == 1)
         assert digest.queues["a"] == (client.zcard(k.ck_queue("a")), client.scard(k.ck_held("a")))
         in_index = client.zscore(k.ck_index, ck_member("b:c")) is not None
         b_queued = client.zcard(k.ck_queue("b:c")) if in_index else -1
         assert digest.queues["b:c"] == (b_queued, client.scard(k.ck_held("b:c")))
         assert digest.queues["never-seen"] == (-1, 0)
+        assert len(digest.queues) == 3
 
 
 Tamper = Callable[[redis.Redis, RunQueue, Driver], None]
@@ -101,10 +107,21 @@ TAMPERS: list[tuple[Tamper, str, str | None]] = [
 ]
 
 
+@pytest.mark.parametrize("listing", ["listed", "touched"])
 @pytest.mark.parametrize(("tamper", "invariant", "named"), TAMPERS)
-def test_a_tampered_queue_is_caught_at_the_next_trip(
-    client: redis.Redis, prefix: str, tamper: Tamper, invariant: str, named: str | None
+def test_a_tampered_queue_is_caught(
+    client: redis.Redis,
+    prefix: str,
+    monkeypatch: pytest.MonkeyPatch,
+    tamper: Tamper,
+    invariant: str,
+    named: str | None,
+    listing: str,
 ) -> None:
+    if listing == "touched":  # as past the listing limit: only keys a trip touches are counted
+        monkeypatch.setattr(driver_module, "LISTING_LIMIT", 0)
+        if named == "stranger":
+            named = None  # caught by the ckIndex size, which names no key
     sc = scenario_files.load("ck_skew")
     with open_cell(client, sc, "seed-a", treatment("baseline"), prefix) as driver:
         for _ in range(40):
@@ -114,11 +131,19 @@ def test_a_tampered_queue_is_caught_at_the_next_trip(
         with pytest.raises(BrokenInvariant) as caught:
             driver.run()
     err = caught.value
-    assert err.invariant == invariant
+    assert err.invariant == invariant or (listing == "touched" and err.invariant == CK_INDEX)
     assert checks_before > 0
-    assert f"t={err.t} ms" in str(err) and f"invariant {invariant}" in str(err)
+    assert f"t={err.t} ms" in str(err) and f"invariant {err.invariant}" in str(err)
     if named:
         assert named in err.keys and repr(named) in str(err)
+
+
+def test_many_keys_are_checked_by_what_each_trip_touches(client: redis.Redis, prefix: str) -> None:
+    sc = scenario(key("k", 2, count=100, arrival="immediate", hold_ms_mean=5), env_limit=4)
+    with open_cell(client, sc, "seed-a", treatment("baseline"), prefix) as driver:
+        driver.run()
+        assert len(driver.events) == 200 and driver.invariants is not None
+        assert driver.invariants.checks > 0
 
 
 def test_without_checks_the_same_tamper_goes_unnoticed(client: redis.Redis, prefix: str) -> None:

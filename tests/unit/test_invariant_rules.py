@@ -35,6 +35,7 @@ class Books:
     held_count: int = 1
     queued_count: int = 2
     to_arrive_count: int = 1
+    queued_keys: int = 1
 
     def __post_init__(self) -> None:
         # a: 1 dequeued and held, 2 queued; b: not arrived yet
@@ -53,7 +54,12 @@ def checker(**limits: int) -> InvariantChecker:
 
 def good() -> QueueDigest:
     return QueueDigest(
-        env_held=1, env_queued=2, master_has_member=True, index_size=1, queues={"a": (2, 1)}
+        env_held=1,
+        env_queued=2,
+        master_has_member=True,
+        index_size=1,
+        index_listed=True,
+        queues={"a": (2, 1)},
     )
 
 
@@ -90,6 +96,11 @@ def with_(**changes: object) -> QueueDigest:
         (with_(env_queued=3), {}, ONE_PLACE, ()),
         (with_(env_held=2), {}, ONE_PLACE, ()),
         (good(), {"env": 1, "per_key": 1, "total": 1}, None, ()),
+        # past the listing limit only named keys are counted: no sums, but the index size
+        (with_(index_listed=False, queues={}), {}, None, ()),
+        (with_(index_listed=False, queues={}, index_size=2), {}, CK_INDEX, ()),
+        (with_(index_listed=False, queues={"a": (2, 0)}), {}, ONE_PLACE, ("a",)),
+        (with_(index_size=2, queues={"a": (2, 1), "c": (0, 0)}), {}, CK_INDEX, ("c",)),
     ],
 )
 def test_each_broken_rule_is_named(
@@ -131,6 +142,7 @@ def test_an_empty_ck_queue_left_in_the_index_is_named() -> None:
     books.queued_count = 0
     books.to_arrive_count = 3  # keep the global balance: 3 + 0 + 1 + 0
     books.books["a"].to_arrive = 2
+    books.queued_keys = 0
     err = broken(with_(env_queued=0, queues={"a": (0, 1)}), books)
     assert err.invariant == CK_INDEX and err.keys == ("a",)
 
@@ -150,7 +162,7 @@ def test_books_that_lose_a_run_are_named() -> None:
 
 
 def test_decode_digest_keeps_colons_and_unicode_in_keys() -> None:
-    reply = [1, 2, 1, 1, ck_member("tenant:42"), 2, 1, ck_member("café-☕"), NOT_INDEXED, 0]
+    reply = [1, 2, 1, 1, 1, ck_member("tenant:42"), 2, 1, ck_member("café-☕"), NOT_INDEXED, 0]
     d = decode_digest(reply)
     assert d.queues == {"tenant:42": (2, 1), "café-☕": (NOT_INDEXED, 0)}
     assert (d.env_held, d.env_queued, d.master_has_member, d.index_size) == (1, 2, True, 1)
@@ -158,3 +170,16 @@ def test_decode_digest_keeps_colons_and_unicode_in_keys() -> None:
 
 def test_every_invariant_has_a_distinct_name() -> None:
     assert len(set(INVARIANTS)) == len(INVARIANTS) == 8
+
+
+def test_limits_right_after_a_dequeue() -> None:
+    c = checker(per_key=2, total=3)
+    c.within_limits(1, "a", 2, 3)
+    for args, invariant in [
+        ((1, "a", 3, 3), PER_KEY_LIMIT),
+        ((1, "a", 1, 4), TOTAL_CAP),
+        ((1, "a", 1, 5), ENV_LIMIT),
+    ]:
+        with pytest.raises(BrokenInvariant) as caught:
+            c.within_limits(*args)
+        assert caught.value.invariant == invariant and caught.value.keys == ("a",)
