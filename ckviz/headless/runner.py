@@ -6,8 +6,10 @@ import multiprocessing
 import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any
 
 from ckviz.headless.cells import Cell, CellOutcome, run_cell
+from ckviz.store.server import die_with_parent
 
 Progress = Callable[[CellOutcome], None]
 StopWhen = Callable[[CellOutcome], bool]
@@ -44,10 +46,35 @@ def _in_order(
     return outcomes
 
 
-def _ignore_sigint() -> None:
+def _worker_init() -> None:
     # Workers leave Ctrl-C to the parent, which stops handing out cells; a cell in flight
-    # finishes and deletes its keys instead of dying half-way.
+    # finishes and deletes its keys instead of dying half-way. If the parent dies anyway
+    # (killed), the worker goes with it rather than wait forever for work.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
+
+
+class _StopRequest:
+    """While active, SIGINT/SIGTERM only set a flag the pool loop polls: no exception lands
+    inside the executor's machinery. A second signal raises KeyboardInterrupt."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _StopRequest:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
 
 
 def _in_pool(
@@ -55,21 +82,24 @@ def _in_pool(
 ) -> list[CellOutcome]:
     context = multiprocessing.get_context("spawn")
     done: dict[int, CellOutcome] = {}
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_sigint) as pool:
+    with (
+        _StopRequest() as stop,
+        ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_init) as pool,
+    ):
         pending: set[Future[CellOutcome]] = {pool.submit(run_cell, url, c) for c in cells}
-        try:
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    outcome = future.result()
-                    done[outcome.index] = outcome
-                    on_done(outcome)
-                    if stop_when(outcome):
-                        pending = {f for f in pending if not f.cancel()}
-        except KeyboardInterrupt:
-            for future in pending:
-                future.cancel()
-            raise _Interrupted([done[i] for i in sorted(done)]) from None
+        cancelled = False
+        while pending:
+            finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            for future in finished:
+                outcome = future.result()
+                done[outcome.index] = outcome
+                on_done(outcome)
+                cancelled = cancelled or stop_when(outcome)
+            if (cancelled or stop.requested) and pending:
+                # no new cell starts; the ones running finish and clean up
+                pending = {f for f in pending if not f.cancel()}
+        if stop.requested:
+            raise _Interrupted([done[i] for i in sorted(done)])
     return [done[i] for i in sorted(done)]
 
 

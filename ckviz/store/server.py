@@ -83,7 +83,7 @@ def find_redis_server() -> Path:
     )
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """In the child: ask Linux to SIGTERM us if ckviz dies, so no server outlives it."""
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
@@ -125,7 +125,7 @@ def embedded_server(binary: Path | None = None) -> Iterator[RedisServer]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
-        preexec_fn=_die_with_parent,
+        preexec_fn=die_with_parent,
     )
     try:
         url = f"unix://{socket_path}"

@@ -218,3 +218,16 @@ def test_no_redis_server_outlives_a_normal_run(tmp_path: Path) -> None:
     assert len(seen) == 1  # ckviz started exactly one server...
     assert wait_gone(seen, timeout=2) == set()  # ...and it is gone when ckviz returns
     assert_nothing_left(env)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_even_kill_9_leaves_no_process_behind(tmp_path: Path, jobs: str) -> None:
+    env = ckviz_env()
+    with popen_ckviz(*MATRIX, "--out", str(tmp_path / "r.json"), "--jobs", jobs, env=env) as proc:
+        wait_for_line(proc, "/36] ")
+        server = children_of(proc.pid) & embedded_redis_pids()
+        assert len(server) == 1
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert wait_gone(server) == set()  # the server and the workers die with their parent
+    assert_nothing_left(env)
