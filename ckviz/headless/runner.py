@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -46,12 +47,12 @@ def _in_order(
     return outcomes
 
 
-def _worker_init() -> None:
+def _worker_init(parent_pid: int) -> None:
     # Workers leave Ctrl-C to the parent, which stops handing out cells; a cell in flight
     # finishes and deletes its keys instead of dying half-way. If the parent dies anyway
     # (killed), the worker goes with it rather than wait forever for work.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    die_with_parent()
+    die_with_parent(parent_pid)
 
 
 class _StopRequest:
@@ -84,7 +85,9 @@ def _in_pool(
     done: dict[int, CellOutcome] = {}
     with (
         _StopRequest() as stop,
-        ProcessPoolExecutor(jobs, mp_context=context, initializer=_worker_init) as pool,
+        ProcessPoolExecutor(
+            jobs, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),)
+        ) as pool,
     ):
         pending: set[Future[CellOutcome]] = {pool.submit(run_cell, url, c) for c in cells}
         cancelled = False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import importlib.util
 import os
 import shutil
@@ -83,11 +84,15 @@ def find_redis_server() -> Path:
     )
 
 
-def die_with_parent() -> None:
-    """In the child: ask Linux to SIGTERM us if ckviz dies, so no server outlives it."""
+def die_with_parent(parent_pid: int | None = None) -> None:
+    """In the child: ask Linux to SIGTERM us if ckviz dies, so no server outlives it.
+
+    If `parent_pid` died before we asked (the signal is not sent retroactively), exit now."""
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if parent_pid is not None and os.getppid() != parent_pid:
+        os._exit(1)
 
 
 @contextlib.contextmanager
@@ -125,7 +130,7 @@ def embedded_server(binary: Path | None = None) -> Iterator[RedisServer]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
-        preexec_fn=die_with_parent,
+        preexec_fn=functools.partial(die_with_parent, os.getpid()),
     )
     try:
         url = f"unix://{socket_path}"

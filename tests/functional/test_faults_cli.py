@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -48,18 +48,11 @@ def runs_in(results: dict) -> int:
     return sum(len(s["runs"]) for s in results["scenarios"])
 
 
-@pytest.fixture(autouse=True)
-def no_new_servers() -> Iterator[None]:
-    """No embedded redis-server started during a test may outlive it."""
-    before = embedded_redis_pids()
-    yield
-    assert wait_gone(embedded_redis_pids() - before) == set()
-
-
 def assert_nothing_left(env: dict[str, str]) -> None:
-    """No process of the run (workers included) is left; redis-server hides its environment,
-    so the `no_new_servers` fixture covers servers."""
-    assert wait_gone(marked_processes(env[MARK])) == set()
+    """No process of the run is left: workers carry the env marker; redis-server rewrites
+    its environment, but its socket path names the run's private TMPDIR."""
+    assert wait_gone(marked_processes(env[MARK]) + list(embedded_redis_pids(env))) == set()
+    shutil.rmtree(env["TMPDIR"], ignore_errors=True)
 
 
 def error_lines(lines: list[str]) -> list[str]:
@@ -88,7 +81,7 @@ def test_embedded_server_killed_mid_matrix(tmp_path: Path) -> None:
     out, env = tmp_path / "r.json", ckviz_env()
     with popen_ckviz(*MATRIX, "--out", str(out), "--jobs", "1", env=env) as proc:
         wait_for_line(proc, "/36] ")
-        (server_pid,) = children_of(proc.pid) & embedded_redis_pids()
+        (server_pid,) = children_of(proc.pid) & embedded_redis_pids(env)
         os.kill(server_pid, signal.SIGKILL)  # the server this ckviz started, by its pid
         rc, lines = finish(proc)
     assert rc == ExitCode.REDIS, lines
@@ -143,7 +136,6 @@ def test_interrupt_writes_partial_results_and_exits_130(
     tmp_path: Path, jobs: str, signum: signal.Signals
 ) -> None:
     out, env = tmp_path / "r.json", ckviz_env()
-    servers_before = embedded_redis_pids()
     with popen_ckviz(*MATRIX, "--out", str(out), "--jobs", jobs, env=env) as proc:
         wait_for_line(proc, "/36] ")
         proc.send_signal(signum)
@@ -155,7 +147,6 @@ def test_interrupt_writes_partial_results_and_exits_130(
     assert results["error"] == "interrupted (Ctrl-C)"
     assert 1 <= runs_in(results) < 36
     assert_nothing_left(env)
-    assert wait_gone(embedded_redis_pids() - servers_before) == set()
 
 
 def test_interrupt_on_someone_elses_server_sweeps_our_keys(tmp_path: Path) -> None:
@@ -207,12 +198,11 @@ def test_an_invariant_violation_writes_partial_results_and_exits_1(tmp_path: Pat
 
 def test_no_redis_server_outlives_a_normal_run(tmp_path: Path) -> None:
     env = ckviz_env()
-    before = embedded_redis_pids()
     args = ("--headless", "--scenario", "ck_skew", "--discipline", "sfq", "--seeds", "seed-a")
     with popen_ckviz(*args, "--out", str(tmp_path / "r.json"), env=env) as proc:
         seen: set[int] = set()
         while proc.poll() is None:
-            seen |= embedded_redis_pids() - before
+            seen |= embedded_redis_pids(env)
             time.sleep(0.01)
         assert proc.returncode == 0
     assert len(seen) == 1  # ckviz started exactly one server...
@@ -225,7 +215,7 @@ def test_even_kill_9_leaves_no_process_behind(tmp_path: Path, jobs: str) -> None
     env = ckviz_env()
     with popen_ckviz(*MATRIX, "--out", str(tmp_path / "r.json"), "--jobs", jobs, env=env) as proc:
         wait_for_line(proc, "/36] ")
-        server = children_of(proc.pid) & embedded_redis_pids()
+        server = children_of(proc.pid) & embedded_redis_pids(env)
         assert len(server) == 1
         proc.send_signal(signal.SIGKILL)
         proc.wait()

@@ -36,9 +36,12 @@ def treatment(discipline: str = "sfq", **caps: int) -> TreatmentSpec:
 
 
 def ckviz_env(**extra: str) -> dict[str, str]:
-    """The environment for a `ckviz` subprocess, marked so its descendants can be found."""
+    """The environment for a `ckviz` subprocess, marked so its descendants can be found: an
+    env var the workers inherit, and a private TMPDIR that the embedded server's socket path
+    (so its command line) names. Other ckviz runs on the machine do not match either."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CKVIZ_")}
     env[MARK] = uuid.uuid4().hex
+    env["TMPDIR"] = tempfile.mkdtemp(prefix="trust-")
     env.update(extra)
     return env
 
@@ -50,14 +53,14 @@ def ckviz_command(*args: str) -> list[str]:
 def run_ckviz(
     *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ckviz_command(*args),
-        capture_output=True,
-        text=True,
-        env=env or ckviz_env(),
-        cwd=cwd,
-        timeout=timeout,
-    )
+    """`ckviz` to completion; its private TMPDIR is removed afterwards."""
+    env = env or ckviz_env()
+    try:
+        return subprocess.run(
+            ckviz_command(*args), capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout
+        )
+    finally:
+        shutil.rmtree(env["TMPDIR"], ignore_errors=True)
 
 
 def stderr_lines(proc: subprocess.CompletedProcess[str]) -> list[str]:
@@ -81,16 +84,18 @@ def marked_processes(mark: str) -> list[int]:
     return found
 
 
-def embedded_redis_pids() -> set[int]:
-    """redis-server processes ckviz started (their command line names a `ckviz-redis-` dir)."""
-    out = subprocess.run(["pgrep", "-f", "ckviz-redis-"], capture_output=True, text=True)
+def embedded_redis_pids(env: dict[str, str]) -> set[int]:
+    """redis-server processes the ckviz run with `env` started: their command line names a
+    `ckviz-redis-` dir inside that run's private TMPDIR."""
+    needle = f"{env['TMPDIR']}/ckviz-redis-"
+    out = subprocess.run(["pgrep", "-f", needle], capture_output=True, text=True)
     pids = set()
     for text in out.stdout.split():
         try:
             cmdline = Path(f"/proc/{text}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"redis-server" in cmdline and b"ckviz-redis-" in cmdline:
+        if b"redis-server" in cmdline and needle.encode() in cmdline:
             pids.add(int(text))
     return pids
 
