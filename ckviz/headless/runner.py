@@ -7,8 +7,10 @@ import os
 import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from ckviz.errors import ExitCode
 from ckviz.headless.cells import Cell, CellOutcome, run_cell
 from ckviz.store.server import die_with_parent
 
@@ -89,12 +91,17 @@ def _in_pool(
             jobs, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),)
         ) as pool,
     ):
-        pending: set[Future[CellOutcome]] = {pool.submit(run_cell, url, c) for c in cells}
+        cell_of = {pool.submit(run_cell, url, c): c for c in cells}
+        pending: set[Future[CellOutcome]] = set(cell_of)
         cancelled = False
         while pending:
             finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
             for future in finished:
-                outcome = future.result()
+                try:
+                    outcome = future.result()
+                except BrokenProcessPool as exc:  # a worker was killed (OOM killer, kill -9)
+                    outcome = _worker_died(cell_of[future], exc)
+                    cancelled = True
                 done[outcome.index] = outcome
                 on_done(outcome)
                 cancelled = cancelled or stop_when(outcome)
@@ -104,6 +111,12 @@ def _in_pool(
         if stop.requested:
             raise _Interrupted([done[i] for i in sorted(done)])
     return [done[i] for i in sorted(done)]
+
+
+def _worker_died(cell: Cell, exc: BaseException) -> CellOutcome:
+    label = f"{cell.scenario.name}/{cell.treatment.name}/{cell.seed}"
+    message = f"{label}: its worker process died ({type(exc).__name__})"
+    return CellOutcome(cell.index, None, message, int(ExitCode.CHECK_FAILED))
 
 
 class _Interrupted(KeyboardInterrupt):

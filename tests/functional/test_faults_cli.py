@@ -221,3 +221,22 @@ def test_even_kill_9_leaves_no_process_behind(tmp_path: Path, jobs: str) -> None
         proc.wait()
     assert wait_gone(server) == set()  # the server and the workers die with their parent
     assert_nothing_left(env)
+
+
+def test_a_killed_worker_is_reported_not_a_traceback(tmp_path: Path) -> None:
+    out, env = tmp_path / "r.json", ckviz_env()
+    with popen_ckviz(*MATRIX, "--out", str(out), "--jobs", "2", env=env) as proc:
+        wait_for_line(proc, "/36] ")
+        workers = [
+            pid
+            for pid in children_of(proc.pid)
+            if b"multiprocessing.spawn" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        ]
+        os.kill(workers[0], signal.SIGKILL)  # as the OOM killer would
+        rc, lines = finish(proc)
+    assert rc == ExitCode.CHECK_FAILED, lines
+    assert not any("Traceback" in line for line in lines)
+    (error,) = error_lines(lines)
+    assert "worker process died" in error
+    assert runs_in(partial(out)) >= 1
+    assert_nothing_left(env)
