@@ -61,7 +61,7 @@ def fill(client: redis.Redis, names: list[str]) -> None:
             client.expire(name, 3600)
 
 
-def snapshot(url: str) -> dict[bytes, tuple[bytes, bool]]:
+def snapshot(url: str) -> dict[bytes, tuple[bytes | None, bool]]:
     """Every key on the server with its serialized value and whether it has a TTL."""
     raw = connect(url, decode_responses=False)
     try:

@@ -85,7 +85,7 @@ def _extra_held_run(client: redis.Redis, q: RunQueue, d: Driver) -> None:
 
 
 def _queued_run_lost(client: redis.Redis, q: RunQueue, d: Driver) -> None:
-    last = client.zrange(q.keys.ck_queue("heavy"), -1, -1)[0]
+    last = str(client.zrange(q.keys.ck_queue("heavy"), -1, -1)[0])
     client.zrem(q.keys.ck_queue("heavy"), last)  # the env queue still has it
 
 

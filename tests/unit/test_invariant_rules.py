@@ -109,7 +109,7 @@ def test_each_broken_rule_is_named(
     if invariant is None:
         checker(**limits).check(Books(), digest)  # type: ignore[arg-type]
         return
-    err = broken(digest, **limits)
+    err = broken(digest, None, **limits)
     assert err.invariant == invariant and err.keys == keys and err.t == 7
     assert str(err).startswith(f"invariant {invariant} broken at t=7 ms")
 
