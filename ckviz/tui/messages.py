@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from ckviz.errors import CkvizError
+from ckviz.errors import CkvizError, ExitCode
 from ckviz.tui.lanes import Frame
 
 
@@ -15,6 +15,12 @@ class Stepped(Message):
         super().__init__()
         self.frames = frames
         self.fresh = fresh  # a new session: the recording starts over
+
+
+class DriverCrashed(CkvizError):
+    """A driver job raised something unexpected: shown in the app like any other failure."""
+
+    exit_code = ExitCode.CHECK_FAILED
 
 
 class DriverFailed(Message):

@@ -37,7 +37,7 @@ class LaneView(Vertical):
         self.border_title = snapshot.discipline
         header = lane_header(snapshot.t, snapshot.dequeued, snapshot.total_runs,
                              frame.fairness[index])  # fmt: skip
-        self.query_one(".lane-header", Static).update(header)
+        self.query_one(".lane-header", Static).update(header, layout=False)
         for pane in self.query(SnapshotPane):
             pane.show(snapshot, palette)
 

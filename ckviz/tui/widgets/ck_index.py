@@ -8,10 +8,9 @@ from rich.text import Text
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, fit, key_cell
-from ckviz.tui.widgets.pane import SnapshotPane, new_text, rescores
+from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, rescores
 
-COMPACT_ROWS = 5
-MAX_ROWS = 500
+COMPACT_ROWS = 4
 
 
 class CkIndexPane(SnapshotPane):
@@ -19,21 +18,25 @@ class CkIndexPane(SnapshotPane):
 
     TITLE = "ckIndex"
 
-    def render_shown(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Text:
-        out = new_text()
+    def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
         index = snapshot.index_read
         window = snapshot.scan_window
         rescoring = rescores(snapshot.discipline)
         heads = {row.key: row.true_head for row in snapshot.keys}
-        summary = f"{len(index)} {'entry' if len(index) == 1 else 'entries'} · scan window {window}"
+        noun = "entry" if len(index) == 1 else "entries"
+        summary = f"{len(index)} {noun} · scan window {window}"
         if window == 0:
             summary += " (env full)"
+        elif index and not rescoring:
+            summary += " · ▶ next pick"
         if self.compact:
             summary = "ckIndex · " + summary
-        out.append(fit(summary, width) + "\n", DIM)
+        head = [new_text().append(fit(summary, width), DIM)]
         key_width = max(6, min(16, width - 34))
-        limit = max(window, COMPACT_ROWS) if self.compact else MAX_ROWS
-        for i, entry in enumerate(index[:limit]):
+
+        def draw(i: int) -> Text:
+            out = new_text()
+            entry = index[i]
             in_window = i < window
             picked = i == 0 and in_window and not rescoring
             if picked:
@@ -48,29 +51,34 @@ class CkIndexPane(SnapshotPane):
                 out.append(f"head t={entry.score - snapshot.score_base:.0f}", style)
             else:
                 out.append("rescored", BOLD if in_window else DIM)
-            if picked and width >= key_width + 44:
-                out.append("  ← next pick", BOLD)
-            out.append("\n")
-        if len(index) > limit:
-            out.append(f"  … {len(index) - limit} more\n", DIM)
-        if not index:
-            out.append("  (empty: nothing queued)\n", DIM)
+            return out
+
+        count = len(index)
+        tail: list[Text] = []
+        if self.compact:
+            # A fixed height, so the lanes do not jump as the index grows and shrinks.
+            count = min(count, COMPACT_ROWS)
+            if len(index) > COMPACT_ROWS:
+                count -= 1
+                tail.append(new_text().append(f"  … {len(index) - count} more", DIM))
+            tail += [new_text() for _ in range(COMPACT_ROWS - count - len(tail))]
+        elif not index:
+            tail.append(new_text().append("  (empty: nothing queued)", DIM))
         if rescoring and not self.compact:
-            out.append(self._rescore_note(snapshot, palette, width))
-        out.rstrip()
-        return out
+            tail += self._rescore_note(snapshot, palette, width)
+        return Rows(head, count, draw, tail)
 
     @staticmethod
-    def _rescore_note(snapshot: Snapshot, palette: KeyPalette, width: int) -> Text:
+    def _rescore_note(snapshot: Snapshot, palette: KeyPalette, width: int) -> list[Text]:
+        lines = [new_text().append(fit(f"{snapshot.discipline} rescores all before it dequeues;",
+                                       width), DIM)]  # fmt: skip
         note = new_text()
-        note.append(fit(f"{snapshot.discipline} rescores every entry before it dequeues;", width),
-                    DIM)  # fmt: skip
-        note.append("\n")
         if snapshot.index_rescored:
-            note.append("last rescore wrote: ", DIM)
+            note.append("last rescore: ", DIM)
             for n, entry in enumerate(snapshot.index_rescored[:8]):
                 note.append(" < " if n else "", DIM)
                 note.append(entry.key, palette.style(entry.key))
         else:
-            note.append("the pick is the key it ranks first (see Discipline)", DIM)
-        return note
+            note.append("it picks the key it ranks first (see Discipline)", DIM)
+        lines.append(note)
+        return lines

@@ -7,13 +7,11 @@ from rich.text import Text
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, fit, key_cell
-from ckviz.tui.widgets.pane import SnapshotPane, new_text, rescores
-
-MAX_ROWS = 300
+from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, rescores
 
 
 def _pairs(values: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
-    # Some disciplines pad their per-key tuples with empty entries; keep real (label, value)s.
+    # Keep only real (label, value) pairs, whatever padding a discipline adds.
     return [v for v in values if len(v) == 2]
 
 
@@ -22,30 +20,32 @@ class DisciplinePane(SnapshotPane):
 
     TITLE = "Discipline"
 
-    def render_shown(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Text:
-        out = new_text()
+    def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
         state = snapshot.discipline_state
-        out.append(state.name, BOLD)
+        fields = new_text().append(state.name, BOLD)
         for label, value in _pairs(state.fields):
-            out.append(f" · {label} ", DIM)
-            out.append(value)
+            fields.append(f" · {label} ", DIM)
+            fields.append(value)
         which = "last order" if rescores(snapshot.discipline) else "next order"
         if self.compact:
-            out.append(f"\n{which}: ", DIM)
+            order = new_text().append(f"{which}: ", DIM)
             for n, key in enumerate(snapshot.order[:12]):
-                out.append(" > " if n else "", DIM)
-                out.append(key, palette.style(key))
-            return out
+                order.append(" > " if n else "", DIM)
+                order.append(key, palette.style(key))
+            return Rows([fields, order])
         per_key = {key: _pairs(values) for key, values in state.per_key}
-        out.append(f"\n{which}, best first:", DIM)
-        key_width = max(6, min(14, width // 3))
         listed = list(dict.fromkeys(snapshot.order))
-        idle = [key for key in per_key if key not in set(listed)]
-        for rank, key in enumerate([*listed, *idle][:MAX_ROWS]):
-            out.append("\n" + (f"{rank + 1:>3} " if rank < len(listed) else "  - "), DIM)
+        in_order = set(listed)
+        ranked = listed + [key for key in per_key if key not in in_order]
+        key_width = max(6, min(14, width // 3))
+
+        def draw(rank: int) -> Text:
+            key = ranked[rank]
+            out = new_text().append(f"{rank + 1:>3} " if rank < len(listed) else "  - ", DIM)
             key_cell(out, key, palette, key_width, bold=rank == 0)
             details = "  ".join(f"{label} {value}" for label, value in per_key.get(key, []))
-            out.append(" " + fit(details, width - key_width - 5).rstrip())
-        if not listed and not idle:
-            out.append("\n  (nothing queued)", DIM)
-        return out
+            return out.append(" " + fit(details, width - key_width - 5).rstrip())
+
+        head = [fields, new_text().append(f"{which}, best first:", DIM)]
+        tail = [] if ranked else [new_text().append("  (nothing queued)", DIM)]
+        return Rows(head, len(ranked), draw, tail)

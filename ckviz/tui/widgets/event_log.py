@@ -8,7 +8,7 @@ from rich.text import Text
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, fit
-from ckviz.tui.widgets.pane import SnapshotPane, new_text
+from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 
 KIND_STYLE = {"enqueue": DIM, "dequeue": BOLD, "ack": Style(italic=True, dim=True)}
 
@@ -18,15 +18,16 @@ class EventLogPane(SnapshotPane):
 
     TITLE = "Events"
 
-    def render_shown(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Text:
-        out = new_text()
+    def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
         events = snapshot.recent[-max(1, self.text_height) :]
         run_width = max(8, width - 16)
-        for n, event in enumerate(events):
-            out.append("\n" if n else "")
-            out.append(f"{event.t:>6} ", DIM)
+
+        def draw(i: int) -> Text:
+            event = events[i]
+            out = new_text().append(f"{event.t:>6} ", DIM)
             out.append(f"{event.kind:<8}", KIND_STYLE[event.kind])
-            out.append(fit(event.run_id, run_width), palette.style(event.key))
+            return out.append(fit(event.run_id, run_width), palette.style(event.key))
+
         if not events:
-            out.append("(no events yet: space steps, p plays)", DIM)
-        return out
+            return Rows([new_text().append("(no events yet: space steps, p plays)", DIM)])
+        return Rows((), len(events), draw)

@@ -9,9 +9,7 @@ from rich.text import Text
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BAR, DIM, fit, key_cell, ms
-from ckviz.tui.widgets.pane import SnapshotPane, new_text
-
-MAX_SLOT_ROWS = 200
+from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 
 
 def run_label(key: str, run_id: str) -> str:
@@ -24,48 +22,39 @@ class HeldSlotsPane(SnapshotPane):
 
     TITLE = "Held slots"
 
-    def render_shown(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Text:
-        out = new_text()
+    def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
+        counts = self._counts(snapshot, palette)
         if self.compact:
-            self._slot_strip(out, snapshot, palette, width)
-        else:
-            self._slot_rows(out, snapshot, palette, width)
-        out.append("\n")
-        self._counts(out, snapshot, palette)
-        return out
-
-    @staticmethod
-    def _slot_rows(out: Text, snapshot: Snapshot, palette: KeyPalette, width: int) -> None:
-        out.append(fit(f"{len(snapshot.held)}/{snapshot.env_limit} held · release in", width), DIM)
+            return Rows([self._slot_strip(snapshot, palette, width), counts])
+        title = f"{len(snapshot.held)}/{snapshot.env_limit} held · release in"
         key_width = max(5, min(12, width - 22))
-        shown = min(snapshot.env_limit, MAX_SLOT_ROWS)
-        for slot in range(shown):
-            out.append(f"\n{slot + 1:>3} ")
-            if slot < len(snapshot.held):
-                run = snapshot.held[slot]
-                key_cell(out, run.key, palette, key_width)
-                out.append(f" {ms(run.release_ms - snapshot.t):>6} ")
-                out.append(fit(run_label(run.key, run.run_id), width - key_width - 12), DIM)
-            else:
-                out.append("· free", DIM)
-        if snapshot.env_limit > shown:
-            out.append(f"\n    … {snapshot.env_limit - shown} more slots", DIM)
+
+        def draw(slot: int) -> Text:
+            out = new_text().append(f"{slot + 1:>3} ")
+            if slot >= len(snapshot.held):
+                return out.append("· free", DIM)
+            run = snapshot.held[slot]
+            key_cell(out, run.key, palette, key_width)
+            out.append(f" {ms(run.release_ms - snapshot.t):>6} ")
+            return out.append(fit(run_label(run.key, run.run_id), width - key_width - 12), DIM)
+
+        return Rows([new_text().append(fit(title, width), DIM)], snapshot.env_limit, draw,
+                    [counts])  # fmt: skip
 
     @staticmethod
-    def _slot_strip(out: Text, snapshot: Snapshot, palette: KeyPalette, width: int) -> None:
-        out.append("held ", DIM)
-        room = max(4, width - 5)
-        if snapshot.env_limit > room:
-            out.append(f"{len(snapshot.held)}/{snapshot.env_limit}")
-            return
+    def _slot_strip(snapshot: Snapshot, palette: KeyPalette, width: int) -> Text:
+        out = new_text().append("held ", DIM)
+        if snapshot.env_limit > max(4, width - 5):
+            return out.append(f"{len(snapshot.held)}/{snapshot.env_limit}")
         for run in snapshot.held:
             out.append(BAR, palette.style(run.key))
-        out.append("·" * snapshot.free_slots, DIM)
+        return out.append("·" * snapshot.free_slots, DIM)
 
     @staticmethod
-    def _counts(out: Text, snapshot: Snapshot, palette: KeyPalette) -> None:
+    def _counts(snapshot: Snapshot, palette: KeyPalette) -> Text:
+        out = new_text()
         counts = Counter(run.key for run in snapshot.held)
         for key, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
             out.append(key, palette.style(key))
             out.append(f" {count}  ")
-        out.append(f"free {snapshot.free_slots}", DIM)
+        return out.append(f"free {snapshot.free_slots}", DIM)

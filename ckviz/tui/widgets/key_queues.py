@@ -7,7 +7,7 @@ from rich.text import Text
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import DIM, bar, fit, head_age, key_cell, ms
-from ckviz.tui.widgets.pane import SnapshotPane, new_text
+from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 
 
 class KeyQueuesPane(SnapshotPane):
@@ -15,19 +15,21 @@ class KeyQueuesPane(SnapshotPane):
 
     TITLE = "Per-key queues"
 
-    def render_shown(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Text:
-        out = new_text()
-        key_width = max(6, min(14, max((len(r.key) for r in snapshot.keys), default=6)))
+    def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
+        rows = snapshot.keys
+        key_width = max(6, min(14, max((len(r.key) for r in rows), default=6)))
         numbers = [("queued", 7), ("out", 5), ("age", 7), ("wait", 7)]
         if not self.compact:
             numbers.insert(1, ("arrive", 7))
         bar_width = max(4, width - key_width - 1 - sum(w for _, w in numbers))
-        out.append(fit("key", key_width + 1) + fit("queue", bar_width), DIM)
+        header = new_text().append(fit("key", key_width + 1) + fit("queue", bar_width), DIM)
         for label, w in numbers:
-            out.append(label.rjust(w), DIM)
-        deepest = max((r.queued for r in snapshot.keys), default=0)
-        for row in snapshot.keys:
-            out.append("\n")
+            header.append(label.rjust(w), DIM)
+        deepest = max((r.queued for r in rows), default=0)
+
+        def draw(i: int) -> Text:
+            row = rows[i]
+            out = new_text()
             key_cell(out, row.key, palette, key_width)
             out.append(" ")
             bar(out, row.queued, deepest, bar_width, palette.style(row.key))
@@ -40,4 +42,6 @@ class KeyQueuesPane(SnapshotPane):
             }
             for label, w in numbers:
                 out.append(values[label].rjust(w))
-        return out
+            return out
+
+        return Rows([header], len(rows), draw)

@@ -1,20 +1,27 @@
-"""The shared shape of a pane: a bordered, scrollable box re-rendered from each snapshot."""
+"""The shared shape of a pane: a bordered, scrollable box whose rows are drawn on demand.
+
+Only the rows on screen are rendered (Textual's line API), so a pane with 200 keys costs
+about as much per step as one with 5.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Generic, TypeVar
 
+from rich.style import Style
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from ckviz.disciplines.registry import make_discipline
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
 
 MIN_WIDTH = 16
+SCROLL_STEP = 32  # scrollable height moves in steps of this many rows
 Shown = TypeVar("Shown")
 
 
@@ -27,28 +34,73 @@ def rescores(discipline: str) -> bool:
         return True
 
 
-class Pane(VerticalScroll, Generic[Shown], can_focus=False):
-    """Base for the panes: `show()` sets what to draw; subclasses say how, as rich Text."""
+def new_text() -> Text:
+    return Text(no_wrap=True, overflow="crop", end="")
+
+
+class Rows:
+    """A pane's rows: a few ready-made header lines, then `count` drawn only when asked."""
+
+    def __init__(self, head: Sequence[Text] = (), count: int = 0,
+                 draw: Callable[[int], Text] | None = None,
+                 tail: Sequence[Text] = ()) -> None:  # fmt: skip
+        self.head = list(head)
+        self.count = count
+        self.draw = draw
+        self.tail = list(tail)
+
+    def __len__(self) -> int:
+        return len(self.head) + self.count + len(self.tail)
+
+    def __getitem__(self, index: int) -> Text:
+        if index < len(self.head):
+            return self.head[index]
+        index -= len(self.head)
+        if index < self.count:
+            assert self.draw is not None
+            return self.draw(index)
+        return self.tail[index - self.count]
+
+
+class Pane(ScrollView, Generic[Shown], can_focus=False):
+    """Base for the panes: `show()` sets what to draw; subclasses lay it out as `Rows`."""
 
     TITLE = ""
 
     def __init__(self, *, compact: bool = False, id: str | None = None) -> None:
         super().__init__(id=id, classes="pane -compact" if compact else "pane")
         self.compact = compact
-        self.body = Static(classes="pane-body")
-        self.text = Text()
+        self.rows = Rows()
         self._shown: tuple[Shown, KeyPalette] | None = None
+        self._strips: dict[int, Strip] = {}
+        self._width = 0
+        self._style = Style()
         if self.TITLE and not compact:
             self.border_title = self.TITLE
-
-    def compose(self) -> ComposeResult:
-        yield self.body
 
     def show(self, shown: Shown, palette: KeyPalette) -> None:
         """Draw `shown` (attributes down: the app calls this after each step)."""
         self._shown = (shown, palette)
-        self.text = self.render_shown(shown, palette, self.text_width)
-        self.body.update(self.text)
+        width = self.text_width
+        self.rows = self.layout_rows(shown, palette, width)
+        self._strips.clear()
+        self._style = self.rich_style  # resolved once a show: it walks every ancestor's CSS
+        self._width = width
+        size = Size(width, self._virtual_height(len(self.rows)))
+        if size != self.virtual_size:
+            grew = size.height != self.virtual_size.height
+            self.virtual_size = size  # a layout pass of the whole screen: keep it rare
+            if grew and self.compact:
+                self.refresh(layout=True)  # compact panes are as tall as their rows
+        self.refresh()
+
+    def _virtual_height(self, rows: int) -> int:
+        if self.compact:
+            return rows
+        visible = self.scrollable_content_region.height
+        if rows <= visible:
+            return visible
+        return -(-rows // SCROLL_STEP) * SCROLL_STEP  # rounded up: changes seldom
 
     @property
     def text_width(self) -> int:
@@ -61,20 +113,32 @@ class Pane(VerticalScroll, Generic[Shown], can_focus=False):
 
     @property
     def plain(self) -> str:
-        """The pane's text without styles (what tests read)."""
-        return self.text.plain
+        """Every row without styles (what tests read)."""
+        return "\n".join(self.rows[i].plain for i in range(len(self.rows)))
 
     def on_resize(self) -> None:
-        if self._shown is not None:
+        if self._shown is not None and self.text_width != self._width:
             self.show(*self._shown)
 
-    def render_shown(self, shown: Shown, palette: KeyPalette, width: int) -> Text:
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        index = y + scroll_y
+        style = self._style
+        width = self.scrollable_content_region.width
+        if index >= len(self.rows):
+            return Strip.blank(width, style)
+        strip = self._strips.get(index)
+        if strip is None:
+            strip = self._strips[index] = self._strip(self.rows[index], style)
+        return strip.crop_extend(scroll_x, scroll_x + width, style)
+
+    def _strip(self, text: Text, style: Style) -> Strip:
+        text.style = style  # the pane's colours under the row's own spans
+        return Strip(text.render(self.app.console))
+
+    def layout_rows(self, shown: Shown, palette: KeyPalette, width: int) -> Rows:
         raise NotImplementedError
 
 
 class SnapshotPane(Pane[Snapshot]):
     """A pane drawn from one lane's snapshot."""
-
-
-def new_text() -> Text:
-    return Text(no_wrap=True, overflow="crop", end="")

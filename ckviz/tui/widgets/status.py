@@ -48,7 +48,7 @@ class StatusBar(Static):
     def show(self, frame: Frame, controls: Controls, palette: KeyPalette) -> None:
         self.set_class(controls.error is not None, "-error")
         self.text = self.render_frame(frame, controls, palette)
-        self.update(self.text)
+        self.update(self.text, layout=False)  # always two lines: no layout pass needed
 
     @staticmethod
     def render_frame(frame: Frame, controls: Controls, palette: KeyPalette) -> Text:

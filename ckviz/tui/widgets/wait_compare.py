@@ -7,7 +7,7 @@ from rich.text import Text
 from ckviz.tui.lanes import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, bar, fit, head_age, key_cell, ms
-from ckviz.tui.widgets.pane import Pane, new_text
+from ckviz.tui.widgets.pane import Pane, Rows, new_text
 
 VALUES = " mean  out    age"  # the figures after each lane's bar
 
@@ -17,22 +17,23 @@ class WaitComparePane(Pane[Frame]):
 
     TITLE = "Per-key wait: mean so far (bar) · runs out · oldest queued run's age"
 
-    def render_shown(self, frame: Frame, palette: KeyPalette, width: int) -> Text:
-        out = new_text()
+    def layout_rows(self, frame: Frame, palette: KeyPalette, width: int) -> Rows:
         snaps = frame.snapshots
         keys = [row.key for row in snaps[0].keys]
         rows = [{row.key: row for row in snap.keys} for snap in snaps]
         key_width = max(6, min(14, max((len(k) for k in keys), default=6)))
         column = max(len(VALUES) + 4, (width - key_width - 1) // len(snaps))
         bar_width = column - len(VALUES) - 2
-        waits = [r.mean_wait_ms or 0.0 for by_key in rows for r in by_key.values()]
-        longest = max(waits, default=0.0)
-        out.append(" " * (key_width + 1))
+        longest = max((r.mean_wait_ms or 0.0 for by_key in rows for r in by_key.values()),
+                      default=0.0)  # fmt: skip
+        header = new_text().append(" " * (key_width + 1))
         for snap in snaps:
-            out.append(fit(snap.discipline, bar_width), BOLD)
-            out.append(VALUES + "  ", DIM)
-        for key in keys:
-            out.append("\n")
+            header.append(fit(snap.discipline, bar_width), BOLD)
+            header.append(VALUES + "  ", DIM)
+
+        def draw(i: int) -> Text:
+            key = keys[i]
+            out = new_text()
             key_cell(out, key, palette, key_width)
             out.append(" ")
             for snap, by_key in zip(snaps, rows, strict=True):
@@ -40,4 +41,6 @@ class WaitComparePane(Pane[Frame]):
                 bar(out, row.mean_wait_ms or 0.0, longest, bar_width, palette.style(key))
                 age = head_age(row, snap)
                 out.append(f"{ms(row.mean_wait_ms):>6}{row.dequeued:>5}{ms(age):>7}  ")
-        return out
+            return out
+
+        return Rows([header], len(keys), draw)

@@ -1,0 +1,80 @@
+"""Fixtures for the app tests: one embedded Redis for the session, a fresh namespace per test."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import redis
+from textual.pilot import Pilot
+
+from ckviz.sim.session import new_namespace
+from ckviz.store.runqueue import delete_prefix
+from ckviz.store.server import RedisServer, open_server
+from ckviz.tui.app import CkvizApp
+
+SIZE = (100, 30)
+SETTLE_TIMEOUT_S = 20.0
+
+
+@pytest.fixture(scope="session")
+def tui_server() -> Iterator[RedisServer]:
+    """The embedded redis-server ckviz starts itself, stopped when the session ends."""
+    with open_server() as server:
+        yield server
+
+
+@pytest.fixture
+def tui_client(tui_server: RedisServer) -> Iterator[redis.Redis]:
+    client = tui_server.client()
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def namespace(tui_client: redis.Redis) -> Iterator[str]:
+    """A fresh key prefix; anything a failed test left under it is deleted (never a flush)."""
+    prefix = new_namespace()
+    yield prefix
+    delete_prefix(tui_client, prefix)
+
+
+@pytest.fixture
+def make_app(tui_server: RedisServer, namespace: str) -> Iterator[Callable[..., CkvizApp]]:
+    """Build apps on the session server in this test's namespace; closed after the test."""
+    apps: list[CkvizApp] = []
+
+    def make(scenario: str = "ck_skew", discipline: str = "sfq", **kwargs: Any) -> CkvizApp:
+        app = CkvizApp(tui_server, scenario, discipline, namespace=namespace, **kwargs)
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        app.close_now()
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Wait until every driver job has finished and its frame is on screen."""
+    app = pilot.app
+    assert isinstance(app, CkvizApp)
+    deadline = time.monotonic() + SETTLE_TIMEOUT_S
+    while True:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not app.busy and (app.recording.current is not None or app.error is not None):
+            await pilot.pause()
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError("the app's driver jobs did not finish")
+        await asyncio.sleep(0.01)
+
+
+async def press(pilot: Pilot[Any], *keys: str) -> None:
+    """Press keys one by one, letting each one's step finish (as a patient person would)."""
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)

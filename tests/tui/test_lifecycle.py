@@ -1,0 +1,168 @@
+"""Quitting, restarting into other setups, playing, and a Redis that goes away."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+
+import redis
+
+from ckviz.errors import ExitCode
+from ckviz.sim.session import new_namespace
+from ckviz.store.server import open_server
+from ckviz.tui.app import CkvizApp
+from ckviz.tui.screens.help import HelpScreen
+from ckviz.tui.screens.pickers import Picker
+from ckviz.tui.widgets.status import StatusBar
+from tests.tui.conftest import SIZE, press, settle
+
+MakeApp = Callable[..., CkvizApp]
+
+
+def keys_under(client: redis.Redis, prefix: str) -> list[str]:
+    return list(client.scan_iter(match=prefix + "*", count=1000))
+
+
+def status(app: CkvizApp) -> str:
+    return app.screen.query_one(StatusBar).text.plain
+
+
+async def test_quit_deletes_every_key(make_app: MakeApp, tui_client: redis.Redis,
+                                      namespace: str) -> None:  # fmt: skip
+    app = make_app("ck_skew", "sfq")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "c", "n", "n", "n")
+        assert keys_under(tui_client, namespace), "the lanes should have written keys"
+        await pilot.press("q")
+        await settle(pilot)
+    assert app.return_value == ExitCode.OK
+    assert keys_under(tui_client, namespace) == []
+
+
+async def test_quit_in_the_middle_of_play_deletes_every_key(
+    make_app: MakeApp, tui_client: redis.Redis, namespace: str
+) -> None:
+    app = make_app("ck_skew", "baseline")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("p", "+", "+", "+", "+")
+        await asyncio.sleep(0.3)
+        await pilot.press("q")
+    assert keys_under(tui_client, namespace) == []
+
+
+async def test_pickers_restart_with_the_choice(make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "sfq")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("d")
+        assert isinstance(app.screen, Picker)
+        await press(pilot, "down", "enter")  # sfq is highlighted; the next one is drr
+        assert " · drr · t=0ms" in status(app)
+        await pilot.press("e")
+        await pilot.press(*"seed-x", "enter")
+        await settle(pilot)
+        assert "seed seed-x" in status(app)
+        await pilot.press("s")
+        picker = app.screen
+        assert isinstance(picker, Picker) and "ck_balanced" in picker.choices
+        picker.dismiss("ck_balanced")
+        await settle(pilot)
+        assert status(app).startswith(" ck_balanced · seed seed-x · drr")
+        await pilot.press("e", "escape")  # cancelling changes nothing
+        await settle(pilot)
+        assert "seed seed-x" in status(app)
+
+
+async def test_help_opens_and_closes(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_play_advances_and_pause_stops(make_app: MakeApp) -> None:
+    app = make_app("ck_trickle", "stride")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("+", "+", "+", "p")
+        assert "playing" in status(app)
+        for _ in range(200):
+            await asyncio.sleep(0.02)
+            if len(app.recording.frames) > 5:
+                break
+        await pilot.press("p")
+        await settle(pilot)
+        assert "paused" in status(app)
+        recorded = len(app.recording.frames)
+        assert recorded > 5
+        await asyncio.sleep(0.2)
+        await settle(pilot)
+        assert len(app.recording.frames) == recorded
+
+
+async def test_play_runs_to_the_end(make_app: MakeApp) -> None:
+    app = make_app("ck_balanced", "codel-sfq")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*["+"] * 8, "p")
+        for _ in range(500):
+            await asyncio.sleep(0.02)
+            if app.recording.current is not None and app.recording.current.done:
+                break
+        await settle(pilot)
+        assert "■ done" in status(app)
+        assert "240/240 runs out" in status(app)
+        await pilot.press("space")  # nothing left to step: no error, no new frame
+        await settle(pilot)
+        assert app.recording.current.done  # type: ignore[union-attr]
+
+
+async def test_theme_switch_keeps_working(make_app: MakeApp) -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        dark = app.palette.colour("heavy")
+        await press(pilot, "t", "n")
+        assert app.theme == "textual-light"
+        assert app.palette.colour("heavy") != dark
+
+
+async def test_redis_going_away_shows_an_error_not_a_traceback() -> None:
+    with contextlib.ExitStack() as stack:
+        server = stack.enter_context(open_server())
+        app = CkvizApp(server, "ck_skew", "sfq", namespace=new_namespace())
+        try:
+            async with app.run_test(size=SIZE) as pilot:
+                await settle(pilot)
+                await press(pilot, "n")
+                stack.close()  # the server stops under the running app
+                await press(pilot, "n")
+                assert app.error is not None
+                assert "✖" in status(app) and "Redis" in status(app)
+                await press(pilot, "n")  # refused, still no traceback
+                await pilot.press("q")
+        finally:
+            app.close_now()
+    assert app.return_value == ExitCode.REDIS
+
+
+async def test_an_app_ended_without_quit_is_closed_by_close_now(
+    make_app: MakeApp, tui_client: redis.Redis, namespace: str
+) -> None:
+    # What run_app does after app.run() returns, however the app ended.
+    app = make_app("ck_skew", "drr")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "n", "n")
+    assert keys_under(tui_client, namespace)
+    app.close_now()
+    assert keys_under(tui_client, namespace) == []
