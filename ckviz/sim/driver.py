@@ -180,8 +180,7 @@ class Driver:
         self._index_rescored = ()
         if self.discipline.rescores:
             if len(self._outbox):
-                self._outbox.read_index()
-                self._send()
+                self._send(read_index=True)
                 self._check()
             if self._index_read:
                 self._rescore(self.discipline.order(self._index_read, SCORE_BASE + self.t))
@@ -193,8 +192,7 @@ class Driver:
             why = ENV_LIMIT if len(self._holds) >= self.config.env_limit else ONE_PLACE
             self._expect_empty.append((slot, why))  # sent with the next trip
             return False
-        self._outbox.read_index()
-        replies = self._send()
+        replies = self._send(read_index=True)
         taken: list[DequeuedRun] = replies[slot]
         for run in taken:
             self._record_dequeue(run)
@@ -232,28 +230,32 @@ class Driver:
 
     # ---- bookkeeping --------------------------------------------------------------------
 
-    def _send(self) -> list[Any]:
+    def _send(self, read_index: bool = False) -> list[Any]:
+        """Send the outbox, with a ckIndex read at its end if asked (and the invariant digest,
+        which then carries that read: one command either way)."""
         outbox, self._outbox = self._outbox, self.queue.trip()
         expected_empty, self._expect_empty = self._expect_empty, []
-        digest_slot = None
+        digest_slot = index_slot = None
         if self.invariants is not None:
             # every active key while there are few, else only those this trip may change
             few = len(self._active) <= LISTING_LIMIT
-            if few:
-                digest_slot = outbox.inspect(self._active, LISTING_LIMIT)
-            else:
-                digest_slot = outbox.inspect(self._touched, 0)
+            keys, limit = (self._active, LISTING_LIMIT) if few else (self._touched, 0)
+            digest_slot = outbox.inspect(keys, limit, read_index)
             self._touched = set()
+        elif read_index:
+            index_slot = outbox.read_index()
         replies = outbox.send()
         if digest_slot is not None:
-            self._digest = replies[digest_slot]
+            self._digest, index = replies[digest_slot]
+            if index is not None:
+                self._index_read = tuple(index)
+        elif index_slot is not None:
+            self._index_read = tuple(replies[index_slot])
         for slot, why in expected_empty:
             if replies[slot]:
                 taken = [run.run_id for run in replies[slot]]
                 detail = f"a dequeue that should have taken nothing took {taken}"
                 raise BrokenInvariant(why, self.t, sorted({r.key for r in replies[slot]}), detail)
-        if outbox.index_slot is not None:
-            self._index_read = tuple(replies[outbox.index_slot])
         return replies
 
     def _check(self) -> None:

@@ -18,7 +18,7 @@ from redis.exceptions import NoScriptError, ResponseError
 
 from ckviz.errors import InvariantViolation, RedisUnavailable
 from ckviz.model.queue import IndexEntry
-from ckviz.store.digest import decode_digest
+from ckviz.store.digest import QueueDigest, decode_digest
 from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member, key_of_member
 from ckviz.store.scripts import load_scripts
 from ckviz.workload import PlannedRun
@@ -58,13 +58,20 @@ def _dequeued(reply: list[list[Any]]) -> list[DequeuedRun]:
     return runs
 
 
+def _digest_and_index(reply: list[Any]) -> tuple[QueueDigest, list[IndexEntry]]:
+    return decode_digest(reply[0]), _index_entries(reply[1])
+
+
+def _digest_only(reply: list[Any]) -> tuple[QueueDigest, None]:
+    return decode_digest(reply[0]), None
+
+
 class Trip:
     """Commands that travel to Redis together; `send()` returns each one's decoded reply."""
 
     def __init__(self, queue: RunQueue) -> None:
         self._queue = queue
         self._commands: list[tuple[tuple[Any, ...], Decoder, bool]] = []
-        self.index_slot: int | None = None  # where the last ckIndex read sits
 
     def __len__(self) -> int:
         return len(self._commands)
@@ -132,16 +139,18 @@ class Trip:
 
     def read_index(self) -> int:
         args = ("ZRANGE", self._queue.keys.ck_index, 0, -1, "WITHSCORES")
-        self.index_slot = self._add(args, _index_entries, scripted=False)
-        return self.index_slot
+        return self._add(args, _index_entries, scripted=False)
 
-    def inspect(self, keys: Iterable[str], listing_limit: int) -> int:
+    def inspect(self, keys: Iterable[str], listing_limit: int, read_index: bool = False) -> int:
         """The read-only digest of `inspect.lua`: env counts, then (queued, held) for every
-        ckIndex member while ckIndex has at most `listing_limit` members, and for `keys`."""
+        ckIndex member while ckIndex has at most `listing_limit` members, and for `keys`.
+        Its reply is (digest, ckIndex entries or None); `read_index` asks for the entries,
+        which spares the trip a separate ZRANGE."""
         k = self._queue.keys
-        argv = (k.prefix, MASTER_MEMBER, listing_limit, *map(ck_member, keys))
+        argv = (k.prefix, MASTER_MEMBER, listing_limit, int(read_index), *map(ck_member, keys))
+        decode = _digest_and_index if read_index else _digest_only
         return self._script(
-            "inspect", (k.ck_index, k.env_held, k.env_queue, k.master_queue), argv, decode_digest
+            "inspect", (k.ck_index, k.env_held, k.env_queue, k.master_queue), argv, decode
         )
 
     def raw(self, *args: Any) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 
 SCRIPT_NAMES = ("enqueue", "dequeue", "ack", "inspect")
@@ -16,10 +16,10 @@ class LuaScript:
 
     name: str
     source: str
+    sha: str = field(init=False)
 
-    @property
-    def sha(self) -> str:
-        return hashlib.sha1(self.source.encode()).hexdigest()
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sha", hashlib.sha1(self.source.encode()).hexdigest())
 
 
 def load_scripts() -> dict[str, LuaScript]:

@@ -1,11 +1,14 @@
 -- inspect(): a read-only digest of the run queue, for the invariant checks. It rides at the
 -- end of a trip the driver sends anyway, so checking costs no extra round trip.
+-- It doubles as the driver's ckIndex read, so checking costs no extra command either.
 -- KEYS: 1 ckIndex, 2 env concurrency set, 3 env queue, 4 master queue
--- ARGV: 1 key prefix, 2 master member, 3 listing limit, 4.. ckIndex members of keys the
---       caller wants counted (reported even when ckIndex lacks them)
--- Returns {SCARD env set, ZCARD env queue, master has member (0/1), ckIndex size,
---          ckIndex listed (0/1), then per CK queue: member, ZCARD queue (-1 when not in
---          ckIndex: not counted), SCARD held set}
+-- ARGV: 1 key prefix, 2 master member, 3 listing limit, 4 read ckIndex (0/1),
+--       5.. ckIndex members of keys the caller wants counted (reported even when ckIndex
+--       lacks them)
+-- Returns {digest, ckIndex}: digest = {SCARD env set, ZCARD env queue, master has member
+--          (0/1), ckIndex size, ckIndex listed (0/1), then per CK queue: member, ZCARD queue
+--          (-1 when not in ckIndex: not counted), SCARD held set}; ckIndex = ZRANGE 0 -1
+--          WITHSCORES when asked for, else an empty list
 -- ckIndex is listed, every member counted, while it has at most `listing limit` members; past
 -- that only the named CK queues are, so a check costs what the trip touched, not the key count.
 local prefix = ARGV[1]
@@ -33,7 +36,7 @@ if listed then
     row(member, redis.call('ZCARD', prefix .. member))
   end
 end
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   local member = ARGV[i]
   if not seen[member] then
     seen[member] = true
@@ -41,4 +44,5 @@ for i = 4, #ARGV do
     row(member, indexed and redis.call('ZCARD', prefix .. member) or -1)
   end
 end
-return out
+local index = ARGV[4] == '1' and redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES') or {}
+return {out, index}
