@@ -27,6 +27,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--no-check-invariants",
+        dest="check",
+        action="store_false",
+        help="measure without the per-trip invariant checks (on by default, as in ckviz)",
+    )
     args = parser.parse_args()
     matrix = scenario_files.load_matrix("default")
     plan = MatrixPlan(
@@ -36,10 +42,14 @@ def main() -> None:
         max_count=matrix.max_count,
         jobs=args.jobs,
         out=scenario_files.bundled_dir(),  # unused: the bench writes no results file
+        check_invariants=args.check,
     )
     with open_server() as server:
         client = server.client()
-        print(f"redis {server.version} ({server.mode}), jobs={args.jobs}")
+        checks = "on" if args.check else "off"
+        print(
+            f"redis {server.version} ({server.mode}), jobs={args.jobs}, invariant checks {checks}"
+        )
         for attempt in range(1, args.repeat + 1):
             cells = plan.cells(new_namespace("ckviz-bench"))
             before = command_counts(client)
