@@ -58,7 +58,7 @@ class CkvizApp(App[int]):
         Binding("p", "play", "Play", id="ckviz.play"),
         Binding("plus,equals_sign", "speed(1)", "Faster", show=False, id="ckviz.faster"),
         Binding("minus", "speed(-1)", "Slower", show=False, id="ckviz.slower"),
-        Binding("left,b", "back", "Back", key_display="←", id="ckviz.back"),
+        Binding("left,b", "step_back", "Back", key_display="←", id="ckviz.back"),
         Binding("right", "step", "Step", show=False, id="ckviz.forward"),
         Binding("r", "restart", "Restart", id="ckviz.restart"),
         Binding("d", "pick_discipline(0)", "Discipline", id="ckviz.discipline"),
@@ -264,7 +264,7 @@ class CkvizApp(App[int]):
         if not self._advance(instant=True):
             self.bell()
 
-    def action_back(self) -> None:
+    def action_step_back(self) -> None:
         self._set_playing(False)
         if self._in_flight:
             self._backs_pending += 1  # step back from what the steps already asked for show
@@ -279,7 +279,7 @@ class CkvizApp(App[int]):
         """The driver thread has nothing left to do: apply step-backs asked meanwhile."""
         backs, self._backs_pending = self._backs_pending, 0
         for _ in range(backs):
-            self.action_back()
+            self.action_step_back()
 
     def action_play(self) -> None:
         self._set_playing(not self._playing)

@@ -23,6 +23,12 @@ def fit(text: str, width: int) -> str:
     return text.ljust(width)
 
 
+def key_width(snapshot: Snapshot, room: int, cap: int = 16) -> int:
+    """Cells for a key column: the longest key's length, within [5, cap] and the room left."""
+    longest = max((len(row.key) for row in snapshot.keys), default=5)
+    return max(5, min(cap, longest, room))
+
+
 def key_cell(out: Text, key: str, palette: KeyPalette, width: int, bold: bool = False) -> None:
     out.append(fit(key, width), palette.style(key, bold))
 

@@ -7,7 +7,7 @@ from rich.text import Text
 
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.text import BOLD, DIM, fit, key_cell
+from ckviz.tui.text import BOLD, DIM, fit, key_cell, key_width
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, rescores
 
 COMPACT_ROWS = 4
@@ -32,7 +32,7 @@ class CkIndexPane(SnapshotPane):
         if self.compact:
             summary = "ckIndex · " + summary
         head = [new_text().append(fit(summary, width), DIM)]
-        key_width = max(6, min(16, width - 34))
+        keys = key_width(snapshot, width - 17)
 
         def draw(i: int) -> Text:
             out = new_text()
@@ -45,13 +45,12 @@ class CkIndexPane(SnapshotPane):
                 out.append("│ " if in_window else "  ", DIM)
             style = None if in_window else DIM
             out.append(f"{i + 1:>3} ", style)
-            key_cell(out, entry.key, palette, key_width, bold=picked)
-            out.append(f" {entry.score:>13.0f} ", style)
+            key_cell(out, entry.key, palette, keys, bold=picked)
             if heads.get(entry.key) == entry.score:
-                out.append(f"head t={entry.score - snapshot.score_base:.0f}", style)
+                out.append(fit(f" head t={entry.score - snapshot.score_base:.0f}", 13), style)
             else:
-                out.append("rescored", BOLD if in_window else DIM)
-            return out
+                out.append(fit(" rescored", 13), BOLD if in_window else DIM)
+            return out.append(f"{entry.score:.0f}", DIM)  # the raw score; cut first when narrow
 
         count = len(index)
         tail: list[Text] = []

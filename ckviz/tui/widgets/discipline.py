@@ -6,7 +6,7 @@ from rich.text import Text
 
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.text import BOLD, DIM, fit, key_cell
+from ckviz.tui.text import BOLD, DIM, key_cell, key_width
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, rescores
 
 
@@ -37,14 +37,14 @@ class DisciplinePane(SnapshotPane):
         listed = list(dict.fromkeys(snapshot.order))
         in_order = set(listed)
         ranked = listed + [key for key in per_key if key not in in_order]
-        key_width = max(6, min(14, width // 3))
+        keys = key_width(snapshot, width - 14)
 
         def draw(rank: int) -> Text:
             key = ranked[rank]
             out = new_text().append(f"{rank + 1:>3} " if rank < len(listed) else "  - ", DIM)
-            key_cell(out, key, palette, key_width, bold=rank == 0)
+            key_cell(out, key, palette, keys, bold=rank == 0)
             details = "  ".join(f"{label} {value}" for label, value in per_key.get(key, []))
-            return out.append(" " + fit(details, width - key_width - 5).rstrip())
+            return out.append(" " + details)
 
         head = [fields, new_text().append(f"{which}, best first:", DIM)]
         tail = [] if ranked else [new_text().append("  (nothing queued)", DIM)]

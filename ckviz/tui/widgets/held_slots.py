@@ -8,7 +8,7 @@ from rich.text import Text
 
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.text import BAR, DIM, fit, key_cell, ms
+from ckviz.tui.text import BAR, DIM, fit, key_cell, key_width, ms
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 
 
@@ -23,23 +23,23 @@ class HeldSlotsPane(SnapshotPane):
     TITLE = "Held slots"
 
     def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
-        counts = self._counts(snapshot, palette)
+        counts = self._counts(snapshot, palette, width)
         if self.compact:
-            return Rows([self._slot_strip(snapshot, palette, width), counts])
+            return Rows([self._slot_strip(snapshot, palette, width), counts[0]])
         title = f"{len(snapshot.held)}/{snapshot.env_limit} held · release in"
-        key_width = max(5, min(12, width - 22))
+        keys = key_width(snapshot, width - 11)
 
         def draw(slot: int) -> Text:
             out = new_text().append(f"{slot + 1:>3} ")
             if slot >= len(snapshot.held):
                 return out.append("· free", DIM)
             run = snapshot.held[slot]
-            key_cell(out, run.key, palette, key_width)
+            key_cell(out, run.key, palette, keys)
             out.append(f" {ms(run.release_ms - snapshot.t):>6} ")
-            return out.append(fit(run_label(run.key, run.run_id), width - key_width - 12), DIM)
+            return out.append(run_label(run.key, run.run_id), DIM)  # cut at the edge if narrow
 
         return Rows([new_text().append(fit(title, width), DIM)], snapshot.env_limit, draw,
-                    [counts])  # fmt: skip
+                    counts)  # fmt: skip
 
     @staticmethod
     def _slot_strip(snapshot: Snapshot, palette: KeyPalette, width: int) -> Text:
@@ -50,11 +50,14 @@ class HeldSlotsPane(SnapshotPane):
             out.append(BAR, palette.style(run.key))
         return out.append("·" * snapshot.free_slots, DIM)
 
-    @staticmethod
-    def _counts(snapshot: Snapshot, palette: KeyPalette) -> Text:
-        out = new_text()
+    def _counts(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> list[Text]:
+        """Held runs per key, most first, then the free slots; wrapped (one line if compact)."""
         counts = Counter(run.key for run in snapshot.held)
+        lines = [new_text()]
         for key, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-            out.append(key, palette.style(key))
-            out.append(f" {count}  ")
-        return out.append(f"free {snapshot.free_slots}", DIM)
+            item = f"{key} {count}  "
+            if lines[-1].cell_len + len(item) > width and lines[-1].plain and not self.compact:
+                lines.append(new_text())
+            lines[-1].append(key, palette.style(key)).append(f" {count}  ")
+        lines[-1].append(f"free {snapshot.free_slots}", DIM)
+        return lines

@@ -6,7 +6,7 @@ from rich.text import Text
 
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.text import DIM, bar, fit, head_age, key_cell, ms
+from ckviz.tui.text import DIM, bar, fit, head_age, key_cell, key_width, ms
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 
 
@@ -17,12 +17,12 @@ class KeyQueuesPane(SnapshotPane):
 
     def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
         rows = snapshot.keys
-        key_width = max(6, min(14, max((len(r.key) for r in rows), default=6)))
+        keys = key_width(snapshot, width // 3)
         numbers = [("queued", 7), ("out", 5), ("age", 7), ("wait", 7)]
         if not self.compact:
             numbers.insert(1, ("arrive", 7))
-        bar_width = max(4, width - key_width - 1 - sum(w for _, w in numbers))
-        header = new_text().append(fit("key", key_width + 1) + fit("queue", bar_width), DIM)
+        bar_width = max(4, width - keys - 1 - sum(w for _, w in numbers))
+        header = new_text().append(fit("key", keys + 1) + fit("queue", bar_width), DIM)
         for label, w in numbers:
             header.append(label.rjust(w), DIM)
         deepest = max((r.queued for r in rows), default=0)
@@ -30,7 +30,7 @@ class KeyQueuesPane(SnapshotPane):
         def draw(i: int) -> Text:
             row = rows[i]
             out = new_text()
-            key_cell(out, row.key, palette, key_width)
+            key_cell(out, row.key, palette, keys)
             out.append(" ")
             bar(out, row.queued, deepest, bar_width, palette.style(row.key))
             values = {

@@ -66,6 +66,7 @@ class Pane(ScrollView, Generic[Shown], can_focus=False):
     """Base for the panes: `show()` sets what to draw; subclasses lay it out as `Rows`."""
 
     TITLE = ""
+    FITS_ROWS = False  # as tall as its rows (CSS height: auto), not a fixed box that scrolls
 
     def __init__(self, *, compact: bool = False, id: str | None = None) -> None:
         super().__init__(id=id, classes="pane -compact" if compact else "pane")
@@ -90,12 +91,16 @@ class Pane(ScrollView, Generic[Shown], can_focus=False):
         if size != self.virtual_size:
             grew = size.height != self.virtual_size.height
             self.virtual_size = size  # a layout pass of the whole screen: keep it rare
-            if grew and self.compact:
-                self.refresh(layout=True)  # compact panes are as tall as their rows
+            if grew and self.fits_rows:
+                self.refresh(layout=True)
         self.refresh()
 
+    @property
+    def fits_rows(self) -> bool:
+        return self.compact or self.FITS_ROWS
+
     def _virtual_height(self, rows: int) -> int:
-        if self.compact:
+        if self.fits_rows:
             return rows
         visible = self.scrollable_content_region.height
         if rows <= visible:

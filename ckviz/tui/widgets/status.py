@@ -87,7 +87,7 @@ class StatusBar(Static):
         elif controls.playing:
             out.append(f"▶ playing, speed {controls.speed}", BOLD)
         else:
-            out.append(f"⏸ paused, speed {controls.speed}", DIM)
+            out.append(f"paused, speed {controls.speed}", DIM)
         if controls.replay is not None:
             shown, recorded = controls.replay
             out.append(f" │ replay {shown}/{recorded}", BOLD)

@@ -1,0 +1,45 @@
+"""SVG snapshots of the main screen and compare mode (textual pinned; nothing time-like shown).
+
+Update after an intended change with `uv run pytest tests/tui --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.pilot import Pilot
+
+from ckviz.tui.app import CkvizApp
+from tests.tui.conftest import SIZE, press, settle
+
+MakeApp = Callable[..., CkvizApp]
+Snap = Callable[..., bool]
+
+
+def stepping(*keys: str) -> Callable[[Pilot[Any]], Any]:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await settle(pilot)
+        await press(pilot, *keys)
+
+    return run_before
+
+
+def test_main_screen_baseline(snap_compare: Snap, make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "baseline")
+    assert snap_compare(app, terminal_size=SIZE, run_before=stepping(*["n"] * 12))
+
+
+def test_main_screen_sfq_light_theme(snap_compare: Snap, make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "sfq")
+    assert snap_compare(app, terminal_size=SIZE, run_before=stepping("t", *["n"] * 12))
+
+
+def test_compare_mode(snap_compare: Snap, make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "sfq")
+    assert snap_compare(app, terminal_size=SIZE, run_before=stepping("c", *["n"] * 15))
+
+
+def test_step_back_replay(snap_compare: Snap, make_app: MakeApp) -> None:
+    app = make_app("ck_trickle", "drr")
+    assert snap_compare(app, terminal_size=SIZE, run_before=stepping(*["n"] * 8, "b", "b"))
