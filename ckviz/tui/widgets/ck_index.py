@@ -10,13 +10,12 @@ from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, fit, key_cell, key_width
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, rescores
 
-COMPACT_ROWS = 4
-
 
 class CkIndexPane(SnapshotPane):
     """ckIndex as the last read returned it, lowest score first."""
 
     TITLE = "ckIndex"
+    COMPACT_FILLS = True
 
     def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
         index = snapshot.index_read
@@ -52,20 +51,12 @@ class CkIndexPane(SnapshotPane):
                 out.append(fit(" rescored", 13), BOLD if in_window else DIM)
             return out.append(f"{entry.score:.0f}", DIM)  # the raw score; cut first when narrow
 
-        count = len(index)
         tail: list[Text] = []
-        if self.compact:
-            # A fixed height, so the lanes do not jump as the index grows and shrinks.
-            count = min(count, COMPACT_ROWS)
-            if len(index) > COMPACT_ROWS:
-                count -= 1
-                tail.append(new_text().append(f"  … {len(index) - count} more", DIM))
-            tail += [new_text() for _ in range(COMPACT_ROWS - count - len(tail))]
-        elif not index:
+        if not index:
             tail.append(new_text().append("  (empty: nothing queued)", DIM))
         if rescoring and not self.compact:
             tail += self._rescore_note(snapshot, palette, width)
-        return Rows(head, count, draw, tail)
+        return Rows(head, len(index), draw, tail)
 
     @staticmethod
     def _rescore_note(snapshot: Snapshot, palette: KeyPalette, width: int) -> list[Text]:

@@ -21,7 +21,6 @@ from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
 
 MIN_WIDTH = 16
-SCROLL_STEP = 32  # scrollable height moves in steps of this many rows
 Shown = TypeVar("Shown")
 
 
@@ -67,6 +66,7 @@ class Pane(ScrollView, Generic[Shown], can_focus=False):
 
     TITLE = ""
     FITS_ROWS = False  # as tall as its rows (CSS height: auto), not a fixed box that scrolls
+    COMPACT_FILLS = False  # compact, it takes the height left over (and scrolls) instead
 
     def __init__(self, *, compact: bool = False, id: str | None = None) -> None:
         super().__init__(id=id, classes="pane -compact" if compact else "pane")
@@ -87,25 +87,20 @@ class Pane(ScrollView, Generic[Shown], can_focus=False):
         self._strips.clear()
         self._style = self.rich_style  # resolved once a show: it walks every ancestor's CSS
         self._width = width
-        size = Size(width, self._virtual_height(len(self.rows)))
+        size = Size(width, len(self.rows))
         if size != self.virtual_size:
-            grew = size.height != self.virtual_size.height
-            self.virtual_size = size  # a layout pass of the whole screen: keep it rare
-            if grew and self.fits_rows:
+            taller = size.height != self.virtual_size.height
+            # Assigning virtual_size would lay out the whole screen (tens of ms) every time the
+            # row count changes; a box of fixed height only needs its scrollbars updated.
+            self.set_reactive(Pane.virtual_size, size)
+            self._scroll_update(size)
+            if taller and self.fits_rows:
                 self.refresh(layout=True)
         self.refresh()
 
     @property
     def fits_rows(self) -> bool:
-        return self.compact or self.FITS_ROWS
-
-    def _virtual_height(self, rows: int) -> int:
-        if self.fits_rows:
-            return rows
-        visible = self.scrollable_content_region.height
-        if rows <= visible:
-            return visible
-        return -(-rows // SCROLL_STEP) * SCROLL_STEP  # rounded up: changes seldom
+        return (self.compact and not self.COMPACT_FILLS) or self.FITS_ROWS
 
     @property
     def text_width(self) -> int:
