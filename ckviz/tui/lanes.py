@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import redis
 
-from ckviz.metrics import run_metrics
+from ckviz.metrics import contention, jain
 from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import Snapshot
 from ckviz.sim.driver import Driver
@@ -38,7 +38,11 @@ class Setup:
 
 @dataclass(frozen=True, slots=True)
 class Fairness:
-    """Contention worst share/weight and Jain over the dequeues so far (`as_of` of them)."""
+    """Contention worst share/weight and Jain so far, computed when `as_of` runs were out.
+
+    Keys with runs still queued count as waiting from their oldest run's arrival, so a key
+    that has not been served yet shows as starved (share 0) rather than not at all.
+    """
 
     worst_share: float
     jain: float
@@ -73,6 +77,7 @@ class Lane:
         self.prefix = prefix
         self._weights = setup.scenario.weights()
         self._fairness = Fairness(1.0, 1.0, 0)
+        self._fairness_step = 0
         self._cost_s = 0.0
         self._stale_steps = 0
 
@@ -81,19 +86,23 @@ class Lane:
         return snap, self._fairness_of(snap)
 
     def _fairness_of(self, snap: Snapshot) -> Fairness:
-        if snap.dequeued == self._fairness.as_of:
+        if snap.step == self._fairness_step:
             return self._fairness
         self._stale_steps += 1
         due = self._stale_steps * FAIRNESS_BUDGET_S >= self._cost_s
         if not (due or snap.done):
             return self._fairness
         start = time.perf_counter()
-        metrics = run_metrics(snap.events, self._weights)
+        waiting = {
+            row.key: int(row.true_head) - snap.score_base
+            for row in snap.keys
+            if row.true_head is not None
+        }
+        ratios = list(contention(snap.events, self._weights, waiting_since=waiting).values())
         self._cost_s = time.perf_counter() - start
         self._stale_steps = 0
-        self._fairness = Fairness(
-            metrics.contention_worst_share_over_weight, metrics.contention_jain, snap.dequeued
-        )
+        self._fairness_step = snap.step
+        self._fairness = Fairness(min(ratios, default=1.0), jain(ratios), snap.dequeued)
         return self._fairness
 
     def close(self) -> None:

@@ -56,6 +56,7 @@ async def test_baseline_lets_the_heavy_key_hold_every_slot(make_app: MakeApp) ->
         assert all(dequeued(queues, f"light-{i}") == 0 for i in range(1, 5)), queues
         status = screen.query_one(StatusBar).text.plain
         assert "baseline" in status and "longest wait light-" in status
+        assert "worst share/weight 0.00" in status  # the light keys wait, unserved
 
 
 async def test_sfq_serves_a_light_key_within_its_first_instants(make_app: MakeApp) -> None:
@@ -69,6 +70,8 @@ async def test_sfq_serves_a_light_key_within_its_first_instants(make_app: MakeAp
         assert "sfq · floor" in discipline and "clock" in discipline
         index = app.screen.query_one(CkIndexPane).plain
         assert "sfq rescores all before it dequeues" in index
+        status = app.screen.query_one(StatusBar).text.plain
+        assert "worst share/weight 0.00" not in status
 
 
 async def test_ck_index_marks_the_pick_and_the_scan_window(make_app: MakeApp) -> None:
