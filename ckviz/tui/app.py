@@ -167,15 +167,7 @@ class CkvizApp(App[int]):
     def _start(self, setup: Setup) -> None:
         self._set_playing(False)
         self.setup = setup
-        self._submit(lambda: _listed(self.lockstep.start(setup)), fresh=True)
-
-    def _step_job(self, instant: bool, count: int) -> Job:
-        step = self.lockstep.step_instant if instant else self.lockstep.step_round
-
-        def job() -> list[Frame]:
-            return [f for f in (step() for _ in range(count)) if f is not None]
-
-        return job
+        self._submit(lambda: self.lockstep.start(setup), fresh=True)
 
     async def on_stepped(self, message: Stepped) -> None:
         self._in_flight -= 1
@@ -216,7 +208,7 @@ class CkvizApp(App[int]):
     def _controls(self) -> Controls:
         replay = None if self.recording.live else self.recording.position
         error = str(self.error) if self.error else None
-        return Controls(self._playing, self._speed + 1, replay, error, self._in_flight > 0)
+        return Controls(self._playing, self._speed + 1, replay, error)
 
     def _show(self, frame: Frame) -> None:
         if frame.setup.compare == self.setup.compare and self._view().is_mounted:
@@ -251,7 +243,7 @@ class CkvizApp(App[int]):
             return False
         if self._in_flight >= MAX_QUEUED:
             return False
-        self._submit(self._step_job(instant, count))
+        self._submit(lambda: self.lockstep.advance(instant, count))
         return True
 
     def action_step(self) -> None:
@@ -369,10 +361,6 @@ class CkvizApp(App[int]):
 
     def action_toggle_dark(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
-
-
-def _listed(frame: Frame | None) -> list[Frame]:
-    return [] if frame is None else [frame]
 
 
 def tune_gc() -> None:

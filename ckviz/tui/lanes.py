@@ -120,8 +120,8 @@ class Lockstep:
         self.setup: Setup | None = None
         self._generation = 0
 
-    def start(self, setup: Setup) -> Frame | None:
-        """Close whatever is open and open one fresh lane per discipline."""
+    def start(self, setup: Setup) -> list[Frame]:
+        """Close whatever is open and open one fresh lane per discipline: the first frame."""
         self.close()
         self.setup = setup
         self._generation += 1
@@ -132,7 +132,19 @@ class Lockstep:
         except BaseException:
             self.close()
             raise
-        return self.frame()
+        frame = self.frame()
+        return [] if frame is None else [frame]
+
+    def advance(self, instant: bool, count: int = 1) -> list[Frame]:
+        """`count` rounds (or instants): a frame after each, until every lane is done."""
+        step = self.step_instant if instant else self.step_round
+        frames = []
+        for _ in range(count):
+            frame = step()
+            if frame is None:
+                break
+            frames.append(frame)
+        return frames
 
     def step_round(self) -> Frame | None:
         """One dequeue round in every lane that is not ahead; None once all are done."""

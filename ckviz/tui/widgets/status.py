@@ -21,7 +21,6 @@ class Controls:
     speed: int = 1
     replay: tuple[int, int] | None = None  # (shown, recorded) while stepping back
     error: str | None = None
-    busy: bool = False
 
 
 def longest_wait(snapshot: Snapshot) -> tuple[str, float] | None:
