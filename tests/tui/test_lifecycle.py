@@ -6,11 +6,12 @@ import asyncio
 import contextlib
 from collections.abc import Callable
 
+import pytest
 import redis
 
-from ckviz.errors import ExitCode
+from ckviz.errors import ExitCode, UsageError
 from ckviz.sim.session import new_namespace
-from ckviz.store.server import open_server
+from ckviz.store.server import RedisServer, open_server
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.pickers import Picker
@@ -74,6 +75,26 @@ async def test_pickers_restart_with_the_choice(make_app: MakeApp) -> None:
         await pilot.press("e", "escape")  # cancelling changes nothing
         await settle(pilot)
         assert "seed seed-x" in status(app)
+
+
+async def test_compare_mode_picks_each_lane(make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "drr", compare_with="stride")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("D")
+        picker = app.screen
+        assert isinstance(picker, Picker) and picker.title_text == "Discipline · right lane"
+        picker.dismiss("codel-sfq")
+        await settle(pilot)
+        assert app.setup.disciplines == ("drr", "codel-sfq")
+        assert " · drr vs codel-sfq · " in status(app)
+
+
+def test_unknown_names_are_usage_errors(tui_server: RedisServer) -> None:
+    with pytest.raises(UsageError, match="unknown discipline 'fifo'"):
+        CkvizApp(tui_server, "ck_skew", "fifo")
+    with pytest.raises(UsageError, match="unknown scenario"):
+        CkvizApp(tui_server, "no_such_scenario", "sfq")
 
 
 async def test_help_opens_and_closes(make_app: MakeApp) -> None:
