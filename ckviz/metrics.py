@@ -61,12 +61,23 @@ def jain(values: Sequence[float]) -> float:
     return total * total / (len(values) * squares)
 
 
-def contention(events: Sequence[DequeueEvent], weights: Mapping[str, float]) -> dict[str, float]:
-    """Per contended key: its share of the contention window over its fair (weighted) share."""
+def contention(
+    events: Sequence[DequeueEvent],
+    weights: Mapping[str, float],
+    *,
+    waiting_since: Mapping[str, int] | None = None,
+) -> dict[str, float]:
+    """Per contended key: its share of the contention window over its fair (weighted) share.
+
+    `waiting_since` (for a run still in progress) gives, per key with runs still queued, the
+    arrival of its oldest one: that key counts as waiting from then on, served or not yet.
+    """
     ordered = sorted(events, key=lambda e: e.dequeued_ms)  # stable: keeps in-instant order
     arrivals: dict[str, list[int]] = {}
     for event in ordered:
         arrivals.setdefault(event.key, []).append(event.arrival_ms)
+    for key, since in (waiting_since or {}).items():
+        arrivals.setdefault(key, []).append(since)  # never served: waiting from `since` on
     weights = {**{k: 1.0 for k in arrivals if k not in weights}, **weights}
     for times in arrivals.values():
         times.sort()
