@@ -110,6 +110,8 @@ class Snapshot:
     keys: tuple[KeyRow, ...]
     held: tuple[HeldRun, ...]
     order: tuple[str, ...]  # the discipline's last chosen order, keys best first
+    next_order: tuple[str, ...]  # how the next dequeue will see ckIndex (preview, no side effects)
+    rescores: bool  # whether the discipline rewrites ckIndex scores before each dequeue
     discipline_state: DisciplineState
     events: EventLog
     recent: tuple[QueueEvent, ...]  # what the last step did

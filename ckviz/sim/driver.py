@@ -9,6 +9,7 @@ command sequence; only the packets differ.
 
 from __future__ import annotations
 
+import copy
 import heapq
 from collections import deque
 from collections.abc import Sequence
@@ -317,6 +318,18 @@ class Driver:
 
     # ---- what the UI reads --------------------------------------------------------------
 
+    def _preview_order(self) -> tuple[str, ...]:
+        """The order the next serve attempt would put ckIndex in, from the last read, computed
+        on a copy so the discipline's own state is untouched (SFQ's floor, DRR's deficits)."""
+        if self.done or not self._index_read:
+            return ()
+        if not self.discipline.rescores:
+            return _age_order(self._index_read)
+        preview = copy.deepcopy(self.discipline)
+        order = preview.order(self._index_read, SCORE_BASE + self.t)
+        keys = {e.member: e.key for e in self._index_read}
+        return tuple(keys[m] for m in order)
+
     def snapshot(self) -> Snapshot:
         """An immutable picture of this moment."""
         cfg = self.config
@@ -355,6 +368,8 @@ class Driver:
             held=held,
             discipline_state=self.discipline.state(),
             order=self._order if self.discipline.rescores else _age_order(self._index_read),
+            next_order=self._preview_order(),
+            rescores=self.discipline.rescores,
             events=EventLog(self.events, len(self.events)),
             recent=tuple(self.recent),
             round_trips=self.queue.round_trips,

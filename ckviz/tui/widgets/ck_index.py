@@ -8,7 +8,7 @@ from rich.text import Text
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, fit, key_cell, key_width
-from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, rescores
+from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 
 
 class CkIndexPane(SnapshotPane):
@@ -20,14 +20,19 @@ class CkIndexPane(SnapshotPane):
     def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
         index = snapshot.index_read
         window = snapshot.scan_window
-        rescoring = rescores(snapshot.discipline)
+        rescoring = snapshot.rescores
+        # The next dequeue scans ckIndex in `next_order` (after a rescore, for disciplines that
+        # rescore): its window is that order's first `window` keys, its pick the first one.
+        upcoming = snapshot.next_order
+        scanned = set(upcoming[:window])
+        pick = upcoming[0] if upcoming and window else None
         heads = {row.key: row.true_head for row in snapshot.keys}
         noun = "entry" if len(index) == 1 else "entries"
         summary = f"{len(index)} {noun} · scan window {window}"
         if window == 0:
             summary += " (env full)"
-        elif index and not rescoring:
-            summary += " · ▶ next pick"
+        elif pick is not None:
+            summary += " · ▶ next pick" + (" (after rescore)" if rescoring else "")
         if self.compact:
             summary = "ckIndex · " + summary
         head = [new_text().append(fit(summary, width), DIM)]
@@ -36,8 +41,8 @@ class CkIndexPane(SnapshotPane):
         def draw(i: int) -> Text:
             out = new_text()
             entry = index[i]
-            in_window = i < window
-            picked = i == 0 and in_window and not rescoring
+            in_window = entry.key in scanned
+            picked = entry.key == pick
             if picked:
                 out.append("▶ ", BOLD)
             else:

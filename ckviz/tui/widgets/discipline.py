@@ -7,7 +7,7 @@ from rich.text import Text
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, key_cell, key_width
-from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, rescores
+from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 
 
 def _pairs(values: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
@@ -26,15 +26,18 @@ class DisciplinePane(SnapshotPane):
         for label, value in _pairs(state.fields):
             fields.append(f" · {label} ", DIM)
             fields.append(value)
-        which = "last order" if rescores(snapshot.discipline) else "next order"
+        # The order the next dequeue will follow (a preview on a copy of the discipline); once
+        # nothing is queued, the last order it chose.
+        chosen = snapshot.next_order or snapshot.order
+        which = "next order" if snapshot.next_order else "last order"
         if self.compact:
             order = new_text().append(f"{which}: ", DIM)
-            for n, key in enumerate(snapshot.order[:12]):
+            for n, key in enumerate(chosen[:12]):
                 order.append(" > " if n else "", DIM)
                 order.append(key, palette.style(key))
             return Rows([fields, order])
         per_key = {key: _pairs(values) for key, values in state.per_key}
-        listed = list(dict.fromkeys(snapshot.order))
+        listed = list(dict.fromkeys(chosen))
         in_order = set(listed)
         ranked = listed + [key for key in per_key if key not in in_order]
         keys = key_width(snapshot, width - 14)

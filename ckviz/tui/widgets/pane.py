@@ -7,7 +7,6 @@ about as much per step as one with 5.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import cache
 from typing import Generic, TypeVar
 
 from rich.style import Style
@@ -16,21 +15,11 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ckviz.disciplines.registry import make_discipline
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
 
 MIN_WIDTH = 16
 Shown = TypeVar("Shown")
-
-
-@cache
-def rescores(discipline: str) -> bool:
-    """Whether the discipline rewrites ckIndex scores before each dequeue (a static trait)."""
-    try:
-        return make_discipline(discipline).rescores
-    except KeyError:
-        return True
 
 
 def new_text() -> Text:
