@@ -155,13 +155,22 @@ def _headless(ns: argparse.Namespace) -> int:
 
 def _app(ns: argparse.Namespace) -> int:
     from ckviz.headless.plan import app_choice
+    from ckviz.sim.namespace import check_root, claim_namespace, sweep_namespace
     from ckviz.store.server import open_server
 
     scenario, discipline, seed = app_choice(ns)  # validated before any server starts
+    root = check_root(ns.prefix)
     from ckviz.tui.app import run_app
 
     with open_server(ns.redis, ns.redis_url) as server:
-        return run_app(server, scenario, discipline, seed)
+        client = server.client()
+        namespace = claim_namespace(client, root, ns.reuse_prefix)
+        try:
+            return run_app(server, scenario, discipline, seed, namespace=namespace,
+                           check_invariants=ns.check_invariants)  # fmt: skip
+        finally:
+            sweep_namespace(client, namespace)  # the app deletes its keys; this is the net
+            client.close()
 
 
 def run() -> NoReturn:

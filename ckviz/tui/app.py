@@ -74,7 +74,8 @@ class CkvizApp(App[int]):
     def __init__(self, server: RedisServer, scenario: Scenario | str = "ck_skew",
                  discipline: str = "sfq", seed: str = "seed-a", *,
                  compare_with: str | None = None, namespace: str | None = None,
-                 history: int = HISTORY_LIMIT, handle_signals: bool = False) -> None:  # fmt: skip
+                 history: int = HISTORY_LIMIT, handle_signals: bool = False,
+                 check_invariants: bool = True) -> None:  # fmt: skip
         super().__init__()
         scenario = load(scenario) if isinstance(scenario, str) else scenario
         disciplines = (discipline,) if compare_with is None else (discipline, compare_with)
@@ -82,7 +83,7 @@ class CkvizApp(App[int]):
             if name not in DEFAULT_DISCIPLINES:
                 known = ", ".join(DEFAULT_DISCIPLINES)
                 raise UsageError(f"unknown discipline '{name}' (known: {known})")
-        self.setup = Setup(scenario, seed, disciplines)
+        self.setup = Setup(scenario, seed, disciplines, check_invariants)
         self.client = server.client()
         self.lockstep = Lockstep(self.client, namespace or new_namespace())
         self.recording = Recording(
@@ -376,12 +377,15 @@ def tune_gc() -> None:
 
 
 def run_app(server: RedisServer, scenario_name: str = "ck_skew", discipline: str = "sfq",
-            seed: str = "seed-a") -> int:  # fmt: skip
+            seed: str = "seed-a", *, namespace: str | None = None,
+            check_invariants: bool = True) -> int:  # fmt: skip
     """Run the app on `server` until the user quits; the exit code to return to the shell.
 
-    Raises UsageError for an unknown scenario or discipline (before anything starts).
+    Keys go under `namespace` (a fresh `ckviz:<random>:` if None). Raises UsageError for an
+    unknown scenario or discipline (before anything starts).
     """
-    app = CkvizApp(server, scenario_name, discipline, seed, handle_signals=True)
+    app = CkvizApp(server, scenario_name, discipline, seed, handle_signals=True,
+                   namespace=namespace, check_invariants=check_invariants)  # fmt: skip
     tune_gc()
     try:
         result = app.run()

@@ -30,6 +30,7 @@ class Setup:
     scenario: Scenario
     seed: str
     disciplines: tuple[str, ...]
+    check_invariants: bool = True  # compare the driver's books with Redis after every trip
 
     @property
     def compare(self) -> bool:
@@ -71,8 +72,9 @@ class Lane:
 
     def __init__(self, client: redis.Redis, setup: Setup, discipline: str, prefix: str) -> None:
         self._stack = contextlib.ExitStack()
-        cell = open_cell(client, setup.scenario, setup.seed, Treatment(discipline=discipline),
-                         prefix)  # fmt: skip
+        treatment = Treatment(discipline=discipline)
+        cell = open_cell(client, setup.scenario, setup.seed, treatment, prefix,
+                         check_invariants=setup.check_invariants)  # fmt: skip
         self.driver: Driver = self._stack.enter_context(cell)
         self.prefix = prefix
         self._weights = setup.scenario.weights()
