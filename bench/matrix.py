@@ -12,7 +12,7 @@ import time
 
 from ckviz import scenario_files
 from ckviz.headless.cells import CellOutcome
-from ckviz.headless.matrix import MatrixPlan
+from ckviz.headless.matrix import MatrixPlan, default_jobs
 from ckviz.headless.runner import run_cells
 from ckviz.sim.session import new_namespace
 from ckviz.store.server import open_server
@@ -25,7 +25,7 @@ def command_counts(client) -> tuple[int, int]:  # type: ignore[no-untyped-def]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--jobs", type=int, default=default_jobs(), help="default: cores + 1")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(
         "--no-check-invariants",

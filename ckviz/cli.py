@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="worker processes for independent cells (default: up to 2)",
+        help="worker processes for independent cells (default: cores + 1)",
     )
     p.add_argument(
         "--redis-url",

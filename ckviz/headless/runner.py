@@ -88,7 +88,10 @@ def _in_pool(
     with (
         _StopRequest() as stop,
         ProcessPoolExecutor(
-            jobs, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),)
+            min(jobs, len(cells)),
+            mp_context=context,
+            initializer=_worker_init,
+            initargs=(os.getpid(),),
         ) as pool,
     ):
         cell_of = {pool.submit(run_cell, url, c): c for c in cells}
