@@ -23,6 +23,7 @@ from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member
 from ckviz.store.scripts import load_scripts
 from ckviz.workload import PlannedRun
 
+_hiredis_pack: Callable[..., bytes] | None
 try:
     from hiredis import pack_command as _hiredis_pack
 except ImportError:  # pragma: no cover - hiredis is a dependency, but optional for redis-py
