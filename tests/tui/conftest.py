@@ -11,9 +11,7 @@ import pytest
 import redis
 from textual.pilot import Pilot
 
-from ckviz.sim.session import new_namespace
-from ckviz.store.runqueue import delete_prefix
-from ckviz.store.server import RedisServer, open_server
+from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
 
 SIZE = (100, 30)
@@ -21,25 +19,20 @@ SETTLE_TIMEOUT_S = 20.0
 
 
 @pytest.fixture(scope="session")
-def tui_server() -> Iterator[RedisServer]:
-    """The embedded redis-server ckviz starts itself, stopped when the session ends."""
-    with open_server() as server:
-        yield server
+def tui_server(redis_server: RedisServer) -> RedisServer:
+    """The session's server (tests/conftest.py): embedded, or CKVIZ_TEST_REDIS_URL's."""
+    return redis_server
 
 
 @pytest.fixture
-def tui_client(tui_server: RedisServer) -> Iterator[redis.Redis]:
-    client = tui_server.client()
-    yield client
-    client.close()
+def tui_client(client: redis.Redis) -> redis.Redis:
+    return client
 
 
 @pytest.fixture
-def namespace(tui_client: redis.Redis) -> Iterator[str]:
+def namespace(prefix: str) -> str:
     """A fresh key prefix; anything a failed test left under it is deleted (never a flush)."""
-    prefix = new_namespace()
-    yield prefix
-    delete_prefix(tui_client, prefix)
+    return prefix
 
 
 @pytest.fixture
