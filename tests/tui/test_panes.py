@@ -9,6 +9,7 @@ from ckviz.tui.screens.compare import CompareScreen, LaneView
 from ckviz.tui.screens.main import MainScreen
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
+from ckviz.tui.widgets.event_log import EventLogPane
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.status import StatusBar
@@ -108,6 +109,33 @@ async def test_compare_mode_shows_both_disciplines(make_app: MakeApp) -> None:
         await press(pilot, "c")
         assert isinstance(app.screen, MainScreen)
         assert app.setup.disciplines == ("sfq",)
+
+
+async def test_compare_mode_logs_each_lanes_own_events(make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "sfq")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "c", *["n"] * 4)
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        frame = app.recording.current
+        assert frame is not None
+        logs = [screen.query_one(f"#events-{i}", EventLogPane) for i in range(2)]
+        for log, snapshot in zip(logs, frame.snapshots, strict=True):
+            assert (log.border_title, log.border_subtitle) == ("Events", snapshot.discipline)
+            lines = log.plain.splitlines()
+            assert 1 <= len(lines) <= log.scrollable_content_region.height, log.plain
+            dequeues = [line.split() for line in lines if "▶" in line]
+            assert dequeues, log.plain
+            own = {e.run_id for e in snapshot.recent if e.kind == "dequeue"}
+            assert all(cells[-1] in own for cells in dequeues), (log.plain, own)
+        left, right = (log.plain for log in logs)
+        assert "light-" not in left  # baseline: the heavy key holds every slot
+        assert "light-" in right  # sfq serves the light keys
+        # the waits comparison keeps a row per key
+        waits = screen.query_one(WaitComparePane)
+        assert len(waits.plain.splitlines()) == 6
+        assert waits.scrollable_content_region.height >= 6
 
 
 async def test_step_back_restores_the_earlier_view_and_replays(make_app: MakeApp) -> None:

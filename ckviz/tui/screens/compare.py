@@ -13,6 +13,7 @@ from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
+from ckviz.tui.widgets.event_log import EventLogPane
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.pane import SnapshotPane
@@ -20,6 +21,8 @@ from ckviz.tui.widgets.status import Controls, StatusBar, fairness_text
 from ckviz.tui.widgets.wait_compare import WaitComparePane
 
 LANES = 2
+BOTTOM_SHARE = 0.27  # of the screen's height for the waits and event logs, at least...
+BOTTOM_MAX = 0.4  # ...and at most, whatever the key count
 
 
 class LaneView(Vertical):
@@ -52,22 +55,48 @@ def lane_header(t: int, dequeued: int, total: int, fairness: Fairness) -> Text:
 
 
 class CompareScreen(Screen[None]):
-    """Two LaneViews in lockstep and the per-key wait comparison below them."""
+    """Two LaneViews in lockstep; below them the per-key wait comparison between each
+    lane's event log (left lane's on the left)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._keys = 0
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
         with Horizontal(id="lanes"):
             for i in range(LANES):
                 yield LaneView(id=f"lane-{i}", classes="lane")
-        yield WaitComparePane(id="waits")
+        with Horizontal(id="compare-bottom"):
+            yield EventLogPane(id="events-0")
+            yield WaitComparePane(id="waits")
+            yield EventLogPane(id="events-1")
         yield Footer(compact=True, show_command_palette=False)
 
     def show(self, frame: Frame, palette: KeyPalette, controls: Controls) -> None:
         with self.app.batch_update():
+            if len(frame.snapshots[0].keys) != self._keys:
+                self._keys = len(frame.snapshots[0].keys)
+                self._fit_bottom()
             self.query_one(StatusBar).show(frame, controls, palette)
             for i in range(min(LANES, len(frame.snapshots))):
                 self.query_one(f"#lane-{i}", LaneView).show(i, frame, palette)
+                log = self.query_one(f"#events-{i}", EventLogPane)
+                log.border_subtitle = frame.snapshots[i].discipline
+                log.show(frame.snapshots[i], palette)
             self.query_one(WaitComparePane).show(frame, palette)
+
+    def on_resize(self) -> None:
+        self._fit_bottom()
+
+    def _fit_bottom(self) -> None:
+        """Room for every key's wait row (within BOTTOM_MAX), more on a tall screen."""
+        height = self.size.height
+        wanted = max(self._keys + 3, round(height * BOTTOM_SHARE))
+        rows = max(4, min(wanted, int(height * BOTTOM_MAX)))
+        bottom = self.query_one("#compare-bottom")
+        if bottom.styles.height is None or bottom.styles.height.value != rows:
+            bottom.styles.height = rows
 
     def show_controls(self, frame: Frame, controls: Controls, palette: KeyPalette) -> None:
         self.query_one(StatusBar).show(frame, controls, palette)

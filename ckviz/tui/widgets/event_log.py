@@ -11,6 +11,9 @@ from ckviz.tui.text import BOLD, DIM, fit
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 
 KIND_STYLE = {"enqueue": DIM, "dequeue": BOLD, "ack": Style(italic=True, dim=True)}
+KIND_GLYPH = {"enqueue": "+", "dequeue": "▶", "ack": "✓"}
+NARROW = 30  # below this many cells a line shows the kind as a glyph (help.md lists them)
+CLOCK_FROM = 19  # and from this many, narrow, still the event's time
 
 
 class EventLogPane(SnapshotPane):
@@ -18,16 +21,27 @@ class EventLogPane(SnapshotPane):
 
     TITLE = "Events"
 
+    def on_resize(self) -> None:
+        if self._shown is not None:  # taller or shorter: a different number of events fits
+            self.show(*self._shown)
+
     def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
         events = snapshot.recent[-max(1, self.text_height) :]
-        run_width = max(8, width - 16)
+        narrow = width < NARROW
+        clock = 6 if not narrow else 5 if width >= CLOCK_FROM else 0
+        kind_width = 2 if narrow else 8
+        run_width = max(4, width - clock - kind_width - (2 if clock else 0))
 
         def draw(i: int) -> Text:
             event = events[i]
-            out = new_text().append(f"{event.t:>6} ", DIM)
-            out.append(f"{event.kind:<8}", KIND_STYLE[event.kind])
+            out = new_text()
+            if clock:
+                out.append(f"{event.t:>{clock}} ", DIM)
+            kind = KIND_GLYPH[event.kind] if narrow else event.kind
+            out.append(f"{kind:<{kind_width}}", KIND_STYLE[event.kind])
             return out.append(fit(event.run_id, run_width), palette.style(event.key))
 
         if not events:
-            return Rows([new_text().append("(no events yet: space steps, p plays)", DIM)])
+            hint = "(no events yet)" if narrow else "(no events yet: space steps, p plays)"
+            return Rows([new_text().append(hint, DIM)])
         return Rows((), len(events), draw)

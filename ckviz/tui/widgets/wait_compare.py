@@ -15,8 +15,7 @@ VALUES = " mean  out    age"  # the figures after each lane's bar
 class WaitComparePane(Pane[Frame]):
     """Per key and lane: mean wait so far (the bar), runs out, and the head's age now."""
 
-    TITLE = "Per-key wait: mean so far (bar) · runs out · oldest queued run's age"
-    FITS_ROWS = True
+    TITLE = "Per-key wait: mean so far (bar) · runs out · oldest run's age"
 
     def layout_rows(self, frame: Frame, palette: KeyPalette, width: int) -> Rows:
         snaps = frame.snapshots
@@ -29,6 +28,9 @@ class WaitComparePane(Pane[Frame]):
                       default=0.0)  # fmt: skip
         header = new_text().append(" " * (key_cells + 1))
         for snap in snaps:
+            if len(snap.discipline) >= bar_width:  # narrow: the name over the whole column
+                header.append(fit(snap.discipline, column), BOLD)
+                continue
             header.append(fit(snap.discipline, bar_width), BOLD)
             header.append(VALUES + "  ", DIM)
 
