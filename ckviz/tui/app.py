@@ -145,6 +145,7 @@ class CkvizApp(App[int]):
 
     def _submit(self, job: Job, fresh: bool = False) -> None:
         self._in_flight += 1
+        self._show_controls()  # "stepping" until the frame arrives (on_stepped)
         self._drive(job, fresh)
 
     @work(group="driver")
@@ -209,7 +210,7 @@ class CkvizApp(App[int]):
     def _controls(self) -> Controls:
         replay = None if self.recording.live else self.recording.position
         error = str(self.error) if self.error else None
-        return Controls(self._playing, self._speed + 1, replay, error)
+        return Controls(self._playing, self._speed + 1, replay, error, self.busy)
 
     def _show(self, frame: Frame) -> None:
         if frame.setup.compare == self.setup.compare and self._view().is_mounted:
@@ -217,7 +218,8 @@ class CkvizApp(App[int]):
 
     def _show_controls(self) -> None:
         frame = self.recording.current
-        if frame is not None and self._view().is_mounted:
+        same_mode = frame is not None and frame.setup.compare == self.setup.compare
+        if frame is not None and same_mode and self._view().is_mounted:
             self._view().show_controls(frame, self._controls(), self.palette)
 
     def _repaint(self) -> None:

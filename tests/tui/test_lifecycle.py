@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import Callable
 
 import pytest
@@ -13,9 +14,10 @@ from ckviz.errors import ExitCode, UsageError
 from ckviz.sim.session import new_namespace
 from ckviz.store.server import RedisServer, open_server
 from ckviz.tui.app import CkvizApp
+from ckviz.tui.lanes import Frame
 from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.pickers import Picker
-from ckviz.tui.widgets.status import StatusBar
+from ckviz.tui.widgets.status import STEPPING, StatusBar
 from tests.tui.conftest import SIZE, press, settle
 
 MakeApp = Callable[..., CkvizApp]
@@ -108,6 +110,31 @@ async def test_help_opens_and_closes(make_app: MakeApp) -> None:
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_the_status_says_stepping_while_a_step_is_in_flight(make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "sfq")
+    release = threading.Event()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert STEPPING not in status(app)
+        advance = app.lockstep.advance
+
+        def held_back(instant: bool, count: int = 1) -> list[Frame]:
+            release.wait(10)  # the driver thread waits here until the test lets it go
+            return advance(instant, count)
+
+        app.lockstep.advance = held_back  # type: ignore[method-assign]
+        try:
+            await pilot.press("n")
+            await pilot.pause()
+            assert app.busy and STEPPING in status(app)
+            assert app.recording.current is not None and app.recording.current.times == (0,)
+        finally:
+            release.set()
+        await settle(pilot)
+        assert not app.busy and STEPPING not in status(app)
+        assert app.recording.current is not None and app.recording.current.times != (0,)
 
 
 async def test_play_advances_and_pause_stops(make_app: MakeApp) -> None:

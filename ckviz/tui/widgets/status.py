@@ -12,6 +12,8 @@ from ckviz.tui.lanes import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, head_age, ms, ratio
 
+STEPPING = "⋯ stepping"
+
 
 @dataclass(frozen=True, slots=True)
 class Controls:
@@ -21,6 +23,7 @@ class Controls:
     speed: int = 1
     replay: tuple[int, int] | None = None  # (shown, recorded) while stepping back
     error: str | None = None
+    stepping: bool = False  # a driver job is in flight: its frame has not arrived yet
 
 
 def longest_wait(snapshot: Snapshot) -> tuple[str, float] | None:
@@ -90,4 +93,6 @@ class StatusBar(Static):
         if controls.replay is not None:
             shown, recorded = controls.replay
             out.append(f" │ replay {shown}/{recorded}", BOLD)
+        if controls.stepping:
+            out.append(f" │ {STEPPING}", BOLD)
         return out
