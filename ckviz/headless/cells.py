@@ -64,16 +64,16 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
             cell.index, _result(cell, metrics, trips, elapsed_ms), commands_sent=sent
         )
     except CkvizError as exc:
-        return CellOutcome(cell.index, None, f"{_label(cell)}: {exc}", int(exc.exit_code))
+        return CellOutcome(cell.index, None, f"{cell_label(cell)}: {exc}", int(exc.exit_code))
     except (redis.RedisError, OSError) as exc:  # e.g. the server gone before the first trip
         reason = " ".join(str(exc).split()) or type(exc).__name__
-        message = f"{_label(cell)}: lost the Redis server: {reason}"
+        message = f"{cell_label(cell)}: lost the Redis server: {reason}"
         return CellOutcome(cell.index, None, message, int(RedisUnavailable.exit_code))
     finally:
         client.close()
 
 
-def _label(cell: Cell) -> str:
+def cell_label(cell: Cell) -> str:
     return f"{cell.scenario.name}/{cell.treatment.name}/{cell.seed}"
 
 

@@ -11,7 +11,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from ckviz.errors import ExitCode
-from ckviz.headless.cells import Cell, CellOutcome, run_cell
+from ckviz.headless.cells import Cell, CellOutcome, cell_label, run_cell
 from ckviz.store.server import die_with_parent
 
 Progress = Callable[[CellOutcome], None]
@@ -117,8 +117,7 @@ def _in_pool(
 
 
 def _worker_died(cell: Cell, exc: BaseException) -> CellOutcome:
-    label = f"{cell.scenario.name}/{cell.treatment.name}/{cell.seed}"
-    message = f"{label}: its worker process died ({type(exc).__name__})"
+    message = f"{cell_label(cell)}: its worker process died ({type(exc).__name__})"
     return CellOutcome(cell.index, None, message, int(ExitCode.CHECK_FAILED))
 
 

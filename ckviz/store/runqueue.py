@@ -78,6 +78,7 @@ class Trip:
     def __init__(self, queue: RunQueue) -> None:
         self._queue = queue
         self._commands: list[tuple[tuple[Any, ...], Decoder, bool]] = []
+        self._has_script = False
 
     def __len__(self) -> int:
         return len(self._commands)
@@ -85,9 +86,9 @@ class Trip:
     def _add(self, args: tuple[Any, ...], decode: Decoder, scripted: bool) -> int:
         # NOSCRIPT repair resends everything from the first failed script call on; that is
         # only safe if what follows a script call is a script call or a read.
-        after_script = any(s for _, _, s in self._commands)
-        if not scripted and after_script and args[0] not in _READS:
+        if not scripted and self._has_script and args[0] not in _READS:
             raise AssertionError(f"write {args[0]} after a script call in one trip")
+        self._has_script = self._has_script or scripted
         self._commands.append((args, decode, scripted))
         return len(self._commands) - 1
 
