@@ -64,7 +64,9 @@ class DeficitRoundRobin:
     def on_serviced(self, key: str) -> None:
         self.deficit[key] = self.deficit.get(key, 0.0) - _COST
         if self.deficit[key] < _COST and key in self.ring:
-            self.cursor = self.ring.index(key) + 1
+            # Wrap at once (SPEC section 6): a cursor left past the end would point at
+            # whichever key the next order() appends, not at the ring's start.
+            self.cursor = (self.ring.index(key) + 1) % len(self.ring)
 
     def state(self) -> DisciplineState:
         cursor_key = self.ring[self.cursor] if self.cursor < len(self.ring) else "-"

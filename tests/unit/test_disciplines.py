@@ -87,6 +87,24 @@ def test_drr_drops_inactive_keys_and_appends_new_ones() -> None:
     assert d.ring == ["b", "c"]
 
 
+def test_drr_cursor_wraps_to_the_ring_start_when_the_last_key_is_served() -> None:
+    d = DeficitRoundRobin()
+    abc = entries(("a", 0.0), ("b", 0.0), ("c", 0.0))
+    assert [serve(d, abc) for _ in range(3)] == ["a", "b", "c"]
+    assert d.cursor == 0  # wrapped at once, not left at 3
+    # right after the serve, b leaves and d, e join: the turn is a's, not a newcomer's
+    assert serve(d, entries(("a", 0.0), ("c", 0.0), ("d", 0.0), ("e", 0.0))) == "a"
+    assert d.ring == ["a", "c", "d", "e"]
+
+
+def test_drr_a_key_joining_after_the_last_serve_waits_its_turn() -> None:
+    d = DeficitRoundRobin()
+    ab = entries(("a", 0.0), ("b", 0.0))
+    assert [serve(d, ab) for _ in range(2)] == ["a", "b"]
+    got = [serve(d, entries(("a", 0.0), ("b", 0.0), ("c", 0.0))) for _ in range(3)]
+    assert got == ["a", "b", "c"]
+
+
 def test_drr_weight_tops_up_more_credit() -> None:
     d = DeficitRoundRobin(weights={"big": 3.0})
     got = [serve(d, entries(("big", 0.0), ("small", 0.0))) for _ in range(8)]
