@@ -17,6 +17,7 @@ from ckviz import __version__
 from ckviz.errors import ExitCode, RedisUnavailable
 from ckviz.headless.cells import Cell, CellOutcome
 from ckviz.headless.checks import evaluate
+from ckviz.headless.output import OutputError, write_out
 from ckviz.headless.report import print_checks, print_tables
 from ckviz.headless.runner import Interrupted, run_cells
 from ckviz.headless.summary import scenario_result
@@ -81,10 +82,16 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
     results = assemble(plan, server, outcomes, time.perf_counter() - started, error, complete)
     if plan.check:
         results.checks = evaluate(plan.scenarios, results.scenarios)
-    write_results(results, plan.out)
+    unwritten: OutputError | None = None
+    try:
+        write_results(results, plan.out)
+    except OutputError as exc:  # reported after the tables, which still show the figures
+        unwritten = exc
     print_tables(results, stdout)
     if results.checks is not None:
         print_checks(results.checks, stdout)
+    if unwritten is not None:
+        raise unwritten
     stderr.print(f"results: {plan.out}", highlight=False, soft_wrap=True)
     if interrupted:
         stderr.print("ckviz: interrupted; partial results written", highlight=False)
@@ -181,11 +188,8 @@ def assemble(
 
 
 def write_results(results: Results, out: Path) -> None:
-    """Write atomically: a crash mid-write never leaves a truncated results file."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp{os.getpid()}")
-    tmp.write_text(json.dumps(results.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8")
-    tmp.replace(out)
+    """Write atomically where possible; OutputError (results saved elsewhere) on failure."""
+    write_out(json.dumps(results.model_dump(mode="json"), indent=2) + "\n", out)
 
 
 def default_jobs() -> int:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ckviz import scenario_files
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, FACTORIES
 from ckviz.errors import UsageError
 from ckviz.headless.matrix import MatrixPlan, default_jobs
+from ckviz.headless.output import check_out
 from ckviz.model.matrix import DEFAULT_SEEDS, MatrixSpec, TreatmentSpec
 from ckviz.sim.feasibility import reject_unfinishable
 from ckviz.sim.namespace import check_root
@@ -59,7 +59,7 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         treatments,
         max_count,
         jobs,
-        _out_path(ns.out),
+        check_out(ns.out),
         check=ns.check,
         check_invariants=ns.check_invariants,
         prefix=check_root(ns.prefix),
@@ -92,16 +92,6 @@ def _unique(names: list[str], flag: str) -> None:
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup:
         raise UsageError(f"{flag}: '{dup}' given twice")
-
-
-def _out_path(text: str) -> Path:
-    out = Path(text)
-    if out.is_dir():
-        raise UsageError(f"--out: {text} is a directory; give a file path")
-    parent = out.parent if str(out.parent) else Path(".")
-    if parent.exists() and not parent.is_dir():
-        raise UsageError(f"--out: {parent} is not a directory")
-    return out
 
 
 def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
