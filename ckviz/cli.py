@@ -115,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGHUP, _interrupt)  # a closed terminal or dropped SSH: same as SIGTERM
     try:
         if args[:1] == ["validate"]:
             from ckviz.validate import validate_files

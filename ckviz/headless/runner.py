@@ -54,11 +54,12 @@ def _worker_init(parent_pid: int) -> None:
     # finishes and deletes its keys instead of dying half-way. If the parent dies anyway
     # (killed), the worker goes with it rather than wait forever for work.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # a closed terminal reaches the whole group
     die_with_parent(parent_pid)
 
 
 class _StopRequest:
-    """While active, SIGINT/SIGTERM only set a flag the pool loop polls: no exception lands
+    """While active, SIGINT/SIGTERM/SIGHUP only set a flag the pool loop polls: no exception lands
     inside the executor's machinery. A second signal raises KeyboardInterrupt."""
 
     def __init__(self) -> None:
@@ -66,7 +67,7 @@ class _StopRequest:
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> _StopRequest:
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             self._previous[signum] = signal.signal(signum, self._handle)
         return self
 

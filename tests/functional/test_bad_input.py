@@ -137,11 +137,12 @@ FILES = {  # file text -> what the one error line says
 
 
 @pytest.fixture(autouse=True)
-def keep_sigterm() -> Iterator[None]:
-    """`main` installs a SIGTERM handler; give pytest its own back."""
-    previous = signal.getsignal(signal.SIGTERM)
+def keep_signals() -> Iterator[None]:
+    """`main` installs SIGTERM and SIGHUP handlers; give pytest its own back."""
+    saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
     yield
-    signal.signal(signal.SIGTERM, previous)
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
 
 
 def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:

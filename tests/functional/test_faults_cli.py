@@ -131,7 +131,14 @@ def test_stalled_server_times_out_and_names_what_may_remain(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize(
-    ("jobs", "signum"), [("1", signal.SIGINT), ("2", signal.SIGINT), ("1", signal.SIGTERM)]
+    ("jobs", "signum"),
+    [
+        ("1", signal.SIGINT),
+        ("2", signal.SIGINT),
+        ("1", signal.SIGTERM),
+        ("1", signal.SIGHUP),
+        ("2", signal.SIGHUP),
+    ],
 )
 def test_interrupt_writes_partial_results_and_exits_130(
     tmp_path: Path, jobs: str, signum: signal.Signals
@@ -150,7 +157,10 @@ def test_interrupt_writes_partial_results_and_exits_130(
     assert_nothing_left(env)
 
 
-def test_interrupt_on_someone_elses_server_sweeps_our_keys(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGHUP])
+def test_interrupt_on_someone_elses_server_sweeps_our_keys(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
     out, env = tmp_path / "r.json", ckviz_env()
     with own_redis() as server:
         client = server.client()
@@ -158,7 +168,7 @@ def test_interrupt_on_someone_elses_server_sweeps_our_keys(tmp_path: Path) -> No
         args = (*MATRIX, "--redis-url", server.url, "--out", str(out), "--jobs", "2")
         with popen_ckviz(*args, env=env) as proc:
             wait_for_line(proc, "/36] ")
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(signum)
             rc, _ = finish(proc)
         assert rc == ExitCode.INTERRUPTED
         assert client.keys("*") == ["theirs"]
