@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from ckviz.errors import CkvizError, ExitCode, UsageError
+from ckviz.errors import CkvizError, ExitCode, KeysLeft, UsageError, one_line
 
 ENV_REDIS_URL = "CKVIZ_REDIS_URL"
 
@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--redis-url",
-        default=os.environ.get(ENV_REDIS_URL),
+        default=None,
         metavar="URL",
         help=f"use an existing Redis (env {ENV_REDIS_URL}); default: embedded",
     )
@@ -105,6 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="root of ckviz's key namespace on the server (default 'ckviz')",
     )
     p.add_argument(
+        "--allow-eviction-risk",
+        action="store_true",
+        help="run on a server whose eviction policy and headroom could evict others' keys",
+    )
+    p.add_argument(
         "--reuse-prefix",
         action="store_true",
         help="run even if the server already holds keys under the --prefix root",
@@ -126,16 +131,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _headless(ns)
         return _app(ns)
     except CkvizError as exc:
-        print(f"ckviz: error: {_one_line(str(exc))}", file=sys.stderr)
+        print(f"ckviz: error: {one_line(str(exc))}", file=sys.stderr)
         return int(exc.exit_code)
     except KeyboardInterrupt:
         print("ckviz: interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
 
 
-def _one_line(text: str) -> str:
-    """An error message as one line, whatever a file or key name put into it."""
-    return text.replace("\r", "\\r").replace("\n", "\\n")
+def redis_url(ns: argparse.Namespace) -> tuple[str | None, str]:
+    """The URL to use and where it came from, for error lines: the flag wins over the env."""
+    if ns.redis_url is not None:
+        return ns.redis_url, "--redis-url"
+    return os.environ.get(ENV_REDIS_URL) or None, ENV_REDIS_URL
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -150,28 +157,37 @@ def _headless(ns: argparse.Namespace) -> int:
     from ckviz.store.server import open_server
 
     plan = plan_from_args(ns)
-    with open_server(ns.redis, ns.redis_url) as server:
+    with open_server(ns.redis, *redis_url(ns)) as server:
         return run_matrix(plan, server, stdout_console(), Console(stderr=True))
 
 
 def _app(ns: argparse.Namespace) -> int:
+    from ckviz import scenario_files
     from ckviz.headless.plan import app_choice
     from ckviz.sim.namespace import check_root, claim_namespace, sweep_namespace
+    from ckviz.store.preflight import Footprint, check_eviction
     from ckviz.store.server import open_server
 
     scenario, discipline, seed = app_choice(ns)  # validated before any server starts
+    loaded = scenario_files.load(scenario)
     root = check_root(ns.prefix)
     from ckviz.tui.app import run_app
 
-    with open_server(ns.redis, ns.redis_url) as server:
+    with open_server(ns.redis, *redis_url(ns)) as server:
         client = server.client()
+        if server.mode == "url" and not ns.allow_eviction_risk:
+            lanes = Footprint(2 * loaded.total_runs, 2 * len(loaded.weights()))  # compare mode
+            check_eviction(client, lanes, f"{server.source} {server.shown_url}")
         namespace = claim_namespace(client, root, ns.reuse_prefix)
         try:
-            return run_app(server, scenario, discipline, seed, namespace=namespace,
+            code = run_app(server, scenario, discipline, seed, namespace=namespace,
                            check_invariants=ns.check_invariants)  # fmt: skip
         finally:
-            sweep_namespace(client, namespace)  # the app deletes its keys; this is the net
+            left = sweep_namespace(client, namespace)  # the app deletes its keys; the net
             client.close()
+    if left and server.mode != "embedded":
+        raise KeysLeft(left)
+    return code
 
 
 def run() -> NoReturn:

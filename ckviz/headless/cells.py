@@ -12,6 +12,7 @@ from ckviz.metrics import RunMetrics, run_metrics
 from ckviz.model.results import KeyRowResult, MetricsResult, RunResult
 from ckviz.model.scenario import Scenario
 from ckviz.sim.session import Treatment, open_cell
+from ckviz.store.preflight import refusal
 from ckviz.store.server import connect
 
 
@@ -67,7 +68,10 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
         return CellOutcome(cell.index, None, f"{cell_label(cell)}: {exc}", int(exc.exit_code))
     except (redis.RedisError, OSError) as exc:  # e.g. the server gone before the first trip
         reason = " ".join(str(exc).split()) or type(exc).__name__
-        message = f"{cell_label(cell)}: lost the Redis server: {reason}"
+        cause = refusal(exc)
+        message = f"{cell_label(cell)}: " + (
+            f"Redis refused: {cause}" if cause else f"lost the Redis server: {reason}"
+        )
         return CellOutcome(cell.index, None, message, int(RedisUnavailable.exit_code))
     finally:
         client.close()

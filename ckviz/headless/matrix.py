@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ckviz import __version__
-from ckviz.errors import ExitCode, RedisUnavailable
+from ckviz.errors import ExitCode, RedisUnavailable, one_line
 from ckviz.headless.cells import Cell, CellOutcome
 from ckviz.headless.checks import evaluate
 from ckviz.headless.output import OutputError, write_out
@@ -26,6 +26,7 @@ from ckviz.model.results import MatrixInfo, RedisInfo, Results, RunResult
 from ckviz.model.scenario import Scenario
 from ckviz.sim.namespace import claim_namespace, sweep_namespace
 from ckviz.sim.session import ROOT_PREFIX
+from ckviz.store.preflight import Footprint, check_eviction
 from ckviz.store.server import RedisServer
 
 
@@ -43,6 +44,15 @@ class MatrixPlan:
     check_invariants: bool = True
     prefix: str = ROOT_PREFIX  # the namespace root; each invocation adds `:<random>:`
     reuse_prefix: bool = False
+    allow_eviction_risk: bool = False
+
+    def footprint(self) -> Footprint:
+        """The most ckviz may hold on the server at once: `jobs` cells of the largest
+        scenario, each with every run queued (the worst case: all arrive at once)."""
+        in_flight = min(self.jobs, len(self.scenarios) * len(self.treatments) * len(self.seeds))
+        runs = max(s.total_runs for s in self.scenarios)
+        keys = max(len(s.weights()) for s in self.scenarios)
+        return Footprint(runs * in_flight, keys * in_flight)
 
     def cells(self, namespace: str) -> list[Cell]:
         cells: list[Cell] = []
@@ -63,21 +73,25 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
     that loses the server stops the matrix: later cells would only fail the same way."""
     client = server.client()
     try:
+        if server.mode == "url" and not plan.allow_eviction_risk:
+            check_eviction(client, plan.footprint(), f"{server.source} {server.shown_url}")
         namespace = claim_namespace(client, plan.prefix, plan.reuse_prefix)
         cells = plan.cells(namespace)
         started = time.perf_counter()
         try:
             outcomes, interrupted = _run_with_progress(server, cells, plan.jobs, stderr)
         finally:
-            swept = sweep_namespace(client, namespace)
+            left = sweep_namespace(client, namespace)
     finally:
         client.close()
     errors = [o.error for o in outcomes if o.error]
     error = "interrupted (Ctrl-C)" if interrupted else (errors[0] if errors else None)
     if error and len(errors) > 1:
         error += f" (and {len(errors) - 1} more failed cells)"
-    if error and not swept and server.mode != "embedded":
-        error += f"; keys under '{namespace}' may remain on the server"
+    if server.mode == "embedded":
+        left = None  # the server and its memory go when ckviz stops it
+    if left:
+        error = f"{error}; {left}" if error else left
     complete = not interrupted and len(outcomes) == len(cells) and not errors
     results = assemble(plan, server, outcomes, time.perf_counter() - started, error, complete)
     if plan.check:
@@ -96,9 +110,10 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
     if interrupted:
         stderr.print("ckviz: interrupted; partial results written", highlight=False)
         return ExitCode.INTERRUPTED
-    if errors:
-        stderr.print(f"ckviz: error: {error}", highlight=False, markup=False, soft_wrap=True)
-        return max(o.exit_code for o in outcomes if o.error)
+    if errors or left:
+        line = one_line(str(error))
+        stderr.print(f"ckviz: error: {line}", highlight=False, markup=False, soft_wrap=True)
+        return max([o.exit_code for o in outcomes if o.error] or [ExitCode.KEYS_LEFT])
     if any(c.status == "failed" for c in results.checks or []):
         return ExitCode.CHECK_FAILED
     return ExitCode.OK

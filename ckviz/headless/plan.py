@@ -64,6 +64,7 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         check_invariants=ns.check_invariants,
         prefix=check_root(ns.prefix),
         reuse_prefix=ns.reuse_prefix,
+        allow_eviction_risk=ns.allow_eviction_risk,
     )
 
 

@@ -11,9 +11,10 @@ import re
 
 import redis
 
-from ckviz.errors import RedisUnavailable, UsageError
+from ckviz.errors import RedisUnavailable, ServerRefused, UsageError
 from ckviz.sim.session import ROOT_PREFIX, new_namespace
-from ckviz.store.runqueue import delete_prefix, first_key
+from ckviz.store.preflight import refusal
+from ckviz.store.runqueue import count_prefix, delete_prefix, first_key
 
 MAX_ROOT_LENGTH = 64
 _ROOT = re.compile(r"[A-Za-z0-9_.{}\-][A-Za-z0-9_.:{}\-]*")
@@ -50,15 +51,35 @@ def claim_namespace(client: redis.Redis, root: str = ROOT_PREFIX, reuse: bool = 
             namespace = new_namespace(root)
             if first_key(client, namespace) is None:
                 return namespace
+    except UnicodeDecodeError:
+        raise RedisUnavailable(
+            f"--prefix {root}: the server holds a key under '{root}:' whose name is not UTF-8 "
+            "text; pick another --prefix"
+        ) from None
     except (redis.RedisError, OSError) as exc:
+        cause = refusal(exc)
+        if cause:
+            raise ServerRefused(f"cannot check the key prefix on the server: {cause}") from None
         raise RedisUnavailable(f"cannot check the key prefix on the server: {exc}") from None
     raise PrefixInUse(f"--prefix {root}: no free namespace after {_ATTEMPTS} tries")
 
 
-def sweep_namespace(client: redis.Redis, namespace: str) -> bool:
-    """Delete every key under `namespace`; False if the server could not be reached."""
+def sweep_namespace(client: redis.Redis, namespace: str) -> str | None:
+    """Delete every key under `namespace`: None when none is left, else one line saying how
+    many could not be deleted and why (or that some may remain, if the server is gone)."""
     try:
         delete_prefix(client, namespace)
-    except (redis.RedisError, OSError):
-        return False
-    return True
+        return None
+    except redis.ResponseError as exc:  # the server answers but refuses (e.g. ACL: no UNLINK)
+        reason = refusal(exc) or " ".join(str(exc).split())
+    except (redis.RedisError, OSError, UnicodeDecodeError) as exc:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+    try:
+        left = count_prefix(client, namespace)
+    except (redis.RedisError, OSError, UnicodeDecodeError):
+        return f"keys under '{namespace}' may remain on the server ({reason})"
+    if left == 0:
+        return None
+    return (
+        f"{left} keys under '{namespace}' could not be deleted and remain on the server ({reason})"
+    )

@@ -16,10 +16,11 @@ from typing import Any
 import redis
 from redis.exceptions import NoScriptError, ResponseError
 
-from ckviz.errors import InvariantViolation, RedisUnavailable
+from ckviz.errors import InvariantViolation, RedisUnavailable, ServerRefused
 from ckviz.model.queue import IndexEntry
 from ckviz.store.digest import QueueDigest, decode_digest
 from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member, key_of_member
+from ckviz.store.preflight import raise_refusal
 from ckviz.store.scripts import load_scripts
 from ckviz.workload import PlannedRun
 
@@ -60,6 +61,11 @@ def _index_entries(reply: list[str]) -> list[IndexEntry]:
 def _dequeued(reply: list[list[Any]]) -> list[DequeuedRun]:
     runs = []
     for run_id, score, payload in reply:
+        if payload is None:  # the Lua found the run in its queue but not its message key
+            raise ServerRefused(
+                f"run {run_id}'s payload vanished from the server mid-run: evicted "
+                "(check maxmemory-policy) or deleted by someone else"
+            )
         runs.append(DequeuedRun(run_id, float(score), json.loads(payload)["concurrencyKey"]))
     return runs
 
@@ -200,11 +206,11 @@ class RunQueue:
         setup: list[tuple[Any, ...]] = [("SET", self.keys.env_limit, self.env_limit)]
         if self.per_key_limit is not None:
             setup.append(("SET", self.keys.queue_limit, self.per_key_limit))
-        self._roundtrip([(args, _ignore, False) for args in setup])
+        _refused(setup, self._roundtrip([(args, _ignore, False) for args in setup]))
 
     def load_scripts(self) -> None:
         commands = [(("SCRIPT", "LOAD", s.source), _ignore, False) for s in _SCRIPTS.values()]
-        self._roundtrip(commands)
+        _refused([c[0] for c in commands], self._roundtrip(commands))
 
     def close(self) -> None:
         if self._connection is not None:
@@ -223,6 +229,7 @@ class RunQueue:
         out = []
         for (args, decode, _), reply in zip(commands, replies, strict=True):
             if isinstance(reply, ResponseError):
+                raise_refusal(reply, str(args[0]))
                 raise InvariantViolation(f"redis rejected {args[0]}: {reply}")
             out.append(decode(reply))
         return out
@@ -252,6 +259,14 @@ class RunQueue:
     def delete_namespace(self) -> int:
         """Delete every key under this run's prefix (and nothing else)."""
         return delete_prefix(self.client, self.keys.prefix)
+
+
+def _refused(commands: Sequence[tuple[Any, ...]], replies: Sequence[Any]) -> None:
+    """Setup (SCRIPT LOAD, the limits) must all succeed: a refusal is one line, exit 3."""
+    for args, reply in zip(commands, replies, strict=True):
+        if isinstance(reply, ResponseError):
+            raise_refusal(reply, " ".join(map(str, args[:2])))
+            raise ServerRefused(f"Redis refused {' '.join(map(str, args[:2]))}: {reply}")
 
 
 def _pack(conn: Any, commands: list[tuple[Any, ...]]) -> Any:
@@ -285,6 +300,12 @@ def first_key(client: redis.Redis, prefix: str) -> str | None:
         if name.startswith(prefix):
             return str(name)
     return None
+
+
+def count_prefix(client: redis.Redis, prefix: str) -> int:
+    """How many keys start with `prefix`; SCAN-based."""
+    pattern = _glob_escape(prefix) + "*"
+    return sum(1 for name in client.scan_iter(match=pattern, count=1000) if name.startswith(prefix))
 
 
 def _glob_escape(text: str) -> str:

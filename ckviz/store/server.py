@@ -20,6 +20,7 @@ from typing import Literal
 import redis
 
 from ckviz.errors import RedisUnavailable, UsageError
+from ckviz.store.preflight import check_url, check_writable, raise_refusal, redact
 
 RedisMode = Literal["embedded", "url", "docker"]
 _START_TIMEOUT_S = 10.0
@@ -36,6 +37,12 @@ class RedisServer:
     mode: RedisMode
     version: str
     pid: int | None = None  # set only for a server ckviz started itself
+    source: str = "--redis-url"  # where a URL came from: the flag or CKVIZ_REDIS_URL
+
+    @property
+    def shown_url(self) -> str:
+        """The URL as it may be printed: never with its password."""
+        return redact(self.url)
 
     def client(self, **kwargs: object) -> redis.Redis:
         return connect(self.url, **kwargs)
@@ -172,14 +179,22 @@ def server_version(client: redis.Redis) -> str:
 
 
 @contextlib.contextmanager
-def url_server(url: str) -> Iterator[RedisServer]:
-    """An existing server named by URL; ckviz only checks it answers."""
+def url_server(url: str, source: str = "--redis-url") -> Iterator[RedisServer]:
+    """An existing server named by URL: it must answer and take writes (no replica, no
+    cluster). `source` names where the URL came from, for the error lines."""
+    check_url(url, source)
+    shown = f"{source} {redact(url)}"
+    client = connect(url, socket_timeout=5, socket_connect_timeout=5)
     try:
-        client = connect(url, socket_timeout=5, socket_connect_timeout=5)
         version = server_version(client)
     except (redis.RedisError, OSError, ValueError) as exc:
-        raise RedisUnavailable(f"cannot reach Redis at --redis-url {url}: {_reason(exc)}") from None
-    yield RedisServer(url=url, mode="url", version=version)
+        raise_refusal(exc, f"ckviz at {shown}")
+        raise RedisUnavailable(f"cannot reach Redis at {shown}: {_reason(exc)}") from None
+    try:
+        check_writable(client, shown)
+    finally:
+        client.close()
+    yield RedisServer(url=url, mode="url", version=version, source=source)
 
 
 @contextlib.contextmanager
@@ -213,11 +228,11 @@ def _reason(exc: BaseException) -> str:
 
 
 def open_server(
-    mode: str = "embedded", url: str | None = None
+    mode: str = "embedded", url: str | None = None, source: str = "--redis-url"
 ) -> contextlib.AbstractContextManager[RedisServer]:
     """The server for this invocation: a URL wins, else `mode` ('embedded' or 'docker')."""
     if url:
-        return url_server(url)
+        return url_server(url, source)
     if mode == "docker":
         return docker_server()
     if mode == "embedded":
