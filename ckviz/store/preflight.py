@@ -25,6 +25,23 @@ _CAUSES = {
     "CLUSTERDOWN": "the server is a Redis Cluster that is down",
     "MISCONF": "the server refuses writes (MISCONF: it cannot persist)",
 }
+_CLASSES = (
+    (redis.exceptions.NoPermissionError, "NOPERM"),
+    (redis.exceptions.ReadOnlyError, "READONLY"),
+    (redis.exceptions.OutOfMemoryError, "OOM"),
+    (redis.exceptions.AuthenticationError, "WRONGPASS"),
+    (redis.exceptions.ClusterCrossSlotError, "CROSSSLOT"),
+    (redis.exceptions.ClusterDownError, "CLUSTERDOWN"),
+    (redis.exceptions.MovedError, "MOVED"),
+    (redis.exceptions.AskError, "ASK"),
+)
+_WRAPPED = (
+    ("NOPERM", "NOPERM"),
+    ("no permissions to run", "NOPERM"),
+    ("OOM command not allowed", "OOM"),
+    ("READONLY", "READONLY"),
+    ("CROSSSLOT", "CROSSSLOT"),
+)
 # Bytes per queued run (message string + zset entries + allocator slack) and per key (its CK
 # queue, held set and index entry), rounded up from MEMORY USAGE on the embedded server.
 BYTES_PER_RUN = 640
@@ -66,12 +83,14 @@ def check_url(url: str, source: str) -> None:
 
 def refusal(exc: BaseException) -> str | None:
     """The cause of a server error that is the server's policy, or None (ckviz's own bug)."""
-    first = str(exc).split(" ", 1)[0].upper()
-    cause = _CAUSES.get(first)
-    if cause is None and "NOPERM" in str(exc).upper():
-        cause = _CAUSES["NOPERM"]  # a script's own refusal arrives wrapped in its error
-    if cause is None and "OOM command not allowed" in str(exc):
-        cause = _CAUSES["OOM"]
+    # redis-py strips the error code off the message of the errors it has a class for
+    prefix = next((code for cls, code in _CLASSES if isinstance(exc, cls)), None)
+    text = str(exc)
+    prefix = prefix or text.split(" ", 1)[0].upper()
+    cause = _CAUSES.get(prefix)
+    for needle, code in _WRAPPED:  # a refusal inside a script arrives wrapped in its error
+        if cause is None and needle in text:
+            cause = _CAUSES[code]
     return f"{cause}: {_line(exc)}" if cause else None
 
 

@@ -155,7 +155,8 @@ def wait_for_line(proc: subprocess.Popen[str], needle: str, timeout: float = 60)
 class OwnRedis:
     """A redis-server this test starts, kills, pauses and restarts on the same socket."""
 
-    def __init__(self) -> None:
+    def __init__(self, *extra: str) -> None:
+        self.extra = list(extra)  # more redis-server options, e.g. "--maxmemory", "2mb"
         self.binary = find_redis_server()
         self.workdir = Path(tempfile.mkdtemp(prefix="trust-redis-"))
         self.socket = self.workdir / "redis.sock"
@@ -166,7 +167,7 @@ class OwnRedis:
         command = [
             str(self.binary), "--port", "0", "--unixsocket", str(self.socket),
             "--unixsocketperm", "700", "--save", "", "--appendonly", "no",
-            "--dir", str(self.workdir), "--daemonize", "no",
+            "--dir", str(self.workdir), "--daemonize", "no", *self.extra,
         ]  # fmt: skip
         self.process = subprocess.Popen(
             command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
@@ -215,8 +216,8 @@ class OwnRedis:
 
 
 @contextmanager
-def own_redis() -> Iterator[OwnRedis]:
-    server = OwnRedis().start()
+def own_redis(*extra: str) -> Iterator[OwnRedis]:
+    server = OwnRedis(*extra).start()
     try:
         yield server
     finally:

@@ -1,0 +1,180 @@
+"""A server that says no: ACLs, a replica, a cluster, maxmemory and eviction, a password in
+the URL. Each is a redis-server this test starts (same binary as the embedded mode): one line,
+the right exit code, the password never shown, and nobody else's key lost."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import redis
+
+from ckviz.errors import ExitCode, ServerRefused
+from ckviz.sim.session import new_namespace
+from ckviz.store.preflight import refusal
+from ckviz.store.runqueue import RunQueue
+from ckviz.workload import PlannedRun
+from tests.functional.trust_support import (
+    OwnRedis,
+    ckviz_env,
+    own_redis,
+    run_ckviz,
+    stderr_lines,
+)
+
+RUN = ("--headless", "--scenario", "ck_trickle", "--discipline", "sfq", "--seeds", "seed-a")
+SECRET = "s3cret-pw"
+
+
+def with_user(server: OwnRedis, *rules: str) -> str:
+    """A URL for a user `limited` with `rules` on top of all commands and keys."""
+    server.client().acl_setuser("limited", enabled=True, passwords=[f"+{SECRET}"],
+                                keys=["*"], channels=["*"], commands=["+@all", *rules])  # fmt: skip
+    return f"unix://limited:{SECRET}@{server.socket}"
+
+
+def one_error(proc) -> str:  # type: ignore[no-untyped-def]
+    assert "Traceback" not in proc.stderr
+    errors = [line for line in stderr_lines(proc) if line.startswith("ckviz: error")]
+    assert len(errors) == 1, proc.stderr
+    assert SECRET not in proc.stderr + proc.stdout
+    return errors[0]
+
+
+def test_keys_ckviz_could_not_delete_are_reported(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    with own_redis() as server:
+        url = with_user(server, "-unlink")
+        proc = run_ckviz(*RUN, "--redis-url", url, "--out", str(out))
+        left = [k for k in server.client().scan_iter(count=1000)]
+    assert proc.returncode == ExitCode.KEYS_LEFT, proc.stderr
+    line = one_error(proc)
+    namespace = line.split("keys under '")[1].split("'")[0]
+    assert f"{len(left)} keys under '{namespace}' could not be deleted" in line
+    assert "permission denied by the server's ACL" in line
+    assert left and all(k.startswith(namespace) for k in left)
+    results = json.loads(out.read_text())
+    assert "could not be deleted" in results["error"]
+
+
+@pytest.mark.parametrize(
+    ("rule", "needle"),
+    [
+        ("-script", "Redis refused SCRIPT LOAD: permission denied by the server's ACL"),
+        ("-set", "Redis refused SET"),
+        ("-evalsha", "Redis refused EVALSHA: permission denied by the server's ACL"),
+    ],
+)
+def test_a_refused_command_is_a_redis_error(rule: str, needle: str, tmp_path: Path) -> None:
+    with own_redis() as server:
+        url = with_user(server, rule)
+        proc = run_ckviz(*RUN, "--redis-url", url, "--out", str(tmp_path / "r.json"))
+        assert server.client().keys("ckviz:*") == []
+    assert proc.returncode == ExitCode.REDIS, proc.stderr
+    assert needle in one_error(proc)
+
+
+def test_out_of_memory_is_a_redis_error(tmp_path: Path) -> None:
+    with own_redis("--maxmemory", "1mb", "--maxmemory-policy", "noeviction") as server:
+        proc = run_ckviz(*RUN, "--redis-url", server.url, "--out", str(tmp_path / "r.json"))
+    assert proc.returncode == ExitCode.REDIS, proc.stderr
+    assert "the server is out of memory" in one_error(proc)
+
+
+def test_a_replica_is_refused_before_the_first_cell(tmp_path: Path) -> None:
+    with own_redis("--replicaof", "127.0.0.1", "1") as server:
+        proc = run_ckviz(*RUN, "--redis-url", server.url, "--out", str(tmp_path / "r.json"))
+    assert proc.returncode == ExitCode.REDIS, proc.stderr
+    assert "is a read-only replica" in one_error(proc)
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_a_cluster_is_refused_before_the_first_cell(tmp_path: Path) -> None:
+    args = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+    with own_redis(*args) as server:
+        proc = run_ckviz(*RUN, "--redis-url", server.url, "--out", str(tmp_path / "r.json"))
+        own = server.client()
+        own.execute_command("CLUSTER", "ADDSLOTS", *range(16384))
+        with pytest.raises(redis.ResponseError) as crossslot:  # what a cell would meet
+            own.execute_command("MSET", "a", "1", "b", "2")
+    cause = refusal(crossslot.value)
+    assert cause and cause.startswith("the server is a Redis Cluster (keys in different slots)")
+    assert proc.returncode == ExitCode.REDIS, proc.stderr
+    assert "runs in cluster mode, which ckviz does not support yet" in one_error(proc)
+
+
+@pytest.mark.parametrize(
+    ("url", "needle"),
+    [
+        ("http://x", "is not a Redis URL"),
+        ("redis://localhost:6379/abc", "database 'abc'"),
+        ("redis://localhost:notaport/0", "is not a valid URL"),
+        (f"http://u:{SECRET}@x", "'http://u:***@x' is not a Redis URL"),
+    ],
+)
+def test_a_bad_url_is_a_usage_error(url: str, needle: str, tmp_path: Path) -> None:
+    proc = run_ckviz(*RUN, "--redis-url", url, "--out", str(tmp_path / "r.json"))
+    assert proc.returncode == ExitCode.USAGE, proc.stderr
+    assert needle in one_error(proc)
+
+
+@pytest.mark.parametrize("via_env", [False, True])
+def test_the_password_is_never_shown(via_env: bool, tmp_path: Path) -> None:
+    url = f"redis://:{SECRET}@127.0.0.1:1/0"  # nothing listens on port 1
+    env = ckviz_env(CKVIZ_REDIS_URL=url) if via_env else ckviz_env()
+    args = () if via_env else ("--redis-url", url)
+    proc = run_ckviz(*RUN, *args, "--out", str(tmp_path / "r.json"), env=env)
+    assert proc.returncode == ExitCode.REDIS, proc.stderr
+    line = one_error(proc)
+    source = "CKVIZ_REDIS_URL" if via_env else "--redis-url"
+    assert f"cannot reach Redis at {source} redis://:***@127.0.0.1:1/0" in line
+
+
+def test_eviction_risk_is_refused_and_nobody_loses_a_key(tmp_path: Path) -> None:
+    with own_redis("--maxmemory-policy", "allkeys-random") as server:
+        client = server.client()
+        for i in range(50):
+            client.set(f"owner:{i}", "x" * 1000)
+        used = int(client.info("memory")["used_memory"])
+        client.config_set("maxmemory", used + 200_000)  # little headroom
+        proc = run_ckviz(*RUN, "--redis-url", server.url, "--out", str(tmp_path / "r.json"))
+        assert proc.returncode == ExitCode.REDIS, proc.stderr
+        line = one_error(proc)
+        assert "evicts keys (allkeys-random)" in line and "--allow-eviction-risk" in line
+        assert client.dbsize() == 50
+        # with the flag, ckviz runs (and may evict: the owner said so)
+        proc = run_ckviz(*RUN, "--redis-url", server.url, "--allow-eviction-risk",
+                         "--out", str(tmp_path / "r.json"))  # fmt: skip
+        assert "Traceback" not in proc.stderr
+
+
+def test_a_vanished_payload_names_eviction(client: redis.Redis, prefix: str) -> None:
+    queue = RunQueue(client, prefix, env_limit=4)
+    queue.open()
+    try:
+        trip = queue.trip()
+        trip.enqueue(PlannedRun("a", "a~0#0", 0, 10), 0)
+        trip.send()
+        client.delete(queue.keys.message("a~0#0"))  # as an eviction would
+        trip = queue.trip()
+        trip.dequeue(1, 1)
+        with pytest.raises(
+            ServerRefused, match="payload vanished from the server mid-run: evicted"
+        ):
+            trip.send()
+    finally:
+        queue.close()
+
+
+def test_a_non_utf8_key_under_the_root_is_one_line(tmp_path: Path) -> None:
+    root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
+    with own_redis() as server:
+        connect_raw = redis.Redis(unix_socket_path=str(server.socket))
+        connect_raw.set(f"{root}:".encode() + b"\xff\xfe", "theirs")
+        args = ("--redis-url", server.url, "--prefix", root)
+        proc = run_ckviz(*RUN, *args, "--out", str(tmp_path / "r.json"))
+        assert connect_raw.dbsize() == 1
+        connect_raw.close()
+    assert proc.returncode == ExitCode.REDIS, proc.stderr
+    assert "whose name is not UTF-8 text" in one_error(proc)
