@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 import signal
@@ -86,18 +87,21 @@ def _in_pool(
 ) -> list[CellOutcome]:
     context = multiprocessing.get_context("spawn")
     done: dict[int, CellOutcome] = {}
+    workers = min(jobs, len(cells))
     with (
         _StopRequest() as stop,
         ProcessPoolExecutor(
-            min(jobs, len(cells)),
-            mp_context=context,
-            initializer=_worker_init,
-            initargs=(os.getpid(),),
+            workers, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),)
         ) as pool,
     ):
-        cell_of = {pool.submit(run_cell, url, c): c for c in cells}
+        # Cells are handed out one per free worker, never queued ahead: a queued cell could
+        # no longer be cancelled, and would start after the server was already lost.
+        waiting = iter(cells)
+        cell_of: dict[Future[CellOutcome], Cell] = {}
+        halted = False
+        for cell in itertools.islice(waiting, workers):
+            cell_of[pool.submit(run_cell, url, cell)] = cell
         pending: set[Future[CellOutcome]] = set(cell_of)
-        cancelled = False
         while pending:
             finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
             for future in finished:
@@ -105,13 +109,15 @@ def _in_pool(
                     outcome = future.result()
                 except BrokenProcessPool as exc:  # a worker was killed (OOM killer, kill -9)
                     outcome = _worker_died(cell_of[future], exc)
-                    cancelled = True
+                    halted = True
                 done[outcome.index] = outcome
                 on_done(outcome)
-                cancelled = cancelled or stop_when(outcome)
-            if (cancelled or stop.requested) and pending:
-                # no new cell starts; the ones running finish and clean up
-                pending = {f for f in pending if not f.cancel()}
+                halted = halted or stop_when(outcome) or stop.requested
+                nxt = None if halted or stop.requested else next(waiting, None)
+                if nxt is not None:
+                    fresh = pool.submit(run_cell, url, nxt)
+                    cell_of[fresh] = nxt
+                    pending.add(fresh)
         if stop.requested:
             raise _Interrupted([done[i] for i in sorted(done)])
     return [done[i] for i in sorted(done)]

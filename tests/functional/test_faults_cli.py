@@ -251,3 +251,22 @@ def test_a_killed_worker_is_reported_not_a_traceback(tmp_path: Path) -> None:
     assert "worker process died" in error
     assert runs_in(partial(out)) >= 1
     assert_nothing_left(env)
+
+
+def test_no_cell_starts_after_the_server_is_lost(tmp_path: Path) -> None:
+    out, env = tmp_path / "r.json", ckviz_env(CKVIZ_REDIS_TIMEOUT="1")
+    with own_redis() as server:
+        args = (*MATRIX, "--redis-url", server.url, "--out", str(out), "--jobs", "3")
+        with popen_ckviz(*args, env=env) as proc:
+            before = wait_for_line(proc, "/36] ")
+            server.pause()
+            try:
+                rc, lines = finish(proc, timeout=60)
+            finally:
+                server.resume()
+    assert rc == ExitCode.REDIS, lines
+    failed = [line for line in before + lines if line.startswith("[") and "Redis" in line]
+    # only the cells in flight when the server stalled fail: at most one per worker
+    assert 1 <= len(failed) <= 3, failed
+    assert runs_in(partial(out)) >= 1
+    assert_nothing_left(env)
