@@ -121,6 +121,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGHUP, _interrupt)  # a closed terminal or dropped SSH: same as SIGTERM
+    unusable = unwritable_streams()
+    if unusable:
+        return unusable
     try:
         if args[:1] == ["validate"]:
             from ckviz.validate import validate_files
@@ -136,6 +139,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ckviz: interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
+
+
+def unwritable_streams() -> int:
+    """Exit 2 with one line if stdout or stderr cannot be written (e.g. /dev/full), before
+    any work whose report would be lost; 0 if both are fine. A zero-byte write surfaces it."""
+    broken = []
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        try:
+            os.write(fd, b"")
+        except OSError as exc:
+            broken.append(f"{name} ({exc.strerror})")
+            _silence(fd)
+    if not broken:
+        return 0
+    print(f"ckviz: error: cannot write to {' or '.join(broken)}", file=sys.stderr)
+    return int(ExitCode.USAGE)
+
+
+def _silence(fd: int) -> None:
+    """Point a broken stream at /dev/null, so the interpreter's last flush cannot fail."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, fd)
+    os.close(null)
 
 
 def redis_url(ns: argparse.Namespace) -> tuple[str | None, str]:

@@ -14,6 +14,7 @@ from ckviz.model.matrix import MatrixSpec
 from ckviz.model.scenario import Scenario
 
 Model = TypeVar("Model", bound=BaseModel)
+_TOO_DEEP = "arrays or tables nested too deeply"
 
 
 def bundled_dir() -> Path:
@@ -82,11 +83,15 @@ def _read(path: Path, model: type[BaseModel]) -> tuple[dict[str, Any], list[str]
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return {}, [f"{path}: not valid TOML: {_first_line(exc)}"]
+    except RecursionError:  # the parser recurses per level of [ or {
+        return {}, [f"{path}: not valid TOML: {_TOO_DEEP}"]
     data.setdefault("name", path.stem)
     try:
         model.model_validate(data)
     except ValidationError as exc:
         return data, [f"{path}: {_where(e['loc'], data)}: {_reason(e)}" for e in exc.errors()]
+    except RecursionError:
+        return {}, [f"{path}: {_TOO_DEEP}"]
     return data, []
 
 

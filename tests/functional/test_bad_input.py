@@ -4,7 +4,9 @@ starts, or works correctly. docs/TRUST.md lists the outcomes."""
 from __future__ import annotations
 
 import json
+import shutil
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +15,7 @@ import pytest
 
 from ckviz.cli import main
 from ckviz.errors import ExitCode
-from tests.functional.trust_support import ckviz_env, run_ckviz, stderr_lines
+from tests.functional.trust_support import ckviz_command, ckviz_env, run_ckviz, stderr_lines
 
 A = '[[keys]]\nname = "a"\n'
 FILES = {  # file text -> what the one error line says
@@ -250,3 +252,43 @@ def test_unicode_and_colons_in_keys_work_end_to_end(tmp_path: Path) -> None:
         per_key = {row["key"]: row["dequeued"] for row in run["metrics"]["per_key"]}
         assert per_key == runs  # every run dequeued, under the right name
         assert run["metrics"]["total_dequeued"] == sum(runs.values())
+
+
+DEEP = {
+    "array": "x = " + "[" * 100_000 + "]" * 100_000 + "\n",
+    "table": A + "runs = 1\nx = " + "{a=" * 900 + "1" + "}" * 900 + "\n",
+}
+
+
+@pytest.mark.parametrize("shape", DEEP)
+@pytest.mark.parametrize("how", ["validate", "headless", "matrix", "app"])
+def test_deeply_nested_toml_is_one_line(
+    shape: str, how: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "deep.toml"
+    path.write_text(DEEP[shape], encoding="utf-8")
+    args = {"validate": ["validate", str(path)], "headless": ["--headless", "--scenario", str(path)],
+            "matrix": ["--headless", "--matrix", str(path)], "app": [str(path)]}[how]  # fmt: skip
+    assert main(args) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.splitlines()) == 1
+    assert f"{path}: not valid TOML: arrays or tables nested too deeply" in err
+
+
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_an_unwritable_stdout_or_stderr_is_one_line(stream: str, tmp_path: Path) -> None:
+    env = ckviz_env()
+    args = ("--headless", "--scenario", "ck_trickle", "--out", str(tmp_path / "r.json"))
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(ckviz_command(*args), env=env, text=True, timeout=60,
+                              **{stream: full, ("stderr" if stream == "stdout" else "stdout"):
+                                 subprocess.PIPE})  # fmt: skip
+    shutil.rmtree(env["TMPDIR"], ignore_errors=True)
+    assert proc.returncode == ExitCode.USAGE
+    if stream == "stdout":  # stderr still works: one line there
+        assert proc.stderr.splitlines() == [
+            "ckviz: error: cannot write to stdout (No space left on device)"
+        ]
+    else:  # nowhere to say it: the exit code does
+        assert proc.stdout == ""
+    assert not (tmp_path / "r.json").exists()  # refused before any work
