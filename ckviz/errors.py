@@ -16,15 +16,30 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130
 
 
-MAX_ECHO = 400  # characters of an error line; a 100 KB key name must not make a 100 KB line
+MAX_LINE = 1000  # characters of an error line; a 100 KB key name must not make a 100 KB line
+MAX_ECHO = 80  # characters of a user's value quoted inside a message
 
 
-def one_line(text: str, limit: int = MAX_ECHO) -> str:
-    """A message as one printable line, whatever a file, key or seed put into it: control
-    characters escaped, and cut to `limit` characters."""
-    shown = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+def has_control_characters(text: str) -> bool:
+    """C0, DEL or C1 characters: they would move the cursor or recolour the terminal."""
+    return any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text)
+
+
+def echo(value: str, limit: int = MAX_ECHO) -> str:
+    """A user's value as it may be quoted: control characters escaped, cut to `limit`."""
+    shown = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in value)
     if len(shown) > limit:
-        shown = f"{shown[:limit]}... ({len(shown) - limit} more characters)"
+        shown = f"{shown[:limit]}... (+{len(shown) - limit} characters)"
+    return shown
+
+
+def one_line(text: str, limit: int = MAX_LINE) -> str:
+    """A message as one printable line: escaped, and past `limit` its middle cut out (the
+    end usually holds the reason)."""
+    shown = echo(text, limit=len(text) * 10 + 1)  # escaped, not cut
+    if len(shown) > limit:
+        cut = len(shown) - limit
+        shown = f"{shown[: limit * 2 // 3]} ...({cut} characters cut)... {shown[-limit // 3 :]}"
     return shown
 
 

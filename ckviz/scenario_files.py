@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ckviz.errors import UsageError
+from ckviz.errors import UsageError, echo
 from ckviz.model.matrix import MatrixSpec
 from ckviz.model.scenario import Scenario
 
@@ -114,9 +114,8 @@ def _where(loc: tuple[int | str, ...], data: dict[str, Any]) -> str:
             label = f"[{item}]"
             if isinstance(node, list) and item < len(node) and isinstance(node[item], dict):
                 named = node[item].get("name") or node[item].get("label")
-                if isinstance(named, str):  # escaped: a name must not break the line
-                    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in named)
-                    label = f"[{item}] ({shown})"
+                if isinstance(named, str):  # escaped and cut: a name must not break the line
+                    label = f"[{item}] ({echo(named)})"
             parts[-1:] = [f"{parts[-1]}{label}"] if parts else [label]
         else:
             parts.append(str(item))

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ckviz import scenario_files
-from ckviz.errors import ExitCode, UsageError
+from ckviz.errors import ExitCode, UsageError, one_line
 
 
 def validate_files(paths: Sequence[str]) -> int:
@@ -24,5 +24,5 @@ def validate_files(paths: Sequence[str]) -> int:
         if not found:
             print(f"{text}: ok")
     for line in problems:
-        print(line, file=sys.stderr)
+        print(one_line(line), file=sys.stderr)
     return int(ExitCode.USAGE) if problems else int(ExitCode.OK)

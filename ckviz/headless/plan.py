@@ -6,7 +6,7 @@ import argparse
 
 from ckviz import scenario_files
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, FACTORIES
-from ckviz.errors import UsageError
+from ckviz.errors import UsageError, echo, has_control_characters
 from ckviz.headless.matrix import MatrixPlan, default_jobs
 from ckviz.headless.output import check_out
 from ckviz.model.matrix import DEFAULT_SEEDS, MatrixSpec, TreatmentSpec
@@ -25,13 +25,23 @@ def check_discipline(name: str) -> str:
     return name
 
 
-def parse_seeds(text: str) -> list[str]:
+def check_seed(seed: str, flag: str = "--seed") -> str:
+    if not seed.strip():
+        raise UsageError(f"{flag}: empty seed")
+    if has_control_characters(seed):  # a seed is printed in tables and progress lines
+        raise UsageError(f"{flag}: seed '{echo(seed)}' contains control characters")
+    return seed
+
+
+def parse_seeds(text: str, flag: str = "--seeds") -> list[str]:
     seeds = [s.strip() for s in text.split(",")]
     if any(not s for s in seeds):
-        raise UsageError(f"--seeds: empty seed in '{text}' (expected e.g. seed-a,seed-b,seed-c)")
+        raise UsageError(f"{flag}: empty seed in '{echo(text)}' (expected e.g. seed-a,seed-b)")
+    for seed in seeds:
+        check_seed(seed, flag)
     dup = next((s for s in seeds if seeds.count(s) > 1), None)
     if dup:
-        raise UsageError(f"--seeds: seed '{dup}' is listed twice")
+        raise UsageError(f"{flag}: seed '{echo(dup)}' is listed twice")
     return seeds
 
 
@@ -47,7 +57,8 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     names = list(ns.scenario) + ([ns.scenario_arg] if ns.scenario_arg else [])
     scenarios = [scenario_files.load(n) for n in (names or matrix.scenarios)]
     _unique([s.name for s in scenarios], "--scenario")
-    seeds = parse_seeds(ns.seeds) if ns.seeds else ([ns.seed] if ns.seed else list(matrix.seeds))
+    seeds = parse_seeds(ns.seeds) if ns.seeds else ([check_seed(ns.seed)] if ns.seed else None)
+    seeds = seeds or list(matrix.seeds)
     treatments = _treatments(ns, matrix)
     max_count = _positive("--max-count", ns.max_count) or matrix.max_count
     jobs = _positive("--jobs", ns.jobs) or default_jobs()
@@ -104,9 +115,7 @@ def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
     name = ns.scenario_arg or (ns.scenario[0] if ns.scenario else DEFAULT_APP_SCENARIO)
     scenario_files.load(name)
     discipline = check_discipline(ns.discipline[0] if ns.discipline else DEFAULT_APP_DISCIPLINE)
-    seed = ns.seed if ns.seed is not None else DEFAULT_SEEDS[0]
-    if not seed.strip():
-        raise UsageError("--seed: empty seed")
+    seed = check_seed(ns.seed if ns.seed is not None else DEFAULT_SEEDS[0])
     return name, discipline, seed
 
 

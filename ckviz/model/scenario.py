@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ckviz.errors import has_control_characters
 from ckviz.store.keys import HELD_SUFFIX
 
 MAX_KEYS = 10_000
@@ -125,6 +126,14 @@ class Scenario(_Strict):
     caps: Caps = Caps()
     keys: list[KeySpec] = Field(min_length=1)
     expect: list[Expectation] = []
+
+    @field_validator("name")
+    @classmethod
+    def _printable_name(cls, name: str) -> str:
+        # the name (a file stem) is printed in tables, progress lines and errors
+        if has_control_characters(name):
+            raise ValueError("a scenario name may not contain control characters")
+        return name
 
     @model_validator(mode="after")
     def _keys_make_sense(self) -> Scenario:

@@ -292,3 +292,41 @@ def test_an_unwritable_stdout_or_stderr_is_one_line(stream: str, tmp_path: Path)
     else:  # nowhere to say it: the exit code does
         assert proc.stdout == ""
     assert not (tmp_path / "r.json").exists()  # refused before any work
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--seeds", "seed-a,\x1b[31mred"], "--seeds: seed '\\x1b[31mred' contains control"),
+        (["--seeds", "a\nb"], "--seeds: seed 'a\\nb' contains control characters"),
+        (["--seed", "x\x07"], "--seed: seed 'x\\x07' contains control characters"),
+    ],
+)
+def test_control_characters_in_seeds_are_rejected(
+    args: list[str], needle: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--headless", "--scenario", "ck_skew", *args]) == ExitCode.USAGE
+    line = one_error_line(capsys)
+    assert needle in line and "\x1b" not in line and "\x07" not in line
+
+
+def test_control_characters_in_a_scenario_name_are_rejected(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "evil\x1b[2J.toml"  # the name is the file stem
+    path.write_text(A + "runs = 3\n", encoding="utf-8")
+    assert main(["--headless", "--scenario", str(path)]) == ExitCode.USAGE
+    line = one_error_line(capsys)
+    assert "name: a scenario name may not contain control characters" in line
+    assert "\x1b" not in line
+
+
+def test_a_huge_echoed_value_is_cut(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "huge.toml"
+    path.write_text(f'[[keys]]\nname = "{"k" * 100_000}"\nruns = 3\n', encoding="utf-8")
+    assert main(["--headless", "--scenario", str(path)]) == ExitCode.USAGE
+    line = one_error_line(capsys)
+    assert len(line) < 600
+    assert "String should have at most 200 characters" in line  # the reason survives the cut
+    assert main(["--headless", "--seeds", "a,\x01" + "s" * 100_000]) == ExitCode.USAGE
+    assert len(one_error_line(capsys)) < 600

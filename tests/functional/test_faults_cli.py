@@ -19,6 +19,7 @@ from ckviz.errors import ExitCode
 from tests.functional.trust_support import (
     MARK,
     children_of,
+    ckviz_command,
     ckviz_env,
     embedded_redis_pids,
     marked_processes,
@@ -269,4 +270,24 @@ def test_no_cell_starts_after_the_server_is_lost(tmp_path: Path) -> None:
     # only the cells in flight when the server stalled fail: at most one per worker
     assert 1 <= len(failed) <= 3, failed
     assert runs_in(partial(out)) >= 1
+    assert_nothing_left(env)
+
+
+def test_the_next_start_removes_a_killed_runs_temp_folder(tmp_path: Path) -> None:
+    env = ckviz_env()
+    with popen_ckviz(*MATRIX, "--out", str(tmp_path / "r.json"), "--jobs", "1", env=env) as proc:
+        wait_for_line(proc, "/36] ")
+        server = children_of(proc.pid) & embedded_redis_pids(env)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert wait_gone(server) == set()
+    stale = list(Path(env["TMPDIR"]).glob("ckviz-redis-*"))
+    assert len(stale) == 1  # kill -9: ckviz could not remove it itself
+    (stale[0].parent / "ckviz-redis-not-ours").mkdir()  # no owners file: left alone
+    args = ("--headless", "--scenario", "ck_trickle", "--discipline", "sfq", "--seeds", "seed-a")
+    proc2 = subprocess.run(ckviz_command(*args, "--out", str(tmp_path / "r2.json")),
+                           capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
+    assert proc2.returncode == 0, proc2.stderr
+    left = sorted(p.name for p in Path(env["TMPDIR"]).glob("ckviz-redis-*"))
+    assert left == ["ckviz-redis-not-ours"]
     assert_nothing_left(env)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import redis
 
 from ckviz.model.results import Results
 from ckviz.store.server import RedisServer
@@ -76,9 +77,23 @@ def test_two_runs_give_identical_json_apart_from_timing(tmp_path: Path) -> None:
     assert outs[0] == outs[1]
 
 
-def test_url_mode_reports_the_server(tmp_path: Path, redis_server: RedisServer) -> None:
+def test_url_mode_reports_the_server(
+    tmp_path: Path, redis_server: RedisServer, client: redis.Redis, prefix: str
+) -> None:
     out = tmp_path / "r.json"
-    proc = ckviz(
+    client.set("ckviz:leftover-of-someone", "1")  # the default root is in use: not ours
+    try:
+        proc = _url_run(redis_server, out, prefix.rstrip(":"))
+    finally:
+        client.delete("ckviz:leftover-of-someone")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    assert data["redis"] == {"version": redis_server.version, "mode": "url"}
+    assert data["matrix"]["disciplines"] == ["drr"]
+
+
+def _url_run(server: RedisServer, out: Path, root: str) -> subprocess.CompletedProcess[str]:
+    return ckviz(
         "--headless",
         "--scenario",
         "ck_skew",
@@ -87,14 +102,12 @@ def test_url_mode_reports_the_server(tmp_path: Path, redis_server: RedisServer) 
         "--seeds",
         "seed-a",
         "--redis-url",
-        redis_server.url,
+        server.url,
+        "--prefix",
+        root,
         "--out",
         str(out),
     )
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(out.read_text())
-    assert data["redis"] == {"version": redis_server.version, "mode": "url"}
-    assert data["matrix"]["disciplines"] == ["drr"]
 
 
 @pytest.mark.parametrize(
