@@ -36,7 +36,9 @@ MATRIX = ("--headless", "--scenario", "ck_skew", "--scenario", "ck_trickle")  # 
 def finish(proc: subprocess.Popen[str], timeout: float = 60) -> tuple[int, list[str]]:
     rc = proc.wait(timeout=timeout)
     assert proc.stderr is not None
-    return rc, [line for line in proc.stderr.read().splitlines() if line.strip()]
+    lines = [line for line in proc.stderr.read().splitlines() if line.strip()]
+    assert not any("Traceback" in line for line in lines), lines
+    return rc, lines
 
 
 def partial(out: Path) -> dict:

@@ -53,12 +53,14 @@ def ckviz_command(*args: str) -> list[str]:
 def run_ckviz(
     *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    """`ckviz` to completion; its private TMPDIR is removed afterwards."""
+    """`ckviz` to completion (never a traceback); its private TMPDIR is removed afterwards."""
     env = env or ckviz_env()
     try:
-        return subprocess.run(
+        proc = subprocess.run(
             ckviz_command(*args), capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout
         )
+        assert "Traceback" not in proc.stderr, proc.stderr  # never, whatever the outcome
+        return proc
     finally:
         shutil.rmtree(env["TMPDIR"], ignore_errors=True)
 
