@@ -96,16 +96,7 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
     results = assemble(plan, server, outcomes, time.perf_counter() - started, error, complete)
     if plan.check:
         results.checks = evaluate(plan.scenarios, results.scenarios)
-    unwritten: OutputError | None = None
-    try:
-        write_results(results, plan.out)
-    except OutputError as exc:  # reported after the tables, which still show the figures
-        unwritten = exc
-    print_tables(results, stdout)
-    if results.checks is not None:
-        print_checks(results.checks, stdout)
-    if unwritten is not None:
-        raise unwritten
+    _write_and_print(results, plan.out, stdout)
     stderr.print(f"results: {plan.out}", highlight=False, soft_wrap=True)
     if interrupted:
         stderr.print("ckviz: interrupted; partial results written", highlight=False)
@@ -117,6 +108,21 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
     if any(c.status == "failed" for c in results.checks or []):
         return ExitCode.CHECK_FAILED
     return ExitCode.OK
+
+
+def _write_and_print(results: Results, out: Path, stdout: Console) -> None:
+    """Write the results, then print the tables; a failed write (OutputError: the results
+    went to the temp folder) is raised after the tables, which still show the figures."""
+    unwritten: OutputError | None = None
+    try:
+        write_results(results, out)
+    except OutputError as exc:
+        unwritten = exc
+    print_tables(results, stdout)
+    if results.checks is not None:
+        print_checks(results.checks, stdout)
+    if unwritten is not None:
+        raise unwritten
 
 
 def _run_with_progress(

@@ -21,14 +21,13 @@ import redis
 
 from ckviz.errors import RedisUnavailable, UsageError
 from ckviz.store.preflight import check_url, check_writable, raise_refusal, redact
+from ckviz.store.workdirs import WORKDIR_PREFIX, remove_stale_workdirs, write_owners
 
 RedisMode = Literal["embedded", "url", "docker"]
 _START_TIMEOUT_S = 10.0
 _STOP_TIMEOUT_S = 5.0
 ENV_TIMEOUT = "CKVIZ_REDIS_TIMEOUT"
 DEFAULT_TIMEOUT_S = 30.0
-WORKDIR_PREFIX = "ckviz-redis-"
-OWNERS_FILE = "owners"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +109,7 @@ def embedded_server(binary: Path | None = None) -> Iterator[RedisServer]:
     binary = binary or find_redis_server()
     remove_stale_workdirs()
     workdir = Path(tempfile.mkdtemp(prefix=WORKDIR_PREFIX))
-    _write_owners(workdir, os.getpid())
+    write_owners(workdir, os.getpid())
     socket_path = workdir / "redis.sock"
     command = [
         str(binary),
@@ -144,53 +143,13 @@ def embedded_server(binary: Path | None = None) -> Iterator[RedisServer]:
         preexec_fn=functools.partial(die_with_parent, os.getpid()),
     )
     try:
-        _write_owners(workdir, os.getpid(), process.pid)
+        write_owners(workdir, os.getpid(), process.pid)
         url = f"unix://{socket_path}"
         version = _wait_until_ready(url, process, workdir)
         yield RedisServer(url=url, mode="embedded", version=version, pid=process.pid)
     finally:
         _stop(process)
         shutil.rmtree(workdir, ignore_errors=True)
-
-
-def _write_owners(workdir: Path, *pids: int) -> None:
-    """Who uses this folder: pid and start time of ckviz and its server, one per line."""
-    lines = [f"{pid} {_started(pid)}" for pid in pids]
-    (workdir / OWNERS_FILE).write_text("\n".join(lines) + "\n")
-
-
-def _started(pid: int) -> str | None:
-    """The process's start time (clock ticks since boot), None if it is gone (or a zombie):
-    a pid alone may have been reused."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return fields[19] if len(fields) > 19 and fields[0] != "Z" else None
-
-
-def remove_stale_workdirs() -> list[Path]:
-    """Remove the temp folders of embedded servers whose ckviz and server are both gone
-    (ckviz was killed with -9, so its own cleanup never ran). Only folders this user owns
-    and whose owners file ckviz wrote; the removed ones are returned."""
-    removed: list[Path] = []
-    if _started(os.getpid()) is None:
-        return removed  # no /proc: liveness cannot be told, so nothing is stale
-    for folder in Path(tempfile.gettempdir()).glob(f"{WORKDIR_PREFIX}*"):
-        try:
-            if folder.stat().st_uid != os.getuid():
-                continue
-            owners = (folder / OWNERS_FILE).read_text().split("\n")
-        except OSError:
-            continue
-        alive = False
-        for line in filter(None, owners):
-            pid, _, started = line.partition(" ")
-            alive = alive or (pid.isdigit() and _started(int(pid)) == started)
-        if not alive:
-            shutil.rmtree(folder, ignore_errors=True)
-            removed.append(folder)
-    return removed
 
 
 def _wait_until_ready(url: str, process: subprocess.Popen[bytes], workdir: Path) -> str:
@@ -229,8 +188,8 @@ def url_server(url: str, source: str = "--redis-url") -> Iterator[RedisServer]:
     cluster). `source` names where the URL came from, for the error lines."""
     check_url(url, source)
     shown = f"{source} {redact(url)}"
-    client = connect(url, socket_timeout=5, socket_connect_timeout=5)
     try:
+        client = connect(url, socket_timeout=5, socket_connect_timeout=5)
         version = server_version(client)
     except (redis.RedisError, OSError, ValueError) as exc:
         raise_refusal(exc, f"ckviz at {shown}")
