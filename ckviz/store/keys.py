@@ -38,6 +38,18 @@ class KeyLayout:
         return f"{self.prefix}{BASE}:ckIndex"
 
     @property
+    def ck_vtime(self) -> str:
+        return f"{self.prefix}{BASE}:ckVtime"
+
+    @property
+    def ck_vtime_floor(self) -> str:
+        return f"{self.prefix}{BASE}:ckVtimeFloor"
+
+    @property
+    def ck_vtime_idle(self) -> str:
+        return f"{self.prefix}{BASE}:ckVtimeIdle"
+
+    @property
     def env_held(self) -> str:
         return f"{self.prefix}{_ENV_PATH}{HELD_SUFFIX}"
 

@@ -51,6 +51,20 @@ def _ignore(reply: Any) -> None:
     return None
 
 
+def message_payload(run: PlannedRun, timestamp: int) -> str:
+    """The JSON a run's message key holds (the dequeue reads its concurrencyKey back)."""
+    return json.dumps(
+        {
+            "runId": run.run_id,
+            "concurrencyKey": run.key,
+            "queue": "task/base",
+            "timestamp": timestamp,
+        },
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+
+
 def _index_entries(reply: list[str]) -> list[IndexEntry]:
     return [
         IndexEntry(reply[i], key_of_member(reply[i]), float(reply[i + 1]))
@@ -58,7 +72,8 @@ def _index_entries(reply: list[str]) -> list[IndexEntry]:
     ]
 
 
-def _dequeued(reply: list[list[Any]]) -> list[DequeuedRun]:
+def dequeued_runs(reply: list[list[Any]]) -> list[DequeuedRun]:
+    """A dequeue script's {run id, score, payload} triples, in serve order."""
     runs = []
     for run_id, score, payload in reply:
         if payload is None:  # the Lua found the run in its queue but not its message key
@@ -100,16 +115,7 @@ class Trip:
 
     def enqueue(self, run: PlannedRun, timestamp: int) -> int:
         k = self._queue.keys
-        payload = json.dumps(
-            {
-                "runId": run.run_id,
-                "concurrencyKey": run.key,
-                "queue": "task/base",
-                "timestamp": timestamp,
-            },
-            separators=(",", ":"),
-            ensure_ascii=False,
-        )
+        payload = message_payload(run, timestamp)
         keys = (
             k.message(run.run_id),
             k.ck_queue(run.key),
@@ -140,7 +146,7 @@ class Trip:
         k = q.keys
         keys = (k.ck_index, k.env_held, k.env_limit, k.queue_limit, k.env_queue, k.master_queue)
         argv = (k.prefix, now, max_count, q.env_limit, BURST_FACTOR, MASTER_MEMBER, MESSAGE_PREFIX)
-        return self._script("dequeue", keys, argv, _dequeued)
+        return self._script("dequeue", keys, argv, dequeued_runs)
 
     def rescore(self, order: Sequence[str], now: int) -> int:
         """Member i of n (best first) gets score now - (n - i), in one ZADD."""
@@ -169,6 +175,12 @@ class Trip:
     def raw(self, *args: Any) -> int:
         """A read-only command whose reply is returned as Redis gives it."""
         return self._add(args, lambda reply: reply, scripted=False)
+
+    def call(
+        self, name: str, keys: Sequence[str], argv: Sequence[Any], decode: Decoder = _ignore
+    ) -> int:
+        """Call the bundled script `name` (by SHA) in this trip; returns its reply slot."""
+        return self._script(name, keys, argv, decode)
 
     def _script(self, name: str, keys: Sequence[str], argv: Sequence[Any], decode: Decoder) -> int:
         script = _SCRIPTS[name]

@@ -6,8 +6,18 @@ import hashlib
 from dataclasses import dataclass, field
 from importlib import resources
 
-SCRIPT_NAMES = ("enqueue", "dequeue", "ack", "inspect")
-_WITH_LIB = {"enqueue", "dequeue", "ack"}  # scripts that use lib.lua's helpers
+SCRIPT_NAMES = (
+    "enqueue",
+    "dequeue",
+    "ack",
+    "inspect",
+    "vtime_enqueue",
+    "vtime_dequeue",
+    "vtime_ack",
+    "vtime_state",
+)
+# scripts that use lib.lua's helpers
+_WITH_LIB = {"enqueue", "dequeue", "ack", "vtime_enqueue", "vtime_dequeue", "vtime_ack"}
 
 
 @dataclass(frozen=True, slots=True)

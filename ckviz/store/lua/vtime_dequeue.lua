@@ -1,0 +1,213 @@
+-- vtime dequeue(max_count, now): up to `take` runs, at most one per CK queue, lowest virtual
+-- time first (SPEC-vtime 5.2). Two versions, chosen by ARGV[8]:
+--   'v17' : pass 1 = the `window` lowest tags; pass 2 (ckIndex, age order) only when pass 1
+--           under-fills; a drained CK queue loses its tag; the floor is written every call.
+--   'head': pass 1 reads 2 x window tags and spends its window budget only on candidates that
+--           were ready (a gated or future-headed one costs nothing); pass 2 always runs and
+--           registers, when the batch is full, the ckIndex members it found without a tag; a
+--           drained CK queue parks its tag in the idle set when above the floor; a serving call
+--           raises the floor to the lowest pass-1 served tag and reaps the idle set.
+-- KEYS: 1 ckIndex, 2 env concurrency set, 3 env limit, 4 per-queue limit (B:concurrency),
+--       5 env queue, 6 master queue, 7 ckVtime, 8 ckVtimeFloor, 9 ckVtimeIdle
+-- ARGV: 1 key prefix, 2 now, 3 max count, 4 default env limit, 5 burst factor, 6 master member,
+--       7 message key prefix (after the key prefix), 8 version ('v17' | 'head'), 9 quantum,
+--       10 window multiplier, 11 state ttl (s), 12 idle max entries
+-- Returns {runs, trace, floor}: runs = {run id, score, payload} in serve order; trace = flat
+-- {pass, member, fate, drain} per candidate looked at (fate: served, limit, not-ready, empty,
+-- expired, orphan, outside-window, batch-full, discovered; drain: parked, removed or ''); floor
+-- = the floor this call used (after any raise), as text; {} when the env is full.
+local prefix = ARGV[1]
+local now = ARGV[2]
+local head = ARGV[8] == 'head'
+local quantum = tonumber(ARGV[9])
+if not quantum or quantum <= 0 then
+  quantum = 1
+end
+local multiplier = math.max(1, math.floor(tonumber(ARGV[10]) or 3))
+local ttl = ARGV[11]
+local idle_max = tonumber(ARGV[12])
+local ck_index, env_held, env_queue, master = KEYS[1], KEYS[2], KEYS[5], KEYS[6]
+local vtime, floor_key, idle = KEYS[7], KEYS[8], KEYS[9]
+
+-- prologue, as dequeue.lua
+local env_limit = tonumber(redis.call('GET', KEYS[3]) or ARGV[4])
+local capacity = math.floor(env_limit * tonumber(ARGV[5]))
+local current = redis.call('SCARD', env_held)
+if current >= capacity then
+  return {}
+end
+local variant_limit = math.min(tonumber(redis.call('GET', KEYS[4]) or '1000000'), env_limit)
+local take = math.min(tonumber(ARGV[3]), capacity - current)
+local window = take * multiplier
+
+-- floor read-repair: fixed for the whole call (HEAD may raise it at the end)
+local floor = tonumber(redis.call('GET', floor_key) or '0')
+local lowest = redis.call('ZRANGE', vtime, 0, 0, 'WITHSCORES')
+if #lowest > 0 and tonumber(lowest[2]) > floor then
+  floor = tonumber(lowest[2])
+end
+
+local runs, trace = {}, {}
+local attempted = {}
+local min_servable = nil
+local gated_pending = {}
+
+local function note(pass, member, fate, drain)
+  trace[#trace + 1] = pass
+  trace[#trace + 1] = member
+  trace[#trace + 1] = fate
+  trace[#trace + 1] = drain or ''
+end
+
+-- A CK queue left empty: V17 forgets its tag; HEAD parks it first when it is above the floor
+-- (`served_tag` after a serve, else the stored score as Redis's own text).
+local function drained(member, served_tag)
+  local drain = 'removed'
+  if head then
+    local park = served_tag and tostring(served_tag) or redis.call('ZSCORE', vtime, member)
+    if park and tonumber(park) > floor then
+      redis.call('ZADD', idle, park, member)
+      redis.call('EXPIRE', idle, ttl)
+      drain = 'parked'
+    end
+  end
+  redis.call('ZREM', vtime, member)
+  redis.call('ZREM', ck_index, member)
+  return drain
+end
+
+local function expired(payload)
+  if not string.find(payload, 'ttlExpiresAt', 1, true) then
+    return false
+  end
+  local ok, message = pcall(cjson.decode, payload)
+  local at = ok and type(message) == 'table' and tonumber(message.ttlExpiresAt)
+  return at and at <= tonumber(now)
+end
+
+-- Serve one CK queue's ready head, if it may; returns its fate and what happened on drain.
+local function try(member, pass, known_registered)
+  attempted[member] = true
+  local queue = prefix .. member
+  local held = queue .. ':currentConcurrency'
+  if redis.call('SCARD', held) >= variant_limit then
+    if head and not known_registered then
+      gated_pending[#gated_pending + 1] = member
+    end
+    return 'limit', ''
+  end
+  local ready = redis.call('ZRANGEBYSCORE', queue, '-inf', now, 'WITHSCORES', 'LIMIT', 0, 1)
+  local fate, served_tag = 'empty', nil
+  if #ready > 0 then
+    local run_id = ready[1]
+    local payload = redis.call('GET', prefix .. ARGV[7] .. run_id)
+    redis.call('ZREM', queue, run_id)
+    redis.call('ZREM', env_queue, run_id)
+    if payload and expired(payload) then
+      fate = 'expired' -- HEAD would re-add its TTL-queue entry; ckviz runs without a TTL queue
+    elseif payload then
+      redis.call('SADD', held, run_id)
+      redis.call('SADD', env_held, run_id)
+      runs[#runs + 1] = {run_id, ready[2], payload}
+      local tag = math.max(tonumber(redis.call('ZSCORE', vtime, member) or floor), floor)
+      if pass == 1 and (min_servable == nil or tag < min_servable) then
+        min_servable = tag
+      end
+      served_tag = tag + quantum -- weight 1
+      redis.call('ZADD', vtime, tostring(served_tag), member)
+      fate = 'served'
+    else
+      fate = 'orphan'
+    end
+  end
+  local first = redis.call('ZRANGE', queue, 0, 0, 'WITHSCORES')
+  if #first == 0 then
+    return fate, drained(member, served_tag)
+  end
+  redis.call('ZADD', ck_index, first[2], member)
+  if #ready == 0 then
+    return 'not-ready', ''
+  end
+  return fate, ''
+end
+
+-- pass 1: virtual-time order, ties by member name
+local scan = redis.call('ZRANGE', vtime, 0, (head and 2 * window or window) - 1)
+local registered = {}
+local budget = window
+for _, member in ipairs(scan) do
+  registered[member] = true
+  if #runs >= take or (head and budget <= 0) then
+    note(1, member, 'outside-window')
+  else
+    local fate, drain = try(member, 1, true)
+    note(1, member, fate, drain)
+    if fate ~= 'limit' and fate ~= 'not-ready' then
+      budget = budget - 1
+    end
+  end
+end
+
+-- pass 2: age order over ckIndex (V17: only to fill an under-full batch)
+local discovered = {}
+if head or #runs < take then
+  local ready = redis.call('ZRANGEBYSCORE', ck_index, '-inf', now, 'LIMIT', 0,
+    math.max(window, take * 3))
+  for _, member in ipairs(ready) do
+    if not attempted[member] then
+      if #runs < take then
+        local fate, drain = try(member, 2, registered[member])
+        note(2, member, fate, drain)
+      elseif head and not registered[member] then
+        discovered[#discovered + 1] = tostring(floor)
+        discovered[#discovered + 1] = member
+        note(2, member, 'discovered')
+      else
+        note(2, member, 'batch-full')
+      end
+    end
+  end
+end
+
+local floor_text = tostring(floor)
+if head then
+  if #discovered > 0 then
+    redis.call('ZADD', vtime, 'NX', unpack(discovered))
+  end
+  if #gated_pending > 0 then
+    local args = {}
+    for _, member in ipairs(gated_pending) do
+      args[#args + 1] = floor_text
+      args[#args + 1] = member
+    end
+    if redis.call('ZADD', vtime, 'NX', unpack(args)) > 0 then
+      for _, member in ipairs(gated_pending) do
+        local parked = redis.call('ZSCORE', idle, member)
+        if tonumber(redis.call('ZSCORE', vtime, member)) <= floor and parked
+            and tonumber(parked) > floor then
+          redis.call('ZADD', vtime, 'XX', parked, member)
+        end
+      end
+      redis.call('EXPIRE', vtime, ttl)
+      redis.call('SET', floor_key, floor_text, 'EX', ttl)
+    end
+  end
+  if #runs > 0 then
+    if min_servable ~= nil and min_servable > floor then
+      floor = min_servable
+      floor_text = tostring(floor)
+    end
+    redis.call('SET', floor_key, floor_text, 'EX', ttl)
+    redis.call('ZREMRANGEBYSCORE', idle, '-inf', floor_text)
+    redis.call('ZREMRANGEBYRANK', idle, 0, -(idle_max + 1))
+    redis.call('EXPIRE', vtime, ttl)
+  end
+else
+  redis.call('SET', floor_key, floor_text, 'EX', ttl)
+  if redis.call('EXISTS', vtime) == 1 then
+    redis.call('EXPIRE', vtime, ttl)
+  end
+end
+
+fix_master(ck_index, master, ARGV[6])
+return {runs, trace, floor_text}
