@@ -67,6 +67,27 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="cap on runs held across all keys, enforced by the driver",
     )
+    p.add_argument(
+        "--vtime-quantum",
+        type=float,
+        default=None,
+        metavar="Q",
+        help="vtime: tag advance per serve (default 1)",
+    )
+    p.add_argument(
+        "--vtime-window",
+        type=int,
+        default=None,
+        metavar="N",
+        help="vtime: scan window multiplier, window = N x batch (default 3)",
+    )
+    p.add_argument(
+        "--vtime-arrival-cap",
+        type=float,
+        default=None,
+        metavar="M",
+        help="vtime: a new key registers at most M x quantum above the floor (default 2^32)",
+    )
     p.add_argument("--out", default="results.json", metavar="PATH", help="results JSON path")
     p.add_argument(
         "--jobs",

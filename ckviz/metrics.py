@@ -93,6 +93,14 @@ def contention(
             counted[event.key] = counted.get(event.key, 0) + 1
             contended.update(waiting)
         served[event.key] += 1
+    return share_over_weight(counted, window, contended, weights)
+
+
+def share_over_weight(
+    counted: Mapping[str, int], window: int, contended: set[str], weights: Mapping[str, float]
+) -> dict[str, float]:
+    """Per contended key (zero counts included): its share of the `window` counted serves over
+    its weighted fair share among the contended keys."""
     if window == 0:
         return {}
     # Declared key order: sums run left to right, so the order is part of the result.
@@ -105,7 +113,7 @@ def run_metrics(events: Sequence[DequeueEvent], weights: Mapping[str, float]) ->
     """Every per-run figure the results carry."""
     ratios = contention(events, weights)
     values = list(ratios.values())
-    per_key = tuple(_key_metrics(key, events, weights, ratios) for key in weights)
+    per_key = tuple(key_metrics(key, events, weights, ratios) for key in weights)
     served = [k for k in per_key if k.dequeued]
     return RunMetrics(
         total_dequeued=len(events),
@@ -118,7 +126,63 @@ def run_metrics(events: Sequence[DequeueEvent], weights: Mapping[str, float]) ->
     )
 
 
-def _key_metrics(
+@dataclass(frozen=True, slots=True)
+class StepFigures:
+    """The reference micro-benchmark's figures (SPEC-vtime 6), in steps."""
+
+    victim_first_serve: int  # -1: no victim served
+    victim_wait_p50: int
+    victim_wait_p95: int
+    victim_wait_p99: int
+    jain_nonzero: float | None  # Jain over non-zero contention counts; None: none
+    drain_step: int  # -1: never drained
+
+
+def step_figures(
+    serves: Sequence[DequeueEvent],
+    victims: Sequence[str],
+    contention_counts: Mapping[str, int],
+    drain_step: int,
+) -> StepFigures:
+    """Victim waits are steps since arrival (the step itself for runs enqueued up front)."""
+    chosen = set(victims)
+    waits = [e.wait_ms for e in serves if e.key in chosen]
+    ordered = sorted(waits)
+    counts = [float(c) for c in contention_counts.values() if c > 0]
+    return StepFigures(
+        victim_first_serve=waits[0] if waits else -1,
+        victim_wait_p50=percentile(ordered, 50) if waits else -1,
+        victim_wait_p95=percentile(ordered, 95) if waits else -1,
+        victim_wait_p99=percentile(ordered, 99) if waits else -1,
+        jain_nonzero=jain(counts) if counts else None,
+        drain_step=drain_step,
+    )
+
+
+def step_run_metrics(
+    serves: Sequence[DequeueEvent],
+    weights: Mapping[str, float],
+    contention_counts: Mapping[str, int],
+    contended: set[str],
+) -> RunMetrics:
+    """The per-run figures for a step run: times in steps, contention counted per call."""
+    window = sum(contention_counts.values())
+    ratios = share_over_weight(contention_counts, window, contended, weights)
+    values = list(ratios.values())
+    per_key = tuple(key_metrics(key, serves, weights, ratios) for key in weights)
+    served = [k for k in per_key if k.dequeued]
+    return RunMetrics(
+        total_dequeued=len(serves),
+        contention_worst_share_over_weight=min(values) if values else 1.0,
+        contention_jain=jain(values),
+        makespan_ms=max((e.dequeued_ms for e in serves), default=0),
+        worst_wait_p99=max((k.wait_p99 for k in served), default=0),
+        worst_wait_max=max((k.wait_max for k in served), default=0),
+        per_key=per_key,
+    )
+
+
+def key_metrics(
     key: str,
     events: Sequence[DequeueEvent],
     weights: Mapping[str, float],

@@ -12,6 +12,9 @@ from pydantic import BaseModel, ValidationError
 from ckviz.errors import UsageError, echo
 from ckviz.model.matrix import MatrixSpec
 from ckviz.model.scenario import Scenario
+from ckviz.model.steps import StepScenario
+
+AnyScenario = Scenario | StepScenario
 
 Model = TypeVar("Model", bound=BaseModel)
 _TOO_DEEP = "arrays or tables nested too deeply"
@@ -53,8 +56,23 @@ def resolve(name_or_path: str, folder: Path | None = None, kind: str = "scenario
 
 
 def load(name_or_path: str) -> Scenario:
-    """Read and validate a scenario; its name is the file stem."""
-    return _load(resolve(name_or_path), Scenario)
+    """Read and validate a millisecond-driver scenario; its name is the file stem."""
+    scenario = load_any(name_or_path)
+    if isinstance(scenario, StepScenario):
+        raise UsageError(
+            f'{name_or_path}: a step-harness scenario ([harness] kind = "steps"); '
+            "run it with --headless"
+        )
+    return scenario
+
+
+def load_any(name_or_path: str) -> AnyScenario:
+    """Read and validate a scenario of either kind: a `[harness]` table makes it a step one."""
+    path = resolve(name_or_path)
+    data, problems = _read(path, Scenario)
+    if problems:
+        raise UsageError(problems[0] if len(problems) == 1 else " | ".join(problems))
+    return _model_for(data, Scenario).model_validate(data)  # type: ignore[return-value]
 
 
 def load_matrix(name_or_path: str) -> MatrixSpec:
@@ -87,12 +105,17 @@ def _read(path: Path, model: type[BaseModel]) -> tuple[dict[str, Any], list[str]
         return {}, [f"{path}: not valid TOML: {_TOO_DEEP}"]
     data.setdefault("name", path.stem)
     try:
-        model.model_validate(data)
+        _model_for(data, model).model_validate(data)
     except ValidationError as exc:
         return data, [f"{path}: {_where(e['loc'], data)}: {_reason(e)}" for e in exc.errors()]
     except RecursionError:
         return {}, [f"{path}: {_TOO_DEEP}"]
     return data, []
+
+
+def _model_for(data: dict[str, Any], model: type[BaseModel]) -> type[BaseModel]:
+    """Scenario files with a `[harness]` table are step-harness scenarios."""
+    return StepScenario if model is Scenario and "harness" in data else model
 
 
 def _first_line(exc: BaseException) -> str:

@@ -8,8 +8,14 @@ from pathlib import Path
 from ckviz.model.matrix import MatrixSpec
 from ckviz.model.results import Results
 from ckviz.model.scenario import Scenario
+from ckviz.model.steps import StepScenario
 
-SCHEMAS = {"results-v1.json": Results, "scenario.json": Scenario, "matrix.json": MatrixSpec}
+SCHEMAS = {
+    "results-v1.json": Results,
+    "scenario.json": Scenario,
+    "matrix.json": MatrixSpec,
+    "scenario-steps.json": StepScenario,
+}
 FOLDER = Path(__file__).resolve().parent.parent / "schemas"
 
 

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 
 import redis
 
 from ckviz.errors import CkvizError, IncompleteRun, RedisUnavailable
-from ckviz.metrics import RunMetrics, run_metrics
-from ckviz.model.results import KeyRowResult, MetricsResult, RunResult
+from ckviz.metrics import RunMetrics, run_metrics, step_figures, step_run_metrics
+from ckviz.model.results import KeyRowResult, MetricsResult, RunResult, StepMetricsResult
 from ckviz.model.scenario import Scenario
-from ckviz.sim.session import Treatment, open_cell
+from ckviz.model.steps import FRESH_PREFIX, StepScenario
+from ckviz.sim.session import Treatment, open_cell, open_step_cell
+from ckviz.sim.steps import StepRunner
 from ckviz.store.preflight import refusal
 from ckviz.store.server import connect
 
@@ -21,12 +23,13 @@ class Cell:
     """What to run; `index` fixes its place in the results whatever order cells finish in."""
 
     index: int
-    scenario: Scenario
+    scenario: Scenario | StepScenario
     seed: str
     treatment: Treatment
     max_count: int
     prefix: str
     check_invariants: bool = True
+    step_max_count: int | None = None  # step cells: --max-count, else the scenario's harness
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +46,8 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
     client = connect(url)
     try:
         started = time.perf_counter()
+        if isinstance(cell.scenario, StepScenario):
+            return _run_step_cell(client, cell, cell.scenario, started)
         with open_cell(
             client,
             cell.scenario,
@@ -75,6 +80,50 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
         return CellOutcome(cell.index, None, message, int(RedisUnavailable.exit_code))
     finally:
         client.close()
+
+
+def _run_step_cell(
+    client: redis.Redis, cell: Cell, scenario: StepScenario, started: float
+) -> CellOutcome:
+    with open_step_cell(client, scenario, cell.treatment, cell.prefix, cell.step_max_count,
+                        cell.check_invariants) as runner:  # fmt: skip
+        runner.run()
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        trips, sent = runner.queue.round_trips, runner.queue.commands_sent
+    result = _result(cell, _step_metrics(runner), trips, elapsed_ms)
+    result.metrics.steps = _step_figures(runner)
+    result.metrics.key_serves = key_serves(runner)
+    if runner.version is not None and runner.state is not None:
+        result.metrics.vtime_floor_final = runner.state.floor or 0.0
+    return CellOutcome(cell.index, result, commands_sent=sent)
+
+
+def _step_metrics(runner: StepRunner) -> RunMetrics:
+    m = step_run_metrics(
+        runner.serves, dict.fromkeys(runner.remaining, 1.0), runner.contention, runner.contended
+    )
+    declared = set(runner.scenario.key_names())  # minted keys get no row of their own
+    return replace(m, per_key=tuple(k for k in m.per_key if k.key in declared))
+
+
+def _step_figures(runner: StepRunner) -> StepMetricsResult:
+    f = step_figures(runner.serves, runner.scenario.victims, runner.contention, runner.drain_step)
+    calls = sum(c.called for c in runner.calls)
+    return StepMetricsResult(**asdict(f), calls=calls)
+
+
+def key_serves(runner: StepRunner) -> dict[str, int]:
+    """Serves per declared key, in declared order, then all minted keys together."""
+    counts = dict.fromkeys(runner.scenario.key_names(), 0)
+    minted = 0
+    for event in runner.serves:
+        if event.key in counts:
+            counts[event.key] += 1
+        else:
+            minted += 1
+    if runner.scenario.arrivals.fresh_per_call:
+        counts[f"{FRESH_PREFIX}*"] = minted
+    return counts
 
 
 def cell_label(cell: Cell) -> str:

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ckviz import __version__
+from ckviz.disciplines.registry import FACTORIES
 from ckviz.errors import ExitCode, RedisUnavailable, one_line
 from ckviz.headless.cells import Cell, CellOutcome
 from ckviz.headless.checks import evaluate
@@ -24,8 +25,10 @@ from ckviz.headless.summary import scenario_result
 from ckviz.model.matrix import TreatmentSpec
 from ckviz.model.results import MatrixInfo, RedisInfo, Results, RunResult
 from ckviz.model.scenario import Scenario
+from ckviz.model.steps import StepScenario
 from ckviz.sim.namespace import claim_namespace, sweep_namespace
 from ckviz.sim.session import ROOT_PREFIX
+from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.store.preflight import Footprint, check_eviction
 from ckviz.store.server import RedisServer
 
@@ -34,7 +37,7 @@ from ckviz.store.server import RedisServer
 class MatrixPlan:
     """Everything `--headless` will run, already validated."""
 
-    scenarios: list[Scenario]
+    scenarios: list[Scenario | StepScenario]
     seeds: list[str]
     treatments: list[TreatmentSpec]
     max_count: int
@@ -45,25 +48,44 @@ class MatrixPlan:
     prefix: str = ROOT_PREFIX  # the namespace root; each invocation adds `:<random>:`
     reuse_prefix: bool = False
     allow_eviction_risk: bool = False
+    step_max_count: int | None = None  # --max-count for step-harness scenarios
 
     def footprint(self) -> Footprint:
         """The most ckviz may hold on the server at once: `jobs` cells of the largest
         scenario, each with every run queued (the worst case: all arrive at once)."""
         in_flight = min(self.jobs, len(self.scenarios) * len(self.treatments) * len(self.seeds))
         runs = max(s.total_runs for s in self.scenarios)
-        keys = max(len(s.weights()) for s in self.scenarios)
+        keys = max(s.key_count for s in self.scenarios)
         return Footprint(runs * in_flight, keys * in_flight)
 
     def cells(self, namespace: str) -> list[Cell]:
+        """Every (scenario, treatment, seed) that applies: a step-harness scenario runs the
+        step disciplines only, once (it draws nothing at random, so seeds do not matter)."""
         cells: list[Cell] = []
         for scenario in self.scenarios:
+            steps = isinstance(scenario, StepScenario)
+            seeds = self.seeds[:1] if steps else self.seeds
             for treatment in self.treatments:
-                for seed in self.seeds:
-                    i = len(cells)
-                    prefix = f"{namespace}{i}:"
-                    cell = Cell(i, scenario, seed, treatment, self.max_count, prefix)
-                    cells.append(replace(cell, check_invariants=self.check_invariants))
+                if runs_on(treatment.discipline, scenario):
+                    for seed in seeds:
+                        i = len(cells)
+                        prefix = f"{namespace}{i}:"
+                        cell = Cell(i, scenario, seed, treatment, self.max_count, prefix)
+                        cells.append(
+                            replace(
+                                cell,
+                                check_invariants=self.check_invariants,
+                                step_max_count=self.step_max_count,
+                            )
+                        )
         return cells
+
+
+def runs_on(discipline: str, scenario: Scenario | StepScenario) -> bool:
+    """Whether the scenario's harness has this discipline."""
+    if isinstance(scenario, StepScenario):
+        return discipline in STEP_DISCIPLINES
+    return discipline in FACTORIES
 
 
 def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: Console) -> int:
@@ -95,7 +117,9 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
     complete = not interrupted and len(outcomes) == len(cells) and not errors
     results = assemble(plan, server, outcomes, time.perf_counter() - started, error, complete)
     if plan.check:
-        results.checks = evaluate(plan.scenarios, results.scenarios)
+        results.checks = evaluate(
+            [s for s in plan.scenarios if isinstance(s, Scenario)], results.scenarios
+        )
     _write_and_print(results, plan.out, stdout)
     stderr.print(f"results: {plan.out}", highlight=False, soft_wrap=True)
     if interrupted:
@@ -183,6 +207,8 @@ def assemble(
     complete: bool,
 ) -> Results:
     labels = [t.name for t in plan.treatments]
+    seeds_of = {s.name: plan.seeds[:1] if isinstance(s, StepScenario) else plan.seeds
+                for s in plan.scenarios}  # fmt: skip
     by_scenario: dict[str, list[RunResult]] = {s.name: [] for s in plan.scenarios}
     cells = plan.cells("")
     for outcome in sorted(outcomes, key=lambda o: o.index):
@@ -201,7 +227,7 @@ def assemble(
         ),
         wall_clock_s=round(wall_s, 3),
         scenarios=[
-            scenario_result(s, labels, plan.seeds, by_scenario[s.name])
+            scenario_result(s, labels, seeds_of[s.name], by_scenario[s.name])
             for s in plan.scenarios
             if by_scenario[s.name]
         ],

@@ -3,24 +3,34 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from ckviz import scenario_files
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, FACTORIES
 from ckviz.errors import UsageError, echo, has_control_characters
-from ckviz.headless.matrix import MatrixPlan, default_jobs
+from ckviz.headless.matrix import MatrixPlan, default_jobs, runs_on
 from ckviz.headless.output import check_out
 from ckviz.model.matrix import DEFAULT_SEEDS, MatrixSpec, TreatmentSpec
+from ckviz.model.scenario import Scenario
 from ckviz.sim.feasibility import reject_unfinishable
 from ckviz.sim.namespace import check_root
+from ckviz.sim.steps import STEP_DISCIPLINES
 
 DEFAULT_APP_SCENARIO = "ck_skew"
 DEFAULT_APP_DISCIPLINE = "sfq"
 
 
+KNOWN_DISCIPLINES: tuple[str, ...] = (
+    *FACTORIES,
+    *(d for d in STEP_DISCIPLINES if d not in FACTORIES),
+)
+
+
 def check_discipline(name: str) -> str:
-    if name not in FACTORIES:
+    if name not in KNOWN_DISCIPLINES:
         raise UsageError(
-            f"--discipline: unknown discipline '{name}' (choose from {', '.join(FACTORIES)})"
+            f"--discipline: unknown discipline '{name}' "
+            f"(choose from {', '.join(KNOWN_DISCIPLINES)})"
         )
     return name
 
@@ -55,15 +65,19 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     """The matrix to run: a matrix file (default 'default') with flags overriding it."""
     matrix: MatrixSpec = scenario_files.load_matrix(ns.matrix or "default")
     names = list(ns.scenario) + ([ns.scenario_arg] if ns.scenario_arg else [])
-    scenarios = [scenario_files.load(n) for n in (names or matrix.scenarios)]
+    scenarios = [scenario_files.load_any(n) for n in (names or matrix.scenarios)]
     _unique([s.name for s in scenarios], "--scenario")
     seeds = parse_seeds(ns.seeds) if ns.seeds else ([check_seed(ns.seed)] if ns.seed else None)
     seeds = seeds or list(matrix.seeds)
     treatments = _treatments(ns, matrix)
-    max_count = _positive("--max-count", ns.max_count) or matrix.max_count
+    _every_cell_has_a_harness(scenarios, treatments)
+    step_max_count = _positive("--max-count", ns.max_count)
+    max_count = step_max_count or matrix.max_count
     jobs = _positive("--jobs", ns.jobs) or default_jobs()
     for scenario in scenarios:
-        reject_unfinishable(scenario, seeds, treatments)
+        if isinstance(scenario, Scenario):
+            runnable = [t for t in treatments if runs_on(t.discipline, scenario)]
+            reject_unfinishable(scenario, seeds, runnable)
     return MatrixPlan(
         scenarios,
         seeds,
@@ -76,7 +90,28 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         prefix=check_root(ns.prefix),
         reuse_prefix=ns.reuse_prefix,
         allow_eviction_risk=ns.allow_eviction_risk,
+        step_max_count=step_max_count,
     )
+
+
+def _every_cell_has_a_harness(
+    scenarios: list[scenario_files.AnyScenario], treatments: list[TreatmentSpec]
+) -> None:
+    """Each scenario runs some treatment, and each treatment runs on some scenario."""
+    for scenario in scenarios:
+        if not any(runs_on(t.discipline, scenario) for t in treatments):
+            names = ", ".join(t.discipline for t in treatments)
+            raise UsageError(
+                f"scenario '{scenario.name}': none of the disciplines ({names}) runs on it; "
+                f"step-harness scenarios run {', '.join(STEP_DISCIPLINES)}, the others "
+                f"{', '.join(FACTORIES)}"
+            )
+    for t in treatments:
+        if not any(runs_on(t.discipline, s) for s in scenarios):
+            raise UsageError(
+                f"--discipline: '{t.discipline}' runs on none of the scenarios "
+                f'(vtime runs in the step harness: [harness] kind = "steps", e.g. micro_skew)'
+            )
 
 
 def _treatments(ns: argparse.Namespace, matrix: MatrixSpec) -> list[TreatmentSpec]:
@@ -88,16 +123,30 @@ def _treatments(ns: argparse.Namespace, matrix: MatrixSpec) -> list[TreatmentSpe
     else:
         base = matrix.all_treatments()
         for t in base:
-            if t.discipline not in FACTORIES:
+            if t.discipline not in KNOWN_DISCIPLINES:
                 raise UsageError(f"matrix '{matrix.name}': unknown discipline '{t.discipline}'")
-    if per_key is None and total is None:
-        return base
-    return [
-        t.model_copy(
-            update={"per_key_cap": per_key or t.per_key_cap, "total_cap": total or t.total_cap}
-        )
-        for t in base
-    ]
+    update = {
+        "per_key_cap": per_key,
+        "total_cap": total,
+        "vtime_quantum": _knob("--vtime-quantum", ns.vtime_quantum, above=0.0),
+        "vtime_window": _positive("--vtime-window", ns.vtime_window),
+        "vtime_arrival_cap": _knob("--vtime-arrival-cap", ns.vtime_arrival_cap, at_least=0.0),
+    }
+    given = {field: value for field, value in update.items() if value is not None}
+    return [t.model_copy(update=given) for t in base] if given else base
+
+
+def _knob(flag: str, value: float | None, *, above: float | None = None,
+          at_least: float | None = None) -> float | None:  # fmt: skip
+    if value is None:
+        return None
+    if not math.isfinite(value):
+        raise UsageError(f"{flag}: must be a finite number, got {value}")
+    if above is not None and value <= above:
+        raise UsageError(f"{flag}: must be above {above:g}, got {value:g}")
+    if at_least is not None and value < at_least:
+        raise UsageError(f"{flag}: must be at least {at_least:g}, got {value:g}")
+    return value
 
 
 def _unique(names: list[str], flag: str) -> None:
@@ -115,6 +164,8 @@ def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
     name = ns.scenario_arg or (ns.scenario[0] if ns.scenario else DEFAULT_APP_SCENARIO)
     scenario_files.load(name)
     discipline = check_discipline(ns.discipline[0] if ns.discipline else DEFAULT_APP_DISCIPLINE)
+    if discipline not in FACTORIES:
+        raise UsageError(f"--discipline: '{discipline}' runs only in --headless for now")
     seed = check_seed(ns.seed if ns.seed is not None else DEFAULT_SEEDS[0])
     return name, discipline, seed
 

@@ -12,10 +12,14 @@ from ckviz.model.results import (
     TreatmentSummary,
 )
 from ckviz.model.scenario import Scenario
+from ckviz.model.steps import StepScenario
 
 
 def scenario_result(
-    scenario: Scenario, labels: Sequence[str], seeds: Sequence[str], runs: Sequence[RunResult]
+    scenario: Scenario | StepScenario,
+    labels: Sequence[str],
+    seeds: Sequence[str],
+    runs: Sequence[RunResult],
 ) -> ScenarioResult:
     """The scenario's entry: its runs in matrix order and a summary per treatment."""
     by_label = {label: [r for r in runs if r.treatment == label] for label in labels}
@@ -28,6 +32,8 @@ def scenario_result(
         treatments=[
             _treatment_summary(label, rs, scenario.light_key) for label, rs in present.items()
         ],
+        victims=list(scenario.victims) if isinstance(scenario, StepScenario) else None,
+        between_calls=scenario.between_calls if isinstance(scenario, StepScenario) else None,
     )
 
 

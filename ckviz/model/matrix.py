@@ -16,6 +16,11 @@ class TreatmentSpec(BaseModel):
     discipline: str = Field(min_length=1)
     per_key_cap: int | None = Field(default=None, ge=1)
     total_cap: int | None = Field(default=None, ge=1)
+    vtime_quantum: float | None = Field(default=None, gt=0, le=1e6)
+    vtime_window: int | None = Field(default=None, ge=1, le=1000, description="window multiplier")
+    vtime_arrival_cap: float | None = Field(
+        default=None, ge=0, le=2.0**53, description="arrival cap multiplier (x quantum)"
+    )
 
     @property
     def name(self) -> str:

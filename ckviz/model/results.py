@@ -25,6 +25,18 @@ class KeyRowResult(_Result):
     wait_max: int
 
 
+class StepMetricsResult(_Result):
+    """Step-harness figures (SPEC-vtime 6): steps, victims' waits in steps since arrival."""
+
+    victim_first_serve: int
+    victim_wait_p50: int
+    victim_wait_p95: int
+    victim_wait_p99: int
+    jain_nonzero: float | None  # the reference's Jain over non-zero contention counts
+    drain_step: int
+    calls: int  # dequeue calls made (steps with the env full make none)
+
+
 class MetricsResult(_Result):
     total_dequeued: int
     redis_round_trips: int
@@ -35,6 +47,10 @@ class MetricsResult(_Result):
     worst_wait_p99: int
     worst_wait_max: int
     per_key: list[KeyRowResult]
+    # step-harness runs only: times above are in steps, contention is counted per call
+    steps: StepMetricsResult | None = None
+    key_serves: dict[str, int] | None = None  # serves per key; minted keys summed as "fresh-*"
+    vtime_floor_final: float | None = None  # vtime runs: ckVtimeFloor after the last call
 
 
 class RunResult(_Result):
@@ -81,6 +97,8 @@ class ScenarioResult(_Result):
     runs: list[RunResult]
     summary: list[DisciplineSummary]
     treatments: list[TreatmentSummary] | None = None
+    victims: list[str] | None = None  # step-harness scenarios
+    between_calls: bool | None = None  # step-harness scenarios with arrivals between calls
 
 
 class RedisInfo(_Result):

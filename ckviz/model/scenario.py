@@ -160,5 +160,9 @@ class Scenario(_Strict):
     def total_runs(self) -> int:
         return sum(k.runs * (k.count or 1) for k in self.keys)
 
+    @property
+    def key_count(self) -> int:
+        return sum(k.count or 1 for k in self.keys)
+
     def weights(self) -> dict[str, float]:
         return {k.name: k.weight for k in self.expanded_keys()}

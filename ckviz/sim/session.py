@@ -11,8 +11,11 @@ import redis
 from ckviz.disciplines.registry import make_discipline
 from ckviz.model.matrix import TreatmentSpec as Treatment
 from ckviz.model.scenario import Scenario
+from ckviz.model.steps import StepScenario
 from ckviz.sim.driver import Driver, DriverConfig
+from ckviz.sim.steps import StepRunner
 from ckviz.store.runqueue import RunQueue
+from ckviz.store.vtime import VtimeKnobs
 from ckviz.workload import generate
 
 ROOT_PREFIX = "ckviz"
@@ -51,6 +54,42 @@ def open_cell(
     try:
         queue.open()
         yield Driver(config, generate(scenario, seed), discipline, queue)
+    finally:
+        with contextlib.suppress(redis.RedisError, OSError):
+            queue.delete_namespace()
+        queue.close()
+
+
+def step_knobs(scenario: StepScenario, treatment: Treatment) -> VtimeKnobs:
+    """The vtime knobs of a cell: the treatment's (flags land there), else the scenario's,
+    else the reference's defaults."""
+    own = scenario.vtime
+    defaults = VtimeKnobs()
+    quantum = treatment.vtime_quantum or own.quantum or defaults.quantum
+    window = treatment.vtime_window or own.window or defaults.window_multiplier
+    cap = treatment.vtime_arrival_cap
+    if cap is None:
+        cap = own.arrival_cap
+    if cap is None:
+        cap = defaults.arrival_cap_multiplier
+    return VtimeKnobs(quantum=quantum, window_multiplier=window, arrival_cap_multiplier=cap)
+
+
+@contextlib.contextmanager
+def open_step_cell(
+    client: redis.Redis,
+    scenario: StepScenario,
+    treatment: Treatment,
+    prefix: str,
+    max_count: int | None = None,
+    check_invariants: bool = True,
+) -> Iterator[StepRunner]:
+    """A ready step runner whose keys all start with `prefix`; deleted when it closes."""
+    queue = RunQueue(client, prefix, scenario.env_limit)
+    knobs = step_knobs(scenario, treatment)
+    try:
+        queue.open()
+        yield StepRunner(scenario, treatment.discipline, queue, knobs, max_count, check_invariants)
     finally:
         with contextlib.suppress(redis.RedisError, OSError):
             queue.delete_namespace()

@@ -8,6 +8,7 @@ written only by the Lua; Python reads it through `vtime_state.lua`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -47,6 +48,7 @@ class Visit:
     key: str
     fate: str  # served, limit, not-ready, empty, expired, orphan, outside-window, ...
     drain: str  # parked, removed or ''
+    tag: float | None  # served: the key's new tag
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +62,11 @@ class VtimeDequeue:
 
 @dataclass(frozen=True, slots=True)
 class VtimeState:
-    """ckVtime, its floor and the idle set, as Redis holds them."""
+    """ckVtime, its floor and the idle set, as Redis holds them (all of it when `listed`,
+    else only the keys asked for)."""
 
     floor: float | None  # None: no floor key
+    listed: bool
     tags: dict[str, float]  # key -> tag, in ckVtime order (the members of this base queue)
     idle: dict[str, float]
     foreign: tuple[str, ...]  # ckVtime members that are not CK queues of this base queue
@@ -72,8 +76,8 @@ def _number(text: str) -> float:
     return float(text)
 
 
-def _pairs(flat: list[Any]) -> list[tuple[str, float]]:
-    return [(flat[i], _number(flat[i + 1])) for i in range(0, len(flat), 2)]
+def _pairs(flat: list[Any]) -> zip[tuple[str, float]]:
+    return zip(flat[::2], map(float, flat[1::2]), strict=True)
 
 
 def _decode_dequeue(reply: list[Any] | None) -> VtimeDequeue:
@@ -81,21 +85,27 @@ def _decode_dequeue(reply: list[Any] | None) -> VtimeDequeue:
         return VtimeDequeue([], [], None)
     runs, trace, floor = reply
     visits = [
-        Visit(int(trace[i]), key_of_member(trace[i + 1]), trace[i + 2], trace[i + 3])
-        for i in range(0, len(trace), 4)
+        Visit(
+            int(trace[i]),
+            key_of_member(trace[i + 1]),
+            trace[i + 2],
+            trace[i + 3],
+            _number(trace[i + 4]) if trace[i + 4] else None,
+        )
+        for i in range(0, len(trace), 5)
     ]
     return VtimeDequeue(dequeued_runs(runs), visits, _number(floor))
 
 
 def _decode_state(reply: list[Any]) -> VtimeState:
-    floor, tags, idle = reply
-    ours = [(m, t) for m, t in _pairs(tags) if m.startswith(ck_member(""))]
-    foreign = tuple(m for m, _ in _pairs(tags) if not m.startswith(ck_member("")))
+    floor, listed, tags, idle = reply
+    ours = ck_member("")
     return VtimeState(
         None if floor is None else _number(floor),
-        {key_of_member(m): t for m, t in ours},
+        listed == 1,
+        {key_of_member(m): t for m, t in _pairs(tags) if m.startswith(ours)},
         {key_of_member(m): t for m, t in _pairs(idle)},
-        foreign,
+        tuple(m for m in tags[::2] if not m.startswith(ours)),
     )
 
 
@@ -186,7 +196,11 @@ def ack(trip: Trip, layout: KeyLayout, run_id: str, key: str, version: Version,
     return trip.call("vtime_ack", keys, argv)
 
 
-def read_state(trip: Trip, layout: KeyLayout) -> int:
-    """A read-only view of the vtime keys; decodes to a `VtimeState`."""
-    keys = (layout.ck_vtime, layout.ck_vtime_floor, layout.ck_vtime_idle)
-    return trip.call("vtime_state", keys, (), _decode_state)
+def read_state(
+    trip: Trip, layout: KeyLayout, listing_limit: int = 1_000_000, keys: Iterable[str] = ()
+) -> int:
+    """A read-only view of the vtime keys, whole while ckVtime has at most `listing_limit`
+    members, else only `keys`'; decodes to a `VtimeState`."""
+    names = (layout.ck_vtime, layout.ck_vtime_floor, layout.ck_vtime_idle)
+    argv = (listing_limit, *map(ck_member, keys))
+    return trip.call("vtime_state", names, argv, _decode_state)

@@ -13,8 +13,9 @@
 --       7 message key prefix (after the key prefix), 8 version ('v17' | 'head'), 9 quantum,
 --       10 window multiplier, 11 state ttl (s), 12 idle max entries
 -- Returns {runs, trace, floor}: runs = {run id, score, payload} in serve order; trace = flat
--- {pass, member, fate, drain} per candidate looked at (fate: served, limit, not-ready, empty,
--- expired, orphan, outside-window, batch-full, discovered; drain: parked, removed or ''); floor
+-- {pass, member, fate, drain, tag} per candidate looked at (fate: served, limit, not-ready,
+-- empty, expired, orphan, outside-window, batch-full, discovered; drain: parked, removed or '';
+-- tag: the served key's new tag, else ''); floor
 -- = the floor this call used (after any raise), as text; {} when the env is full.
 local prefix = ARGV[1]
 local now = ARGV[2]
@@ -52,11 +53,12 @@ local attempted = {}
 local min_servable = nil
 local gated_pending = {}
 
-local function note(pass, member, fate, drain)
+local function note(pass, member, fate, drain, tag)
   trace[#trace + 1] = pass
   trace[#trace + 1] = member
   trace[#trace + 1] = fate
   trace[#trace + 1] = drain or ''
+  trace[#trace + 1] = tag and tostring(tag) or ''
 end
 
 -- A CK queue left empty: V17 forgets its tag; HEAD parks it first when it is above the floor
@@ -94,7 +96,7 @@ local function try(member, pass, known_registered)
     if head and not known_registered then
       gated_pending[#gated_pending + 1] = member
     end
-    return 'limit', ''
+    return 'limit', '', nil
   end
   local ready = redis.call('ZRANGEBYSCORE', queue, '-inf', now, 'WITHSCORES', 'LIMIT', 0, 1)
   local fate, served_tag = 'empty', nil
@@ -122,13 +124,13 @@ local function try(member, pass, known_registered)
   end
   local first = redis.call('ZRANGE', queue, 0, 0, 'WITHSCORES')
   if #first == 0 then
-    return fate, drained(member, served_tag)
+    return fate, drained(member, served_tag), served_tag
   end
   redis.call('ZADD', ck_index, first[2], member)
   if #ready == 0 then
-    return 'not-ready', ''
+    return 'not-ready', '', nil
   end
-  return fate, ''
+  return fate, '', served_tag
 end
 
 -- pass 1: virtual-time order, ties by member name
@@ -140,8 +142,8 @@ for _, member in ipairs(scan) do
   if #runs >= take or (head and budget <= 0) then
     note(1, member, 'outside-window')
   else
-    local fate, drain = try(member, 1, true)
-    note(1, member, fate, drain)
+    local fate, drain, tag = try(member, 1, true)
+    note(1, member, fate, drain, tag)
     if fate ~= 'limit' and fate ~= 'not-ready' then
       budget = budget - 1
     end
@@ -156,8 +158,8 @@ if head or #runs < take then
   for _, member in ipairs(ready) do
     if not attempted[member] then
       if #runs < take then
-        local fate, drain = try(member, 2, registered[member])
-        note(2, member, fate, drain)
+        local fate, drain, tag = try(member, 2, registered[member])
+        note(2, member, fate, drain, tag)
       elseif head and not registered[member] then
         discovered[#discovered + 1] = tostring(floor)
         discovered[#discovered + 1] = member

@@ -1,0 +1,146 @@
+"""Step-harness scenario files (SPEC-vtime 6 and 10): a run is a sequence of dequeue calls.
+
+Messages carry fixed timestamps, `t0 + start + i*spacing + k*stagger` (i: the message's index
+within its key, k: the key's index within its family); arrivals can also happen between calls
+(fresh keys minted before each call, keys refed one message each time a call serves them).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, Expectation, KeySpec
+
+MAX_STEPS = 100_000
+FRESH_PREFIX = "fresh-"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+
+
+class StepHarness(_Strict):
+    """How the calls are made: the reference's micro-benchmark defaults."""
+
+    kind: Literal["steps"]
+    max_count: int = Field(default=10, ge=1, le=1000, description="runs per dequeue call")
+    hold_steps: int = Field(default=3, ge=0, le=MAX_STEPS, description="steps a run is held")
+    max_steps: int = Field(default=1000, ge=1, le=MAX_STEPS, description="calls at most")
+
+
+class StepKeySpec(_Strict):
+    """A key with fixed timestamps; with `count`, the family `name0..name{count-1}` (indices
+    zero-padded to the widest, as the reference names them: att00..att19)."""
+
+    name: str = Field(min_length=1, max_length=200)
+    runs: int = Field(ge=1, le=MAX_TOTAL_RUNS)
+    start: int = Field(default=0, ge=0, le=10**9, description="ms after t0 of the first run")
+    spacing: int = Field(default=0, ge=0, le=10**6, description="ms between a key's runs")
+    stagger: int = Field(default=0, ge=0, le=10**6, description="ms between a family's keys")
+    count: int | None = Field(default=None, ge=1, le=MAX_KEYS)
+
+    def names(self) -> list[str]:
+        if self.count is None:
+            return [self.name]
+        width = len(str(self.count - 1))
+        return [f"{self.name}{k:0{width}d}" for k in range(self.count)]
+
+    def timestamp(self, i: int, k: int) -> int:
+        """Offset from t0 of message i of family member k."""
+        return self.start + i * self.spacing + k * self.stagger
+
+
+class Arrivals(_Strict):
+    """Work arriving between calls (SPEC-vtime 10)."""
+
+    fresh_per_call: int = Field(default=0, ge=0, le=1000, description="new keys before each call")
+    fresh_start: int = Field(default=5_000_000, ge=0, le=10**9, description="ms after t0")
+    refeed: list[str] = Field(default=[], description="keys refed one run per call serving them")
+    refeed_start: int = Field(default=5_000_000, ge=0, le=10**9, description="ms after t0")
+
+
+class VtimeSettings(_Strict):
+    """Virtual-time knobs (unset: the reference's defaults)."""
+
+    quantum: float | None = Field(default=None, gt=0, le=1e6)
+    window: int | None = Field(default=None, ge=1, le=1000, description="window multiplier")
+    arrival_cap: float | None = Field(
+        default=None, ge=0, le=2.0**53, description="arrival cap multiplier (x quantum)"
+    )
+
+
+class StepScenario(_Strict):
+    """A step-harness workload: keys enqueued up front, then one dequeue per step."""
+
+    name: str = ""
+    description: str = ""
+    env_limit: int = Field(default=25, ge=1, le=100_000)
+    harness: StepHarness
+    keys: list[StepKeySpec] = Field(min_length=1)
+    victims: list[str] = Field(default=[], description="keys whose waits are reported")
+    arrivals: Arrivals = Arrivals()
+    vtime: VtimeSettings = VtimeSettings()
+
+    @model_validator(mode="after")
+    def _keys_make_sense(self) -> StepScenario:
+        declared = sum(k.count or 1 for k in self.keys)
+        if declared > MAX_KEYS:
+            raise ValueError(f"{declared} keys; at most {MAX_KEYS} are supported")
+        names = self.key_names()
+        seen: set[str] = set()
+        for name in names:
+            if name in seen:
+                raise ValueError(f"key '{name}' is declared twice")
+            if name.startswith(FRESH_PREFIX) and self.arrivals.fresh_per_call:
+                raise ValueError(f"key '{name}': '{FRESH_PREFIX}' names are for minted keys")
+            _check_name(name)
+            seen.add(name)
+        if sum(k.runs * (k.count or 1) for k in self.keys) > MAX_TOTAL_RUNS:
+            raise ValueError(f"more than {MAX_TOTAL_RUNS} runs in all")
+        for label, listed in (("victims", self.victims), ("arrivals.refeed", self.arrivals.refeed)):
+            stray = next((v for v in listed if v not in seen), None)
+            if stray is not None:
+                raise ValueError(f"{label}: '{stray}' is not one of the keys")
+        return self
+
+    def key_names(self) -> list[str]:
+        return [n for spec in self.keys for n in spec.names()]
+
+    def weights(self) -> dict[str, float]:
+        return dict.fromkeys(self.key_names(), 1.0)
+
+    @property
+    def light_key(self) -> None:
+        return None
+
+    @property
+    def expect(self) -> list[Expectation]:
+        return []
+
+    @property
+    def total_runs(self) -> int:
+        """An upper bound: declared runs plus every run that may arrive between calls."""
+        h, a = self.harness, self.arrivals
+        declared = sum(k.runs * (k.count or 1) for k in self.keys)
+        refeeds = h.max_steps * h.max_count if a.refeed else 0
+        return declared + a.fresh_per_call * h.max_steps + refeeds
+
+    @property
+    def key_count(self) -> int:
+        """Declared keys plus every key minted before a call."""
+        return len(self.key_names()) + self.arrivals.fresh_per_call * self.harness.max_steps
+
+    @property
+    def between_calls(self) -> bool:
+        return bool(self.arrivals.fresh_per_call or self.arrivals.refeed)
+
+
+def _check_name(name: str) -> None:
+    """The same name rules as the millisecond scenarios' keys."""
+    try:
+        KeySpec(name=name, runs=1)
+    except ValidationError as exc:
+        reason = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise ValueError(f"key '{name}': {reason}") from None

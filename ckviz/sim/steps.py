@@ -1,0 +1,235 @@
+"""The step harness (SPEC-vtime 6 and 10): a run is a sequence of dequeue calls.
+
+Every declared message is enqueued before the first call, in scenario order. Step s: the
+arrivals of the step (fresh keys), then one dequeue of up to `max_count` runs (none when the
+env is full), then the acks of runs held `hold_steps` steps, walking the in-flight list from
+last to first, then the refeeds of keys the call served. One round trip per call: the acks
+and refeeds that follow a call travel at the front of the next call's trip (a step with the
+env full sends nothing), so the server executes the reference's command sequence in the same
+order; only the packets differ.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ckviz.model.snapshot import DequeueEvent
+from ckviz.model.steps import FRESH_PREFIX, StepScenario
+from ckviz.sim.driver import SCORE_BASE, WALL_NOW
+from ckviz.sim.step_checks import StepChecker
+from ckviz.store import vtime
+from ckviz.store.runqueue import DequeuedRun, RunQueue, Trip
+from ckviz.store.vtime import Version, Visit, VtimeDequeue, VtimeKnobs, VtimeState
+from ckviz.workload import PlannedRun
+
+STEP_DISCIPLINES: tuple[str, ...] = ("baseline", "vtime", "vtime-v17")
+VERSIONS: dict[str, Version] = {"vtime": "head", "vtime-v17": "v17"}
+DEFAULT_KNOBS = VtimeKnobs()
+# Up to this many tagged keys every call's check reads all of ckVtime and the idle set; past
+# it, the floor and the keys the call's trip touched (checks cost what a call does).
+LISTING_LIMIT = 256
+T0 = SCORE_BASE  # far in the past of WALL_NOW (the dequeue's `now`), as the reference's t0
+
+
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    """One step: what the call served and, for vtime, every candidate it looked at."""
+
+    step: int
+    called: bool  # False: the env was full, no Lua call
+    backlog_keys: int  # keys with runs not yet served, counted before the call
+    served: tuple[str, ...]  # keys, in serve order
+    visits: tuple[Visit, ...]  # vtime only: pass 1 then pass 2
+    floor: float | None  # vtime only: the floor the call ended with
+
+
+@dataclass(slots=True)
+class _InFlight:
+    key: str
+    run_id: str
+    served_at: int
+
+
+class StepRunner:
+    """Steps one (step scenario, discipline) run; `calls` and `serves` say what happened."""
+
+    def __init__(
+        self,
+        scenario: StepScenario,
+        discipline: str,
+        queue: RunQueue,
+        knobs: VtimeKnobs = DEFAULT_KNOBS,
+        max_count: int | None = None,
+        check_invariants: bool = True,
+    ) -> None:
+        self.scenario = scenario
+        self.discipline = discipline
+        self.version: Version | None = VERSIONS.get(discipline)
+        self.queue = queue
+        self.knobs = knobs
+        self.max_count = max_count or scenario.harness.max_count
+        self.step = 0
+        self.done = False
+        self.serves: list[DequeueEvent] = []
+        self.calls: list[CallRecord] = []
+        self.remaining: dict[str, int] = {}  # declared keys first, then minted ones
+        self.contention: dict[str, int] = {}  # serves while >= 2 keys had backlog
+        self.contended: set[str] = set()  # keys with backlog during such a call
+        self.drain_step = -1
+        self.state: VtimeState | None = None
+        self.checker = StepChecker(scenario.env_limit, self.version) if check_invariants else None
+        self._sent_per_key: dict[str, int] = {}
+        self._backlog: set[str] = set()  # keys with runs not yet served
+        self._enqueued: set[str] = set()
+        self._in_flight: list[_InFlight] = []
+        self._held: dict[str, int] = {}
+        self._arrival: dict[str, int] = {}  # run id -> step it arrived
+        self._fresh = 0
+        self._refeeds = 0
+        self._total = 0
+        self._dropped: set[str] = set()  # keys a trip may drop from ckVtime
+        self._touched: set[str] = set()  # keys a trip enqueues or acks
+        self._outbox = queue.trip()
+        for spec in scenario.keys:
+            for k, key in enumerate(spec.names()):
+                self.remaining[key] = 0
+                for i in range(spec.runs):
+                    self._enqueue(key, spec.timestamp(i, k))
+
+    # ---- stepping -------------------------------------------------------------------
+
+    def run(self) -> None:
+        while not self.done:
+            self.step_once()
+
+    def step_once(self) -> None:
+        """One call (or none, when the env is full), then its acks and refeeds."""
+        if self.done:
+            return
+        arrivals = self.scenario.arrivals
+        for _ in range(arrivals.fresh_per_call):
+            key = f"{FRESH_PREFIX}{self._fresh}"
+            self._enqueue(key, arrivals.fresh_start + self._fresh)
+            self._fresh += 1
+        backlog = len(self._backlog)
+        if backlog >= 2:
+            self.contended |= self._backlog
+        called = len(self._in_flight) < self.scenario.env_limit  # burst factor 1
+        runs: list[DequeuedRun] = []
+        visits: tuple[Visit, ...] = ()
+        floor = None
+        if called:  # else the outbox waits for the next call's trip: nothing reads it before
+            slot = self._dequeue()
+            checking = self.version is not None and self.checker is not None
+            state_slot = None
+            if checking:
+                state_slot = vtime.read_state(
+                    self._outbox, self.queue.keys, LISTING_LIMIT, self._touched
+                )
+            self._touched = set()
+            replies = self._send()
+            runs, visits, floor = self._reply(replies[slot])
+            if state_slot is not None:
+                self.state = replies[state_slot]
+        for run in runs:
+            self._record(run, backlog)
+        self.calls.append(
+            CallRecord(self.step, called, backlog, tuple(r.key for r in runs), visits, floor)
+        )
+        if called:
+            self._check(visits)
+        self._ack_due()
+        for run in runs:
+            if run.key in arrivals.refeed:
+                self._enqueue(run.key, arrivals.refeed_start + self._refeeds)
+                self._refeeds += 1
+        self.step += 1
+        finished = not self.scenario.between_calls and len(self.serves) >= self._total
+        if finished or self.step >= self.scenario.harness.max_steps:
+            self._finish()
+
+    def _finish(self) -> None:
+        if self.version is not None:
+            slot = vtime.read_state(self._outbox, self.queue.keys, 0)
+            self.state = self._send()[slot]
+        elif len(self._outbox):
+            self._send()
+        self.done = True
+
+    # ---- the commands of a step ------------------------------------------------------
+
+    def _enqueue(self, key: str, offset_ms: int) -> None:
+        i = self._sent_per_key.get(key, 0)
+        self._sent_per_key[key] = i + 1
+        run = PlannedRun(key, f"{key}-{i}", 0, 0)
+        if self.version is None:
+            self._outbox.enqueue(run, T0 + offset_ms)
+        else:
+            vtime.enqueue(self._outbox, self.queue.keys, run, T0 + offset_ms, self.version,
+                          self.knobs)  # fmt: skip
+        self.remaining[key] = self.remaining.get(key, 0) + 1
+        self._enqueued.add(key)
+        self._backlog.add(key)
+        self._touched.add(key)
+        self._arrival[run.run_id] = self.step
+        self._total += 1
+
+    def _dequeue(self) -> int:
+        if self.version is None:
+            return self._outbox.dequeue(self.max_count, WALL_NOW)
+        q = self.queue
+        return vtime.dequeue(self._outbox, q.keys, q.env_limit, self.max_count, WALL_NOW,
+                             self.version, self.knobs)  # fmt: skip
+
+    def _reply(self, reply: Any) -> tuple[list[DequeuedRun], tuple[Visit, ...], float | None]:
+        if isinstance(reply, VtimeDequeue):
+            return reply.runs, tuple(reply.visits), reply.floor
+        return list(reply), (), None
+
+    def _ack_due(self) -> None:
+        hold = self.scenario.harness.hold_steps
+        for i in range(len(self._in_flight) - 1, -1, -1):  # last to first, as the reference
+            run = self._in_flight[i]
+            if run.served_at + hold <= self.step:
+                del self._in_flight[i]
+                self._held[run.key] -= 1
+                if self.version is None:
+                    self._outbox.ack(run.run_id, run.key)
+                else:
+                    vtime.ack(self._outbox, self.queue.keys, run.run_id, run.key, self.version,
+                              self.knobs)  # fmt: skip
+                    self._dropped.add(run.key)
+                self._touched.add(run.key)
+
+    def _send(self) -> list[Any]:
+        outbox: Trip
+        outbox, self._outbox = self._outbox, self.queue.trip()
+        return outbox.send()
+
+    # ---- books ----------------------------------------------------------------------
+
+    def _record(self, run: DequeuedRun, backlog: int) -> None:
+        self.remaining[run.key] -= 1
+        if not self.remaining[run.key]:
+            self._backlog.discard(run.key)
+        self._in_flight.append(_InFlight(run.key, run.run_id, self.step))
+        self._held[run.key] = self._held.get(run.key, 0) + 1
+        arrival = self._arrival.pop(run.run_id)
+        self.serves.append(DequeueEvent(run.key, run.run_id, arrival, self.step))
+        if backlog >= 2:
+            self.contention[run.key] = self.contention.get(run.key, 0) + 1
+        if not self.scenario.between_calls and len(self.serves) == self._total:
+            self.drain_step = self.step
+        if self.checker is not None:
+            self.checker.on_served(self.step, run.key, run.run_id)
+            self.checker.within_limits(
+                self.step, run.key, self._held[run.key], len(self._in_flight)
+            )
+
+    def _check(self, visits: tuple[Visit, ...]) -> None:
+        dropped = self._dropped | {v.key for v in visits if v.drain}
+        self._dropped = set()
+        if self.checker is not None and self.state is not None:
+            served = {v.key: v.tag for v in visits if v.tag is not None and not v.drain}
+            self.checker.check_state(self.step, self.state, served, self._enqueued, dropped)
