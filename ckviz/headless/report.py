@@ -9,8 +9,89 @@ from ckviz.model.results import CheckResult, Results, ScenarioResult, Spread
 
 
 def print_tables(results: Results, console: Console) -> None:
+    starvation = [s for s in results.scenarios if s.between_calls]
     for scenario in results.scenarios:
-        console.print(scenario_table(scenario, results.matrix.seeds[0]))
+        if scenario.victims is None:
+            console.print(scenario_table(scenario, results.matrix.seeds[0]))
+        elif not scenario.between_calls:
+            console.print(micro_table(scenario))
+    if starvation:
+        console.print(starvation_table(starvation))
+
+
+_MICRO_ROWS = (
+    ("victim first serve", "victim_first_serve"),
+    ("victim wait p50", "victim_wait_p50"),
+    ("victim wait p95", "victim_wait_p95"),
+    ("victim wait p99", "victim_wait_p99"),
+    ("Jain (non-zero counts)", "jain_nonzero"),
+    ("drain step", "drain_step"),
+)
+
+
+def micro_table(scenario: ScenarioResult) -> Table:
+    """The reference's micro-benchmark table: metric, first treatment, second, delta, others."""
+    runs = [r for r in scenario.runs if r.metrics.steps is not None]
+    table = Table(title=scenario.name, title_justify="left", title_style="bold")
+    table.add_column("metric (steps)")
+    for i, run in enumerate(runs):
+        table.add_column(run.treatment, justify="right")
+        if i == 1:
+            table.add_column("delta", justify="right")
+    for label, field in _MICRO_ROWS:
+        values = [getattr(r.metrics.steps, field) for r in runs]
+        table.add_row(label, *_with_delta(values))
+    table.add_row(
+        "all keys: worst share/weight",
+        *_with_delta([r.metrics.contention_worst_share_over_weight for r in runs]),
+    )
+    table.add_row("all keys: Jain", *_with_delta([r.metrics.contention_jain for r in runs]))
+    return table
+
+
+def _with_delta(values: list[int | float | None]) -> list[str]:
+    cells = [_figure(v) for v in values]
+    if len(values) >= 2:
+        a, b = values[0], values[1]
+        delta = None if a is None or b is None else b - a
+        shown = _figure(delta)
+        cells.insert(2, shown if delta is None or delta < 0 else f"+{shown}")
+    return cells
+
+
+def _figure(value: int | float | None) -> str:
+    """As the reference formats them: integers as-is, other numbers to 2 decimals."""
+    if value is None:
+        return "-"
+    return str(value) if isinstance(value, int) else f"{value:.2f}"
+
+
+def starvation_table(scenarios: list[ScenarioResult]) -> Table:
+    """Per shape, the backlog key's serves out of all serves under each treatment."""
+    labels = list(dict.fromkeys(r.treatment for s in scenarios for r in s.runs))
+    table = Table(
+        title="backlog key's serves / all serves (final vtime floor)",
+        title_justify="left",
+        title_style="bold",
+    )
+    table.add_column("shape")
+    for label in labels:
+        table.add_column(label, justify="right")
+    for scenario in scenarios:
+        backlog = (scenario.victims or [""])[0]
+        by_label = {r.treatment: r.metrics for r in scenario.runs}
+        cells = []
+        for label in labels:
+            m = by_label.get(label)
+            if m is None or m.key_serves is None:
+                cells.append("-")
+                continue
+            text = f"{m.key_serves.get(backlog, 0)}/{sum(m.key_serves.values())}"
+            if m.vtime_floor_final is not None:
+                text += f" ({m.vtime_floor_final:g})"
+            cells.append(text)
+        table.add_row(scenario.name, *cells)
+    return table
 
 
 def scenario_table(scenario: ScenarioResult, first_seed: str) -> Table:
