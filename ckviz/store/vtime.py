@@ -144,8 +144,9 @@ def enqueue(trip: Trip, layout: KeyLayout, run: PlannedRun, timestamp: int,
 
 
 def dequeue(trip: Trip, layout: KeyLayout, env_limit: int, max_count: int, now: int,
-            version: Version, knobs: VtimeKnobs) -> int:  # fmt: skip
-    """One two-pass dequeue call; its reply decodes to a `VtimeDequeue`."""
+            version: Version, knobs: VtimeKnobs, trace: bool = True) -> int:  # fmt: skip
+    """One two-pass dequeue call; its reply decodes to a `VtimeDequeue` (whose `visits` are
+    empty without `trace`)."""
     k = layout
     keys = (
         k.ck_index,
@@ -171,6 +172,7 @@ def dequeue(trip: Trip, layout: KeyLayout, env_limit: int, max_count: int, now: 
         knobs.window_multiplier,
         knobs.state_ttl_s,
         knobs.idle_max_entries,
+        int(trace),
     )
     return trip.call("vtime_dequeue", keys, argv, _decode_dequeue)
 

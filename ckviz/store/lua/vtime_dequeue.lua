@@ -11,7 +11,8 @@
 --       5 env queue, 6 master queue, 7 ckVtime, 8 ckVtimeFloor, 9 ckVtimeIdle
 -- ARGV: 1 key prefix, 2 now, 3 max count, 4 default env limit, 5 burst factor, 6 master member,
 --       7 message key prefix (after the key prefix), 8 version ('v17' | 'head'), 9 quantum,
---       10 window multiplier, 11 state ttl (s), 12 idle max entries
+--       10 window multiplier, 11 state ttl (s), 12 idle max entries, 13 trace ('1': return
+--       the trace, else an empty one: building it costs the server about a third of a call)
 -- Returns {runs, trace, floor}: runs = {run id, score, payload} in serve order; trace = flat
 -- {pass, member, fate, drain, tag} per candidate looked at (fate: served, limit, not-ready,
 -- empty, expired, orphan, outside-window, batch-full, discovered; drain: parked, removed or '';
@@ -41,11 +42,18 @@ local variant_limit = math.min(tonumber(redis.call('GET', KEYS[4]) or '1000000')
 local take = math.min(tonumber(ARGV[3]), capacity - current)
 local window = take * multiplier
 
+-- The pass-1 scan, read with its tags: the lowest one repairs the floor, and a scanned key's
+-- tag is known without a ZSCORE (only the key served changes it, and each key is tried once).
+local scan = redis.call('ZRANGE', vtime, 0, (head and 2 * window or window) - 1, 'WITHSCORES')
+local known = {}
+for i = 1, #scan, 2 do
+  known[scan[i]] = scan[i + 1]
+end
+
 -- floor read-repair: fixed for the whole call (HEAD may raise it at the end)
 local floor = tonumber(redis.call('GET', floor_key) or '0')
-local lowest = redis.call('ZRANGE', vtime, 0, 0, 'WITHSCORES')
-if #lowest > 0 and tonumber(lowest[2]) > floor then
-  floor = tonumber(lowest[2])
+if #scan > 0 and tonumber(scan[2]) > floor then
+  floor = tonumber(scan[2])
 end
 
 local runs, trace = {}, {}
@@ -53,7 +61,11 @@ local attempted = {}
 local min_servable = nil
 local gated_pending = {}
 
+local tracing = ARGV[13] == '1'
 local function note(pass, member, fate, drain, tag)
+  if not tracing then
+    return
+  end
   trace[#trace + 1] = pass
   trace[#trace + 1] = member
   trace[#trace + 1] = fate
@@ -66,7 +78,8 @@ end
 local function drained(member, served_tag)
   local drain = 'removed'
   if head then
-    local park = served_tag and tostring(served_tag) or redis.call('ZSCORE', vtime, member)
+    local park = served_tag and tostring(served_tag) or known[member]
+      or redis.call('ZSCORE', vtime, member)
     if park and tonumber(park) > floor then
       redis.call('ZADD', idle, park, member)
       redis.call('EXPIRE', idle, ttl)
@@ -111,7 +124,8 @@ local function try(member, pass, known_registered)
       redis.call('SADD', held, run_id)
       redis.call('SADD', env_held, run_id)
       runs[#runs + 1] = {run_id, ready[2], payload}
-      local tag = math.max(tonumber(redis.call('ZSCORE', vtime, member) or floor), floor)
+      local stored = known[member] or redis.call('ZSCORE', vtime, member)
+      local tag = math.max(tonumber(stored or floor), floor)
       if pass == 1 and (min_servable == nil or tag < min_servable) then
         min_servable = tag
       end
@@ -134,10 +148,10 @@ local function try(member, pass, known_registered)
 end
 
 -- pass 1: virtual-time order, ties by member name
-local scan = redis.call('ZRANGE', vtime, 0, (head and 2 * window or window) - 1)
 local registered = {}
 local budget = window
-for _, member in ipairs(scan) do
+for i = 1, #scan, 2 do
+  local member = scan[i]
   registered[member] = true
   if #runs >= take or (head and budget <= 0) then
     note(1, member, 'outside-window')
