@@ -62,7 +62,9 @@ class StepRunner:
         knobs: VtimeKnobs = DEFAULT_KNOBS,
         max_count: int | None = None,
         check_invariants: bool = True,
+        track_state: bool | None = None,
     ) -> None:
+        """`track_state`: read the vtime state after every call (default: when checking)."""
         self.scenario = scenario
         self.discipline = discipline
         self.version: Version | None = VERSIONS.get(discipline)
@@ -79,6 +81,7 @@ class StepRunner:
         self.drain_step = -1
         self.state: VtimeState | None = None
         self.checker = StepChecker(scenario.env_limit, self.version) if check_invariants else None
+        self.track_state = check_invariants if track_state is None else track_state
         self._sent_per_key: dict[str, int] = {}
         self._backlog: set[str] = set()  # keys with runs not yet served
         self._enqueued: set[str] = set()
@@ -121,9 +124,8 @@ class StepRunner:
         floor = None
         if called:  # else the outbox waits for the next call's trip: nothing reads it before
             slot = self._dequeue()
-            checking = self.version is not None and self.checker is not None
             state_slot = None
-            if checking:
+            if self.version is not None and self.track_state:
                 state_slot = vtime.read_state(
                     self._outbox, self.queue.keys, LISTING_LIMIT, self._touched
                 )
