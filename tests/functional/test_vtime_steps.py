@@ -15,12 +15,13 @@ from ckviz.headless.cells import key_serves
 from ckviz.metrics import step_figures
 from ckviz.model.matrix import TreatmentSpec
 from ckviz.model.results import Results
-from ckviz.model.steps import StepScenario
+from ckviz.model.steps import StepScenario, VtimeSettings
 from ckviz.scenario_files import load_any
-from ckviz.sim.session import open_step_cell
+from ckviz.sim.session import open_step_cell, step_knobs
 from ckviz.sim.step_checks import FLOOR_MONOTONE, TAG_MONOTONE, TAGS_KNOWN, BrokenStepInvariant
 from ckviz.sim.steps import StepRunner
 from ckviz.store.keys import ck_member
+from ckviz.store.vtime import VtimeKnobs
 from tests.functional.test_bad_input import one_error_line
 from tests.functional.test_headless_cli import without_timing
 
@@ -192,3 +193,25 @@ def test_bad_step_scenario_files(
     assert code == ExitCode.USAGE
     line = one_error_line(capsys)
     assert needle in line and str(path) in line
+
+
+def test_knobs_come_from_the_treatment_then_the_scenario_then_the_defaults() -> None:
+    scenario = step_scenario("micro_skew").model_copy(
+        update={"vtime": VtimeSettings(quantum=2.0, arrival_cap=8.0)}
+    )
+    plain = step_knobs(scenario, TreatmentSpec(discipline="vtime"))
+    assert (plain.quantum, plain.window_multiplier, plain.arrival_cap) == (2.0, 3, 16.0)
+    treated = step_knobs(scenario, TreatmentSpec(discipline="vtime", vtime_arrival_cap=0.0))
+    assert treated.arrival_cap == 0.0 and treated.quantum == 2.0
+    default = step_knobs(step_scenario("micro_skew"), TreatmentSpec(discipline="vtime"))
+    assert default == VtimeKnobs()
+
+
+def test_the_arrival_cap_flag_reaches_the_lua(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    args = ["--headless", "--scenario", "vtime_fresh_flood", "--discipline", "vtime"]
+    assert main([*args, "--vtime-arrival-cap", "0", "--out", str(out)]) == ExitCode.OK
+    (shape,) = Results.model_validate_json(out.read_text()).scenarios
+    (run,) = shape.runs
+    assert run.metrics.key_serves is not None and run.metrics.key_serves["backlog"] == 1
+    assert run.metrics.vtime_floor_final == 0.0  # new keys at the floor pin it
