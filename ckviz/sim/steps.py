@@ -142,11 +142,11 @@ class StepRunner:
         if called:
             self._check(visits)
         self._ack_due()
+        self.step += 1  # a refeed arrives for the next call
         for run in runs:
             if run.key in arrivals.refeed:
                 self._enqueue(run.key, arrivals.refeed_start + self._refeeds)
                 self._refeeds += 1
-        self.step += 1
         finished = not self.scenario.between_calls and len(self.serves) >= self._total
         if finished or self.step >= self.scenario.harness.max_steps:
             self._finish()
