@@ -143,7 +143,7 @@ def test_a_failing_run_sweeps_its_namespace_and_nothing_else(
     def raise_env_limits() -> None:  # breaks the env-limit invariant in every cell it reaches
         while not stop.is_set():
             for name in client.scan_iter(match="ckviz:*:env:e-ck:concurrency", count=1000):
-                client.set(name, 40)
+                client.set(name, 40, xx=True)  # XX: never recreate a key ckviz already swept
             time.sleep(0.001)
 
     tamper = threading.Thread(target=raise_env_limits, daemon=True)
