@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -73,26 +72,39 @@ def contention(
     arrival of its oldest one: that key counts as waiting from then on, served or not yet.
     """
     ordered = sorted(events, key=lambda e: e.dequeued_ms)  # stable: keeps in-instant order
-    arrivals: dict[str, list[int]] = {}
-    for event in ordered:
-        arrivals.setdefault(event.key, []).append(event.arrival_ms)
-    for key, since in (waiting_since or {}).items():
-        arrivals.setdefault(key, []).append(since)  # never served: waiting from `since` on
-    weights = {**{k: 1.0 for k in arrivals if k not in weights}, **weights}
-    for times in arrivals.values():
-        times.sort()
-    served: dict[str, int] = dict.fromkeys(arrivals, 0)
+    arriving = [(e.arrival_ms, e.key) for e in ordered]
+    arriving += [(since, key) for key, since in (waiting_since or {}).items()]
+    arriving.sort(key=lambda a: a[0])  # stable; only the count arrived by each instant matters
+    keys_seen = dict.fromkeys([e.key for e in ordered] + list(waiting_since or {}))
+    weights = {**{k: 1.0 for k in keys_seen if k not in weights}, **weights}
+    # One walk over events and arrivals together (linear in both): a key waits while more of
+    # its runs have arrived than were served; each waiting key is marked contended once.
+    backlog: dict[str, int] = dict.fromkeys(keys_seen, 0)  # arrived - served
+    waiting = 0
+    unmarked: set[str] = set()  # waiting keys not yet known to be contended
     counted: dict[str, int] = {}
     contended: set[str] = set()
     window = 0
+    next_arrival = 0
     for event in ordered:
         now = event.dequeued_ms
-        waiting = [k for k, times in arrivals.items() if bisect_right(times, now) - served[k] > 0]
-        if len(waiting) >= 2:
+        while next_arrival < len(arriving) and arriving[next_arrival][0] <= now:
+            key = arriving[next_arrival][1]
+            next_arrival += 1
+            backlog[key] += 1
+            if backlog[key] == 1:
+                waiting += 1
+                if key not in contended:
+                    unmarked.add(key)
+        if waiting >= 2:
             window += 1
             counted[event.key] = counted.get(event.key, 0) + 1
-            contended.update(waiting)
-        served[event.key] += 1
+            contended |= unmarked
+            unmarked.clear()
+        backlog[event.key] -= 1
+        if backlog[event.key] == 0:
+            waiting -= 1
+            unmarked.discard(event.key)
     return share_over_weight(counted, window, contended, weights)
 
 
@@ -113,7 +125,7 @@ def run_metrics(events: Sequence[DequeueEvent], weights: Mapping[str, float]) ->
     """Every per-run figure the results carry."""
     ratios = contention(events, weights)
     values = list(ratios.values())
-    per_key = tuple(key_metrics(key, events, weights, ratios) for key in weights)
+    per_key = per_key_metrics(events, weights, ratios)
     served = [k for k in per_key if k.dequeued]
     return RunMetrics(
         total_dequeued=len(events),
@@ -169,7 +181,7 @@ def step_run_metrics(
     window = sum(contention_counts.values())
     ratios = share_over_weight(contention_counts, window, contended, weights)
     values = list(ratios.values())
-    per_key = tuple(key_metrics(key, serves, weights, ratios) for key in weights)
+    per_key = per_key_metrics(serves, weights, ratios)
     served = [k for k in per_key if k.dequeued]
     return RunMetrics(
         total_dequeued=len(serves),
@@ -182,20 +194,30 @@ def step_run_metrics(
     )
 
 
+def per_key_metrics(
+    events: Sequence[DequeueEvent], weights: Mapping[str, float], ratios: Mapping[str, float]
+) -> tuple[KeyMetrics, ...]:
+    """A row per key of `weights`, in its order; the events are grouped by key once."""
+    waits: dict[str, list[int]] = {key: [] for key in weights}
+    for event in events:
+        waits.setdefault(event.key, []).append(event.wait_ms)
+    return tuple(key_metrics(key, waits[key], len(events), weights, ratios) for key in weights)
+
+
 def key_metrics(
     key: str,
-    events: Sequence[DequeueEvent],
+    waits: Sequence[int],
+    total_events: int,
     weights: Mapping[str, float],
     ratios: Mapping[str, float],
 ) -> KeyMetrics:
-    waits = [e.wait_ms for e in events if e.key == key]
     ordered = sorted(waits)
     n = len(waits)
     return KeyMetrics(
         key=key,
         dequeued=n,
         weight=weights.get(key, 1.0),
-        share=n / len(events) if events else 0.0,
+        share=n / total_events if total_events else 0.0,
         contention_share_over_weight=ratios.get(key),
         mean_wait=plain_sum([float(w) for w in waits]) / n if n else 0.0,
         wait_p50=percentile(ordered, 50),
