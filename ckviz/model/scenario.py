@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from ckviz.errors import has_control_characters
 from ckviz.store.keys import HELD_SUFFIX
 
-MAX_KEYS = 10_000
+MAX_KEYS = 100_000
 MAX_TOTAL_RUNS = 500_000
 
 
