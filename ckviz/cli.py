@@ -150,6 +150,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ckviz.validate import validate_files
 
             return validate_files(args[1:])
+        if args[:1] == ["hunt"]:
+            from ckviz.hunt.command import hunt_main
+
+            return hunt_main(args[1:])
         ns = build_parser().parse_args(args)
         if ns.headless:
             return _headless(ns)

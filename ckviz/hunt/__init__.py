@@ -1,0 +1,1 @@
+"""Hunting for the workload that starves a key worst under a discipline."""

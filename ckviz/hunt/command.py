@@ -1,0 +1,157 @@
+"""`ckviz hunt`: search for the workload that treats a key worst under a discipline."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import NoReturn
+
+import redis
+
+from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, FACTORIES
+from ckviz.errors import ExitCode, UsageError
+from ckviz.hunt.found import describe, write_found
+from ckviz.hunt.objective import Verdict, evaluate
+from ckviz.hunt.search import Finding, Interrupted, hunt
+from ckviz.hunt.space import HuntCase, ms_workloads
+
+DEFAULT_EXAMPLES = 300
+DEFAULT_SECONDS = 120.0
+WORKLOAD_SEED = "seed-a"
+Runner = Callable[[HuntCase, str], Verdict]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"hunt: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="ckviz hunt", description=__doc__)
+    p.add_argument("--discipline", required=True, metavar="NAME", help="discipline to attack")
+    p.add_argument(
+        "--examples",
+        type=int,
+        default=DEFAULT_EXAMPLES,
+        metavar="N",
+        help=f"workloads to try (default {DEFAULT_EXAMPLES}; fixes the result)",
+    )
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=DEFAULT_SECONDS,
+        metavar="S",
+        help=f"time cap (default {DEFAULT_SECONDS:g}); a cut hunt says so",
+    )
+    p.add_argument(
+        "--harness",
+        choices=["ms"],
+        default="ms",
+        help="which harness runs the workloads (logical milliseconds)",
+    )
+    p.add_argument("--keys", type=int, default=5, metavar="K", help="at most K keys (2..12)")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="search seed (default 0)")
+    p.add_argument("--out", default="found.toml", metavar="PATH", help="scenario file to write")
+    p.add_argument("--redis-url", default=os.environ.get("CKVIZ_REDIS_URL"), metavar="URL")
+    p.add_argument("--prefix", default="ckviz", metavar="ROOT")
+    p.add_argument("--reuse-prefix", action="store_true")
+    return p  # fmt: skip
+
+
+def hunt_main(argv: Sequence[str]) -> int:
+    ns = build_parser().parse_args(list(argv))
+    _check_args(ns)
+    from ckviz.sim.namespace import check_root, claim_namespace, sweep_namespace
+    from ckviz.store.server import open_server
+
+    root = check_root(ns.prefix)
+    with open_server("embedded", ns.redis_url) as server:
+        client = server.client()
+        namespace = claim_namespace(client, root, ns.reuse_prefix)
+        try:
+            return _hunt_on(client, namespace, ns)
+        finally:
+            sweep_namespace(client, namespace)
+            client.close()
+
+
+def _check_args(ns: argparse.Namespace) -> None:
+    if ns.discipline not in FACTORIES:
+        known = ", ".join(FACTORIES)
+        raise UsageError(f"--discipline: unknown discipline '{ns.discipline}' (known: {known})")
+    if not 2 <= ns.keys <= 12:
+        raise UsageError(f"--keys: {ns.keys} is outside 2..12")
+    if ns.examples < 1 or ns.seconds <= 0:
+        raise UsageError("--examples and --seconds must be positive")
+    out = Path(ns.out)
+    if not out.parent.is_dir():
+        raise UsageError(f"--out: folder {str(out.parent)!r} does not exist")
+
+
+def _hunt_on(client: redis.Redis, namespace: str, ns: argparse.Namespace) -> int:
+    cells = itertools.count()
+
+    def run(case: HuntCase, discipline: str = ns.discipline) -> Verdict:
+        return evaluate(client, f"{namespace}h{next(cells)}:", case, discipline)
+
+    interrupted = False
+    try:
+        finding = hunt(
+            ms_workloads(ns.keys, WORKLOAD_SEED),
+            run,
+            examples=ns.examples,
+            seconds=ns.seconds,
+            seed=ns.seed,
+            progress=_progress,
+        )
+    except Interrupted as stop:
+        finding, interrupted = stop.finding, True
+        print("\nckviz hunt: interrupted; reporting the worst found so far", file=sys.stderr)
+    return _report(finding, ns, run, interrupted)
+
+
+def _progress(examples: int, worst: Verdict | None) -> None:
+    if examples % 25 and examples != 1:
+        return
+    shown = f"{worst.worst_share:.3f} ({worst.worst_key})" if worst else "n/a"
+    print(f"hunt: {examples} workloads, worst share/weight {shown}", file=sys.stderr)
+
+
+def _report(finding: Finding, ns: argparse.Namespace, run: Runner, interrupted: bool) -> int:
+    command = (
+        f"ckviz --headless --scenario {ns.out} --seeds {WORKLOAD_SEED} --discipline {ns.discipline}"
+    )
+    if finding.bug is not None:
+        print(f"ckviz hunt: BUG: {finding.bug}")
+        if finding.case is not None:
+            bug_verdict = Verdict(ns.discipline, 0.0, None, None, 0.0)
+            write_found(Path(ns.out), finding.case, bug_verdict, command)
+            print(f"the shrunk workload that breaks it is in {ns.out}; reproduce: {command}")
+        return int(ExitCode.CHECK_FAILED)
+    if finding.case is None or finding.verdict is None:
+        print("ckviz hunt: no workload was tried")
+        return int(ExitCode.INTERRUPTED if interrupted else ExitCode.OK)
+    cut = f" (cut by --seconds: rerun with --examples {finding.examples} to repeat it)"
+    print(
+        f"{finding.examples} workloads tried{cut if finding.cut_by_time else ''}; "
+        f"worst: {describe(finding.verdict)}"
+        f"{' (shrunk)' if finding.shrunk else ''}"
+    )
+    write_found(Path(ns.out), finding.case, finding.verdict, command)
+    print(f"written to {ns.out}; reproduce: {command}")
+    _compare(finding.case, run)
+    return int(ExitCode.INTERRUPTED if interrupted else ExitCode.OK)
+
+
+def _compare(case: HuntCase, run: Runner) -> None:
+    """The same workload under every discipline: a small table."""
+    print(f"\n{'discipline':<16} {'served/owed':>11} {'contention':>10}  worst key (mean wait)")
+    for name in DEFAULT_DISCIPLINES:
+        v = run(case, name)
+        wait = f"{v.worst_key_mean_wait_ms:.0f} ms" if v.worst_key_mean_wait_ms else "never served"
+        key = f"{v.worst_key} ({wait})" if v.worst_key else "-"
+        print(f"{name:<16} {v.worst_share:>11.3f} {v.contention_worst:>10.3f}  {key}")

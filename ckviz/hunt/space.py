@@ -1,0 +1,65 @@
+"""The workloads a hunt searches: Hypothesis strategies that build valid scenarios.
+
+Everything is drawn small on purpose: a workload that starves a key with 4 keys and 30 runs
+is one a person can step through, and Hypothesis shrinks toward the simplest draw (fewer
+keys, fewer runs, immediate arrivals, no caps), so what it reports reads as a story.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from hypothesis import strategies as st
+
+from ckviz.model.scenario import Caps, KeySpec, Scenario
+
+MAX_RUNS_PER_KEY = 40
+MAX_HOLD_MEAN_MS = 200
+MAX_START_MS = 2_000
+Arrival = Literal["immediate", "poisson"]
+ARRIVALS: tuple[Arrival, ...] = ("immediate", "poisson")
+
+
+@dataclass(frozen=True, slots=True)
+class HuntCase:
+    """One candidate workload: a scenario and the workload seed its arrivals are drawn with."""
+
+    scenario: Scenario
+    seed: str
+
+
+@st.composite
+def _key(draw: st.DrawFn, name: str) -> KeySpec:
+    arrival: Arrival = draw(st.sampled_from(ARRIVALS))
+    return KeySpec(
+        name=name,
+        runs=draw(st.integers(1, MAX_RUNS_PER_KEY)),
+        arrival=arrival,
+        rate_per_sec=float(draw(st.integers(1, 200))),
+        hold_ms_mean=float(draw(st.integers(1, MAX_HOLD_MEAN_MS))),
+        start_at_ms=draw(st.integers(0, MAX_START_MS)),
+        weight=float(draw(st.integers(1, 3))),
+    )
+
+
+@st.composite
+def _caps(draw: st.DrawFn, env_limit: int) -> Caps:
+    per_key = draw(st.none() | st.integers(1, env_limit))
+    total = draw(st.none() | st.integers(1, env_limit))
+    return Caps(per_key=per_key, total=total)
+
+
+def ms_workloads(max_keys: int, seed: str) -> st.SearchStrategy[HuntCase]:
+    """Scenarios for the logical-millisecond harness: 2..max_keys keys, limits and caps."""
+
+    @st.composite
+    def build(draw: st.DrawFn) -> HuntCase:
+        count = draw(st.integers(2, max_keys))
+        keys = [draw(_key(f"k{i}")) for i in range(count)]
+        env_limit = draw(st.integers(1, 6))
+        caps = draw(_caps(env_limit))
+        scenario = Scenario(name="found", env_limit=env_limit, caps=caps, keys=keys, light_key=None)
+        return HuntCase(scenario, seed)
+
+    return build()

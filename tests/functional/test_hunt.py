@@ -1,0 +1,102 @@
+"""`ckviz hunt` on the real server: it finds starvation, shrinks it, and the file reproduces it."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import redis
+
+from ckviz.hunt.found import write_found
+from ckviz.hunt.objective import Verdict, evaluate
+from ckviz.hunt.search import hunt
+from ckviz.hunt.space import HuntCase, ms_workloads
+from ckviz.model.results import Results
+from ckviz.scenario_files import load
+from ckviz.store.server import RedisServer
+from tests.functional.test_headless_cli import ckviz
+
+
+def _runner(client: redis.Redis, prefix: str, discipline: str):  # type: ignore[no-untyped-def]
+    cells = itertools.count()
+
+    def run(case: HuntCase) -> Verdict:
+        return evaluate(client, f"{prefix}h{next(cells)}:", case, discipline)
+
+    return run
+
+
+def test_baseline_backlog_starvation_is_found_at_once_and_shrunk(
+    client: redis.Redis, prefix: str
+) -> None:
+    finding = hunt(
+        ms_workloads(4, "seed-a"), _runner(client, prefix, "baseline"),
+        examples=60, seconds=120, seed=0,
+    )  # fmt: skip
+    assert finding.bug is None and finding.case is not None and finding.verdict is not None
+    assert finding.verdict.worst_share <= 0.1  # a key gets at most a tenth of what it is owed
+    # shrinking keeps the objective: the shrunk workload starves at least as badly
+    assert finding.explored is not None
+    assert finding.verdict.starvation >= finding.explored.starvation - 1e-9
+    assert finding.shrunk
+    assert finding.case.scenario.total_runs <= 30  # small enough for a person to step through
+
+
+def test_the_same_seed_finds_the_same_workload(client: redis.Redis, prefix: str) -> None:
+    runs = [
+        hunt(
+            ms_workloads(3, "seed-a"),
+            _runner(client, f"{prefix}{i}:", "sfq"),
+            examples=25,
+            seconds=120,
+            seed=7,
+        )
+        for i in range(2)
+    ]
+    assert runs[0].case == runs[1].case and runs[0].verdict == runs[1].verdict
+
+
+def test_found_file_reproduces_the_hunts_figures(
+    client: redis.Redis, prefix: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    finding = hunt(
+        ms_workloads(4, "seed-a"), _runner(client, prefix, "baseline"),
+        examples=40, seconds=120, seed=1,
+    )  # fmt: skip
+    assert finding.case is not None and finding.verdict is not None
+    found = tmp_path / "found.toml"
+    write_found(found, finding.case, finding.verdict, "ckviz --headless ...")
+    again = HuntCase(load(str(found)), "seed-a")
+    assert evaluate(client, f"{prefix}again:", again, "baseline") == finding.verdict
+    out = tmp_path / "r.json"
+    proc = ckviz(
+        "--headless", "--scenario", str(found), "--seeds", "seed-a", "--discipline", "baseline",
+        "--redis-url", redis_server.url, "--prefix", prefix.rstrip(":") + "-cli",
+        "--out", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (scenario,) = Results.model_validate_json(out.read_text()).scenarios
+    (run,) = scenario.runs
+    assert run.metrics.contention_worst_share_over_weight == finding.verdict.contention_worst
+
+
+def test_hunt_cli_writes_the_file_and_compares_disciplines(
+    redis_server: RedisServer, prefix: str, tmp_path: Path
+) -> None:
+    out = tmp_path / "found.toml"
+    proc = ckviz(
+        "hunt", "--discipline", "baseline", "--examples", "30", "--out", str(out),
+        "--redis-url", redis_server.url, "--prefix", prefix.rstrip(":") + "-hunt",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "hunt: 25 workloads" in proc.stderr  # progress on stderr
+    assert load(str(out)).light_key is not None
+    table = proc.stdout.split("discipline", 1)[1]
+    for name in ("baseline", "sfq", "drr", "stride", "codel-sfq", "codel-baseline"):
+        assert f"\n{name} " in table
+
+
+def test_hunt_refuses_an_unknown_discipline_in_one_line(tmp_path: Path) -> None:
+    proc = ckviz("hunt", "--discipline", "sfqq", "--out", str(tmp_path / "f.toml"))
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "sfqq" in proc.stderr
