@@ -9,13 +9,20 @@ import redis
 
 from ckviz.errors import CkvizError, IncompleteRun, RedisUnavailable
 from ckviz.metrics import RunMetrics, run_metrics, step_figures, step_run_metrics
-from ckviz.model.results import KeyRowResult, MetricsResult, RunResult, StepMetricsResult
+from ckviz.model.results import (
+    KeyRowResult,
+    MetricsResult,
+    RunResult,
+    StepMetricsResult,
+    TimelineResult,
+)
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
 from ckviz.sim.session import Treatment, open_cell, open_step_cell
 from ckviz.sim.steps import StepRunner
 from ckviz.store.preflight import refusal
 from ckviz.store.server import connect
+from ckviz.timeline import Timeline, service_timeline
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +72,11 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
             raise IncompleteRun(
                 f"{total - len(events)} of {total} runs never dequeued by t={driver.t} ms"
             )
-        metrics = run_metrics(events, cell.scenario.weights())
-        return CellOutcome(
-            cell.index, _result(cell, metrics, trips, elapsed_ms), commands_sent=sent
-        )
+        weights = cell.scenario.weights()
+        metrics = run_metrics(events, weights)
+        timeline = service_timeline(events, weights, cell.scenario.light_key)
+        result = _result(cell, metrics, timeline, trips, elapsed_ms)
+        return CellOutcome(cell.index, result, commands_sent=sent)
     except CkvizError as exc:
         return CellOutcome(cell.index, None, f"{cell_label(cell)}: {exc}", int(exc.exit_code))
     except (redis.RedisError, OSError) as exc:  # e.g. the server gone before the first trip
@@ -90,7 +98,7 @@ def _run_step_cell(
         runner.run()
         elapsed_ms = (time.perf_counter() - started) * 1000
         trips, sent = runner.queue.round_trips, runner.queue.commands_sent
-    result = _result(cell, _step_metrics(runner), trips, elapsed_ms)
+    result = _result(cell, _step_metrics(runner), None, trips, elapsed_ms)
     result.metrics.steps = _step_figures(runner)
     result.metrics.key_serves = key_serves(runner)
     if runner.version is not None and runner.state is not None:
@@ -130,7 +138,10 @@ def cell_label(cell: Cell) -> str:
     return f"{cell.scenario.name}/{cell.treatment.name}/{cell.seed}"
 
 
-def _result(cell: Cell, m: RunMetrics, trips: int, elapsed_ms: float) -> RunResult:
+def _result(
+    cell: Cell, m: RunMetrics, timeline: Timeline | None, trips: int, elapsed_ms: float
+) -> RunResult:
+    """The run's entry; step-harness runs carry no timeline (their clock counts steps)."""
     metrics = MetricsResult(
         total_dequeued=m.total_dequeued,
         redis_round_trips=trips,
@@ -141,6 +152,9 @@ def _result(cell: Cell, m: RunMetrics, trips: int, elapsed_ms: float) -> RunResu
         worst_wait_p99=m.worst_wait_p99,
         worst_wait_max=m.worst_wait_max,
         per_key=[KeyRowResult.model_validate(k, from_attributes=True) for k in m.per_key],
+        timeline=TimelineResult.model_validate(timeline, from_attributes=True)
+        if timeline
+        else None,
     )
     return RunResult(
         discipline=cell.treatment.discipline,

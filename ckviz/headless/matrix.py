@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -22,6 +21,7 @@ from ckviz.headless.output import OutputError, write_out
 from ckviz.headless.report import print_checks, print_tables
 from ckviz.headless.runner import Interrupted, run_cells
 from ckviz.headless.summary import scenario_result
+from ckviz.model.json_text import readable_json
 from ckviz.model.matrix import TreatmentSpec
 from ckviz.model.results import MatrixInfo, RedisInfo, Results, RunResult
 from ckviz.model.scenario import Scenario
@@ -236,7 +236,7 @@ def assemble(
 
 def write_results(results: Results, out: Path) -> None:
     """Write atomically where possible; OutputError (results saved elsewhere) on failure."""
-    write_out(json.dumps(results.model_dump(mode="json"), indent=2) + "\n", out)
+    write_out(readable_json(results.model_dump(mode="json")), out)
 
 
 def default_jobs() -> int:

@@ -37,6 +37,24 @@ class StepMetricsResult(_Result):
     calls: int  # dequeue calls made (steps with the env full make none)
 
 
+class KeySeriesResult(_Result):
+    """One key, or `keys` keys pooled, in a run's timeline."""
+
+    key: str
+    keys: int
+    served: list[int]  # runs dequeued by each instant of t_ms, cumulative
+    wait_quantiles: list[int]  # nearest-rank wait (ms) at each of wait_percentiles
+
+
+class TimelineResult(_Result):
+    """Who was served by when: cumulative counts at 65 instants over [0, makespan] and wait
+    quantiles, for at most 12 series (further keys pooled into one); see ckviz/timeline.py."""
+
+    t_ms: list[int]
+    wait_percentiles: list[int]
+    series: list[KeySeriesResult]
+
+
 class MetricsResult(_Result):
     total_dequeued: int
     redis_round_trips: int
@@ -51,6 +69,7 @@ class MetricsResult(_Result):
     steps: StepMetricsResult | None = None
     key_serves: dict[str, int] | None = None  # serves per key; minted keys summed as "fresh-*"
     vtime_floor_final: float | None = None  # vtime runs: ckVtimeFloor after the last call
+    timeline: TimelineResult | None = None  # absent in files written before it existed
 
 
 class RunResult(_Result):

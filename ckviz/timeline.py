@@ -1,0 +1,86 @@
+"""Dequeue events -> a compact service timeline: who was served by when, and how long each
+waited. `ckviz report` draws its service-over-time and wait-CDF figures from it.
+
+Bounded whatever the run's size: cumulative counts at TIMELINE_POINTS instants and wait
+quantiles at WAIT_PERCENTILES, for at most MAX_SERIES series (keys beyond that are pooled into
+one "other keys" series), all from logical times, so the same run gives the same timeline."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ckviz.metrics import percentile
+from ckviz.model.snapshot import DequeueEvent
+
+TIMELINE_POINTS = 65  # instants 0, makespan/64, ..., makespan
+WAIT_PERCENTILES = tuple(range(0, 101, 5))
+MAX_SERIES = 12  # keys drawn one by one; a figure with more lines is unreadable anyway
+
+
+@dataclass(frozen=True, slots=True)
+class KeySeries:
+    """One key (`keys == 1`) or a pool of `keys` keys: served-so-far counts, wait quantiles."""
+
+    key: str
+    keys: int
+    served: tuple[int, ...]  # runs dequeued by t_ms[i], cumulative
+    wait_quantiles: tuple[int, ...]  # nearest-rank wait at each of WAIT_PERCENTILES
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    t_ms: tuple[int, ...]
+    wait_percentiles: tuple[int, ...]
+    series: tuple[KeySeries, ...]
+
+
+def service_timeline(
+    events: Sequence[DequeueEvent], weights: Mapping[str, float], light_key: str | None = None
+) -> Timeline:
+    """The run's timeline; keys in declared order, the pooled rest last."""
+    makespan = max((e.dequeued_ms for e in events), default=0)
+    t_ms = tuple(makespan * i // (TIMELINE_POINTS - 1) for i in range(TIMELINE_POINTS))
+    dequeued_at: dict[str, list[int]] = {k: [] for k in weights}
+    waits: dict[str, list[int]] = {k: [] for k in weights}
+    for e in events:
+        dequeued_at.setdefault(e.key, []).append(e.dequeued_ms)
+        waits.setdefault(e.key, []).append(e.wait_ms)
+    shown = _shown_keys(list(dequeued_at), dequeued_at, light_key)
+    series = [_series(k, 1, dequeued_at[k], waits[k], t_ms) for k in shown]
+    rest = [k for k in dequeued_at if k not in shown]
+    if rest:
+        pooled_at = [t for k in rest for t in dequeued_at[k]]
+        pooled_waits = [w for k in rest for w in waits[k]]
+        label = f"{len(rest)} other keys"
+        series.append(_series(label, len(rest), pooled_at, pooled_waits, t_ms))
+    return Timeline(t_ms, WAIT_PERCENTILES, tuple(series))
+
+
+def _shown_keys(
+    declared: list[str], dequeued_at: Mapping[str, list[int]], light_key: str | None
+) -> list[str]:
+    """Every key when they fit; else the most served (and the light key), in declared order."""
+    if len(declared) <= MAX_SERIES:
+        return declared
+    room = MAX_SERIES - 1  # one line goes to the pooled rest
+    ranked = sorted(declared, key=lambda k: -len(dequeued_at[k]))  # stable: declared order
+    chosen = ranked[:room]
+    if light_key is not None and light_key in dequeued_at and light_key not in chosen:
+        chosen[-1] = light_key
+    keep = set(chosen)
+    return [k for k in declared if k in keep]
+
+
+def _series(
+    key: str, keys: int, dequeued_at: list[int], waits: list[int], t_ms: tuple[int, ...]
+) -> KeySeries:
+    times = sorted(dequeued_at)
+    ordered = sorted(waits)
+    return KeySeries(
+        key=key,
+        keys=keys,
+        served=tuple(bisect_right(times, t) for t in t_ms),
+        wait_quantiles=tuple(percentile(ordered, p) for p in WAIT_PERCENTILES),
+    )
