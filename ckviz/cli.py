@@ -154,6 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ckviz.hunt.command import hunt_main
 
             return hunt_main(args[1:])
+        if args[:1] == ["report"]:
+            from ckviz.report.command import report_main
+
+            return report_main(args[1:])
         ns = build_parser().parse_args(args)
         if ns.headless:
             return _headless(ns)

@@ -1,0 +1,160 @@
+"""Plain-words findings, one short list per scenario, read off the same numbers the figures
+plot (never written by hand): who cuts the headline wait, how fair each discipline is, which
+rows coincide, what each cap does, and what changed between results files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ckviz.model.results import Spread
+from ckviz.report.views import Row, ScenarioView, SourceView
+
+SAME = 0.1  # within 10% of the reference reads as "does nothing"
+LONGER = 1.2  # makespan 20% longer or more is worth saying
+
+
+def findings(scenario: ScenarioView) -> list[str]:
+    out: list[str] = []
+    several = len(scenario.views) > 1
+    for view in scenario.views:
+        prefix = f"{view.source}: " if several else ""
+        out += [prefix + line for line in source_findings(scenario, view)]
+    first = scenario.views[0] if scenario.views else None
+    for other in scenario.views[1:]:
+        out.append(changes(first, other))  # type: ignore[arg-type]
+    if scenario.missing_from:
+        out.append(f"not in {', '.join(scenario.missing_from)}.")
+    return out
+
+
+def source_findings(scenario: ScenarioView, view: SourceView) -> list[str]:
+    lines = [_headline_wait(scenario, view), _fairness(view)]
+    lines += _identical(view)
+    lines += [line for r in view.rows if (line := _cap_effect(scenario, view, r))]
+    return [line for line in lines if line]
+
+
+def wait_of(scenario: ScenarioView) -> tuple[str, Callable[[Row], float]]:
+    """The wait a finding speaks of: the light key's when the scenario names one."""
+    if scenario.light_key is not None:
+        light = scenario.light_key
+        return f"{light}'s mean wait", lambda r: r.light_wait.mean if r.light_wait else 0.0
+    return "the worst-served key's mean wait", lambda r: r.worst_wait.mean
+
+
+def _headline_wait(scenario: ScenarioView, view: SourceView) -> str:
+    plain = [r for r in view.rows if r.label == r.discipline] or view.rows
+    ref = view.row("baseline") or plain[0]
+    what, wait = wait_of(scenario)
+    best_value = min(wait(r) for r in plain)
+    best = [r.label for r in plain if wait(r) == best_value]
+    if ref.label in best or best_value > wait(ref) * (1 - SAME):
+        return (
+            f"No discipline cuts {what} much below {ref.label}'s {ms(wait(ref))} "
+            f"(lowest: {_names(best)} {ms(best_value)})."
+        )
+    verb = "cuts" if len(best) == 1 else "cut"
+    line = f"{_names(best)} {verb} {what} from {ms(wait(ref))} ({ref.label}) to {ms(best_value)}"
+    worst = max(plain, key=wait)
+    if wait(worst) > wait(ref) * (1 + SAME):
+        line += f"; {worst.label} raises it to {ms(wait(worst))}"
+    return line + "."
+
+
+def _fairness(view: SourceView) -> str:
+    rows = view.rows
+    hi = max(rows, key=lambda r: r.worst_share.mean)
+    lo = min(rows, key=lambda r: r.worst_share.mean)
+    if hi.worst_share.mean == lo.worst_share.mean:
+        return f"Every treatment gives the same worst share/weight, {share(hi.worst_share.mean)}."
+    jain_hi = max(rows, key=lambda r: r.jain.mean)
+    jain_lo = min(rows, key=lambda r: r.jain.mean)
+    return (
+        f"Worst share/weight (1 = its fair share) runs from {share(lo.worst_share.mean)} "
+        f"({lo.label}) to {share(hi.worst_share.mean)} ({hi.label}); "
+        f"Jain from {share(jain_lo.jain.mean)} ({jain_lo.label}) "
+        f"to {share(jain_hi.jain.mean)} ({jain_hi.label})."
+    )
+
+
+def _signature(r: Row) -> tuple[object, ...]:
+    spreads = (r.worst_share, r.jain, r.light_wait, r.worst_wait, r.makespan)
+    return tuple((s.mean, s.min, s.max) if s else None for s in spreads)
+
+
+def _identical(view: SourceView) -> list[str]:
+    groups: dict[tuple[object, ...], list[str]] = {}
+    for r in view.rows:
+        groups.setdefault(_signature(r), []).append(r.label)
+    return [
+        f"{_names(labels)} give identical figures (every mean, min and max over seeds)."
+        for labels in groups.values()
+        if len(labels) > 1
+    ]
+
+
+def _cap_effect(scenario: ScenarioView, view: SourceView, r: Row) -> str | None:
+    """A treatment with caps against its discipline without: cuts, raises or does nothing."""
+    ref = view.row(r.discipline)
+    if r.label == r.discipline or ref is None:
+        return None
+    what, wait = wait_of(scenario)
+    mine, theirs = wait(r), wait(ref)
+    if abs(mine - theirs) <= SAME * theirs:
+        line = f"{r.label} does nothing for {what} ({ms(mine)} vs {ms(theirs)} under {ref.label})"
+    else:
+        verb = "cuts" if mine < theirs else "raises"
+        line = f"{r.label} {verb} {what} from {ms(theirs)} ({ref.label}) to {ms(mine)}"
+    ratio = r.makespan.mean / ref.makespan.mean if ref.makespan.mean else 1.0
+    if ratio >= LONGER:
+        line += (
+            f", and stretches the makespan from {ms(ref.makespan.mean)} to "
+            f"{ms(r.makespan.mean)} (x{ratio:.1f})"
+        )
+    return line + "."
+
+
+FIGURES: tuple[tuple[str, Callable[[Row], Spread | None], Callable[[float], str]], ...] = (
+    ("worst share/weight", lambda r: r.worst_share, lambda v: share(v)),
+    ("Jain", lambda r: r.jain, lambda v: share(v)),
+    ("light-key mean wait", lambda r: r.light_wait, lambda v: ms(v)),
+    ("worst-key mean wait", lambda r: r.worst_wait, lambda v: ms(v)),
+    ("makespan", lambda r: r.makespan, lambda v: ms(v)),
+)
+
+
+def changes(base: SourceView, other: SourceView) -> str:
+    """What moved between two files, treatment by treatment (means over seeds)."""
+    moved: list[str] = []
+    for r in other.rows:
+        was = base.row(r.label)
+        if was is None:
+            moved.append(f"{r.label} is new")
+            continue
+        diffs = [
+            f"{name} {fmt(a.mean)} -> {fmt(b.mean)}"
+            for name, get, fmt in FIGURES
+            if (a := get(was)) is not None and (b := get(r)) is not None and a.mean != b.mean
+        ]
+        if diffs:
+            moved.append(f"{r.label}: {', '.join(diffs)}")
+    gone = [r.label for r in base.rows if other.row(r.label) is None]
+    if gone:
+        moved.append(f"{_names(gone)} only in {base.source}")
+    if not moved:
+        return f"{base.source} -> {other.source}: no figure moved."
+    return f"{base.source} -> {other.source}: " + "; ".join(moved) + "."
+
+
+def _names(labels: list[str]) -> str:
+    if len(labels) == 1:
+        return labels[0]
+    return ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def ms(value: float) -> str:
+    return f"{value:.0f} ms" if abs(value) >= 10 else f"{value:.1f} ms"
+
+
+def share(value: float) -> str:
+    return f"{value:.3f}"

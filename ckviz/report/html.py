@@ -1,0 +1,125 @@
+"""The HTML report: one file, nothing fetched. Styles inline; each figure an SVG document
+inlined as a base64 `data:` image, so figures keep their own ids (glyph and clip ids of two
+matplotlib SVGs would clash in one DOM) and the page needs no script."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Sequence
+from html import escape
+
+from ckviz.report import plots
+from ckviz.report.findings import findings
+from ckviz.report.sources import Source
+from ckviz.report.tables import DEFINITIONS, Table, checks_table, figures_table, optional_tables
+from ckviz.report.views import ScenarioView
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;
+max-width:1200px;padding:0 1rem;color:#1d1d1f;background:#fff}
+h1{font-size:1.6rem}h2{border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2.5rem}
+table{border-collapse:collapse;margin:.6rem 0 1rem;font-size:12.5px}
+th,td{border:1px solid #d8d8d8;padding:.2rem .5rem;text-align:right;vertical-align:top;
+white-space:nowrap}
+th{background:#f4f4f6}td:first-child,th:first-child{text-align:left}
+caption{text-align:left;font-weight:600;padding:.2rem 0}
+figure{margin:1rem 0}figure img{max-width:100%;height:auto}
+figcaption{color:#555;font-size:12.5px}ul.findings li{margin:.2rem 0}
+.note{color:#555;font-size:12.5px}.failed{color:#b00020;font-weight:600}
+.scroll{overflow-x:auto}.passed{color:#1b7f3b}.skipped{color:#777}nav a{margin-right:.8rem}
+"""
+
+Drawing = Callable[[ScenarioView], str]
+FIGURES: tuple[tuple[str, Drawing, str], ...] = (
+    ("fairness", plots.fairness_svg, "Fairness and waits by treatment: bar = mean over seeds, "
+     "whisker = min..max; waits on a log scale past 10 ms."),
+    ("wait-cdf", plots.wait_cdf_svg, "Per-key wait distribution (first seed): the share of a "
+     "key's runs that waited at most x ms; the light key in black, pooled keys grey."),
+    ("service", plots.service_svg, "Service over time (first seed): each key's share of all "
+     "runs dequeued so far."),
+)  # fmt: skip
+CAPS_FIGURE = ("caps", plots.caps_svg, "Caps treatments: hatched bars apply a cap; bar = mean "
+               "over seeds, whisker = min..max.")  # fmt: skip
+
+
+def figure_kinds(scenario: ScenarioView) -> list[str]:
+    """The figures a scenario's section holds, by kind."""
+    return [kind for kind, _, _ in _figures(scenario)]
+
+
+def _figures(scenario: ScenarioView) -> list[tuple[str, Drawing, str]]:
+    return [*FIGURES, *([CAPS_FIGURE] if scenario.has_caps else [])]
+
+
+def render_html(sources: Sequence[Source], scenarios: Sequence[ScenarioView]) -> str:
+    nav = " ".join(f'<a href="#scenario-{i}">{escape(s.name)}</a>' for i, s in enumerate(scenarios))
+    body = [
+        "<h1>ckviz report</h1>",
+        _table_html(_sources_table(sources)),
+        f"<nav>{nav}</nav>",
+        *(_scenario_html(i, s) for i, s in enumerate(scenarios)),
+        *(_checks_html(s) for s in sources if s.results.checks is not None),
+        f'<h2 id="definitions">What the figures mean</h2><p class="note">{escape(DEFINITIONS)}</p>',
+    ]
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8"/>\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"/>\n'
+        f"<title>ckviz report: {escape(', '.join(s.label for s in sources))}</title>\n"
+        f"<style>{CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n"
+    )
+
+
+def _sources_table(sources: Sequence[Source]) -> Table:
+    header = ["results", "file", "ckviz", "redis", "complete", "seeds", "treatments", "wall s"]
+    rows = []
+    for s in sources:
+        r = s.results
+        complete = "yes" if r.complete else f"no: {r.error or 'incomplete'}"
+        rows.append([s.label, str(s.path), r.ckviz_version, f"{r.redis.version} ({r.redis.mode})",
+                     complete, ", ".join(r.matrix.seeds), ", ".join(r.matrix.disciplines),
+                     f"{r.wall_clock_s:.1f}"])  # fmt: skip
+    return Table("Results files", header, rows)
+
+
+def _scenario_html(i: int, scenario: ScenarioView) -> str:
+    parts = [f'<section id="scenario-{i}">', f"<h2>{escape(scenario.name)}</h2>"]
+    lines = findings(scenario)
+    parts.append(
+        '<ul class="findings">' + "".join(f"<li>{escape(t)}</li>" for t in lines) + "</ul>"
+    )
+    if scenario.views:
+        parts.append(_table_html(figures_table(scenario)))
+        for kind, draw, caption in _figures(scenario):
+            parts.append(_figure_html(kind, draw(scenario), f"{scenario.name}: {caption}"))
+        parts += [_table_html(t) for t in optional_tables(scenario)]
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _figure_html(kind: str, svg: str, caption: str) -> str:
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return (
+        f'<figure data-figure="{kind}"><img alt="{escape(caption)}" '
+        f'src="data:image/svg+xml;base64,{data}"/>'
+        f"<figcaption>{escape(caption)}</figcaption></figure>"
+    )
+
+
+def _checks_html(source: Source) -> str:
+    table = checks_table(source.label, source.results.checks or [])
+    if not table.rows:
+        return f"<h2>{escape(table.title)}</h2><p>No [[expect]] rules in the scenarios run.</p>"
+    return f"<h2>{escape(table.title)}</h2>" + _table_html(table, status_column=True)
+
+
+def _table_html(table: Table, status_column: bool = False) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in table.header)
+    rows = []
+    for row in table.rows:
+        cls = f' class="{escape(row[0].lower())}"' if status_column else ""
+        rows.append(f"<tr{cls}>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>")
+    note = f'<p class="note">{escape(table.note)}</p>' if table.note else ""
+    return (
+        f'<div class="scroll"><table><caption>{escape(table.title)}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>{note}"
+    )

@@ -1,0 +1,69 @@
+"""The Markdown report: GitHub-flavoured, sized for a job summary (tables and findings; the
+figures live in the HTML report, as a job summary shows no inline images)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ckviz.report.findings import findings
+from ckviz.report.sources import Source
+from ckviz.report.tables import DEFINITIONS, Table, checks_table, figures_table, optional_tables
+from ckviz.report.views import ScenarioView, scenario_views
+
+
+def render_markdown(
+    sources: Sequence[Source], scenarios: Sequence[ScenarioView] | None = None
+) -> str:
+    scenarios = scenario_views(sources) if scenarios is None else scenarios
+    out = ["## ckviz report", ""]
+    for s in sources:
+        r = s.results
+        state = "" if r.complete else f" **incomplete**: {_inline(r.error or 'cells missing')}"
+        out.append(
+            f"- {_inline(s.label)}: {len(r.scenarios)} scenarios x {len(r.matrix.seeds)} seeds "
+            f"x {len(r.matrix.disciplines)} treatments, ckviz {r.ckviz_version}, "
+            f"redis {r.redis.version}{state}"
+        )
+    out.append("")
+    for scenario in scenarios:
+        out += [f"### {_inline(scenario.name)}", ""]
+        out += [f"- {_inline(line)}" for line in findings(scenario)]
+        out.append("")
+        if scenario.views:
+            out += _table_md(figures_table(scenario), titled=False)
+            for table in optional_tables(scenario):
+                out += _table_md(table)
+    for s in sources:
+        if s.results.checks is not None:
+            out += _checks_md(s)
+    out += [f"<sub>{_inline(DEFINITIONS)}</sub>", ""]
+    return "\n".join(out) + "\n"
+
+
+def _checks_md(source: Source) -> list[str]:
+    table = checks_table(source.label, source.results.checks or [])
+    if not table.rows:
+        return [f"### {_inline(table.title)}", "", "No [[expect]] rules in the scenarios run.", ""]
+    return [f"### {_inline(table.title)}", "", f"{table.note}", "", *_table_md(table, titled=False)]
+
+
+def _table_md(table: Table, titled: bool = True) -> list[str]:
+    lines = [f"**{_inline(table.title)}**", ""] if titled else []
+    lines.append("| " + " | ".join(_cell(h) for h in table.header) + " |")
+    lines.append(
+        "|" + "|".join("---" if i == 0 else "---:" for i in range(len(table.header))) + "|"
+    )
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows]
+    return [*lines, ""]
+
+
+def _cell(text: str) -> str:
+    return _inline(text).replace("|", "\\|")
+
+
+def _inline(text: str) -> str:
+    """One line of Markdown that shows the text as written: no HTML, no stray emphasis."""
+    text = " ".join(text.split())
+    for ch in "\\`*_[]<>#":
+        text = text.replace(ch, "\\" + ch)
+    return text

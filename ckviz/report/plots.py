@@ -1,0 +1,214 @@
+"""The report's figures: matplotlib drawing SVG text with every glyph as a path (the font
+travels inside the file, so a page renders the same with no fonts installed).
+
+The only module that imports matplotlib. It uses the object API (`Figure`, no pyplot): no
+global figure state, no GUI backend, nothing kept between figures."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import matplotlib
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, NullFormatter
+
+from ckviz.model.results import Spread, TimelineResult
+from ckviz.report.views import Row, ScenarioView, SourceView
+
+SOURCE_COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860")
+KEY_COLOURS = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+    "#e377c2", "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a",
+)  # fmt: skip
+LIGHT_COLOUR, POOLED_COLOUR = "#000000", "#b0b0b0"
+STYLE: dict[Any, Any] = {  # keys are rcParams names
+    "svg.fonttype": "path",  # glyphs as paths: no font lookup when the page is opened
+    "svg.hashsalt": "ckviz",  # stable ids: the same results give the same SVG
+    "font.family": "DejaVu Sans",  # shipped with matplotlib, so every machine draws the same
+    "font.size": 8,
+    "text.parse_math": False,  # key names are text, `$` included
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+PANEL_COLUMNS = 4
+
+Getter = Callable[[Row], Spread | None]
+
+
+@contextlib.contextmanager
+def _style() -> Iterator[None]:
+    with matplotlib.rc_context(STYLE), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        yield
+
+
+def to_svg(fig: Figure) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None})
+    return buf.getvalue()
+
+
+def fairness_svg(scenario: ScenarioView) -> str:
+    """Per treatment: worst share/weight and Jain (bars: mean, whiskers: min..max over
+    seeds), the light key's and the worst-served key's mean wait."""
+    panels: list[tuple[str, Getter, bool]] = [
+        ("worst share/weight", lambda r: r.worst_share, False),
+        ("Jain", lambda r: r.jain, False),
+    ]
+    if scenario.light_key is not None:
+        panels.append((f"{scenario.light_key} mean wait, ms", lambda r: r.light_wait, True))
+    panels.append(("worst-served key mean wait, ms", lambda r: r.worst_wait, True))
+    return _bar_panels(scenario, panels)
+
+
+def caps_svg(scenario: ScenarioView) -> str:
+    """The caps treatments: the headline wait and the makespan, capped rows hatched."""
+    what = f"{scenario.light_key} mean wait, ms" if scenario.light_key else "worst-key wait, ms"
+    wait: Getter = (lambda r: r.light_wait) if scenario.light_key else (lambda r: r.worst_wait)
+    return _bar_panels(
+        scenario, [(what, wait, True), ("makespan, ms", lambda r: r.makespan, False)]
+    )
+
+
+def _bar_panels(scenario: ScenarioView, panels: Sequence[tuple[str, Getter, bool]]) -> str:
+    labels = scenario.labels
+    n = len(scenario.views)
+    height = 0.9 + len(labels) * (0.22 + 0.16 * n)
+    with _style():
+        fig = Figure(figsize=(2.6 * len(panels) + 1.2, height), layout="constrained")
+        axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+        for ax, (title, get, log) in zip(axes, panels, strict=True):
+            for i, view in enumerate(scenario.views):
+                _bars(ax, view, labels, get, i, n)
+            ax.set_title(title, loc="left")
+            if log:
+                _log_x(ax)
+            ax.grid(axis="x", linewidth=0.4, alpha=0.5)
+        axes[0].set_yticks(range(len(labels)), labels)
+        axes[0].invert_yaxis()
+        if n > 1:
+            fig.legend(loc="outside lower center", ncols=min(n, 4), frameon=False)
+        return to_svg(fig)
+
+
+def _log_x(ax: Axes) -> None:
+    """Linear up to 10 ms, logarithmic past it: 14 ms and 1321 ms on one axis, 0 included.
+    Ticks as plain numbers (math text is off, so the default 10^k labels would show raw)."""
+    ax.set_xscale("symlog", linthresh=10)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _bars(ax: Axes, view: SourceView, labels: list[str], get: Getter, i: int, n: int) -> None:
+    width = 0.8 / n
+    ys, means, lows, highs, hatches = [], [], [], [], []
+    for y, label in enumerate(labels):
+        row = view.row(label)
+        spread = get(row) if row else None
+        if row is None or spread is None:
+            continue
+        ys.append(y - 0.4 + width * (i + 0.5))
+        means.append(spread.mean)
+        lows.append(spread.mean - spread.min)
+        highs.append(spread.max - spread.mean)
+        hatches.append("///" if row.label != row.discipline else "")
+    colour = SOURCE_COLOURS[i % len(SOURCE_COLOURS)]
+    bars = ax.barh(ys, means, height=width * 0.9, xerr=[lows, highs], color=colour,
+                   error_kw={"elinewidth": 0.8, "capsize": 2}, label=view.source)  # fmt: skip
+    for bar, hatch in zip(bars, hatches, strict=True):
+        bar.set_hatch(hatch)
+
+
+def _panels(scenario: ScenarioView) -> list[tuple[str, Row]]:
+    several = len(scenario.views) > 1
+    return [
+        (f"{row.label} · {view.source}" if several else row.label, row)
+        for view in scenario.views
+        for row in view.rows
+    ]
+
+
+def _key_colours(scenario: ScenarioView) -> dict[str, str]:
+    keys: dict[str, None] = {}
+    for view in scenario.views:
+        for row in view.rows:
+            keys.update(dict.fromkeys(s.key for s in _series(row.first.metrics.timeline)))
+    colours = {}
+    for i, key in enumerate(k for k in keys if k != scenario.light_key):
+        colours[key] = KEY_COLOURS[i % len(KEY_COLOURS)]
+    colours[scenario.light_key or ""] = LIGHT_COLOUR
+    return colours
+
+
+def _series(timeline: TimelineResult | None) -> list:  # type: ignore[type-arg]
+    return list(timeline.series) if timeline else []
+
+
+def wait_cdf_svg(scenario: ScenarioView) -> str:
+    """Per treatment (first seed): each key's wait distribution, share of runs waited <= x."""
+
+    def draw(ax: Axes, timeline: TimelineResult, colour: Callable[[str, int], str]) -> None:
+        shares = [p / 100 for p in timeline.wait_percentiles]
+        for s in timeline.series:
+            width = 1.6 if s.key == scenario.light_key else 0.9
+            ax.plot(s.wait_quantiles, shares, color=colour(s.key, s.keys), linewidth=width,
+                    label=s.key, drawstyle="steps-post")  # fmt: skip
+        _log_x(ax)
+        ax.set_ylim(0, 1.02)
+        ax.set_xlabel("wait, ms")
+
+    return _grid(scenario, draw)
+
+
+def service_svg(scenario: ScenarioView) -> str:
+    """Per treatment (first seed): each key's share of all runs served so far, over time."""
+
+    def draw(ax: Axes, timeline: TimelineResult, colour: Callable[[str, int], str]) -> None:
+        totals = [sum(col) for col in zip(*(s.served for s in timeline.series), strict=True)]
+        shares = [[c / t if t else 0.0 for c, t in zip(s.served, totals, strict=True)]
+                  for s in timeline.series]  # fmt: skip
+        ax.stackplot(timeline.t_ms, shares, colors=[colour(s.key, s.keys) for s in timeline.series],
+                     labels=[s.key for s in timeline.series], linewidth=0)  # fmt: skip
+        ax.set_ylim(0, 1)
+        ax.set_xlabel("time, ms")
+
+    return _grid(scenario, draw)
+
+
+def _grid(
+    scenario: ScenarioView, draw: Callable[[Axes, TimelineResult, Callable[[str, int], str]], None]
+) -> str:
+    panels = _panels(scenario)
+    colours = _key_colours(scenario)
+
+    def colour(key: str, keys: int) -> str:
+        return POOLED_COLOUR if keys > 1 else colours.get(key, POOLED_COLOUR)
+
+    cols = min(PANEL_COLUMNS, len(panels))
+    rows = math.ceil(len(panels) / cols)
+    with _style():
+        fig = Figure(figsize=(2.4 * cols + 0.4, 1.9 * rows + 0.7), layout="constrained")
+        axes = fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False).flatten()
+        handles: dict[str, Artist] = {}
+        for ax, (title, row) in zip(axes, panels, strict=False):
+            ax.set_title(title, loc="left")
+            timeline = row.first.metrics.timeline
+            if timeline is None:
+                ax.text(0.5, 0.5, "no timeline in this file", ha="center", transform=ax.transAxes)
+                continue
+            draw(ax, timeline, colour)
+            for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+                handles.setdefault(label, handle)
+        for ax in axes[len(panels) :]:
+            ax.set_visible(False)
+        if handles:
+            fig.legend(list(handles.values()), list(handles), loc="outside right upper",
+                       frameon=False, fontsize=7)  # fmt: skip
+        return to_svg(fig)

@@ -1,0 +1,75 @@
+"""Reading the results files a report compares, each under a short unique label."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ckviz.errors import UsageError
+from ckviz.model.results import Results
+
+
+@dataclass(frozen=True)
+class Source:
+    """One results file: its label in the report (e.g. `main/results`), path and content."""
+
+    label: str
+    path: Path
+    results: Results
+
+
+def load_sources(paths: list[str]) -> list[Source]:
+    """Every file read and validated; the first bad one raises a one-line UsageError."""
+    if not paths:
+        raise UsageError("report: give one or more results JSON files")
+    loaded = [(Path(p), read_results(Path(p))) for p in paths]
+    labels = unique_labels([path for path, _ in loaded])
+    return [
+        Source(label, path, results) for label, (path, results) in zip(labels, loaded, strict=True)
+    ]
+
+
+def read_results(path: Path) -> Results:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{path}: file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read: {_first_line(exc)}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path}: not valid JSON: {exc}") from None
+    try:
+        return Results.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
+        reason = f"{where}: {first['msg']}{more}"
+        raise UsageError(f"{path}: not a ckviz results file: {reason}") from None
+
+
+def unique_labels(paths: list[Path]) -> list[str]:
+    """The shortest trailing path parts (without `.json`) that tell the files apart."""
+    parts = [list(p.with_suffix("").parts) if p.suffix == ".json" else list(p.parts) for p in paths]
+    depth = 1
+    while True:
+        labels = ["/".join(ps[-depth:]) for ps in parts]
+        if len(set(labels)) == len(labels) or depth >= max(len(ps) for ps in parts):
+            break
+        depth += 1
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:  # the same file twice: number the repeats
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+    return out
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__

@@ -1,0 +1,121 @@
+"""The numbers every figure, table and finding of a report is drawn from, per scenario.
+
+Computed from each run, not from the summaries, so a hand-edited run moves the figures and
+the findings together (and files from before a summary field existed still report)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ckviz.model.results import RunResult, ScenarioResult, Spread
+from ckviz.report.sources import Source
+
+
+@dataclass(frozen=True)
+class Row:
+    """One treatment of one scenario in one results file, over its seeds."""
+
+    label: str
+    discipline: str
+    seeds: int
+    worst_share: Spread  # contention worst share/weight
+    jain: Spread
+    light_wait: Spread | None  # the light key's mean wait, when the scenario names one
+    worst_wait: Spread  # each run's largest per-key mean wait
+    makespan: Spread
+    worst_key: str  # the worst-served key on the first seed
+    first: RunResult  # the first seed's run: per-key rows, timeline
+
+
+@dataclass(frozen=True)
+class SourceView:
+    source: str
+    first_seed: str
+    rows: list[Row]
+
+    def row(self, label: str) -> Row | None:
+        return next((r for r in self.rows if r.label == label), None)
+
+
+@dataclass(frozen=True)
+class ScenarioView:
+    name: str
+    light_key: str | None
+    views: list[SourceView]  # one per results file holding the scenario, in argument order
+    missing_from: list[str]  # labels of the files that do not hold it
+
+    @property
+    def labels(self) -> list[str]:
+        """Treatment labels in first-seen order across files."""
+        seen: dict[str, None] = {}
+        for v in self.views:
+            seen.update(dict.fromkeys(r.label for r in v.rows))
+        return list(seen)
+
+    @property
+    def has_caps(self) -> bool:
+        """Treatments beyond plain disciplines (the caps matrix)."""
+        return any(r.label != r.discipline for v in self.views for r in v.rows)
+
+
+def scenario_views(sources: Sequence[Source]) -> list[ScenarioView]:
+    names: dict[str, None] = {}
+    for s in sources:
+        names.update(dict.fromkeys(sc.name for sc in s.results.scenarios))
+    views = []
+    for name in names:
+        held = [(s, _scenario(s, name)) for s in sources]
+        present = [(s, sc) for s, sc in held if sc is not None and sc.runs]
+        light = next((_light_key(sc) for _, sc in present if _light_key(sc)), None)
+        views.append(
+            ScenarioView(
+                name=name,
+                light_key=light,
+                views=[_source_view(s, sc, light) for s, sc in present],
+                missing_from=[s.label for s, sc in held if sc is None or not sc.runs],
+            )
+        )
+    return views
+
+
+def _scenario(source: Source, name: str) -> ScenarioResult | None:
+    return next((sc for sc in source.results.scenarios if sc.name == name), None)
+
+
+def _light_key(scenario: ScenarioResult) -> str | None:
+    return next((t.light_key for t in scenario.treatments or [] if t.light_key), None)
+
+
+def _source_view(source: Source, scenario: ScenarioResult, light: str | None) -> SourceView:
+    seeds = source.results.matrix.seeds
+    labels = list(dict.fromkeys(r.treatment for r in scenario.runs))
+    rows = [
+        _row(label, [r for r in scenario.runs if r.treatment == label], seeds, light)
+        for label in labels
+    ]
+    return SourceView(source.label, seeds[0] if seeds else "", rows)
+
+
+def _row(label: str, runs: list[RunResult], seeds: Sequence[str], light: str | None) -> Row:
+    first = next((r for s in seeds for r in runs if r.seed == s), runs[0])
+    light_waits = [k.mean_wait for r in runs for k in r.metrics.per_key if k.key == light]
+    worst = max(
+        (k for k in first.metrics.per_key if k.dequeued), key=lambda k: k.mean_wait, default=None
+    )
+    return Row(
+        label=label,
+        discipline=first.discipline,
+        seeds=len(runs),
+        worst_share=Spread.of([r.metrics.contention_worst_share_over_weight for r in runs]),
+        jain=Spread.of([r.metrics.contention_jain for r in runs]),
+        light_wait=Spread.of(light_waits) if light_waits else None,
+        worst_wait=Spread.of([worst_key_mean_wait(r) for r in runs]),
+        makespan=Spread.of([float(r.metrics.makespan_ms) for r in runs]),
+        worst_key=worst.key if worst else "-",
+        first=first,
+    )
+
+
+def worst_key_mean_wait(run: RunResult) -> float:
+    return max((k.mean_wait for k in run.metrics.per_key if k.dequeued), default=0.0)
