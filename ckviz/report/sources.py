@@ -9,7 +9,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ckviz.errors import UsageError
-from ckviz.model.results import Results
+from ckviz.model.results import SCHEMA_VERSION, Results
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,11 @@ def read_results(path: Path) -> Results:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path}: not valid JSON: {exc}") from None
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if version is not None and version != SCHEMA_VERSION:
+        raise UsageError(
+            f"{path}: results schema_version {version!r}; this ckviz reads {SCHEMA_VERSION}"
+        )
     try:
         return Results.model_validate(data)
     except ValidationError as exc:
@@ -54,20 +59,20 @@ def read_results(path: Path) -> Results:
 
 
 def unique_labels(paths: list[Path]) -> list[str]:
-    """The shortest trailing path parts (without `.json`) that tell the files apart."""
-    parts = [list(p.with_suffix("").parts) if p.suffix == ".json" else list(p.parts) for p in paths]
+    """The shortest trailing path parts (without `.json`) that tell the files apart; the same
+    file given twice gets a number."""
+    parts = [p.with_suffix("").parts if p.suffix == ".json" else p.parts for p in paths]
+    distinct = list(dict.fromkeys(parts))
     depth = 1
-    while True:
-        labels = ["/".join(ps[-depth:]) for ps in parts]
-        if len(set(labels)) == len(labels) or depth >= max(len(ps) for ps in parts):
-            break
-        depth += 1
+    while len({ps[-depth:] for ps in distinct}) < len(distinct):
+        depth += 1  # ends: distinct paths differ somewhere, so some depth tells them apart
     seen: dict[str, int] = {}
-    out = []
-    for label in labels:  # the same file twice: number the repeats
+    labels = []
+    for ps in parts:
+        label = "/".join(ps[-depth:])
         seen[label] = seen.get(label, 0) + 1
-        out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
-    return out
+        labels.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+    return labels
 
 
 def _first_line(exc: BaseException) -> str:

@@ -1,0 +1,162 @@
+"""The HTML and Markdown reports from hand-made results: well-formed, every figure there,
+nothing fetched from anywhere, optional tables only when their figures are present."""
+
+from __future__ import annotations
+
+import base64
+import re
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+from ckviz.model.results import CheckResult, MetricsResult
+from ckviz.report.html import figure_kinds, render_html
+from ckviz.report.markdown import render_markdown
+from ckviz.report.sources import load_sources
+from ckviz.report.views import scenario_views
+from tests.report.handmade import SEEDS, results, run, skew_like, write
+
+VOID = {"meta", "img", "br", "hr", "link", "input"}
+EXTERNAL = re.compile(
+    r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//|@import|url\(\s*["']?(?:https?:)?//""", re.I
+)
+
+
+class TagBalance(HTMLParser):
+    """Fails on a closing tag that does not close the innermost open one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: list[str] = []
+        self.images: list[dict[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "img":
+            self.images.append(dict(attrs))
+        if tag not in VOID:
+            self.open.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "img":
+            self.images.append(dict(attrs))
+
+    def handle_endtag(self, tag: str) -> None:
+        assert self.open and self.open[-1] == tag, f"</{tag}> closes <{self.open[-1:]}>"
+        self.open.pop()
+
+
+def report(tmp_path: Path, *runs_lists: list) -> tuple[str, list]:  # type: ignore[type-arg]
+    paths = []
+    for i, runs in enumerate(runs_lists):
+        paths.append(str(write(tmp_path / f"r{i}.json", results(runs))))
+    sources = load_sources(paths)
+    scenarios = scenario_views(sources)
+    return render_html(sources, scenarios), scenarios
+
+
+def svg_of(data_uri: str) -> str:
+    prefix = "data:image/svg+xml;base64,"
+    assert data_uri.startswith(prefix)
+    return base64.b64decode(data_uri[len(prefix) :]).decode("utf-8")
+
+
+def test_html_is_well_formed_and_holds_every_figure(tmp_path: Path) -> None:
+    page, scenarios = report(tmp_path, skew_like(), skew_like(sfq_light=20.0))
+    parser = TagBalance()
+    parser.feed(page)
+    parser.close()
+    assert parser.open == []
+    root = ET.fromstring(page.split("\n", 1)[1])  # also well-formed XML, doctype aside
+    figures = root.findall(".//figure")
+    kinds = figure_kinds(scenarios[0])
+    assert kinds == ["fairness", "wait-cdf", "service", "caps"]  # per-key-cap: a caps treatment
+    assert [f.get("data-figure") for f in figures] == kinds
+    for img in parser.images:
+        svg = ET.fromstring(svg_of(str(img["src"])))
+        assert svg.tag == "{http://www.w3.org/2000/svg}svg"
+        assert list(svg.iter("{http://www.w3.org/2000/svg}text")) == []  # glyphs are paths
+        assert len(list(svg.iter("{http://www.w3.org/2000/svg}path"))) > 20
+    assert "ck_handmade" in page and "sfq cuts light" in page
+
+
+def test_html_fetches_nothing(tmp_path: Path) -> None:
+    page, _ = report(tmp_path, skew_like())
+    assert not EXTERNAL.search(page)
+    parser = TagBalance()
+    parser.feed(page)
+    for img in parser.images:
+        svg = svg_of(str(img["src"]))
+        refs = re.findall(r"""(?:xlink:)?href="([^"]*)\"""", svg)
+        assert refs and all(r.startswith("#") for r in refs)  # only its own glyphs and clips
+        assert "@import" not in svg and not re.search(r"url\((?!#)", svg)
+    assert "<script" not in page and "<link" not in page
+
+
+def test_a_scenario_without_caps_has_no_caps_figure(tmp_path: Path) -> None:
+    runs = [r for r in skew_like() if r.treatment != "per-key-cap"]
+    page, scenarios = report(tmp_path, runs)
+    assert figure_kinds(scenarios[0]) == ["fairness", "wait-cdf", "service"]
+    assert page.count("<figure") == 3
+
+
+def test_markdown_has_findings_tables_and_checks(tmp_path: Path) -> None:
+    checks = [
+        CheckResult(
+            scenario="ck_handmade",
+            rule="sfq light_key_mean_wait better_than baseline",
+            status="passed",
+            detail="14 vs baseline 1321",
+        ),
+        CheckResult(
+            scenario="ck_handmade",
+            rule="sfq makespan_ms at_most 1",
+            status="failed",
+            detail="1000 vs bound 1",
+        ),
+    ]
+    path = write(tmp_path / "r.json", results(skew_like(), checks=checks))
+    md = render_markdown(load_sources([str(path)]))
+    lines = md.splitlines()
+    assert "### ck\\_handmade" in lines
+    assert "- sfq cuts light's mean wait from 1321 ms (baseline) to 14 ms." in lines
+    header = next(line for line in lines if line.startswith("| treatment |"))
+    assert "light mean wait ms" in header and "makespan ms" in header
+    assert "| sfq | 0.72000 | 0.80000 | 14.0 | heavy | 500.0 | 1000 |" in lines
+    assert "1 passed, 1 failed, 0 skipped" in lines
+    assert "| FAILED | ck\\_handmade | sfq makespan\\_ms at\\_most 1 | 1000 vs bound 1 |" in lines
+    assert not EXTERNAL.search(md) and "<img" not in md
+
+
+def test_markdown_says_when_a_check_run_had_no_rules(tmp_path: Path) -> None:
+    path = write(tmp_path / "r.json", results(skew_like(), checks=[]))
+    assert "No [[expect]] rules in the scenarios run." in render_markdown(load_sources([str(path)]))
+
+
+class MetricsWithOptionalFigures(MetricsResult):
+    """Runs carrying the fields other parts of ckviz add (step harness, virtual time)."""
+
+    steps: list[dict[str, object]] | None = None
+    key_serves: dict[str, int] | None = None
+    vtime_floor_final: float | None = None
+
+
+def test_optional_figures_show_when_present_and_only_then(tmp_path: Path) -> None:
+    plain_page, _ = report(tmp_path, skew_like())
+    assert "Step harness" not in plain_page and "Virtual time" not in plain_page
+    runs = [
+        run("sfq", seed, 14.0, metrics_type=MetricsWithOptionalFigures,
+            steps=[{"step": "dequeue", "us": 41.5}, {"step": "ack", "us": 12.0}],
+            key_serves={"heavy": 10, "light": 10}, vtime_floor_final=123.5)
+        for seed in SEEDS
+    ] + [run("baseline", seed, 1321.0) for seed in SEEDS]  # fmt: skip
+    sources = load_sources([str(write(tmp_path / "x.json", results(runs)))])
+    # the file round-trips only through a model that has the fields; build the views directly
+    sources[0].results.scenarios[0].runs[:] = runs
+    scenarios = scenario_views(sources)
+    page = render_html(sources, scenarios)
+    md = render_markdown(sources, scenarios)
+    for text in (page, md):
+        assert "Step harness: micro timings" in text and "dequeue" in text and "41.5" in text
+        assert "Virtual time: serves per key (starvation)" in text
+        assert "Virtual time: final floor" in text and "123.5" in text
+    assert "| light | 10 |" in md  # key_serves: a row per key, a column per treatment carrying it

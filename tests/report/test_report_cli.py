@@ -1,0 +1,129 @@
+"""`ckviz report` as a user runs it: on real --headless results, in a real browser when one is
+installed, and on bad files (one line naming the file, exit 2)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.functional.test_headless_cli import ckviz
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+PROBE = """<script>
+window.addEventListener("error", e => console.error("resource failed: " + (e.target.src || e.message)), true);
+window.addEventListener("load", () => {
+  document.body.dataset.widths = [...document.images].map(i => i.naturalWidth).join(",");
+});
+</script>"""
+
+
+@pytest.fixture(scope="module")
+def caps_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("caps") / "results.json"
+    proc = ckviz("--headless", "--matrix", "caps", "--scenario", "ck_sybil", "--seeds", "seed-a",
+                 "--check", "--out", str(out))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_report_on_real_results_writes_html_and_markdown(
+    caps_results: Path, tmp_path: Path
+) -> None:
+    html, md = tmp_path / "report.html", tmp_path / "report.md"
+    proc = ckviz("report", str(caps_results), "--out", str(html), "--markdown", str(md))
+    assert proc.returncode == 0, proc.stderr
+    page, text = html.read_text(encoding="utf-8"), md.read_text(encoding="utf-8")
+    assert page.count("<figure") == 4  # fairness, wait CDFs, service over time, caps
+    assert (
+        "per-key-cap does nothing for light's mean wait" in text
+    )  # the sybil split walks around it
+    assert "sfq cuts light's mean wait from" in text
+    assert "### Checks: results" in text and "| PASSED | ck\\_sybil |" in text
+    assert f"report: {html}" in proc.stderr
+
+
+def test_report_defaults_to_report_html_in_the_current_folder(
+    caps_results: Path, tmp_path: Path
+) -> None:
+    proc = ckviz("report", str(caps_results), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "report.html").is_file() and not (tmp_path / "report.md").exists()
+
+
+def test_report_renders_in_a_headless_browser_without_console_errors(
+    caps_results: Path, tmp_path: Path
+) -> None:
+    browser = next((b for b in BROWSERS if shutil.which(b)), None)
+    if browser is None:
+        pytest.skip(
+            f"no Chromium on PATH ({', '.join(BROWSERS)}): the in-browser check of the HTML report needs one (Debian: apt-get install chromium)"
+        )
+    html = tmp_path / "report.html"
+    assert ckviz("report", str(caps_results), "--out", str(html)).returncode == 0
+    page = html.read_text(encoding="utf-8")
+    figures = page.count("<figure")
+    probe = tmp_path / "probe.html"  # the report plus a script that reports image sizes
+    probe.write_text(page.replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    proc = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
+         "--virtual-time-budget=10000", "--dump-dom", probe.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
+    assert console == []
+    widths = proc.stdout.split('data-widths="', 1)[1].split('"', 1)[0].split(",")
+    assert len(widths) == figures and all(int(w) > 100 for w in widths), widths
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (None, "file not found"),
+        ("{not json", "not valid JSON"),
+        ('{"scenarios": []}', "not a ckviz results file: ckviz_version: Field required"),
+        ("[1, 2]", "not a ckviz results file: (top level)"),
+        ('{"schema_version": 2}', "results schema_version 2; this ckviz reads 1"),
+        ("\udcff", "cannot read"),
+    ],
+)
+def test_a_bad_results_file_is_one_line_naming_it(
+    tmp_path: Path, content: str | None, says: str
+) -> None:
+    bad = tmp_path / "bad.json"
+    if content == "\udcff":
+        bad.write_bytes(b"\xff\xfe\x00garbage")
+    elif content is not None:
+        bad.write_text(content, encoding="utf-8")
+    proc = ckviz("report", str(bad), "--out", str(tmp_path / "r.html"))
+    assert proc.returncode == 2
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith(f"ckviz: error: {bad}: ") and says in line, line
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_bad_report_flags_are_usage_errors(tmp_path: Path, caps_results: Path) -> None:
+    proc = ckviz("report")
+    assert proc.returncode == 2 and "RESULTS.json" in proc.stderr
+    proc = ckviz("report", str(caps_results), "--out", str(tmp_path))
+    assert proc.returncode == 2 and "is a directory" in proc.stderr
+    proc = ckviz("report", str(caps_results), "--markdown", str(tmp_path / "nope" / "r.md"))
+    assert proc.returncode == 2 and "is not a directory" in proc.stderr
+
+
+def test_old_results_without_timelines_still_report(caps_results: Path, tmp_path: Path) -> None:
+    data = json.loads(caps_results.read_text())
+    for scenario in data["scenarios"]:
+        for r in scenario["runs"]:
+            del r["metrics"]["timeline"]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(data))
+    proc = ckviz("report", str(old), "--out", str(tmp_path / "r.html"))
+    assert proc.returncode == 0, proc.stderr
+    assert "no timeline in this file" not in proc.stderr  # drawn into the figure, not printed
+    assert (tmp_path / "r.html").read_text().count("<figure") == 4
