@@ -114,6 +114,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="evaluate the scenarios' [[expect]] rules; exit 1 if any fails",
     )
     p.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="write the [[expect]] rules' outcomes as JUnit XML (implies --check)",
+    )
+    p.add_argument(
+        "--summary-md",
+        metavar="FILE",
+        help="write a Markdown summary (as `ckviz report --markdown`); "
+        "appended to $GITHUB_STEP_SUMMARY too when that is set",
+    )
+    p.add_argument(
         "--no-check-invariants",
         dest="check_invariants",
         action="store_false",

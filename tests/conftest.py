@@ -23,6 +23,15 @@ def vectors() -> dict:
     return json.loads((DATA / "seedrandom_and_workloads.json").read_text())
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_job_summary() -> Iterator[None]:
+    """A test's `ckviz --headless` never appends to the job summary of the CI running it."""
+    saved = os.environ.pop("GITHUB_STEP_SUMMARY", None)
+    yield
+    if saved is not None:
+        os.environ["GITHUB_STEP_SUMMARY"] = saved
+
+
 @pytest.fixture(scope="session")
 def redis_server() -> Iterator[RedisServer]:
     """The embedded server ckviz starts itself, or the one CKVIZ_TEST_REDIS_URL names."""

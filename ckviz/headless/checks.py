@@ -2,12 +2,47 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
+from ckviz import scenario_files
+from ckviz.disciplines.registry import FACTORIES
 from ckviz.model.results import CheckResult, ScenarioResult, TreatmentSummary
-from ckviz.model.scenario import Expectation, Scenario
+from ckviz.model.scenario import COMPARISONS, Expectation, Scenario
 
 LOWER_IS_BETTER = {"light_key_mean_wait", "worst_key_mean_wait", "makespan_ms"}
+NAMED_OTHERS = [word for word in COMPARISONS if word not in ("at_most", "at_least")]
+
+
+def known_names(labels: Iterable[str] = ()) -> list[str]:
+    """What a rule may name: a discipline, a treatment label of a bundled matrix, or `labels`
+    (the treatments of the matrix being run). A rule naming one of these that this run did
+    not include is skipped; any other name is a mistake."""
+    names = dict.fromkeys(FACTORIES)
+    for matrix in scenario_files.matrix_names():
+        names.update(dict.fromkeys(t.name for t in scenario_files.load_matrix(matrix).treatments))
+    names.update(dict.fromkeys(labels))
+    return list(names)
+
+
+def unknown_names(scenario: Scenario, known: Sequence[str]) -> list[str]:
+    """One `expect[i].field: ...` line per rule field naming no discipline or treatment."""
+    problems = []
+    for i, rule in enumerate(scenario.expect):
+        for field in ("discipline", *NAMED_OTHERS):
+            name = getattr(rule, field)
+            if isinstance(name, str) and name not in known:
+                problems.append(
+                    f"expect[{i}].{field}: no discipline or treatment '{name}' "
+                    f"(known: {', '.join(known)})"
+                )
+    return problems
+
+
+def summary_line(checks: Sequence[CheckResult]) -> str:
+    if not checks:
+        return "checks: no [[expect]] rules in the scenarios run"
+    counts = [f"{sum(c.status == s for c in checks)} {s}" for s in ("passed", "failed", "skipped")]
+    return "checks: " + ", ".join(counts)
 
 
 def evaluate(scenarios: Sequence[Scenario], results: Sequence[ScenarioResult]) -> list[CheckResult]:

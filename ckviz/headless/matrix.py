@@ -14,9 +14,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ckviz import __version__
 from ckviz.disciplines.registry import FACTORIES
-from ckviz.errors import ExitCode, RedisUnavailable, one_line
+from ckviz.errors import ExitCode, RedisUnavailable, UsageError, one_line
 from ckviz.headless.cells import Cell, CellOutcome
 from ckviz.headless.checks import evaluate
+from ckviz.headless.ci_outputs import write_ci_outputs
 from ckviz.headless.output import OutputError, write_out
 from ckviz.headless.report import print_checks, print_tables
 from ckviz.headless.runner import Interrupted, run_cells
@@ -49,6 +50,9 @@ class MatrixPlan:
     reuse_prefix: bool = False
     allow_eviction_risk: bool = False
     step_max_count: int | None = None  # --max-count for step-harness scenarios
+    junit: Path | None = None  # --junit: the --check rules as JUnit XML
+    summary_md: Path | None = None  # --summary-md: the Markdown report
+    step_summary: Path | None = None  # GITHUB_STEP_SUMMARY: the Markdown report, appended
 
     def footprint(self) -> Footprint:
         """The most ckviz may hold on the server at once: `jobs` cells of the largest
@@ -122,6 +126,7 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
         )
     _write_and_print(results, plan.out, stdout)
     stderr.print(f"results: {plan.out}", highlight=False, soft_wrap=True)
+    outputs_written = _write_ci_outputs(plan, results, stderr)
     if interrupted:
         stderr.print("ckviz: interrupted; partial results written", highlight=False)
         return ExitCode.INTERRUPTED
@@ -131,7 +136,19 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
         return max([o.exit_code for o in outcomes if o.error] or [ExitCode.KEYS_LEFT])
     if any(c.status == "failed" for c in results.checks or []):
         return ExitCode.CHECK_FAILED
-    return ExitCode.OK
+    return ExitCode.OK if outputs_written else ExitCode.USAGE
+
+
+def _write_ci_outputs(plan: MatrixPlan, results: Results, stderr: Console) -> bool:
+    """JUnit and Markdown summaries, after the results file; False if one could not be written."""
+    try:
+        lines = write_ci_outputs(results, plan.out, plan.junit, plan.summary_md, plan.step_summary)
+    except UsageError as exc:
+        stderr.print(f"ckviz: error: {exc}", highlight=False, markup=False, soft_wrap=True)
+        return False
+    for line in lines:
+        stderr.print(line, highlight=False, markup=False, soft_wrap=True)
+    return True
 
 
 def _write_and_print(results: Results, out: Path, stdout: Console) -> None:

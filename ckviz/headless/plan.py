@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 
 from ckviz import scenario_files
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, FACTORIES
 from ckviz.errors import UsageError, echo, has_control_characters
+from ckviz.headless.checks import known_names, unknown_names
+from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY, output_path
 from ckviz.headless.matrix import MatrixPlan, default_jobs, runs_on
 from ckviz.headless.output import check_out
 from ckviz.model.matrix import DEFAULT_SEEDS, MatrixSpec, TreatmentSpec
@@ -78,6 +81,10 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         if isinstance(scenario, Scenario):
             runnable = [t for t in treatments if runs_on(t.discipline, scenario)]
             reject_unfinishable(scenario, seeds, runnable)
+    check = ns.check or ns.junit is not None
+    if check:
+        _reject_unknown_rule_names(names or matrix.scenarios, scenarios, treatments)
+    step_summary = os.environ.get(ENV_STEP_SUMMARY) or None
     return MatrixPlan(
         scenarios,
         seeds,
@@ -85,12 +92,15 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         max_count,
         jobs,
         check_out(ns.out),
-        check=ns.check,
+        check=check,
         check_invariants=ns.check_invariants,
         prefix=check_root(ns.prefix),
         reuse_prefix=ns.reuse_prefix,
         allow_eviction_risk=ns.allow_eviction_risk,
         step_max_count=step_max_count,
+        junit=output_path(ns.junit, "--junit") if ns.junit else None,
+        summary_md=output_path(ns.summary_md, "--summary-md") if ns.summary_md else None,
+        step_summary=output_path(step_summary, ENV_STEP_SUMMARY) if step_summary else None,
     )
 
 
@@ -112,6 +122,17 @@ def _every_cell_has_a_harness(
                 f"--discipline: '{t.discipline}' runs on none of the scenarios "
                 f'(vtime runs in the step harness: [harness] kind = "steps", e.g. micro_skew)'
             )
+
+
+def _reject_unknown_rule_names(
+    given: list[str], scenarios: list[scenario_files.AnyScenario], treatments: list[TreatmentSpec]
+) -> None:
+    """A rule naming no discipline or treatment is a typo, not a rule to skip."""
+    known = known_names(t.name for t in treatments)
+    for source, scenario in zip(given, scenarios, strict=True):
+        problems = unknown_names(scenario, known) if isinstance(scenario, Scenario) else []
+        if problems:
+            raise UsageError(f"{scenario_files.resolve(source)}: {problems[0]}")
 
 
 def _treatments(ns: argparse.Namespace, matrix: MatrixSpec) -> list[TreatmentSpec]:

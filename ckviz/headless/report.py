@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from ckviz.headless.checks import summary_line
 from ckviz.model.results import CheckResult, Results, ScenarioResult, Spread
 
 
@@ -139,6 +140,4 @@ def print_checks(checks: list[CheckResult], console: Console) -> None:
         console.print(
             f"[{style}]{c.status.upper():7}[/] {c.scenario}: {c.rule} ({c.detail})", highlight=False
         )
-    failed = sum(c.status == "failed" for c in checks)
-    passed = sum(c.status == "passed" for c in checks)
-    console.print(f"checks: {passed} passed, {failed} failed", highlight=False)
+    console.print(summary_line(checks), highlight=False, markup=False)

@@ -1,0 +1,169 @@
+"""CI outputs of --headless: rule names checked up front, the checks summary line, JUnit XML,
+the Markdown summary and GitHub's job summary."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from ckviz import scenario_files
+from ckviz.headless.junit import junit_xml
+from ckviz.model.results import CheckResult
+from tests.functional.test_headless_cli import ckviz
+
+RULES = """
+light_key = "light"
+[[keys]]
+name = "heavy"
+runs = 40
+arrival = "immediate"
+[[keys]]
+name = "light"
+runs = 5
+rate_per_sec = 20
+
+[[expect]]
+discipline = "sfq"
+metric = "light_key_mean_wait"
+better_than = "baseline"
+
+[[expect]]
+discipline = "baseline"
+metric = "light_key_mean_wait"
+better_than = "sfq"
+
+[[expect]]  # a treatment of the caps matrix: skipped when that matrix is not run
+discipline = "per-key-cap"
+metric = "light_key_mean_wait"
+no_better_than = "baseline"
+"""
+QUICK = ("--discipline", "baseline", "--discipline", "sfq", "--seeds", "seed-a")
+
+
+def scenario(tmp_path: Path, text: str = RULES, name: str = "rules") -> Path:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ('discipline = "sfq"', 'discipline = "sfqq"', "expect[0].discipline"),
+        ('better_than = "sfq"', 'better_than = "sfqq"', "expect[1].better_than"),
+    ],
+)
+def test_a_rule_naming_nothing_that_exists_is_a_usage_error(
+    tmp_path: Path, old: str, new: str, field: str
+) -> None:
+    path = scenario(tmp_path, RULES.replace(old, new, 1))
+    out = tmp_path / "r.json"
+    proc = ckviz("--headless", "--scenario", str(path), *QUICK, "--check", "--out", str(out))
+    assert proc.returncode == 2
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith(f"ckviz: error: {path}: {field}: no discipline or treatment 'sfqq'")
+    assert not out.exists()  # refused before running
+    proc = ckviz("validate", str(path))
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [line.removeprefix("ckviz: error: ")]
+
+
+def test_validate_passes_every_bundled_scenario() -> None:
+    paths = [str(scenario_files.resolve(n)) for n in scenario_files.bundled_names()]
+    proc = ckviz("validate", *paths)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count(": ok") == len(paths)
+
+
+def test_check_counts_skipped_rules_and_junit_lists_every_rule(tmp_path: Path) -> None:
+    path = scenario(tmp_path)
+    junit, out = tmp_path / "junit.xml", tmp_path / "r.json"
+    # --junit alone turns the rules on
+    proc = ckviz(
+        "--headless", "--scenario", str(path), *QUICK, "--junit", str(junit), "--out", str(out)
+    )
+    assert proc.returncode == 1, proc.stderr  # the second rule fails
+    assert "checks: 1 passed, 1 failed, 1 skipped" in proc.stdout
+    assert f"junit: {junit}" in proc.stderr
+    root = ET.parse(junit).getroot()
+    assert root.tag == "testsuites"
+    assert (root.get("tests"), root.get("failures"), root.get("skipped")) == ("3", "1", "1")
+    (suite,) = root.findall("testsuite")
+    assert suite.get("name") == "rules"
+    cases = suite.findall("testcase")
+    assert [c.get("name") for c in cases] == [
+        "sfq light_key_mean_wait better_than baseline",
+        "baseline light_key_mean_wait better_than sfq",
+        "per-key-cap light_key_mean_wait no_better_than baseline",
+    ]
+    assert {c.get("classname") for c in cases} == {"ckviz.rules"}
+    assert cases[0].find("failure") is None and cases[0].find("skipped") is None
+    failure = cases[1].find("failure")
+    assert failure is not None and "vs sfq" in (failure.get("message") or "")
+    skipped = cases[2].find("skipped")
+    assert skipped is not None and "'per-key-cap' not in this run" in (skipped.get("message") or "")
+
+
+def test_check_on_a_run_without_rules_says_so(tmp_path: Path) -> None:
+    junit = tmp_path / "junit.xml"
+    proc = ckviz("--headless", "--scenario", "ck_balanced", "--discipline", "sfq", "--seeds", "seed-a",
+                 "--check", "--junit", str(junit), "--out", str(tmp_path / "r.json"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "checks: no [[expect]] rules in the scenarios run" in proc.stdout
+    root = ET.parse(junit).getroot()
+    assert root.get("tests") == "0" and root.findall("testsuite") == []
+
+
+def test_summary_markdown_is_written_and_appended_to_the_job_summary(tmp_path: Path) -> None:
+    path = scenario(tmp_path)
+    md, job = tmp_path / "summary.md", tmp_path / "job-summary.md"
+    job.write_text("earlier step\n", encoding="utf-8")
+    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(job)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "ckviz", "--headless", "--scenario", str(path), *QUICK, "--check",
+         "--summary-md", str(md), "--out", str(tmp_path / "r.json")],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    text = md.read_text(encoding="utf-8")
+    assert text.startswith("## ckviz report") and "### rules" in text
+    assert "- sfq cuts light's mean wait from" in text
+    assert "| FAILED | rules | baseline light\\_key\\_mean\\_wait better\\_than sfq |" in text
+    assert job.read_text(encoding="utf-8") == "earlier step\n" + text
+    assert "summary: appended to GITHUB_STEP_SUMMARY" in proc.stderr
+
+
+def test_output_paths_are_checked_before_running(tmp_path: Path) -> None:
+    for flag in ("--junit", "--summary-md"):
+        proc = ckviz(
+            "--headless",
+            "--scenario",
+            "ck_skew",
+            flag,
+            str(tmp_path),
+            "--out",
+            str(tmp_path / "r.json"),
+        )
+        assert proc.returncode == 2 and f"{flag}: {tmp_path} is a directory" in proc.stderr
+        assert not (tmp_path / "r.json").exists()
+
+
+def test_junit_xml_survives_names_xml_cannot_hold() -> None:
+    checks = [
+        CheckResult(scenario="s\x01<&>", rule='a "rule" \x1b', status="failed", detail="x\x00y")
+    ]
+    root = ET.fromstring(junit_xml(checks))
+    case = root.find("testsuite/testcase")
+    assert case is not None and case.get("name") == 'a "rule" \ufffd'
+    assert root.find("testsuite").get("name") == "s\ufffd<&>"  # type: ignore[union-attr]
+
+
+def test_the_markdown_summary_does_not_load_matplotlib() -> None:
+    code = "import sys, ckviz.report.markdown, ckviz.headless.ci_outputs; print('matplotlib' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == "False", proc.stderr
