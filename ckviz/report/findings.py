@@ -23,7 +23,7 @@ def findings(scenario: ScenarioView) -> list[str]:
     for other in scenario.views[1:]:
         out.append(changes(first, other))  # type: ignore[arg-type]
     if scenario.missing_from:
-        out.append(f"not in {', '.join(scenario.missing_from)}.")
+        out.append(f"{scenario.name} is not in {', '.join(scenario.missing_from)}.")
     return out
 
 

@@ -93,8 +93,9 @@ def _bar_panels(scenario: ScenarioView, panels: Sequence[tuple[str, Getter, bool
             ax.grid(axis="x", linewidth=0.4, alpha=0.5)
         axes[0].set_yticks(range(len(labels)), labels)
         axes[0].invert_yaxis()
-        if n > 1:
-            fig.legend(loc="outside lower center", ncols=min(n, 4), frameon=False)
+        if n > 1:  # one entry per results file, taken from one panel
+            handles, names = axes[0].get_legend_handles_labels()
+            fig.legend(handles, names, loc="outside lower center", ncols=min(n, 4), frameon=False)
         return to_svg(fig)
 
 
@@ -116,8 +117,8 @@ def _bars(ax: Axes, view: SourceView, labels: list[str], get: Getter, i: int, n:
             continue
         ys.append(y - 0.4 + width * (i + 0.5))
         means.append(spread.mean)
-        lows.append(spread.mean - spread.min)
-        highs.append(spread.max - spread.mean)
+        lows.append(max(0.0, spread.mean - spread.min))  # a mean of equal floats can stray
+        highs.append(max(0.0, spread.max - spread.mean))  # past them by an ulp
         hatches.append("///" if row.label != row.discipline else "")
     colour = SOURCE_COLOURS[i % len(SOURCE_COLOURS)]
     bars = ax.barh(ys, means, height=width * 0.9, xerr=[lows, highs], color=colour,

@@ -92,6 +92,13 @@ def test_html_fetches_nothing(tmp_path: Path) -> None:
     assert "<script" not in page and "<link" not in page
 
 
+def test_a_mean_of_equal_values_a_hair_off_them_still_draws(tmp_path: Path) -> None:
+    seeds = ["seed-a", "seed-b", "seed-c"]  # (0.1 + 0.1 + 0.1) / 3 > 0.1
+    runs = [run(label, s, 14.0, worst_share=0.1, jain=0.1) for label in ("baseline", "sfq") for s in seeds]
+    page, _ = report(tmp_path, runs)
+    assert page.count("<figure") == 3
+
+
 def test_a_scenario_without_caps_has_no_caps_figure(tmp_path: Path) -> None:
     runs = [r for r in skew_like() if r.treatment != "per-key-cap"]
     page, scenarios = report(tmp_path, runs)
