@@ -79,8 +79,9 @@ def test_html_is_well_formed_and_holds_every_figure(tmp_path: Path) -> None:
     assert "ck_handmade" in page and "sfq cuts light" in page
 
 
-def test_html_fetches_nothing(tmp_path: Path) -> None:
+def test_html_fetches_nothing_and_is_the_same_each_time(tmp_path: Path) -> None:
     page, _ = report(tmp_path, skew_like())
+    assert page == report(tmp_path, skew_like())[0]  # fixed SVG ids, no dates
     assert not EXTERNAL.search(page)
     parser = TagBalance()
     parser.feed(page)
