@@ -11,8 +11,9 @@ from pydantic import BaseModel, ValidationError
 
 from ckviz.errors import UsageError, echo
 from ckviz.model.matrix import MatrixSpec
-from ckviz.model.scenario import Scenario
+from ckviz.model.scenario import Scenario, TraceSpec
 from ckviz.model.steps import StepScenario
+from ckviz.trace import TRACE_SUFFIXES, TraceProblems, is_trace, read_trace
 
 AnyScenario = Scenario | StepScenario
 
@@ -44,7 +45,7 @@ def resolve(name_or_path: str, folder: Path | None = None, kind: str = "scenario
     """A bundled file by name, or the path given; UsageError if neither exists."""
     folder = folder or bundled_dir()
     as_path = Path(name_or_path)
-    if as_path.suffix == ".toml" or as_path.parent != Path("."):
+    if as_path.suffix in (".toml", *TRACE_SUFFIXES) or as_path.parent != Path("."):
         if not as_path.is_file():
             raise UsageError(f"{name_or_path}: {kind} file not found")
         return as_path
@@ -56,7 +57,8 @@ def resolve(name_or_path: str, folder: Path | None = None, kind: str = "scenario
 
 
 def load(name_or_path: str) -> Scenario:
-    """Read and validate a millisecond-driver scenario; its name is the file stem."""
+    """Read and validate a millisecond-driver scenario (a TOML file, or a trace file replayed
+    as it is); its name is the file stem."""
     scenario = load_any(name_or_path)
     if isinstance(scenario, StepScenario):
         raise UsageError(
@@ -67,12 +69,38 @@ def load(name_or_path: str) -> Scenario:
 
 
 def load_any(name_or_path: str) -> AnyScenario:
-    """Read and validate a scenario of either kind: a `[harness]` table makes it a step one."""
+    """Read and validate a scenario of either kind: a `[harness]` table makes it a step one.
+    A scenario with a trace has it read and checked here."""
     path = resolve(name_or_path)
+    if is_trace(path):
+        scenario = Scenario(name=path.stem, trace=TraceSpec(path=path.name))
+        return _with_trace(scenario, path, path)
     data, problems = _read(path, Scenario)
     if problems:
         raise UsageError(problems[0] if len(problems) == 1 else " | ".join(problems))
-    return _model_for(data, Scenario).model_validate(data)  # type: ignore[return-value]
+    loaded = _model_for(data, Scenario).model_validate(data)
+    if isinstance(loaded, Scenario) and loaded.trace is not None:
+        return _with_trace(loaded, path, path.parent / loaded.trace.path)
+    return loaded  # type: ignore[return-value]
+
+
+def _with_trace(scenario: Scenario, source: Path, trace: Path) -> Scenario:
+    try:
+        summary = read_trace(trace)
+    except TraceProblems as exc:
+        more = exc.count - 1
+        tail = f" (and {more} more problems: ckviz validate {source} lists them)" if more else ""
+        raise UsageError(exc.lines[0] + tail) from None
+    problem = _light_key_problem(scenario, source, summary.weights)
+    if problem:
+        raise UsageError(problem)
+    return scenario.with_replay(summary)
+
+
+def _light_key_problem(scenario: Scenario, source: Path, keys: dict[str, float]) -> str | None:
+    if scenario.light_key is None or scenario.light_key in keys:
+        return None
+    return f"{source}: light_key: '{scenario.light_key}' is not a key of the trace"
 
 
 def load_matrix(name_or_path: str) -> MatrixSpec:
@@ -88,8 +116,27 @@ def _load(path: Path, model: type[Model]) -> Model:
 
 
 def problems_in(path: Path, model: type[BaseModel] = Scenario) -> list[str]:
-    """Every problem with a file, one line each: `file: key.path: reason`."""
-    return _read(path, model)[1]
+    """Every problem with a file, one line each: `file: key.path: reason` (a trace file's:
+    `file:line: field: reason`). A scenario's trace is checked too."""
+    if model is Scenario and is_trace(path):
+        scenario = Scenario(name=path.stem, trace=TraceSpec(path=path.name))
+        return _trace_problems(scenario, path, path)
+    data, problems = _read(path, model)
+    if problems or model is not Scenario:
+        return problems
+    scenario = _model_for(data, Scenario).model_validate(data)
+    if not isinstance(scenario, Scenario) or scenario.trace is None:
+        return []  # a step-harness scenario has no trace
+    return _trace_problems(scenario, path, path.parent / scenario.trace.path)
+
+
+def _trace_problems(scenario: Scenario, source: Path, trace: Path) -> list[str]:
+    try:
+        summary = read_trace(trace)
+    except TraceProblems as exc:
+        return exc.lines
+    problem = _light_key_problem(scenario, source, summary.weights)
+    return [problem] if problem else []
 
 
 def _read(path: Path, model: type[BaseModel]) -> tuple[dict[str, Any], list[str]]:

@@ -120,7 +120,12 @@ def run_id(key: str, index: int) -> str:
 
 
 def generate(scenario: Scenario, seed: str) -> list[PlannedRun]:
-    """Every run of `scenario` under `seed`, in event order (arrival, key, run id)."""
+    """Every run of `scenario` under `seed`, in event order (arrival, key, run id); a trace
+    scenario replays its file, the same under every seed."""
+    if scenario.replay is not None:
+        from ckviz.trace import replay  # the trace reader builds on this module
+
+        return replay(scenario.replay)
     rng = SeedRandom(seed)
     runs: list[PlannedRun] = []
     for spec in scenario.expanded_keys():

@@ -67,8 +67,9 @@ class MatrixPlan:
         step disciplines only, once (it draws nothing at random, so seeds do not matter)."""
         cells: list[Cell] = []
         for scenario in self.scenarios:
-            steps = isinstance(scenario, StepScenario)
-            seeds = self.seeds[:1] if steps else self.seeds
+            # a replayed trace is the same under every seed: one run per treatment is enough
+            once = isinstance(scenario, StepScenario) or scenario.replay is not None
+            seeds = self.seeds[:1] if once else self.seeds
             for treatment in self.treatments:
                 if runs_on(treatment.discipline, scenario):
                     for seed in seeds:

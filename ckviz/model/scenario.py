@@ -2,15 +2,37 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from ckviz.errors import has_control_characters
 from ckviz.store.keys import HELD_SUFFIX
 
 MAX_KEYS = 100_000
 MAX_TOTAL_RUNS = 500_000
+MAX_TRACE_RUNS = 1_000_000  # a replayed trace may be larger than a sampled workload
+
+
+def key_name_problem(name: str) -> str | None:
+    """Why `name` cannot be a concurrency key, or None."""
+    # `B:ck:<key>:currentConcurrency` is the held set of `<key>`: a key ending that way
+    # would share a Redis key with another key's held set.
+    if name.endswith(HELD_SUFFIX):
+        return f"a key name may not end with '{HELD_SUFFIX}'"
+    # Control characters would break the one-line errors, tables and panes that name keys.
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name):
+        return "a key name may not contain control characters"
+    return None
 
 
 class _Strict(BaseModel):
@@ -32,14 +54,10 @@ class KeySpec(_Strict):
 
     @field_validator("name")
     @classmethod
-    def _no_reserved_suffix(cls, name: str) -> str:
-        # `B:ck:<key>:currentConcurrency` is the held set of `<key>`: a key ending that way
-        # would share a Redis key with another key's held set.
-        if name.endswith(HELD_SUFFIX):
-            raise ValueError(f"a key name may not end with '{HELD_SUFFIX}'")
-        # Control characters would break the one-line errors, tables and panes that name keys.
-        if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name):
-            raise ValueError("a key name may not contain control characters")
+    def _usable_name(cls, name: str) -> str:
+        problem = key_name_problem(name)
+        if problem:
+            raise ValueError(problem)
         return name
 
     def expand(self) -> list[KeySpec]:
@@ -116,16 +134,44 @@ class Expectation(_Strict):
         return f"{self.discipline} {self.metric}"
 
 
+class TraceSpec(_Strict):
+    """A recorded workload to replay instead of sampled keys: CSV or JSON Lines."""
+
+    path: str = Field(min_length=1, description="the trace file, relative to this TOML file")
+
+
+@dataclass(frozen=True)
+class TraceSummary:
+    """What loading a trace learnt (the runs themselves are read again when replayed)."""
+
+    path: str  # absolute
+    weights: dict[str, float]  # every key, in order of first appearance
+    runs: int
+    shift_ms: int  # subtracted from every arrival (epoch ms -> ms since the first arrival)
+
+
 class Scenario(_Strict):
-    """A workload and the env it runs in."""
+    """A workload and the env it runs in: sampled from `keys`, or replayed from a `trace`."""
 
     name: str = ""
     description: str = ""
     env_limit: int = Field(default=4, ge=1, le=100_000)
     light_key: str | None = None
     caps: Caps = Caps()
-    keys: list[KeySpec] = Field(min_length=1)
+    trace: TraceSpec | None = None  # before `keys`: the keys' check reads it
+    keys: list[KeySpec] = Field(default=[], validate_default=True)
     expect: list[Expectation] = []
+    _replay: TraceSummary | None = PrivateAttr(default=None)  # set when the trace is read
+
+    @field_validator("keys")
+    @classmethod
+    def _keys_or_trace(cls, keys: list[KeySpec], info: ValidationInfo) -> list[KeySpec]:
+        traced = info.data.get("trace") is not None
+        if traced and keys:
+            raise ValueError("give either [[keys]] or a [trace], not both")
+        if not traced and not keys:
+            raise ValueError("needs at least one [[keys]] table (or a [trace] to replay)")
+        return keys
 
     @field_validator("name")
     @classmethod
@@ -137,6 +183,8 @@ class Scenario(_Strict):
 
     @model_validator(mode="after")
     def _keys_make_sense(self) -> Scenario:
+        if self.trace is not None:
+            return self  # the keys come from the trace: checked when it is read
         declared = sum(k.count or 1 for k in self.keys)  # before expanding a million of them
         if declared > MAX_KEYS:
             raise ValueError(f"{declared} keys; at most {MAX_KEYS} are supported")
@@ -157,7 +205,19 @@ class Scenario(_Strict):
         return [k for spec in self.keys for k in spec.expand()]
 
     @property
+    def replay(self) -> TraceSummary | None:
+        """The trace this scenario replays, once read (scenario_files.load reads it)."""
+        return self._replay
+
+    def with_replay(self, summary: TraceSummary) -> Scenario:
+        copy = self.model_copy()
+        copy._replay = summary
+        return copy
+
+    @property
     def total_runs(self) -> int:
+        if self._replay is not None:
+            return self._replay.runs
         return sum(k.runs * (k.count or 1) for k in self.keys)
 
     @property
@@ -165,4 +225,6 @@ class Scenario(_Strict):
         return sum(k.count or 1 for k in self.keys)
 
     def weights(self) -> dict[str, float]:
+        if self._replay is not None:
+            return dict(self._replay.weights)
         return {k.name: k.weight for k in self.expanded_keys()}

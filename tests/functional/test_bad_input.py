@@ -20,9 +20,9 @@ from tests.functional.trust_support import ckviz_command, ckviz_env, run_ckviz, 
 A = '[[keys]]\nname = "a"\n'
 FILES = {  # file text -> what the one error line says
     "malformed": ("keys = [\n", "not valid TOML"),
-    "empty": ("", "keys: Field required"),
-    "comments-only": ("# nothing here\n", "keys: Field required"),
-    "no-keys": ("keys = []\n", "keys: List should have at least 1 item"),
+    "empty": ("", "keys: needs at least one [[keys]] table (or a [trace] to replay)"),
+    "comments-only": ("# nothing here\n", "keys: needs at least one [[keys]] table"),
+    "no-keys": ("keys = []\n", "keys: needs at least one [[keys]] table"),
     "keys-a-string": ('keys = "a"\n', "keys: Input should be a valid list"),
     "keys-a-table": ('[keys]\nname = "a"\nruns = 1\n', "keys: Input should be a valid list"),
     "runs-word": (A + 'runs = "ten"\n', "(a).runs: Input should be a valid integer"),

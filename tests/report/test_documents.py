@@ -95,7 +95,11 @@ def test_html_fetches_nothing_and_is_the_same_each_time(tmp_path: Path) -> None:
 
 def test_a_mean_of_equal_values_a_hair_off_them_still_draws(tmp_path: Path) -> None:
     seeds = ["seed-a", "seed-b", "seed-c"]  # (0.1 + 0.1 + 0.1) / 3 > 0.1
-    runs = [run(label, s, 14.0, worst_share=0.1, jain=0.1) for label in ("baseline", "sfq") for s in seeds]
+    runs = [
+        run(label, s, 14.0, worst_share=0.1, jain=0.1)
+        for label in ("baseline", "sfq")
+        for s in seeds
+    ]
     page, _ = report(tmp_path, runs)
     assert page.count("<figure") == 3
 

@@ -111,8 +111,8 @@ def test_sybil_has_twenty_heavy_keys() -> None:
             "greater than or equal to 1",
         ),
         ("[[keys]]\nname=''\nruns=1\n", "keys[0].name", "at least 1 character"),
-        ("keys = []\n", "keys", "at least 1 item"),
-        ("env_limit = 4\n", "keys", "Field required"),
+        ("keys = []\n", "keys", "needs at least one [[keys]] table (or a [trace] to replay)"),
+        ("env_limit = 4\n", "keys", "needs at least one [[keys]] table"),
         ("env_limit = 0\n[[keys]]\nname='a'\nruns=1\n", "env_limit", "greater than or equal to 1"),
         ("light_key='x'\n[[keys]]\nname='a'\nruns=1\n", "(top level)", "light_key 'x' is not one"),
         (

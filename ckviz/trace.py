@@ -1,0 +1,270 @@
+"""Trace files: a recorded workload, one run per line, replayed instead of a sampled one.
+
+CSV with a header row, or JSON Lines (one object per line), with the fields `key`,
+`arrival_ms`, `hold_ms` and optionally `run_id` and `weight`. Arrivals are ms since the start,
+or epoch ms (any arrival >= EPOCH_MS_FROM), then shifted so the first arrival is 0. Holds and
+arrivals may be fractional (rounded to the ms; a hold is at least 1 ms, the clock's tick).
+Without `run_id` a run is `<key>~0#<n>`, n counting that key's lines, as sampled runs are.
+
+Reading streams the file: checking a trace keeps only its keys (and run ids, when given) in
+memory; replaying it builds the runs, once per process (cached)."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import json
+import math
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ckviz.model.scenario import MAX_KEYS, MAX_TRACE_RUNS, TraceSummary, key_name_problem
+from ckviz.workload import PlannedRun, js_string_order, run_id
+
+TRACE_SUFFIXES = (".csv", ".jsonl", ".ndjson")
+FIELDS = ("key", "arrival_ms", "hold_ms", "run_id", "weight")
+REQUIRED = FIELDS[:3]
+EPOCH_MS_FROM = 10**12  # 2001-09-09 in epoch ms; a relative trace would be 31 years long
+MAX_PROBLEMS = 20  # then "... and N more": a broken export should not flood the terminal
+
+
+class TraceProblems(Exception):
+    """Lines `file:line: field: reason`, the first MAX_PROBLEMS of `count`."""
+
+    def __init__(self, lines: list[str], count: int) -> None:
+        super().__init__(lines[0] if lines else "")
+        self.lines = lines
+        self.count = count
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    number: int
+    key: str
+    arrival_ms: int
+    hold_ms: int
+    run_id: str | None
+    weight: float | None
+
+
+def is_trace(path: Path) -> bool:
+    return path.suffix.lower() in TRACE_SUFFIXES
+
+
+def read_trace(path: Path) -> TraceSummary:
+    """Check every line; TraceProblems lists what is wrong, with line numbers."""
+    check = _Check(path)
+    for item in _lines(path):
+        if isinstance(item, str):
+            check.problem(item)
+        else:
+            check.add(item)
+    return check.summary()
+
+
+class _Check:
+    """What reading a trace keeps: per key its weight, the run ids given, the arrival range."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.problems: list[str] = []
+        self.count = 0
+        self.keys: dict[str, None] = {}  # in order of first appearance
+        self.weights: dict[str, tuple[float, int]] = {}  # key -> (weight, line that gave it)
+        self.ids: dict[str, int] = {}
+        self.runs = 0
+        self.lowest: int | None = None
+        self.highest: int | None = None
+
+    def problem(self, text: str) -> None:
+        self.count += 1
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append(text)
+
+    def add(self, item: _Line) -> None:
+        where = f"{self.path}:{item.number}"
+        if item.key not in self.keys:
+            if len(self.keys) == MAX_KEYS:
+                self.problem(
+                    f"{where}: key: more than {MAX_KEYS} keys; at most {MAX_KEYS} are supported"
+                )
+                return
+            self.keys[item.key] = None
+        self.runs += 1
+        if item.weight is not None:
+            given = self.weights.setdefault(item.key, (item.weight, item.number))
+            if given[0] != item.weight:
+                self.problem(f"{where}: weight: {item.weight:g} differs from the {given[0]:g} "
+                             f"given for key '{item.key}' on line {given[1]}")  # fmt: skip
+        if item.run_id is not None:
+            if item.run_id in self.ids:
+                self.problem(
+                    f"{where}: run_id: '{item.run_id}' is already on line {self.ids[item.run_id]}"
+                )
+            self.ids.setdefault(item.run_id, item.number)
+        arrival = item.arrival_ms
+        self.lowest = arrival if self.lowest is None else min(self.lowest, arrival)
+        self.highest = arrival if self.highest is None else max(self.highest, arrival)
+
+    def summary(self) -> TraceSummary:
+        if self.runs > MAX_TRACE_RUNS:
+            self.problem(f"{self.path}: {self.runs} runs; at most {MAX_TRACE_RUNS} are supported")
+        if self.runs == 0 and self.count == 0:
+            self.problem(f"{self.path}: no runs (a header row, then one run per line)")
+        shift = 0
+        if self.highest is not None and self.highest >= EPOCH_MS_FROM:
+            shift = self.lowest or 0
+            if shift < EPOCH_MS_FROM:
+                self.problem(
+                    f"{self.path}: arrival_ms mixes epoch ms (>= {EPOCH_MS_FROM}) "
+                    "and ms since the start"
+                )
+        if self.count:
+            hidden = self.count - len(self.problems)
+            more = [f"{self.path}: ... and {hidden} more problems"] if hidden else []
+            raise TraceProblems(self.problems + more, self.count)
+        weights = {k: self.weights.get(k, (1.0, 0))[0] for k in self.keys}
+        return TraceSummary(str(self.path.resolve()), weights, self.runs, shift)
+
+
+def replay(summary: TraceSummary) -> list[PlannedRun]:
+    """The trace's runs in event order (arrival, key, run id), as `generate` orders them."""
+    stat = os.stat(summary.path)
+    return list(_replay(summary.path, summary.shift_ms, stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=2)
+def _replay(path: str, shift: int, mtime_ns: int, size: int) -> tuple[PlannedRun, ...]:
+    per_key: dict[str, int] = {}
+    runs = []
+    for item in _lines(Path(path)):
+        if isinstance(item, str):  # changed since it was checked
+            raise TraceProblems([item], 1)
+        n = per_key.get(item.key, 0)
+        per_key[item.key] = n + 1
+        rid = item.run_id if item.run_id is not None else run_id(item.key, n)
+        runs.append(PlannedRun(item.key, rid, item.arrival_ms - shift, item.hold_ms))
+    runs.sort(key=lambda r: (r.arrival_ms, js_string_order(r.key), js_string_order(r.run_id)))
+    return tuple(runs)
+
+
+def _lines(path: Path) -> Iterator[_Line | str]:
+    """Each run line parsed, or a one-line problem naming `file:line`."""
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as f:
+            if path.suffix.lower() == ".csv":
+                yield from _csv_lines(path, f)
+            else:
+                yield from _json_lines(path, f)
+    except UnicodeDecodeError as exc:
+        yield f"{path}: cannot read: not UTF-8 ({exc.reason} at byte {exc.start})"
+    except OSError as exc:
+        yield f"{path}: cannot read: {exc.strerror or exc}"
+
+
+def _csv_lines(path: Path, f: Any) -> Iterator[_Line | str]:
+    rows = csv.reader(f)
+    header: list[str] | None = None
+    for row in rows:
+        number = rows.line_num
+        if not row or (len(row) == 1 and not row[0].strip()):
+            continue  # blank line
+        if header is None:
+            header = [h.strip() for h in row]
+            bad = _header_problem(header)
+            if bad:
+                yield f"{path}:{number}: {bad}"
+                return
+            continue
+        if len(row) != len(header):
+            yield f"{path}:{number}: {len(row)} fields, the header has {len(header)}"
+            continue
+        yield _parse(path, number, dict(zip(header, row, strict=True)), from_text=True)
+
+
+def _header_problem(header: list[str]) -> str | None:
+    unknown = [h for h in header if h not in FIELDS]
+    if unknown:
+        return (f"unknown column '{unknown[0]}' (a header row naming {', '.join(REQUIRED)} "
+                f"and optionally run_id, weight comes first)")  # fmt: skip
+    missing = [h for h in REQUIRED if h not in header]
+    if missing:
+        return f"the header has no '{missing[0]}' column"
+    dup = next((h for h in header if header.count(h) > 1), None)
+    return f"column '{dup}' appears twice" if dup else None
+
+
+def _json_lines(path: Path, f: Any) -> Iterator[_Line | str]:
+    for number, text in enumerate(f, start=1):
+        if not text.strip():
+            continue
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as exc:
+            yield f"{path}:{number}: not valid JSON: {exc.msg}"
+            continue
+        if not isinstance(record, dict):
+            yield f"{path}:{number}: expected an object with {', '.join(REQUIRED)}"
+            continue
+        unknown = next((k for k in record if k not in FIELDS), None)
+        if unknown is not None:
+            fields = ", ".join(FIELDS)
+            yield f"{path}:{number}: {_shown(str(unknown))}: unknown field (fields: {fields})"
+            continue
+        yield _parse(path, number, record, from_text=False)
+
+
+def _parse(path: Path, number: int, record: dict[str, Any], *, from_text: bool) -> _Line | str:
+    where = f"{path}:{number}"
+    for name in REQUIRED:
+        if record.get(name) in (None, ""):
+            return f"{where}: {name}: missing"
+    key = record["key"]
+    if not isinstance(key, str):
+        return f"{where}: key: not a string"
+    problem = key_name_problem(key) or ("longer than 200 characters" if len(key) > 200 else None)
+    if problem:
+        return f"{where}: key: {problem}"
+    arrival = _number(record["arrival_ms"], from_text)
+    if arrival is None or arrival < 0:
+        return f"{where}: arrival_ms: {_why(arrival)}"
+    hold = _number(record["hold_ms"], from_text)
+    if hold is None or hold < 0:
+        return f"{where}: hold_ms: {_why(hold)}"
+    weight = None
+    if record.get("weight") not in (None, ""):
+        weight = _number(record["weight"], from_text)
+        if weight is None or weight <= 0:
+            return f"{where}: weight: {_why(weight, positive=True)}"
+    rid = record.get("run_id")
+    if rid in (None, ""):
+        rid = None
+    elif not isinstance(rid, str) or key_name_problem(rid):
+        return f"{where}: run_id: not a string without control characters"
+    return _Line(
+        number, key, math.floor(arrival + 0.5), max(1, math.floor(hold + 0.5)), rid, weight
+    )
+
+
+def _number(value: Any, from_text: bool) -> float | None:
+    if from_text and isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _why(value: float | None, positive: bool = False) -> str:
+    if value is None:
+        return "not a number"
+    return "must be greater than 0" if positive else "must not be negative"
+
+
+def _shown(text: str) -> str:
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
