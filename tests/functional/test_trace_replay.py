@@ -1,0 +1,114 @@
+"""Trace replay as a user runs it: --headless on a CSV, JSON Lines and a TOML [trace] (the
+bundled incident), bad traces through the CLI (the app stepping a trace: tests/tui)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ckviz.model.results import Results
+from tests.functional.test_headless_cli import ckviz
+
+QUICK = ("--discipline", "baseline", "--discipline", "sfq")
+
+
+def noisy_trace(folder: Path) -> Path:
+    """A flood of 60 runs from one key at 0 ms; a light key trickles in every 40 ms."""
+    lines = ["key,arrival_ms,hold_ms"]
+    lines += [f"flood,{i % 3},{20 + i % 7}" for i in range(60)]
+    lines += [f"light,{5 + 40 * i},10" for i in range(8)]
+    path = folder / "noisy.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_headless_replays_a_csv_trace_once_per_treatment(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    proc = ckviz("--headless", "--scenario", str(noisy_trace(tmp_path)), *QUICK, "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    (scenario,) = Results.model_validate_json(out.read_text()).scenarios
+    assert scenario.name == "noisy" and scenario.weights == {"flood": 1.0, "light": 1.0}
+    assert [(r.treatment, r.seed) for r in scenario.runs] == [
+        ("baseline", "seed-a"),
+        ("sfq", "seed-a"),
+    ]
+    assert all(r.metrics.total_dequeued == 68 for r in scenario.runs)
+    light = {
+        r.treatment: next(k.mean_wait for k in r.metrics.per_key if k.key == "light")
+        for r in scenario.runs
+    }
+    assert (
+        light["sfq"] < light["baseline"] / 2
+    )  # the flood starves the light key under baseline only
+
+
+def test_json_lines_and_csv_of_the_same_runs_give_the_same_results(tmp_path: Path) -> None:
+    csv_path = noisy_trace(tmp_path)
+    rows = [line.split(",") for line in csv_path.read_text().splitlines()[1:]]
+    jsonl = tmp_path / "noisy.jsonl"
+    jsonl.write_text(
+        "".join(
+            json.dumps({"key": k, "arrival_ms": int(a), "hold_ms": int(h)}) + "\n"
+            for k, a, h in rows
+        )
+    )
+    outs = []
+    for path in (csv_path, jsonl):
+        out = tmp_path / f"{path.suffix[1:]}.json"
+        assert (
+            ckviz("--headless", "--scenario", str(path), *QUICK, "--out", str(out)).returncode == 0
+        )
+        data = Results.model_validate_json(out.read_text())
+        outs.append(
+            [r.metrics.model_dump(exclude={"wall_clock_ms"}) for r in data.scenarios[0].runs]
+        )
+    assert outs[0] == outs[1]
+
+
+def test_the_bundled_incident_trace_passes_its_rule(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    proc = ckviz(
+        "--headless",
+        "--scenario",
+        "incident_trace",
+        *QUICK,
+        "--check",
+        "--out",
+        str(out),
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "PASSED  incident_trace: sfq light_key_mean_wait better_than baseline (margin 0.5)"
+        in proc.stdout
+    )
+    (scenario,) = Results.model_validate_json(out.read_text()).scenarios
+    assert len(scenario.weights) == 301 and all(
+        r.metrics.total_dequeued == 3254 for r in scenario.runs
+    )
+
+
+def test_a_bad_trace_is_one_line_with_its_line_number(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("key,arrival_ms,hold_ms\na,0,5\na,3,soon\na,4,x\n", encoding="utf-8")
+    out = tmp_path / "r.json"
+    proc = ckviz("--headless", "--scenario", str(bad), "--out", str(out))
+    assert proc.returncode == 2 and not out.exists()
+    (line,) = proc.stderr.strip().splitlines()
+    assert (
+        line
+        == f"ckviz: error: {bad}:3: hold_ms: not a number (and 1 more problems: ckviz validate {bad} lists them)"
+    )
+    proc = ckviz("validate", str(bad))
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"{bad}:3: hold_ms: not a number",
+        f"{bad}:4: hold_ms: not a number",
+    ]
+
+
+def test_a_trace_too_long_for_the_logical_clock_is_refused_up_front(tmp_path: Path) -> None:
+    long = tmp_path / "long.csv"
+    long.write_text("key,arrival_ms,hold_ms\na,0,5\na,700000,5\n", encoding="utf-8")
+    proc = ckviz("--headless", "--scenario", str(long), "--out", str(tmp_path / "r.json"))
+    assert proc.returncode == 2 and "600000 ms logical limit" in proc.stderr
