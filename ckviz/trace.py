@@ -167,6 +167,7 @@ def _lines(path: Path) -> Iterator[_Line | str]:
 
 def _csv_lines(path: Path, f: Any) -> Iterator[_Line | str]:
     rows = csv.reader(f)
+    names: dict[str, str] = {}
     header: list[str] | None = None
     for row in rows:
         number = rows.line_num
@@ -182,7 +183,8 @@ def _csv_lines(path: Path, f: Any) -> Iterator[_Line | str]:
         if len(row) != len(header):
             yield f"{path}:{number}: {len(row)} fields, the header has {len(header)}"
             continue
-        yield _parse(path, number, dict(zip(header, row, strict=True)), from_text=True)
+        record = dict(zip(header, row, strict=True))
+        yield _parse(path, number, record, from_text=True, names=names)
 
 
 def _header_problem(header: list[str]) -> str | None:
@@ -198,6 +200,7 @@ def _header_problem(header: list[str]) -> str | None:
 
 
 def _json_lines(path: Path, f: Any) -> Iterator[_Line | str]:
+    names: dict[str, str] = {}
     for number, text in enumerate(f, start=1):
         if not text.strip():
             continue
@@ -214,39 +217,53 @@ def _json_lines(path: Path, f: Any) -> Iterator[_Line | str]:
             fields = ", ".join(FIELDS)
             yield f"{path}:{number}: {_shown(str(unknown))}: unknown field (fields: {fields})"
             continue
-        yield _parse(path, number, record, from_text=False)
+        yield _parse(path, number, record, from_text=False, names=names)
 
 
-def _parse(path: Path, number: int, record: dict[str, Any], *, from_text: bool) -> _Line | str:
-    where = f"{path}:{number}"
+def _parse(
+    path: Path, number: int, record: dict[str, Any], *, from_text: bool, names: dict[str, str]
+) -> _Line | str:
+    """One run, or its problem. `names` caches each key's check: a key repeats a lot."""
     for name in REQUIRED:
         if record.get(name) in (None, ""):
-            return f"{where}: {name}: missing"
+            return f"{path}:{number}: {name}: missing"
     key = record["key"]
-    if not isinstance(key, str):
-        return f"{where}: key: not a string"
-    problem = key_name_problem(key) or ("longer than 200 characters" if len(key) > 200 else None)
+    problem = names.get(key) if isinstance(key, str) else "not a string"
+    if problem is None:
+        problem = key_name_problem(key) or ("longer than 200 characters" if len(key) > 200 else "")
+        names[key] = problem
     if problem:
-        return f"{where}: key: {problem}"
-    arrival = _number(record["arrival_ms"], from_text)
+        return f"{path}:{number}: key: {problem}"
+    arrival = _ms(record["arrival_ms"], from_text)
     if arrival is None or arrival < 0:
-        return f"{where}: arrival_ms: {_why(arrival)}"
-    hold = _number(record["hold_ms"], from_text)
+        return f"{path}:{number}: arrival_ms: {_why(arrival)}"
+    hold = _ms(record["hold_ms"], from_text)
     if hold is None or hold < 0:
-        return f"{where}: hold_ms: {_why(hold)}"
+        return f"{path}:{number}: hold_ms: {_why(hold)}"
     weight = None
     if record.get("weight") not in (None, ""):
         weight = _number(record["weight"], from_text)
         if weight is None or weight <= 0:
-            return f"{where}: weight: {_why(weight, positive=True)}"
+            return f"{path}:{number}: weight: {_why(weight, positive=True)}"
     rid = record.get("run_id")
     if rid in (None, ""):
         rid = None
-    elif not isinstance(rid, str) or key_name_problem(rid):
-        return f"{where}: run_id: not a string without control characters"
-    return _Line(
-        number, key, math.floor(arrival + 0.5), max(1, math.floor(hold + 0.5)), rid, weight
-    )
+    elif not isinstance(rid, str) or not rid.isprintable():
+        return f"{path}:{number}: run_id: not a string of printable characters"
+    return _Line(number, key, arrival, max(1, hold), rid, weight)
+
+
+def _ms(value: Any, from_text: bool) -> int | None:
+    """Whole ms, rounded half up; None if not a finite number."""
+    if from_text and isinstance(value, str):
+        try:
+            return int(value)  # the common case, and exact for epoch ms
+        except ValueError:
+            pass
+    elif isinstance(value, int) and not isinstance(value, bool):
+        return value
+    number = _number(value, from_text)
+    return None if number is None else math.floor(number + 0.5)
 
 
 def _number(value: Any, from_text: bool) -> float | None:

@@ -1,0 +1,61 @@
+"""Benchmark: check and replay a trace of 1,000,000 runs (written to a temp folder first);
+prints seconds and memory for each pass.
+
+Checking (what `ckviz validate` and loading a scenario do) streams the file and keeps only the
+keys; replaying builds the runs the driver steps through.
+
+    uv run python bench/trace_load.py [--runs N] [--keys N] [--run-ids]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+from ckviz.trace import read_trace, replay
+
+
+def write_trace(path: Path, runs: int, keys: int, run_ids: bool) -> None:
+    rng = random.Random(1)
+    with path.open("w", encoding="utf-8") as f:
+        f.write("key,arrival_ms,hold_ms" + (",run_id" if run_ids else "") + "\n")
+        t = 1_767_225_600_000
+        for i in range(runs):
+            t += rng.randrange(0, 3)
+            extra = f",run-{i}" if run_ids else ""
+            f.write(f"tenant-{rng.randrange(keys)},{t},{rng.randrange(1, 200)}{extra}\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=1_000_000)
+    parser.add_argument("--keys", type=int, default=500)
+    parser.add_argument("--run-ids", action="store_true", help="a run_id column (checked unique)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "trace.csv"
+        write_trace(path, args.runs, args.keys, args.run_ids)
+        size = path.stat().st_size / 2**20
+        print(f"trace: {args.runs} runs, {args.keys} keys, {size:.0f} MiB")
+        started = time.perf_counter()
+        summary = read_trace(path)
+        print(f"check: {time.perf_counter() - started:.2f} s")
+        tracemalloc.start()  # a second pass, slowed by tracing, for the memory it keeps
+        read_trace(path)
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+        print(f"check: peak Python memory {peak:.1f} MiB (traced pass)")
+        started = time.perf_counter()
+        runs = replay(summary)
+        replay_s = time.perf_counter() - started
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"replay: {replay_s:.2f} s for {len(runs)} runs; process peak RSS {rss:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
