@@ -18,10 +18,11 @@ def render_markdown(
     out = ["## ckviz report", ""]
     for s in sources:
         r = s.results
+        runs = sum(len(sc.runs) for sc in r.scenarios)
         state = "" if r.complete else f" **incomplete**: {_inline(r.error or 'cells missing')}"
         out.append(
-            f"- {_inline(s.label)}: {len(r.scenarios)} scenarios x {len(r.matrix.seeds)} seeds "
-            f"x {len(r.matrix.disciplines)} treatments, ckviz {r.ckviz_version}, "
+            f"- {_inline(s.label)}: {len(r.scenarios)} scenarios, {runs} runs "
+            f"({len(r.matrix.disciplines)} treatments), ckviz {r.ckviz_version}, "
             f"redis {r.redis.version}{state}"
         )
     out.append("")
