@@ -71,7 +71,11 @@ def load(name_or_path: str) -> Scenario:
 def load_any(name_or_path: str) -> AnyScenario:
     """Read and validate a scenario of either kind: a `[harness]` table makes it a step one.
     A scenario with a trace has it read and checked here."""
-    path = resolve(name_or_path)
+    return load_file(resolve(name_or_path))
+
+
+def load_file(path: Path) -> AnyScenario:
+    """`load_any` for a path known to be a file (never taken for a bundled name)."""
     if is_trace(path):
         scenario = Scenario(name=path.stem, trace=TraceSpec(path=path.name))
         return _with_trace(scenario, path, path)
@@ -124,10 +128,10 @@ def problems_in(path: Path, model: type[BaseModel] = Scenario) -> list[str]:
     data, problems = _read(path, model)
     if problems or model is not Scenario:
         return problems
-    scenario = _model_for(data, Scenario).model_validate(data)
-    if not isinstance(scenario, Scenario) or scenario.trace is None:
+    loaded = _model_for(data, Scenario).model_validate(data)
+    if not isinstance(loaded, Scenario) or loaded.trace is None:
         return []  # a step-harness scenario has no trace
-    return _trace_problems(scenario, path, path.parent / scenario.trace.path)
+    return _trace_problems(loaded, path, path.parent / loaded.trace.path)
 
 
 def _trace_problems(scenario: Scenario, source: Path, trace: Path) -> list[str]:
