@@ -1,4 +1,5 @@
-"""The `ckviz` command: the terminal app by default, `--headless` for the matrix, `validate`."""
+"""The `ckviz` command: the terminal app by default, `--headless` for the matrix, `validate`,
+`report` (figures and findings from results files)."""
 
 from __future__ import annotations
 

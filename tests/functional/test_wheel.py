@@ -30,6 +30,8 @@ def test_wheel_contains_scenarios_matrices_and_scripts(wheel: Path) -> None:
     for expected in (
         "ckviz/scenarios/ck_skew.toml",
         "ckviz/scenarios/matrices/caps.toml",
+        "ckviz/scenarios/incident_trace.toml",
+        "ckviz/scenarios/traces/incident.csv",
         "ckviz/store/lua/dequeue.lua",
         "ckviz/tui/ckviz.tcss",
     ):
