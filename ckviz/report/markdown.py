@@ -55,7 +55,8 @@ def _table_md(table: Table, titled: bool = True) -> list[str]:
         "|" + "|".join("---" if i == 0 else "---:" for i in range(len(table.header))) + "|"
     )
     lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows]
-    return [*lines, ""]
+    note = [f"<sub>{_inline(table.note)}</sub>", ""] if table.note and titled else []
+    return [*lines, "", *note]
 
 
 def _cell(text: str) -> str:

@@ -18,6 +18,7 @@ OPTIONAL_FIGURES = {
     "vtime_floor_final": "Virtual time: final floor",
 }
 
+MAX_ROWS = 60
 WORST_SHARE = "worst share/weight"
 DEFINITIONS = (
     f"{WORST_SHARE}: of the dequeues made while two or more keys had runs waiting, each such "
@@ -94,15 +95,23 @@ def _shaped(title: str, found: list[tuple[str, Any]]) -> list[Table]:
     if all(isinstance(v, dict) for v in values):  # e.g. {key: serves}: a row per key
         keys = list(dict.fromkeys(k for v in values for k in v))
         rows = [[str(k), *(cell(v.get(k)) for v in values)] for k in keys]
-        return [Table(title, ["", *(label for label, _ in found)], rows)]
+        return [_capped(Table(title, ["", *(label for label, _ in found)], rows))]
     if all(isinstance(v, list) and all(isinstance(x, dict) for x in v) for v in values):
         tables = []
         for label, v in found:  # e.g. [{step, ms, ...}]: a table per treatment
             cols = list(dict.fromkeys(c for x in v for c in x))
             rows = [[cell(x.get(c)) for c in cols] for x in v]
-            tables.append(Table(f"{title}: {label}", cols, rows))
+            tables.append(_capped(Table(f"{title}: {label}", cols, rows)))
         return tables
     return [Table(title, ["treatment", "value"], [[label, cell(v)] for label, v in found])]
+
+
+def _capped(table: Table) -> Table:
+    """At most MAX_ROWS rows (a job summary holds 1 MiB; 10,000 keys would not fit)."""
+    if len(table.rows) <= MAX_ROWS:
+        return table
+    note = f"first {MAX_ROWS} of {len(table.rows)} rows"
+    return Table(table.title, table.header, table.rows[:MAX_ROWS], note)
 
 
 def cell(value: Any) -> str:

@@ -172,3 +172,16 @@ def test_optional_figures_show_when_present_and_only_then(tmp_path: Path) -> Non
         assert "Virtual time: serves per key (starvation)" in text
         assert "Virtual time: final floor" in text and "123.5" in text
     assert "| light | 10 |" in md  # key_serves: a row per key, a column per treatment carrying it
+
+
+def test_a_long_optional_table_is_cut_and_says_so(tmp_path: Path) -> None:
+    serves = {f"k{i}": i for i in range(100)}
+    runs = [
+        run("sfq", s, 14.0, metrics_type=MetricsWithOptionalFigures, key_serves=serves)
+        for s in SEEDS
+    ]
+    sources = load_sources([str(write(tmp_path / "x.json", results(runs)))])
+    sources[0].results.scenarios[0].runs[:] = runs
+    md = render_markdown(sources)
+    assert "| k59 | 59 |" in md and "| k60 |" not in md
+    assert "<sub>first 60 of 100 rows</sub>" in md
