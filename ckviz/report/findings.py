@@ -21,7 +21,7 @@ def findings(scenario: ScenarioView) -> list[str]:
         out += [prefix + line for line in source_findings(scenario, view)]
     first = scenario.views[0] if scenario.views else None
     for other in scenario.views[1:]:
-        out.append(changes(first, other))  # type: ignore[arg-type]
+        out.append(changes(first, other, scenario.unit))  # type: ignore[arg-type]
     if scenario.missing_from:
         out.append(f"{scenario.name} is not in {', '.join(scenario.missing_from)}.")
     return out
@@ -46,18 +46,21 @@ def _headline_wait(scenario: ScenarioView, view: SourceView) -> str:
     plain = [r for r in view.rows if r.label == r.discipline] or view.rows
     ref = view.row("baseline") or plain[0]
     what, wait = wait_of(scenario)
+    u = scenario.unit
     best_value = min(wait(r) for r in plain)
     best = [r.label for r in plain if wait(r) == best_value]
     if ref.label in best or best_value > wait(ref) * (1 - SAME):
         return (
-            f"No discipline cuts {what} much below {ref.label}'s {ms(wait(ref))} "
-            f"(lowest: {_names(best)} {ms(best_value)})."
+            f"No discipline cuts {what} much below {ref.label}'s {ms(wait(ref), u)} "
+            f"(lowest: {_names(best)} {ms(best_value, u)})."
         )
     verb = "cuts" if len(best) == 1 else "cut"
-    line = f"{_names(best)} {verb} {what} from {ms(wait(ref))} ({ref.label}) to {ms(best_value)}"
+    line = (
+        f"{_names(best)} {verb} {what} from {ms(wait(ref), u)} ({ref.label}) to {ms(best_value, u)}"
+    )
     worst = max(plain, key=wait)
     if wait(worst) > wait(ref) * (1 + SAME):
-        line += f"; {worst.label} raises it to {ms(wait(worst))}"
+        line += f"; {worst.label} raises it to {ms(wait(worst), u)}"
     return line + "."
 
 
@@ -99,31 +102,41 @@ def _cap_effect(scenario: ScenarioView, view: SourceView, r: Row) -> str | None:
     if r.label == r.discipline or ref is None:
         return None
     what, wait = wait_of(scenario)
+    u = scenario.unit
     mine, theirs = wait(r), wait(ref)
     if abs(mine - theirs) <= SAME * theirs:
-        line = f"{r.label} does nothing for {what} ({ms(mine)} vs {ms(theirs)} under {ref.label})"
+        versus = f"{ms(mine, u)} vs {ms(theirs, u)} under {ref.label}"
+        line = f"{r.label} does nothing for {what} ({versus})"
     else:
         verb = "cuts" if mine < theirs else "raises"
-        line = f"{r.label} {verb} {what} from {ms(theirs)} ({ref.label}) to {ms(mine)}"
+        line = f"{r.label} {verb} {what} from {ms(theirs, u)} ({ref.label}) to {ms(mine, u)}"
     ratio = r.makespan.mean / ref.makespan.mean if ref.makespan.mean else 1.0
     if ratio >= LONGER:
         line += (
-            f", and stretches the makespan from {ms(ref.makespan.mean)} to "
-            f"{ms(r.makespan.mean)} (x{ratio:.1f})"
+            f", and stretches the makespan from {ms(ref.makespan.mean, u)} to "
+            f"{ms(r.makespan.mean, u)} (x{ratio:.1f})"
         )
     return line + "."
 
 
-FIGURES: tuple[tuple[str, Callable[[Row], Spread | None], Callable[[float], str]], ...] = (
-    ("worst share/weight", lambda r: r.worst_share, lambda v: share(v)),
-    ("Jain", lambda r: r.jain, lambda v: share(v)),
-    ("light-key mean wait", lambda r: r.light_wait, lambda v: ms(v)),
-    ("worst-key mean wait", lambda r: r.worst_wait, lambda v: ms(v)),
-    ("makespan", lambda r: r.makespan, lambda v: ms(v)),
+def ms(value: float, unit: str = "ms") -> str:
+    return f"{value:.0f} {unit}" if abs(value) >= 10 else f"{value:.1f} {unit}"
+
+
+def share(value: float) -> str:
+    return f"{value:.3f}"
+
+
+FIGURES: tuple[tuple[str, Callable[[Row], Spread | None], Callable[[float, str], str]], ...] = (
+    ("worst share/weight", lambda r: r.worst_share, lambda v, u: share(v)),
+    ("Jain", lambda r: r.jain, lambda v, u: share(v)),
+    ("light-key mean wait", lambda r: r.light_wait, ms),
+    ("worst-key mean wait", lambda r: r.worst_wait, ms),
+    ("makespan", lambda r: r.makespan, ms),
 )
 
 
-def changes(base: SourceView, other: SourceView) -> str:
+def changes(base: SourceView, other: SourceView, unit: str = "ms") -> str:
     """What moved between two files, treatment by treatment (means over seeds)."""
     moved: list[str] = []
     for r in other.rows:
@@ -132,7 +145,7 @@ def changes(base: SourceView, other: SourceView) -> str:
             moved.append(f"{r.label} is new")
             continue
         diffs = [
-            f"{name} {fmt(a.mean)} -> {fmt(b.mean)}"
+            f"{name} {fmt(a.mean, unit)} -> {fmt(b.mean, unit)}"
             for name, get, fmt in FIGURES
             if (a := get(was)) is not None and (b := get(r)) is not None and a.mean != b.mean
         ]
@@ -150,11 +163,3 @@ def _names(labels: list[str]) -> str:
     if len(labels) == 1:
         return labels[0]
     return ", ".join(labels[:-1]) + " and " + labels[-1]
-
-
-def ms(value: float) -> str:
-    return f"{value:.0f} ms" if abs(value) >= 10 else f"{value:.1f} ms"
-
-
-def share(value: float) -> str:
-    return f"{value:.3f}"

@@ -48,7 +48,9 @@ def figure_kinds(scenario: ScenarioView) -> list[str]:
 
 
 def _figures(scenario: ScenarioView) -> list[tuple[str, Drawing, str]]:
-    return [*FIGURES, *([CAPS_FIGURE] if scenario.has_caps else [])]
+    """Timeline figures need runs that recorded one (step-harness runs and older files do not)."""
+    drawn = FIGURES if scenario.has_timelines else FIGURES[:1]
+    return [*drawn, *([CAPS_FIGURE] if scenario.has_caps else [])]
 
 
 def render_html(sources: Sequence[Source], scenarios: Sequence[ScenarioView]) -> str:

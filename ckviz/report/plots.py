@@ -63,8 +63,9 @@ def fairness_svg(scenario: ScenarioView) -> str:
         ("Jain", lambda r: r.jain, False),
     ]
     if scenario.light_key is not None:
-        panels.append((f"{scenario.light_key} mean wait, ms", lambda r: r.light_wait, True))
-    panels.append(("worst-served key mean wait, ms", lambda r: r.worst_wait, True))
+        what = f"{scenario.light_key} mean wait, {scenario.unit}"
+        panels.append((what, lambda r: r.light_wait, True))
+    panels.append((f"worst-served key mean wait, {scenario.unit}", lambda r: r.worst_wait, True))
     return _bar_panels(scenario, panels)
 
 

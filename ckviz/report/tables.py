@@ -56,8 +56,9 @@ def figures_table(scenario: ScenarioView) -> Table:
     light = scenario.light_key
     header = ["treatment", *(["results"] if several else [])]
     header += [f"{WORST_SHARE} mean (min..max)", "Jain mean (min..max)"]
-    header += [f"{light} mean wait ms"] if light else []
-    header += ["worst-served key (first seed)", "worst-key mean wait ms", "makespan ms"]
+    unit = scenario.unit
+    header += [f"{light} mean wait {unit}"] if light else []
+    header += ["worst-served key (first seed)", f"worst-key mean wait {unit}", f"makespan {unit}"]
     rows = []
     for label in scenario.labels:
         for view in scenario.views:

@@ -54,6 +54,16 @@ class ScenarioView:
         return list(seen)
 
     @property
+    def unit(self) -> str:
+        """Step-harness runs count time in steps, the others in logical ms."""
+        steps = any(r.first.metrics.steps is not None for v in self.views for r in v.rows)
+        return "steps" if steps else "ms"
+
+    @property
+    def has_timelines(self) -> bool:
+        return any(r.first.metrics.timeline is not None for v in self.views for r in v.rows)
+
+    @property
     def has_caps(self) -> bool:
         """Treatments beyond plain disciplines (the caps matrix)."""
         return any(r.label != r.discipline for v in self.views for r in v.rows)

@@ -50,15 +50,15 @@ def run(
     worst_share: float = 0.5,
     jain: float = 0.8,
     makespan: int = 1000,
-    metrics_type: type[MetricsResult] = MetricsResult,
     **extra: object,
 ) -> RunResult:
-    metrics = metrics_type(
+    fields: dict[str, object] = {"timeline": timeline(light_wait, heavy_wait), **extra}
+    metrics = MetricsResult(
         total_dequeued=20, redis_round_trips=21, wall_clock_ms=1.0,
         contention_worst_share_over_weight=worst_share, contention_jain=jain,
         makespan_ms=makespan, worst_wait_p99=0, worst_wait_max=0,
         per_key=[key_row("heavy", heavy_wait), key_row("light", light_wait)],
-        timeline=timeline(light_wait, heavy_wait), **extra,
+        **fields,  # type: ignore[arg-type]
     )  # fmt: skip
     return RunResult(discipline=discipline or label, treatment=label, seed=seed, metrics=metrics)
 

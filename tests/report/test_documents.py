@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
 
-from ckviz.model.results import CheckResult, MetricsResult
+from ckviz.model.results import CheckResult, StepMetricsResult
 from ckviz.report.html import figure_kinds, render_html
 from ckviz.report.markdown import render_markdown
 from ckviz.report.sources import load_sources
@@ -144,44 +144,35 @@ def test_markdown_says_when_a_check_run_had_no_rules(tmp_path: Path) -> None:
     assert "No [[expect]] rules in the scenarios run." in render_markdown(load_sources([str(path)]))
 
 
-class MetricsWithOptionalFigures(MetricsResult):
-    """Runs carrying the fields other parts of ckviz add (step harness, virtual time)."""
-
-    steps: list[dict[str, object]] | None = None
-    key_serves: dict[str, int] | None = None
-    vtime_floor_final: float | None = None
+STEPS = StepMetricsResult(victim_first_serve=480, victim_wait_p50=556, victim_wait_p95=628,
+                          victim_wait_p99=636, jain_nonzero=0.34207, drain_step=636, calls=160)  # fmt: skip
 
 
 def test_optional_figures_show_when_present_and_only_then(tmp_path: Path) -> None:
     plain_page, _ = report(tmp_path, skew_like())
     assert "Step harness" not in plain_page and "Virtual time" not in plain_page
     runs = [
-        run("sfq", seed, 14.0, metrics_type=MetricsWithOptionalFigures,
-            steps=[{"step": "dequeue", "us": 41.5}, {"step": "ack", "us": 12.0}],
-            key_serves={"heavy": 10, "light": 10}, vtime_floor_final=123.5)
+        run("vtime", seed, 14.0, steps=STEPS, key_serves={"heavy": 10, "light": 10},
+            vtime_floor_final=123.5, timeline=None)
         for seed in SEEDS
-    ] + [run("baseline", seed, 1321.0) for seed in SEEDS]  # fmt: skip
+    ] + [run("baseline", seed, 1321.0, steps=STEPS, timeline=None) for seed in SEEDS]  # fmt: skip
     sources = load_sources([str(write(tmp_path / "x.json", results(runs)))])
-    # the file round-trips only through a model that has the fields; build the views directly
-    sources[0].results.scenarios[0].runs[:] = runs
     scenarios = scenario_views(sources)
     page = render_html(sources, scenarios)
     md = render_markdown(sources, scenarios)
     for text in (page, md):
-        assert "Step harness: micro timings" in text and "dequeue" in text and "41.5" in text
+        assert "Step harness: micro timings" in text and "victim" in text and "556" in text
         assert "Virtual time: serves per key (starvation)" in text
         assert "Virtual time: final floor" in text and "123.5" in text
     assert "| light | 10 |" in md  # key_serves: a row per key, a column per treatment carrying it
+    assert "makespan steps" in md and "1321 steps" in md  # the step harness counts steps
+    assert page.count("<figure") == 1  # no timelines: no CDF or service figure
 
 
 def test_a_long_optional_table_is_cut_and_says_so(tmp_path: Path) -> None:
     serves = {f"k{i}": i for i in range(100)}
-    runs = [
-        run("sfq", s, 14.0, metrics_type=MetricsWithOptionalFigures, key_serves=serves)
-        for s in SEEDS
-    ]
+    runs = [run("sfq", s, 14.0, key_serves=serves) for s in SEEDS]
     sources = load_sources([str(write(tmp_path / "x.json", results(runs)))])
-    sources[0].results.scenarios[0].runs[:] = runs
     md = render_markdown(sources)
     assert "| k59 | 59 |" in md and "| k60 |" not in md
     assert "<sub>first 60 of 100 rows</sub>" in md
