@@ -10,23 +10,17 @@ command sequence; only the packets differ.
 from __future__ import annotations
 
 import copy
-import heapq
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ckviz.disciplines.base import Discipline
 from ckviz.model.queue import IndexEntry
 from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, KeyRow, QueueEvent, Snapshot
-from ckviz.sim.invariants import (
-    ENV_LIMIT,
-    HEAD_FIRST,
-    LISTING_LIMIT,
-    ONE_PLACE,
-    BrokenInvariant,
-    InvariantChecker,
-)
+from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
+from ckviz.sim.ledger import Ledger
+from ckviz.sim.violations import ENV_LIMIT, ONE_PLACE, BrokenInvariant
 from ckviz.store.digest import QueueDigest
 from ckviz.store.runqueue import DequeuedRun, RunQueue
 from ckviz.workload import PlannedRun
@@ -38,18 +32,6 @@ SCORE_BASE = 1_700_000_000_000
 WALL_NOW = SCORE_BASE + 1_000_000_000
 MAX_LOGICAL_MS = 600_000
 RECENT_LIMIT = 200
-
-
-@dataclass(slots=True)
-class KeyBook:
-    """The driver's own account of one key, checked against what Redis hands out."""
-
-    weight: float
-    queued: list[tuple[int, str]] = field(default_factory=list)  # heap, Redis order
-    to_arrive: int = 0
-    dequeued: int = 0
-    held: int = 0
-    wait_sum_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,31 +60,20 @@ class Driver:
         queue: RunQueue,
     ) -> None:
         self.config = config
-        self.workload = list(workload)
         self.discipline = discipline
         self.queue = queue
+        self.ledger = Ledger(config.weights, workload)
         self.t = 0
         self.step_count = 0
         self.done = False
-        self.events: list[DequeueEvent] = []
         self.recent: deque[QueueEvent] = deque(maxlen=RECENT_LIMIT)
-        self.books = {key: KeyBook(weight) for key, weight in config.weights.items()}
-        for run in self.workload:
-            self.books[run.key].to_arrive += 1
         self.invariants: InvariantChecker | None = None
         if config.check_invariants:
-            planned = {key: book.to_arrive for key, book in self.books.items()}
+            planned = self.ledger.planned_per_key()
             self.invariants = InvariantChecker(
                 config.env_limit, config.per_key_cap, config.total_cap, planned
             )
-        self._active: set[str] = set()  # keys with runs queued or held, as the books say
-        self._touched: set[str] = set()  # keys a script may have changed since the last digest
-        self._queued_keys = 0  # keys with runs queued
         self._digest: QueueDigest | None = None  # from the last trip, until checked
-        self._hold_by_id = {run.run_id: run.hold_ms for run in self.workload}
-        self._next_arrival = 0
-        self._releases: list[tuple[int, int, PlannedRun]] = []  # (release_ms, seq, run)
-        self._holds: dict[str, int] = {}  # run id -> release time
         self._instant_open = False  # released and arrived at self.t, now serving
         self._outbox = queue.trip()
         # outbox slots of dequeues predicted to take nothing, with the invariant behind that
@@ -110,7 +81,15 @@ class Driver:
         self._index_read: tuple[IndexEntry, ...] = ()
         self._index_rescored: tuple[IndexEntry, ...] = ()
         self._order: tuple[str, ...] = ()
-        self._queued_total = 0
+
+    @property
+    def workload(self) -> list[PlannedRun]:
+        return self.ledger.workload
+
+    @property
+    def events(self) -> list[DequeueEvent]:
+        """Every dequeue so far, in order (the ledger's, shared)."""
+        return self.ledger.events
 
     # ---- stepping -------------------------------------------------------------------
 
@@ -144,39 +123,23 @@ class Driver:
         self._instant_open = True
 
     def _release(self) -> None:
-        while self._releases and self._releases[0][0] <= self.t:
-            _, _, run = heapq.heappop(self._releases)
+        for run in self.ledger.releases_due(self.t):
             self._outbox.ack(run.run_id, run.key)
-            del self._holds[run.run_id]
-            book = self.books[run.key]
-            book.held -= 1
-            if not book.held and not book.queued:
-                self._active.discard(run.key)
-            self._touched.add(run.key)
+            self.ledger.acked(run)
             self.recent.append(QueueEvent("ack", self.t, run.key, run.run_id))
 
     def _arrive(self) -> None:
-        while (
-            self._next_arrival < len(self.workload)
-            and self.workload[self._next_arrival].arrival_ms <= self.t
-        ):
-            run = self.workload[self._next_arrival]
-            self._next_arrival += 1
+        for run in self.ledger.arrivals_due(self.t):
             timestamp = SCORE_BASE + run.arrival_ms
             self._outbox.enqueue(run, timestamp)
-            book = self.books[run.key]
-            self._queued_keys += not book.queued
-            heapq.heappush(book.queued, (timestamp, run.run_id))
-            book.to_arrive -= 1
-            self._queued_total += 1
-            self._active.add(run.key)
-            self._touched.add(run.key)
+            self.ledger.enqueued(run, timestamp)
             self.recent.append(QueueEvent("enqueue", self.t, run.key, run.run_id))
 
     def _serve_once(self) -> bool:
         """One serve attempt; False when the instant's serving is over."""
         cap = self.config.total_cap
-        if cap is not None and len(self._holds) >= cap:
+        holds = self.ledger.holds
+        if cap is not None and len(holds) >= cap:
             return False
         self._index_rescored = ()
         if self.discipline.rescores:
@@ -187,10 +150,10 @@ class Driver:
                 self._rescore(self.discipline.order(self._index_read, SCORE_BASE + self.t))
         room = self.config.max_count
         if cap is not None:  # a batch may not carry the held runs past the total cap
-            room = min(room, cap - len(self._holds))
+            room = min(room, cap - len(holds))
         slot = self._outbox.dequeue(room, WALL_NOW)
         if self._certainly_empty():
-            why = ENV_LIMIT if len(self._holds) >= self.config.env_limit else ONE_PLACE
+            why = ENV_LIMIT if len(holds) >= self.config.env_limit else ONE_PLACE
             self._expect_empty.append((slot, why))  # sent with the next trip
             return False
         replies = self._send(read_index=True)
@@ -201,7 +164,12 @@ class Driver:
         return bool(taken)
 
     def _certainly_empty(self) -> bool:
-        return len(self._holds) >= self.config.env_limit or self._queued_total == 0
+        """Whether the dequeue just added is sure to take nothing, so it may wait for the next
+        trip. Judged from this driver's books: sound only while this driver is the one
+        dequeuer (and acker) of its namespace. Another consumer could free a slot or queue a
+        run that the books do not know of, and the deferred dequeue would then take a run too
+        late; several consumers must give up this shortcut or share one ledger and outbox."""
+        return len(self.ledger.holds) >= self.config.env_limit or self.ledger.queued_count == 0
 
     def _rescore(self, order: list[str]) -> None:
         n = len(order)
@@ -214,8 +182,9 @@ class Driver:
 
     def _close_instant(self) -> None:
         self._instant_open = False
-        ends = [a for a in (self._next_arrival_ms(), self._earliest_release()) if a is not None]
-        all_out = len(self.events) >= len(self.workload)
+        ledger = self.ledger
+        ends = [a for a in (ledger.next_arrival_ms(), ledger.earliest_release()) if a is not None]
+        all_out = len(ledger.events) >= ledger.total_runs
         if all_out or not ends:
             self._finish()
             return
@@ -239,10 +208,10 @@ class Driver:
         digest_slot = index_slot = None
         if self.invariants is not None:
             # every active key while there are few, else only those this trip may change
-            few = len(self._active) <= LISTING_LIMIT
-            keys, limit = (self._active, LISTING_LIMIT) if few else (self._touched, 0)
+            active, touched = self.ledger.active, self.ledger.take_touched()
+            few = len(active) <= LISTING_LIMIT
+            keys, limit = (active, LISTING_LIMIT) if few else (touched, 0)
             digest_slot = outbox.inspect(keys, limit, read_index)
-            self._touched = set()
         elif read_index:
             index_slot = outbox.read_index()
         replies = outbox.send()
@@ -263,58 +232,16 @@ class Driver:
         """Check the last trip's digest against the books, once its replies are recorded."""
         if self.invariants is not None and self._digest is not None:
             digest, self._digest = self._digest, None
-            self.invariants.check(self, digest)
-
-    @property
-    def held_count(self) -> int:
-        return len(self._holds)
-
-    @property
-    def queued_count(self) -> int:
-        return self._queued_total
-
-    @property
-    def queued_keys(self) -> int:
-        return self._queued_keys
-
-    @property
-    def to_arrive_count(self) -> int:
-        return len(self.workload) - self._next_arrival
+            self.invariants.check(self.ledger, digest, self.t)
 
     def _record_dequeue(self, run: DequeuedRun) -> None:
         if self.invariants is not None:
             self.invariants.on_dequeued(self.t, run.key, run.run_id)
-        book = self.books[run.key]
-        if not book.queued or book.queued[0][1] != run.run_id:
-            head = book.queued[0][1] if book.queued else "nothing"
-            detail = f"Redis dequeued {run.run_id} but the head of the key is {head}"
-            raise BrokenInvariant(HEAD_FIRST, self.t, [run.key], detail)
-        timestamp, _ = heapq.heappop(book.queued)
-        self._queued_total -= 1
-        self._queued_keys -= not book.queued
-        self._touched.add(run.key)
-        arrival = timestamp - SCORE_BASE
-        planned = PlannedRun(run.key, run.run_id, arrival, self._hold_by_id[run.run_id])
-        event = DequeueEvent(run.key, run.run_id, arrival, self.t)
-        self.events.append(event)
-        book.dequeued += 1
-        book.held += 1
-        book.wait_sum_ms += event.wait_ms
-        release = self.t + planned.hold_ms
-        self._holds[run.run_id] = release
-        heapq.heappush(self._releases, (release, len(self.events), planned))
+        book = self.ledger.dequeued(self.t, run.key, run.run_id, SCORE_BASE)
         self.recent.append(QueueEvent("dequeue", self.t, run.key, run.run_id))
         if self.invariants is not None:
-            self.invariants.within_limits(self.t, run.key, book.held, len(self._holds))
+            self.invariants.within_limits(self.t, run.key, book.held, len(self.ledger.holds))
         self.discipline.on_serviced(run.key)
-
-    def _next_arrival_ms(self) -> int | None:
-        if self._next_arrival < len(self.workload):
-            return self.workload[self._next_arrival].arrival_ms
-        return None
-
-    def _earliest_release(self) -> int | None:
-        return self._releases[0][0] if self._releases else None
 
     # ---- what the UI reads --------------------------------------------------------------
 
@@ -344,11 +271,11 @@ class Driver:
                 float(b.queued[0][0]) if b.queued else None,
                 b.wait_sum_ms,
             )
-            for key, b in self.books.items()
+            for key, b in self.ledger.books.items()
         )
         held = tuple(
             HeldRun(run.key, run.run_id, release)
-            for release, _, run in sorted(self._releases, key=lambda r: (r[0], r[1]))
+            for release, _, run in sorted(self.ledger.releases, key=lambda r: (r[0], r[1]))
         )
         return Snapshot(
             scenario=cfg.scenario,
@@ -361,7 +288,7 @@ class Driver:
             max_count=cfg.max_count,
             per_key_cap=cfg.per_key_cap,
             total_cap=cfg.total_cap,
-            total_runs=len(self.workload),
+            total_runs=self.ledger.total_runs,
             index_read=self._index_read,
             index_rescored=self._index_rescored,
             keys=rows,

@@ -1,20 +1,28 @@
-"""Invariants checked after every trip: the driver's books against what Redis holds.
+"""Invariants checked after every trip: a ledger's books against what Redis holds.
 
 The digest comes from `inspect.lua`, which rides at the end of a trip the driver sends
-anyway, so a check costs one more command in that trip and no extra round trip. The names
-below are what a violation reports; docs/TRUST.md lists them.
+anyway, so a check costs one more command in that trip and no extra round trip. The names a
+violation reports live in `violations.py` (re-exported here); docs/TRUST.md lists them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
-from ckviz.errors import InvariantViolation
+from ckviz.sim.ledger import Ledger
+from ckviz.sim.violations import (
+    CK_INDEX,
+    DEQUEUED_ONCE,
+    ENV_LIMIT,
+    HEAD_FIRST,
+    INVARIANTS,
+    MASTER_QUEUE,
+    ONE_PLACE,
+    PER_KEY_LIMIT,
+    TOTAL_CAP,
+    BrokenInvariant,
+)
 from ckviz.store.digest import NOT_INDEXED, QueueDigest
-
-if TYPE_CHECKING:
-    from ckviz.sim.driver import Driver
 
 DEFAULT_QUEUE_LIMIT = 1_000_000  # what dequeue.lua assumes without a per-queue limit
 # Up to this many keys, every trip's digest counts every ckIndex member and every key the
@@ -22,35 +30,20 @@ DEFAULT_QUEUE_LIMIT = 1_000_000  # what dequeue.lua assumes without a per-queue 
 # cost what a trip touches, not the key count).
 LISTING_LIMIT = 64
 
-ONE_PLACE = "one-place"  # every run queued, held, acked or not yet arrived, exactly once
-DEQUEUED_ONCE = "dequeued-once"
-HEAD_FIRST = "head-first"  # a key's runs leave in Redis order: (timestamp, run id)
-PER_KEY_LIMIT = "per-key-limit"
-ENV_LIMIT = "env-limit"
-TOTAL_CAP = "total-cap"
-CK_INDEX = "ck-index"  # ckIndex holds exactly the non-empty CK queues
-MASTER_QUEUE = "master-queue"  # the master member is there exactly when ckIndex is non-empty
-INVARIANTS = (
-    ONE_PLACE,
-    DEQUEUED_ONCE,
-    HEAD_FIRST,
-    PER_KEY_LIMIT,
-    ENV_LIMIT,
-    TOTAL_CAP,
-    CK_INDEX,
-    MASTER_QUEUE,
-)
-
-
-class BrokenInvariant(InvariantViolation):
-    """An invariant failed: which one, at which instant, for which keys."""
-
-    def __init__(self, invariant: str, t: int, keys: Iterable[str], detail: str) -> None:
-        self.invariant = invariant
-        self.t = t
-        self.keys = tuple(keys)
-        named = f" (keys: {', '.join(repr(k) for k in self.keys)})" if self.keys else ""
-        super().__init__(f"invariant {invariant} broken at t={t} ms{named}: {detail}")
+__all__ = [
+    "CK_INDEX",
+    "DEQUEUED_ONCE",
+    "ENV_LIMIT",
+    "HEAD_FIRST",
+    "INVARIANTS",
+    "LISTING_LIMIT",
+    "MASTER_QUEUE",
+    "ONE_PLACE",
+    "PER_KEY_LIMIT",
+    "TOTAL_CAP",
+    "BrokenInvariant",
+    "InvariantChecker",
+]
 
 
 class InvariantChecker:
@@ -88,15 +81,14 @@ class InvariantChecker:
             detail = f"{env_held} runs held; total cap {self.total_cap}"
             raise BrokenInvariant(TOTAL_CAP, t, [key], detail)
 
-    def check(self, driver: Driver, digest: QueueDigest) -> None:
-        """Raise `BrokenInvariant` for the first rule the books or the digest break."""
+    def check(self, ledger: Ledger, digest: QueueDigest, t: int) -> None:
+        """Raise `BrokenInvariant` for the first rule the books or the digest break at `t`."""
         self.checks += 1
-        t = driver.t
-        held_total, queued_total = driver.held_count, driver.queued_count
-        parts = (driver.to_arrive_count, queued_total, held_total, len(driver.events) - held_total)
-        if sum(parts) != len(driver.workload) or min(parts) < 0:
+        held_total, queued_total = ledger.held_count, ledger.queued_count
+        parts = (ledger.to_arrive_count, queued_total, held_total, len(ledger.events) - held_total)
+        if sum(parts) != ledger.total_runs or min(parts) < 0:
             shown = " + ".join(map(str, parts))
-            detail = f"to arrive + queued + held + acked = {shown}, not {len(driver.workload)}"
+            detail = f"to arrive + queued + held + acked = {shown}, not {ledger.total_runs}"
             raise BrokenInvariant(ONE_PLACE, t, [], detail)
         if digest.env_queued != queued_total:
             detail = f"the env queue has {digest.env_queued} runs, the driver {queued_total}"
@@ -106,7 +98,7 @@ class InvariantChecker:
             raise BrokenInvariant(ONE_PLACE, t, [], detail)
         queued_sum = held_sum = 0
         for key, (queued, held) in digest.queues.items():
-            self._key(t, key, queued, held, driver)
+            self._key(t, key, queued, held, ledger)
             queued_sum += max(queued, 0)
             held_sum += held
         if digest.index_listed and queued_sum != digest.env_queued:
@@ -118,16 +110,16 @@ class InvariantChecker:
         if digest.index_listed and held_sum != digest.env_held:
             detail = f"the env holds {digest.env_held} runs, its keys {held_sum}"
             raise BrokenInvariant(ONE_PLACE, t, [], detail)
-        if digest.index_size != driver.queued_keys:
+        if digest.index_size != ledger.queued_keys:
             detail = (
                 f"ckIndex has {digest.index_size} entries for "
-                f"{driver.queued_keys} keys with runs queued"
+                f"{ledger.queued_keys} keys with runs queued"
             )
             raise BrokenInvariant(CK_INDEX, t, [], detail)
         self._env(t, digest)
 
-    def _key(self, t: int, key: str, queued: int, held: int, driver: Driver) -> None:
-        book = driver.books.get(key)
+    def _key(self, t: int, key: str, queued: int, held: int, ledger: Ledger) -> None:
+        book = ledger.books.get(key)
         if book is None:
             raise BrokenInvariant(CK_INDEX, t, [key], "a CK queue of no workload key")
         placed = book.to_arrive + len(book.queued) + book.dequeued

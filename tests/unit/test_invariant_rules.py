@@ -7,7 +7,6 @@ from dataclasses import dataclass, field, replace
 import pytest
 
 from ckviz.model.snapshot import DequeueEvent
-from ckviz.sim.driver import KeyBook
 from ckviz.sim.invariants import (
     CK_INDEX,
     DEQUEUED_ONCE,
@@ -20,18 +19,19 @@ from ckviz.sim.invariants import (
     BrokenInvariant,
     InvariantChecker,
 )
+from ckviz.sim.ledger import KeyBook
 from ckviz.store.digest import NOT_INDEXED, QueueDigest, decode_digest
 from ckviz.store.keys import ck_member
 
 
 @dataclass
 class Books:
-    """The parts of a driver the checker reads: two keys, `a` with 3 runs and `b` with 1."""
+    """The parts of a ledger the checker reads: two keys, `a` with 3 runs and `b` with 1."""
 
     t: int = 7
     books: dict[str, KeyBook] = field(default_factory=dict)
     events: list[DequeueEvent] = field(default_factory=list)
-    workload: list[object] = field(default_factory=lambda: [None] * 4)
+    total_runs: int = 4
     held_count: int = 1
     queued_count: int = 2
     to_arrive_count: int = 1
@@ -65,13 +65,13 @@ def good() -> QueueDigest:
 
 def broken(digest: QueueDigest, books: Books | None = None, **limits: int) -> BrokenInvariant:
     with pytest.raises(BrokenInvariant) as caught:
-        checker(**limits).check(books or Books(), digest)  # type: ignore[arg-type]
+        checker(**limits).check(books or Books(), digest, 7)  # type: ignore[arg-type]
     return caught.value
 
 
 def test_a_consistent_digest_passes() -> None:
     c = checker()
-    c.check(Books(), good())  # type: ignore[arg-type]
+    c.check(Books(), good(), 7)  # type: ignore[arg-type]
     assert c.checks == 1
 
 
@@ -107,7 +107,7 @@ def test_each_broken_rule_is_named(
     digest: QueueDigest, limits: dict[str, int], invariant: str | None, keys: tuple[str, ...]
 ) -> None:
     if invariant is None:
-        checker(**limits).check(Books(), digest)  # type: ignore[arg-type]
+        checker(**limits).check(Books(), digest, 7)  # type: ignore[arg-type]
         return
     err = broken(digest, None, **limits)
     assert err.invariant == invariant and err.keys == keys and err.t == 7
@@ -121,7 +121,7 @@ def test_limits_are_checked_against_what_redis_holds() -> None:
     books.events.append(DequeueEvent("a", "a~0#1", 0, 0))
     books.held_count, books.queued_count = 2, 1
     digest = with_(env_held=2, env_queued=1, queues={"a": (1, 2)})
-    checker().check(books, digest)  # type: ignore[arg-type]
+    checker().check(books, digest, books.t)  # type: ignore[arg-type]
     assert broken(digest, books, per_key=1).invariant == PER_KEY_LIMIT
 
 
@@ -131,7 +131,7 @@ def test_env_limit_and_total_cap() -> None:
     books.events.append(DequeueEvent("b", "b~0#0", 0, 0))
     books.held_count, books.to_arrive_count = 2, 0
     digest = with_(env_held=2, queues={"a": (2, 1), "b": (NOT_INDEXED, 1)})
-    checker(per_key=1).check(books, digest)  # type: ignore[arg-type]
+    checker(per_key=1).check(books, digest, books.t)  # type: ignore[arg-type]
     assert broken(digest, books, env=1).invariant == ENV_LIMIT
     assert broken(digest, books, total=1).invariant == TOTAL_CAP
 

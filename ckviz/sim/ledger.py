@@ -1,0 +1,137 @@
+"""The books of one run: what ckviz believes Redis holds, per key and in all.
+
+Every run is in exactly one place: to arrive, queued, held, or acked. The driver records each
+enqueue, dequeue and ack here as it sends it; the invariant checker holds these books against
+the digest Redis returns. Nothing here talks to Redis, so several consumers can share a ledger.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ckviz.model.snapshot import DequeueEvent
+from ckviz.sim.violations import HEAD_FIRST, BrokenInvariant
+from ckviz.workload import PlannedRun
+
+
+@dataclass(slots=True)
+class KeyBook:
+    """The books of one key, checked against what Redis hands out."""
+
+    weight: float
+    queued: list[tuple[int, str]] = field(default_factory=list)  # heap, Redis order
+    to_arrive: int = 0
+    dequeued: int = 0
+    held: int = 0
+    wait_sum_ms: int = 0
+
+
+class Ledger:
+    """Per-key books, the dequeue events in order, and the runs holding a slot until when."""
+
+    def __init__(self, weights: Mapping[str, float], workload: Sequence[PlannedRun]) -> None:
+        self.workload = list(workload)
+        self.books = {key: KeyBook(weight) for key, weight in weights.items()}
+        for run in self.workload:
+            self.books[run.key].to_arrive += 1
+        self.events: list[DequeueEvent] = []
+        self.holds: dict[str, int] = {}  # run id -> release time
+        self.releases: list[tuple[int, int, PlannedRun]] = []  # heap of (release_ms, seq, run)
+        self.active: set[str] = set()  # keys with runs queued or held
+        self.touched: set[str] = set()  # keys changed since the driver last took them
+        self.queued_count = 0
+        self.queued_keys = 0  # keys with runs queued
+        self._next_arrival = 0
+        self._hold_by_id = {run.run_id: run.hold_ms for run in self.workload}
+
+    @property
+    def total_runs(self) -> int:
+        return len(self.workload)
+
+    @property
+    def held_count(self) -> int:
+        return len(self.holds)
+
+    @property
+    def to_arrive_count(self) -> int:
+        return len(self.workload) - self._next_arrival
+
+    def planned_per_key(self) -> dict[str, int]:
+        """Runs per key in the workload (what the books must always add up to)."""
+        planned = dict.fromkeys(self.books, 0)
+        for run in self.workload:
+            planned[run.key] += 1
+        return planned
+
+    def arrivals_due(self, t: int) -> Iterator[PlannedRun]:
+        """The runs that arrive by `t`, each handed out once, in workload order."""
+        workload = self.workload
+        while self._next_arrival < len(workload) and workload[self._next_arrival].arrival_ms <= t:
+            self._next_arrival += 1
+            yield workload[self._next_arrival - 1]
+
+    def releases_due(self, t: int) -> Iterator[PlannedRun]:
+        """The held runs whose hold ends by `t`, earliest first."""
+        while self.releases and self.releases[0][0] <= t:
+            yield heapq.heappop(self.releases)[2]
+
+    def next_arrival_ms(self) -> int | None:
+        if self._next_arrival < len(self.workload):
+            return self.workload[self._next_arrival].arrival_ms
+        return None
+
+    def earliest_release(self) -> int | None:
+        return self.releases[0][0] if self.releases else None
+
+    def enqueued(self, run: PlannedRun, timestamp: int) -> None:
+        book = self.books[run.key]
+        self.queued_keys += not book.queued
+        heapq.heappush(book.queued, (timestamp, run.run_id))
+        book.to_arrive -= 1
+        self.queued_count += 1
+        self.active.add(run.key)
+        self.touched.add(run.key)
+
+    def acked(self, run: PlannedRun) -> None:
+        del self.holds[run.run_id]
+        book = self.books[run.key]
+        book.held -= 1
+        if not book.held and not book.queued:
+            self.active.discard(run.key)
+        self.touched.add(run.key)
+
+    def dequeued(self, t: int, key: str, run_id: str, score_base: int) -> KeyBook:
+        """Move a run Redis handed out from queued to held; its hold ends at t + hold.
+
+        Head-first holds only while this ledger's driver is the key's one dequeuer: a run
+        another consumer took would still sit at the head of these books and the next one
+        would look out of order. Several consumers sharing a ledger must record every
+        consumer's dequeues here, in the order Redis served them.
+        """
+        book = self.books[key]
+        if not book.queued or book.queued[0][1] != run_id:
+            head = book.queued[0][1] if book.queued else "nothing"
+            detail = f"Redis dequeued {run_id} but the head of the key is {head}"
+            raise BrokenInvariant(HEAD_FIRST, t, [key], detail)
+        timestamp, _ = heapq.heappop(book.queued)
+        self.queued_count -= 1
+        self.queued_keys -= not book.queued
+        self.touched.add(key)
+        arrival = timestamp - score_base
+        planned = PlannedRun(key, run_id, arrival, self._hold_by_id[run_id])
+        event = DequeueEvent(key, run_id, arrival, t)
+        self.events.append(event)
+        book.dequeued += 1
+        book.held += 1
+        book.wait_sum_ms += event.wait_ms
+        release = t + planned.hold_ms
+        self.holds[run_id] = release
+        heapq.heappush(self.releases, (release, len(self.events), planned))
+        return book
+
+    def take_touched(self) -> set[str]:
+        """The keys changed since the last call (a digest counts these), and forget them."""
+        touched, self.touched = self.touched, set()
+        return touched

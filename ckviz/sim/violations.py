@@ -1,0 +1,37 @@
+"""What a broken invariant reports: its name, the instant and the keys. docs/TRUST.md lists them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ckviz.errors import InvariantViolation
+
+ONE_PLACE = "one-place"  # every run queued, held, acked or not yet arrived, exactly once
+DEQUEUED_ONCE = "dequeued-once"
+HEAD_FIRST = "head-first"  # a key's runs leave in Redis order: (timestamp, run id)
+PER_KEY_LIMIT = "per-key-limit"
+ENV_LIMIT = "env-limit"
+TOTAL_CAP = "total-cap"
+CK_INDEX = "ck-index"  # ckIndex holds exactly the non-empty CK queues
+MASTER_QUEUE = "master-queue"  # the master member is there exactly when ckIndex is non-empty
+INVARIANTS = (
+    ONE_PLACE,
+    DEQUEUED_ONCE,
+    HEAD_FIRST,
+    PER_KEY_LIMIT,
+    ENV_LIMIT,
+    TOTAL_CAP,
+    CK_INDEX,
+    MASTER_QUEUE,
+)
+
+
+class BrokenInvariant(InvariantViolation):
+    """An invariant failed: which one, at which instant, for which keys."""
+
+    def __init__(self, invariant: str, t: int, keys: Iterable[str], detail: str) -> None:
+        self.invariant = invariant
+        self.t = t
+        self.keys = tuple(keys)
+        named = f" (keys: {', '.join(repr(k) for k in self.keys)})" if self.keys else ""
+        super().__init__(f"invariant {invariant} broken at t={t} ms{named}: {detail}")
