@@ -1,28 +1,37 @@
-"""What every discipline is: an ordering of the active CK queues plus a service hook."""
+"""What every discipline is: a door to Redis, an order of the active CK queues, a service hook."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from ckviz.model.queue import DisciplineState, IndexEntry
+from ckviz.model.queue import DisciplineState, Door, IndexEntry
 
 
 class Discipline(Protocol):
-    """A fairness policy the driver consults before each dequeue call."""
+    """A fairness policy the driver consults before each dequeue call.
+
+    `door` says which scripts its runs go through and whether the driver rescores ckIndex
+    from `advance` before each dequeue; a discipline whose state lives in Redis names its
+    own scripts and keys there and leaves the ordering to its Lua.
+    """
 
     name: str
-    rescores: bool
+    door: Door
 
     def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
-        """The active CK queue members, best first."""
+        """The active CK queue members, best first, as a serve at `now` would rank them.
+        Pure: the state is untouched (the app previews the next pick with it)."""
+        ...
+
+    def advance(self, active: Sequence[IndexEntry], now: int) -> list[str]:
+        """Time moved on to `now` with `active` waiting: commit what ranking them changes
+        (SFQ's floor, DRR's deficits, CoDel's clocks) and return `order(active, now)`."""
         ...
 
     def on_serviced(self, key: str) -> None:
         """The dequeue just handed out a run of `key`."""
         ...
-
-    def reset(self) -> None: ...
 
     def state(self) -> DisciplineState: ...
 

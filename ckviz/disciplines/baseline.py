@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ckviz.disciplines.base import by_priority
-from ckviz.model.queue import DisciplineState, IndexEntry
+from ckviz.model.queue import LUA_ORDER, DisciplineState, IndexEntry
 
 
 class Baseline:
     """The Lua's own order; `order` exists so CoDel can build on it."""
 
-    rescores = False
+    door = LUA_ORDER
 
     def __init__(self, name: str = "baseline") -> None:
         self.name = name
@@ -19,10 +19,10 @@ class Baseline:
     def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
         return by_priority(active, lambda _key: 0)
 
-    def on_serviced(self, key: str) -> None:
-        return None
+    def advance(self, active: Sequence[IndexEntry], now: int) -> list[str]:
+        return self.order(active, now)
 
-    def reset(self) -> None:
+    def on_serviced(self, key: str) -> None:
         return None
 
     def state(self) -> DisciplineState:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ckviz.disciplines.base import Discipline
-from ckviz.model.queue import DisciplineState, IndexEntry
+from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry
 
 TARGET_MS = 200
 INTERVAL_MS = 100
@@ -18,7 +18,7 @@ class CoDel:
     reference's known blind spot, kept on purpose.
     """
 
-    rescores = True
+    door = RESCORED
 
     def __init__(
         self, base: Discipline, target_ms: int = TARGET_MS, interval_ms: int = INTERVAL_MS
@@ -27,33 +27,42 @@ class CoDel:
         self.name = f"codel-{base.name}"
         self.target_ms = target_ms
         self.interval_ms = interval_ms
-        self.reset()
-
-    def reset(self) -> None:
-        self.base.reset()
         self.above_since: dict[str, int] = {}
         self.escalating: list[str] = []
 
-    def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
-        base_order = self.base.order(active, now)
+    def _judge(self, active: Sequence[IndexEntry], now: int) -> tuple[dict[str, int], set[str]]:
+        """Since when each key with a head above target has been so, and which escalate."""
         heads: dict[str, float] = {}
         for entry in active:
             heads[entry.key] = min(heads.get(entry.key, entry.score), entry.score)
+        above: dict[str, int] = {}
         escalating: set[str] = set()
         for key, head in heads.items():
             if now - head > self.target_ms:
-                since = self.above_since.setdefault(key, now)
+                since = above[key] = self.above_since.get(key, now)
                 if now - since >= self.interval_ms:
                     escalating.add(key)
-            else:
-                self.above_since.pop(key, None)
-        for key in [k for k in self.above_since if k not in heads]:
-            del self.above_since[key]
+        return above, escalating
+
+    @staticmethod
+    def _front_first(
+        base_order: list[str], active: Sequence[IndexEntry], escalating: set[str]
+    ) -> tuple[list[str], list[str]]:
+        """The base order with escalating keys moved to the front; and those keys, in order."""
         member_key = {e.member: e.key for e in active}
         front = [m for m in base_order if member_key[m] in escalating]
         back = [m for m in base_order if member_key[m] not in escalating]
-        self.escalating = [member_key[m] for m in front]
-        return front + back
+        return front + back, [member_key[m] for m in front]
+
+    def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
+        _, escalating = self._judge(active, now)
+        return self._front_first(self.base.order(active, now), active, escalating)[0]
+
+    def advance(self, active: Sequence[IndexEntry], now: int) -> list[str]:
+        base_order = self.base.advance(active, now)
+        self.above_since, escalating = self._judge(active, now)
+        order, self.escalating = self._front_first(base_order, active, escalating)
+        return order
 
     def on_serviced(self, key: str) -> None:
         self.base.on_serviced(key)

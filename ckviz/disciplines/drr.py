@@ -3,63 +3,82 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from ckviz.disciplines.base import by_priority, fmt, weight_of
-from ckviz.model.queue import DisciplineState, IndexEntry
+from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry
 
 _COST = 1.0  # every run costs one unit of deficit
+
+
+@dataclass(frozen=True, slots=True)
+class _Visit:
+    """What a visit of the ring would leave: the ring, the cursor, the deficits topped up."""
+
+    ring: list[str]
+    cursor: int
+    top_ups: dict[str, float]
+    winner: str
 
 
 class DeficitRoundRobin:
     """A ring of keys and a cursor; a key is served while its deficit covers a run."""
 
     name = "drr"
-    rescores = True
+    door = RESCORED
 
     def __init__(self, quantum: float = 1.0, weights: Mapping[str, float] | None = None) -> None:
         self.quantum = quantum
         self.weights = dict(weights or {})
-        self.reset()
-
-    def reset(self) -> None:
         self.deficit: dict[str, float] = {}
         self.ring: list[str] = []
         self.cursor = 0
 
-    def _sync_ring(self, active: Sequence[IndexEntry]) -> None:
+    def _synced_ring(self, active: Sequence[IndexEntry]) -> tuple[list[str], int]:
         present = {e.key for e in active}
-        known = set(self.ring)
+        ring = list(self.ring)
+        known = set(ring)
         for entry in active:
             if entry.key not in known:
-                self.ring.append(entry.key)
+                ring.append(entry.key)
                 known.add(entry.key)
-        self.ring = [key for key in self.ring if key in present]
-        if self.cursor >= len(self.ring):
-            self.cursor = 0
+        ring = [key for key in ring if key in present]
+        return ring, self.cursor if self.cursor < len(ring) else 0
 
-    def _pick(self) -> str:
-        for _ in range(len(self.ring)):
-            key = self.ring[self.cursor]
-            if self.deficit.get(key, 0.0) < _COST:
-                top_up = self.quantum * weight_of(self.weights, key)
-                self.deficit[key] = self.deficit.get(key, 0.0) + top_up
-            if self.deficit[key] >= _COST:
-                return key
-            self.cursor = (self.cursor + 1) % len(self.ring)
-        return self.ring[self.cursor]
+    def _visit(self, active: Sequence[IndexEntry]) -> _Visit:
+        ring, cursor = self._synced_ring(active)
+        top_ups: dict[str, float] = {}
+        for _ in range(len(ring)):
+            key = ring[cursor]
+            deficit = self.deficit.get(key, 0.0)
+            if deficit < _COST:
+                deficit += self.quantum * weight_of(self.weights, key)
+                top_ups[key] = deficit
+            if deficit >= _COST:
+                return _Visit(ring, cursor, top_ups, key)
+            cursor = (cursor + 1) % len(ring)
+        return _Visit(ring, cursor, top_ups, ring[cursor])
 
-    def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
-        self._sync_ring(active)
-        winner = self._pick()
-        size = len(self.ring)
-        position = {key: (i - self.cursor) % size for i, key in enumerate(self.ring)}
+    @staticmethod
+    def _rank(active: Sequence[IndexEntry], visit: _Visit) -> list[str]:
+        size = len(visit.ring)
+        position = {key: (i - visit.cursor) % size for i, key in enumerate(visit.ring)}
 
         def priority(key: str) -> float:
-            if key == winner:
+            if key == visit.winner:
                 return -1
             return position.get(key, size)
 
         return by_priority(active, priority)
+
+    def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
+        return self._rank(active, self._visit(active))
+
+    def advance(self, active: Sequence[IndexEntry], now: int) -> list[str]:
+        visit = self._visit(active)
+        self.ring, self.cursor = visit.ring, visit.cursor
+        self.deficit.update(visit.top_ups)
+        return self._rank(active, visit)
 
     def on_serviced(self, key: str) -> None:
         self.deficit[key] = self.deficit.get(key, 0.0) - _COST

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ckviz.disciplines.base import by_priority, fmt, weight_of
-from ckviz.model.queue import DisciplineState, IndexEntry
+from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry
 
 
 class VirtualClock:
     """Serve the key whose clock is lowest; an idle key rejoins at the floor, not behind."""
 
-    rescores = True
+    door = RESCORED
 
     def __init__(
         self, name: str, increment: float, label: str, weights: Mapping[str, float] | None = None
@@ -20,19 +20,27 @@ class VirtualClock:
         self.increment = increment
         self.label = label  # what the clock is called: "clock" (SFQ) or "pass" (stride)
         self.weights = dict(weights or {})
-        self.reset()
-
-    def reset(self) -> None:
         self.clock: dict[str, float] = {}
         self.floor = 0.0
 
     def _priority(self, key: str) -> float:
         return max(self.clock.get(key, self.floor), self.floor)
 
-    def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
+    def _floor_with(self, active: Sequence[IndexEntry]) -> float:
+        """The floor once `active` is seen: it rises to the lowest clock among them."""
         lowest = min(self.clock.get(e.key, self.floor) for e in active)
-        self.floor = max(self.floor, lowest)
-        return by_priority(active, self._priority)
+        return max(self.floor, lowest)
+
+    def _rank(self, active: Sequence[IndexEntry], floor: float) -> list[str]:
+        clock = self.clock
+        return by_priority(active, lambda key: max(clock.get(key, floor), floor))
+
+    def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
+        return self._rank(active, self._floor_with(active))
+
+    def advance(self, active: Sequence[IndexEntry], now: int) -> list[str]:
+        self.floor = self._floor_with(active)
+        return self._rank(active, self.floor)
 
     def on_serviced(self, key: str) -> None:
         self.clock[key] = self._priority(key) + self.increment / weight_of(self.weights, key)

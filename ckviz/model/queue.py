@@ -24,3 +24,20 @@ class DisciplineState:
     name: str
     fields: tuple[tuple[str, str], ...] = ()
     per_key: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Door:
+    """How a discipline's runs reach Redis: the scripts for enqueue, dequeue and ack (by Lua
+    file name), the discipline's own state keys (each `B:<name>` under the base queue, added
+    after the scripts' usual KEYS) and whether the driver rescores ckIndex before a dequeue."""
+
+    enqueue: str = "enqueue"
+    dequeue: str = "dequeue"
+    ack: str = "ack"
+    state_keys: tuple[str, ...] = ()
+    rescores: bool = False  # client side: read ckIndex, order it in Python, write the order
+
+
+LUA_ORDER = Door()  # the dequeue script's own order: lowest ckIndex score first
+RESCORED = Door(rescores=True)

@@ -9,7 +9,6 @@ command sequence; only the packets differ.
 
 from __future__ import annotations
 
-import copy
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from ckviz.model.queue import IndexEntry
 from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, KeyRow, QueueEvent, Snapshot
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
 from ckviz.sim.ledger import Ledger
+from ckviz.sim.serving import age_order, serve_plan
 from ckviz.sim.violations import ENV_LIMIT, ONE_PLACE, BrokenInvariant
 from ckviz.store.digest import QueueDigest
 from ckviz.store.runqueue import DequeuedRun, RunQueue
@@ -61,6 +61,7 @@ class Driver:
     ) -> None:
         self.config = config
         self.discipline = discipline
+        self.plan = serve_plan(discipline)  # what the discipline adds before each dequeue
         self.queue = queue
         self.ledger = Ledger(config.weights, workload)
         self.t = 0
@@ -142,12 +143,13 @@ class Driver:
         if cap is not None and len(holds) >= cap:
             return False
         self._index_rescored = ()
-        if self.discipline.rescores:
-            if len(self._outbox):
-                self._send(read_index=True)
-                self._check()
-            if self._index_read:
-                self._rescore(self.discipline.order(self._index_read, SCORE_BASE + self.t))
+        if self.plan.rescores and len(self._outbox):  # rank what Redis holds now
+            self._send(read_index=True)
+            self._check()
+        now = SCORE_BASE + self.t
+        rescore = self.plan.before_dequeue(self._outbox, self._index_read, now, WALL_NOW)
+        if rescore is not None:
+            self._order, self._index_rescored = rescore.order, rescore.entries
         room = self.config.max_count
         if cap is not None:  # a batch may not carry the held runs past the total cap
             room = min(room, cap - len(holds))
@@ -170,15 +172,6 @@ class Driver:
         run that the books do not know of, and the deferred dequeue would then take a run too
         late; several consumers must give up this shortcut or share one ledger and outbox."""
         return len(self.ledger.holds) >= self.config.env_limit or self.ledger.queued_count == 0
-
-    def _rescore(self, order: list[str]) -> None:
-        n = len(order)
-        self._outbox.rescore(order, WALL_NOW)
-        keys = {e.member: e.key for e in self._index_read}
-        self._order = tuple(keys[m] for m in order)
-        self._index_rescored = tuple(
-            IndexEntry(m, keys[m], float(WALL_NOW - (n - i))) for i, m in enumerate(order)
-        )
 
     def _close_instant(self) -> None:
         self._instant_open = False
@@ -245,21 +238,10 @@ class Driver:
 
     # ---- what the UI reads --------------------------------------------------------------
 
-    def _preview_order(self) -> tuple[str, ...]:
-        """The order the next serve attempt would put ckIndex in, from the last read, computed
-        on a copy so the discipline's own state is untouched (SFQ's floor, DRR's deficits)."""
-        if self.done or not self._index_read:
-            return ()
-        if not self.discipline.rescores:
-            return _age_order(self._index_read)
-        preview = copy.deepcopy(self.discipline)
-        order = preview.order(self._index_read, SCORE_BASE + self.t)
-        keys = {e.member: e.key for e in self._index_read}
-        return tuple(keys[m] for m in order)
-
     def snapshot(self) -> Snapshot:
         """An immutable picture of this moment."""
         cfg = self.config
+        now = SCORE_BASE + self.t
         rows = tuple(
             KeyRow(
                 key,
@@ -294,16 +276,11 @@ class Driver:
             keys=rows,
             held=held,
             discipline_state=self.discipline.state(),
-            order=self._order if self.discipline.rescores else _age_order(self._index_read),
-            next_order=self._preview_order(),
-            rescores=self.discipline.rescores,
+            order=self._order if self.plan.rescores else age_order(self._index_read),
+            next_order=() if self.done else self.plan.next_order(self._index_read, now),
+            rescores=self.plan.rescores,
             events=EventLog(self.events, len(self.events)),
             recent=tuple(self.recent),
             round_trips=self.queue.round_trips,
             score_base=SCORE_BASE,
         )
-
-
-def _age_order(index: tuple[IndexEntry, ...]) -> tuple[str, ...]:
-    """What the Lua itself will serve first: lowest score, ties by member."""
-    return tuple(e.key for e in sorted(index, key=lambda e: (e.score, e.member)))

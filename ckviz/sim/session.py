@@ -39,7 +39,8 @@ def open_cell(
     """A ready driver whose keys all start with `prefix`; they are deleted when it closes."""
     per_key = treatment.per_key_cap or scenario.caps.per_key
     total = treatment.total_cap or scenario.caps.total
-    queue = RunQueue(client, prefix, scenario.env_limit, per_key_limit=per_key)
+    discipline = make_discipline(treatment.discipline, scenario.weights())
+    queue = RunQueue(client, prefix, scenario.env_limit, per_key, discipline.door)
     config = DriverConfig(
         scenario=scenario.name,
         seed=seed,
@@ -50,7 +51,6 @@ def open_cell(
         total_cap=total,
         check_invariants=check_invariants,
     )
-    discipline = make_discipline(treatment.discipline, scenario.weights())
     try:
         queue.open()
         yield Driver(config, generate(scenario, seed), discipline, queue)

@@ -69,6 +69,10 @@ class KeyLayout:
     def master_queue(self) -> str:
         return f"{self.prefix}masterQueue:shard:0"
 
+    def base_key(self, name: str) -> str:
+        """A key of the base queue's own, `B:<name>` (a discipline's state in Redis)."""
+        return f"{self.prefix}{BASE}:{name}"
+
     def ck_queue(self, key: str) -> str:
         return self.prefix + ck_member(key)
 

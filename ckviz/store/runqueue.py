@@ -17,7 +17,7 @@ import redis
 from redis.exceptions import NoScriptError, ResponseError
 
 from ckviz.errors import InvariantViolation, RedisUnavailable, ServerRefused
-from ckviz.model.queue import IndexEntry
+from ckviz.model.queue import LUA_ORDER, Door, IndexEntry
 from ckviz.store.digest import QueueDigest, decode_digest
 from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member, key_of_member
 from ckviz.store.preflight import raise_refusal
@@ -93,6 +93,7 @@ def _digest_only(reply: list[Any]) -> tuple[QueueDigest, None]:
     return decode_digest(reply[0]), None
 
 
+# Not redis-py's pipeline: that one sends an extra SCRIPT EXISTS round trip per execute.
 class Trip:
     """Commands that travel to Redis together; `send()` returns each one's decoded reply."""
 
@@ -124,9 +125,10 @@ class Trip:
             k.master_queue,
             k.ck_held(run.key),
             k.env_held,
+            *self._queue.state_keys,
         )
         argv = (run.run_id, timestamp, payload, ck_member(run.key), MASTER_MEMBER)
-        return self._script("enqueue", keys, argv, _ignore)
+        return self.call(self._queue.door.enqueue, keys, argv)
 
     def ack(self, run_id: str, key: str) -> int:
         k = self._queue.keys
@@ -138,15 +140,24 @@ class Trip:
             k.master_queue,
             k.ck_held(key),
             k.env_held,
+            *self._queue.state_keys,
         )
-        return self._script("ack", keys, (run_id, ck_member(key), MASTER_MEMBER), _ignore)
+        return self.call(self._queue.door.ack, keys, (run_id, ck_member(key), MASTER_MEMBER))
 
     def dequeue(self, max_count: int, now: int) -> int:
         q = self._queue
         k = q.keys
-        keys = (k.ck_index, k.env_held, k.env_limit, k.queue_limit, k.env_queue, k.master_queue)
+        keys = (
+            k.ck_index,
+            k.env_held,
+            k.env_limit,
+            k.queue_limit,
+            k.env_queue,
+            k.master_queue,
+            *q.state_keys,
+        )
         argv = (k.prefix, now, max_count, q.env_limit, BURST_FACTOR, MASTER_MEMBER, MESSAGE_PREFIX)
-        return self._script("dequeue", keys, argv, dequeued_runs)
+        return self.call(q.door.dequeue, keys, argv, dequeued_runs)
 
     def rescore(self, order: Sequence[str], now: int) -> int:
         """Member i of n (best first) gets score now - (n - i), in one ZADD."""
@@ -168,21 +179,13 @@ class Trip:
         k = self._queue.keys
         argv = (k.prefix, MASTER_MEMBER, listing_limit, int(read_index), *map(ck_member, keys))
         decode = _digest_and_index if read_index else _digest_only
-        return self._script(
-            "inspect", (k.ck_index, k.env_held, k.env_queue, k.master_queue), argv, decode
-        )
-
-    def raw(self, *args: Any) -> int:
-        """A read-only command whose reply is returned as Redis gives it."""
-        return self._add(args, lambda reply: reply, scripted=False)
+        keys = (k.ck_index, k.env_held, k.env_queue, k.master_queue)
+        return self.call("inspect", keys, argv, decode)
 
     def call(
         self, name: str, keys: Sequence[str], argv: Sequence[Any], decode: Decoder = _ignore
     ) -> int:
-        """Call the bundled script `name` (by SHA) in this trip; returns its reply slot."""
-        return self._script(name, keys, argv, decode)
-
-    def _script(self, name: str, keys: Sequence[str], argv: Sequence[Any], decode: Decoder) -> int:
+        """Add a call of the script `lua/<name>.lua`; the reply's slot in `send()`'s list."""
         script = _SCRIPTS[name]
         return self._add(("EVALSHA", script.sha, len(keys), *keys, *argv), decode, scripted=True)
 
@@ -195,10 +198,17 @@ class RunQueue:
     """One run's CK run queue: its key namespace, its connection and its trip counters."""
 
     def __init__(
-        self, client: redis.Redis, prefix: str, env_limit: int, per_key_limit: int | None = None
+        self,
+        client: redis.Redis,
+        prefix: str,
+        env_limit: int,
+        per_key_limit: int | None = None,
+        door: Door = LUA_ORDER,
     ) -> None:
         self.client = client
         self.keys = KeyLayout(prefix)
+        self.door = door  # the scripts a run goes through, and the discipline's own keys
+        self.state_keys = tuple(self.keys.base_key(name) for name in door.state_keys)
         self.env_limit = env_limit
         self.per_key_limit = per_key_limit
         self.round_trips = 0

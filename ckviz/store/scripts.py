@@ -1,4 +1,8 @@
-"""The run-queue Lua scripts (and the read-only `inspect`), read from the package, called by SHA."""
+"""The run-queue Lua scripts, read from the package, called by SHA.
+
+Every `lua/*.lua` but `lib.lua` is a script named after its file, with `lib.lua`'s helpers in
+front: a discipline that brings its own scripts adds files here and no list.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +10,7 @@ import hashlib
 from dataclasses import dataclass, field
 from importlib import resources
 
-SCRIPT_NAMES = (
-    "enqueue",
-    "dequeue",
-    "ack",
-    "inspect",
-    "vtime_enqueue",
-    "vtime_dequeue",
-    "vtime_ack",
-    "vtime_state",
-)
-# scripts that use lib.lua's helpers
-_WITH_LIB = {"enqueue", "dequeue", "ack", "vtime_enqueue", "vtime_dequeue", "vtime_ack"}
+LIB = "lib.lua"
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,11 +26,11 @@ class LuaScript:
 
 
 def load_scripts() -> dict[str, LuaScript]:
-    """Every run-queue script, keyed by name."""
+    """Every run-queue script, keyed by name (its file name without `.lua`), in name order."""
     folder = resources.files("ckviz.store") / "lua"
-    lib = (folder / "lib.lua").read_text()
-    scripts = {}
-    for name in SCRIPT_NAMES:
-        own = (folder / f"{name}.lua").read_text()
-        scripts[name] = LuaScript(name, lib + own if name in _WITH_LIB else own)
-    return scripts
+    lib = (folder / LIB).read_text()
+    files = sorted(
+        (f for f in folder.iterdir() if f.name.endswith(".lua") and f.name != LIB),
+        key=lambda f: f.name,
+    )
+    return {f.name[:-4]: LuaScript(f.name[:-4], lib + f.read_text()) for f in files}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ckviz.disciplines.baseline import Baseline
 from ckviz.disciplines.codel import CoDel
 from ckviz.disciplines.drr import DeficitRoundRobin
@@ -20,7 +22,7 @@ def keys_of(order: list[str]) -> list[str]:
 
 
 def serve(d, active: list[IndexEntry], now: int = 0) -> str:  # type: ignore[no-untyped-def]
-    first = keys_of(d.order(active, now))[0]
+    first = keys_of(d.advance(active, now))[0]
     d.on_serviced(first)
     return first
 
@@ -34,8 +36,8 @@ def test_registry_has_the_six_reference_disciplines() -> None:
         "codel-sfq",
         "codel-baseline",
     )
-    assert not make_discipline("baseline").rescores
-    assert all(make_discipline(n).rescores for n in DEFAULT_DISCIPLINES[1:])
+    assert not make_discipline("baseline").door.rescores
+    assert all(make_discipline(n).door.rescores for n in DEFAULT_DISCIPLINES[1:])
 
 
 def test_baseline_is_age_order_ties_by_member() -> None:
@@ -114,22 +116,30 @@ def test_drr_weight_tops_up_more_credit() -> None:
 def test_codel_hoists_a_key_after_the_interval_and_forgets_it_under_target() -> None:
     d = CoDel(Baseline())
     active = entries(("fresh", 1000.0), ("old", 1050.0))  # fresh is older by score
-    assert keys_of(d.order(active, 1100))[0] == "fresh"  # nobody above target yet
+    assert keys_of(d.advance(active, 1100))[0] == "fresh"  # nobody above target yet
     # at now=1300 both are above target (1300-1050=250 > 200): the clock starts
-    assert keys_of(d.order(active, 1300))[0] == "fresh"
+    assert keys_of(d.advance(active, 1300))[0] == "fresh"
     assert d.above_since == {"fresh": 1300, "old": 1300}
     # fresh drops under target (a new head score), old stays above for >= interval
     later = entries(("fresh", 1390.0), ("old", 1050.0))
-    assert keys_of(d.order(later, 1400)) == ["old", "fresh"]
+    assert keys_of(d.advance(later, 1400)) == ["old", "fresh"]
     assert d.escalating == ["old"]
     assert "fresh" not in d.above_since
     # old leaves: forgotten
-    d.order(entries(("fresh", 1390.0)), 1500)
+    d.advance(entries(("fresh", 1390.0)), 1500)
     assert "old" not in d.above_since
 
 
-def test_reset_clears_state() -> None:
-    d = make_discipline("codel-sfq")
-    serve(d, entries(("a", 0.0)))
-    d.reset()
-    assert d.state().per_key == ()
+@pytest.mark.parametrize("name", DEFAULT_DISCIPLINES)
+def test_order_is_a_pure_preview_of_advance(name: str) -> None:
+    # what the app previews (order) is what the next serve commits to (advance), and asking
+    # changes nothing: no copy of a discipline is needed to preview it
+    d = make_discipline(name, {"a": 2.0})
+    rounds = [entries(("a", 0.0), ("b", 5.0), ("c", 9.0)), entries(("b", 5.0), ("c", 400.0))]
+    for now in range(0, 1200, 100):
+        active = rounds[now // 100 % 2]
+        before = d.state()
+        preview = d.order(active, now)
+        assert d.order(active, now) == preview and d.state() == before
+        assert d.advance(active, now) == preview
+        d.on_serviced(keys_of(preview)[0])

@@ -1,0 +1,77 @@
+"""The discipline door: scripts found by file, one way to call them, state keys passed along."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib import resources
+
+import redis
+
+from ckviz import scenario_files
+from ckviz.disciplines.baseline import Baseline
+from ckviz.model.queue import DisciplineState, Door, IndexEntry
+from ckviz.sim.driver import Driver, DriverConfig
+from ckviz.store.keys import BASE
+from ckviz.store.runqueue import RunQueue
+from ckviz.store.scripts import load_scripts
+from ckviz.workload import PlannedRun, generate
+
+
+def test_every_lua_file_but_the_lib_is_a_script_with_the_lib_in_front() -> None:
+    folder = resources.files("ckviz.store") / "lua"
+    files = {f.name[:-4] for f in folder.iterdir() if f.name.endswith(".lua")}
+    scripts = load_scripts()
+    assert set(scripts) == files - {"lib"} and {"enqueue", "dequeue", "ack", "inspect"} <= files
+    lib = (folder / "lib.lua").read_text()
+    assert all(s.source.startswith(lib) and len(s.source) > len(lib) for s in scripts.values())
+
+
+class InRedis:
+    """A discipline whose order lives in Redis: it names scripts and keys, ranks nothing."""
+
+    name = "in-redis"
+    door = Door(state_keys=("ckProbe", "ckProbeFloor"))
+
+    def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
+        return [e.member for e in sorted(active, key=lambda e: (e.score, e.member))]
+
+    def advance(self, active: Sequence[IndexEntry], now: int) -> list[str]:
+        raise AssertionError("the driver must not rank for a discipline that lives in Redis")
+
+    def on_serviced(self, key: str) -> None:
+        return None
+
+    def state(self) -> DisciplineState:
+        return DisciplineState(self.name)
+
+
+def test_a_doors_state_keys_follow_every_script_call(client: redis.Redis, prefix: str) -> None:
+    queue = RunQueue(client, prefix, 4, door=InRedis.door)
+    trip = queue.trip()
+    trip.enqueue(PlannedRun("a", "a~0#0", 0, 5), 1)
+    trip.dequeue(1, 2)
+    trip.ack("a~0#0", "a")
+    probe = (f"{prefix}{BASE}:ckProbe", f"{prefix}{BASE}:ckProbeFloor")
+    for args, _, _ in trip._commands:
+        count = args[2]
+        assert tuple(args[3 : 3 + count][-2:]) == probe
+
+
+def run(client: redis.Redis, prefix: str, discipline: Baseline | InRedis) -> list[tuple[str, int]]:
+    sc = scenario_files.load("ck_skew")
+    config = DriverConfig("ck_skew", "seed-a", sc.env_limit, sc.weights())
+    queue = RunQueue(client, prefix, sc.env_limit, door=discipline.door)
+    queue.open()
+    try:
+        driver = Driver(config, generate(sc, "seed-a"), discipline, queue)
+        driver.run()
+        return [(e.run_id, e.dequeued_ms) for e in driver.events]
+    finally:
+        queue.close()
+
+
+def test_a_discipline_in_redis_runs_through_the_same_door_as_the_baseline(
+    client: redis.Redis, prefix: str
+) -> None:
+    # the stock scripts ignore the extra keys, so this one serves exactly as the baseline does
+    assert run(client, f"{prefix}x:", InRedis()) == run(client, f"{prefix}b:", Baseline())
