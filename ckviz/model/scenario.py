@@ -16,7 +16,7 @@ from pydantic import (
 )
 
 from ckviz.errors import has_control_characters
-from ckviz.store.keys import HELD_SUFFIX
+from ckviz.model.arithmetic import HELD_SUFFIX
 
 MAX_KEYS = 100_000
 MAX_TOTAL_RUNS = 500_000

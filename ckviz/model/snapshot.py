@@ -6,6 +6,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, overload
 
+from ckviz.model.arithmetic import scan_window
 from ckviz.model.queue import DisciplineState, IndexEntry
 
 
@@ -128,6 +129,15 @@ class Snapshot:
 
     @property
     def scan_window(self) -> int:
-        """How many ckIndex entries the next dequeue will look at (budget * 3)."""
-        budget = min(self.max_count, max(0, self.env_limit - len(self.held)))
-        return budget * 3
+        """How many ckIndex entries the next dequeue will look at (0: it takes nothing)."""
+        return scan_window(self.max_count, self.env_limit, len(self.held), self.total_cap)
+
+    @property
+    def full(self) -> str | None:
+        """What keeps the next dequeue from taking anything, if something does."""
+        held = len(self.held)
+        if held >= self.env_limit:
+            return "env full"
+        if self.total_cap is not None and held >= self.total_cap:
+            return "total cap full"
+        return None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ckviz.disciplines.base import Discipline
+from ckviz.model.arithmetic import batch_room
 from ckviz.model.queue import IndexEntry
 from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, KeyRow, QueueEvent, Snapshot
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
@@ -150,9 +151,7 @@ class Driver:
         rescore = self.plan.before_dequeue(self._outbox, self._index_read, now, WALL_NOW)
         if rescore is not None:
             self._order, self._index_rescored = rescore.order, rescore.entries
-        room = self.config.max_count
-        if cap is not None:  # a batch may not carry the held runs past the total cap
-            room = min(room, cap - len(holds))
+        room = batch_room(self.config.max_count, len(holds), cap)
         slot = self._outbox.dequeue(room, WALL_NOW)
         if self._certainly_empty():
             why = ENV_LIMIT if len(holds) >= self.config.env_limit else ONE_PLACE

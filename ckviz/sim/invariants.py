@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ckviz.model.arithmetic import queue_limit
 from ckviz.sim.ledger import Ledger
 from ckviz.sim.violations import (
     CK_INDEX,
@@ -24,7 +25,6 @@ from ckviz.sim.violations import (
 )
 from ckviz.store.digest import NOT_INDEXED, QueueDigest
 
-DEFAULT_QUEUE_LIMIT = 1_000_000  # what dequeue.lua assumes without a per-queue limit
 # Up to this many keys, every trip's digest counts every ckIndex member and every key the
 # driver has queued or held; past it, only the keys the trip may have changed (checks then
 # cost what a trip touches, not the key count).
@@ -57,7 +57,7 @@ class InvariantChecker:
         planned: Mapping[str, int],
     ) -> None:
         self.env_limit = env_limit
-        self.queue_limit = min(per_key_cap or DEFAULT_QUEUE_LIMIT, env_limit)
+        self.queue_limit = queue_limit(per_key_cap, env_limit)
         self.total_cap = total_cap
         self.planned = dict(planned)  # runs per key in the workload
         self.dequeued_ids: set[str] = set()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ckviz.disciplines.base import Discipline
+from ckviz.model.arithmetic import rescore_scores
 from ckviz.model.queue import IndexEntry
 from ckviz.store.runqueue import Trip
 
@@ -71,9 +72,9 @@ class Rescoring:
         order = self.discipline.advance(index, now)
         trip.rescore(order, wall_now)
         keys = {e.member: e.key for e in index}
-        n = len(order)
+        scores = rescore_scores(len(order), wall_now)
         entries = tuple(
-            IndexEntry(m, keys[m], float(wall_now - (n - i))) for i, m in enumerate(order)
+            IndexEntry(m, keys[m], float(s)) for m, s in zip(order, scores, strict=True)
         )
         return Rescore(tuple(keys[m] for m in order), entries)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ckviz.model.arithmetic import HELD_SUFFIX
+
 ORG = "o-ck"
 PROJECT = "p-ck"
 ENV = "e-ck"
@@ -14,7 +16,6 @@ BASE = f"{_ENV_PATH}:queue:{BASE_QUEUE}"
 CK_MEMBER_PREFIX = f"{BASE}:ck:"
 MASTER_MEMBER = f"{BASE}:ck:*"
 MESSAGE_PREFIX = f"{{org:{ORG}}}:message:"
-HELD_SUFFIX = ":currentConcurrency"
 
 
 def ck_member(key: str) -> str:

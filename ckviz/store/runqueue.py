@@ -17,6 +17,13 @@ import redis
 from redis.exceptions import NoScriptError, ResponseError
 
 from ckviz.errors import InvariantViolation, RedisUnavailable, ServerRefused
+from ckviz.model.arithmetic import (
+    BURST_FACTOR,
+    DEFAULT_QUEUE_LIMIT,
+    HELD_SUFFIX,
+    SCAN_FACTOR,
+    rescore_scores,
+)
 from ckviz.model.queue import LUA_ORDER, Door, IndexEntry
 from ckviz.store.digest import QueueDigest, decode_digest
 from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member, key_of_member
@@ -30,7 +37,6 @@ try:
 except ImportError:  # pragma: no cover - hiredis is a dependency, but optional for redis-py
     _hiredis_pack = None
 
-BURST_FACTOR = "1.0"
 _READS = ("ZRANGE", "SCARD", "SMEMBERS", "ZCARD", "EXISTS")
 _SCRIPTS = load_scripts()
 
@@ -156,15 +162,25 @@ class Trip:
             k.master_queue,
             *q.state_keys,
         )
-        argv = (k.prefix, now, max_count, q.env_limit, BURST_FACTOR, MASTER_MEMBER, MESSAGE_PREFIX)
+        argv = (
+            k.prefix,
+            now,
+            max_count,
+            q.env_limit,
+            BURST_FACTOR,
+            MASTER_MEMBER,
+            MESSAGE_PREFIX,
+            SCAN_FACTOR,
+            DEFAULT_QUEUE_LIMIT,
+            HELD_SUFFIX,
+        )
         return self.call(q.door.dequeue, keys, argv, dequeued_runs)
 
     def rescore(self, order: Sequence[str], now: int) -> int:
-        """Member i of n (best first) gets score now - (n - i), in one ZADD."""
-        n = len(order)
+        """The members (best first) get `rescore_scores`, in one ZADD."""
         args: list[Any] = ["ZADD", self._queue.keys.ck_index]
-        for i, member in enumerate(order):
-            args += (now - (n - i), member)
+        for score, member in zip(rescore_scores(len(order), now), order, strict=True):
+            args += (score, member)
         return self._add(tuple(args), _ignore, scripted=False)
 
     def read_index(self) -> int:
@@ -177,7 +193,8 @@ class Trip:
         Its reply is (digest, ckIndex entries or None); `read_index` asks for the entries,
         which spares the trip a separate ZRANGE."""
         k = self._queue.keys
-        argv = (k.prefix, MASTER_MEMBER, listing_limit, int(read_index), *map(ck_member, keys))
+        members = map(ck_member, keys)
+        argv = (k.prefix, MASTER_MEMBER, listing_limit, int(read_index), HELD_SUFFIX, *members)
         decode = _digest_and_index if read_index else _digest_only
         keys = (k.ck_index, k.env_held, k.env_queue, k.master_queue)
         return self.call("inspect", keys, argv, decode)

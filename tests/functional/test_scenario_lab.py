@@ -130,3 +130,20 @@ def test_check_fails_and_names_a_broken_rule(tmp_path: Path) -> None:
     assert "FAILED  broken: baseline light_key_mean_wait better_than sfq" in proc.stdout
     checks = json.loads(out.read_text())["checks"]
     assert [c["status"] for c in checks].count("failed") == 1
+
+
+def test_a_full_total_cap_shows_no_scan_window(client: redis.Redis, prefix: str) -> None:
+    # the ckIndex pane once showed "scan window 3 · next pick" while the cap blocked every dequeue
+    sc = scenario_files.load("ck_skew")
+    with open_cell(client, sc, "seed-a", TreatmentSpec(discipline="sfq", total_cap=2), prefix) as d:
+        seen_full = seen_open = False
+        while not d.done and not (seen_full and seen_open):
+            d.step()
+            snap = d.snapshot()
+            if len(snap.held) >= 2:
+                assert (snap.scan_window, snap.full) == (0, "total cap full")
+                seen_full = True
+            elif snap.index_read:
+                assert (snap.scan_window, snap.full) == (3, None)
+                seen_open = True
+        assert seen_full and seen_open

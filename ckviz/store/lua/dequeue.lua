@@ -4,7 +4,8 @@
 -- KEYS: 1 ckIndex, 2 env concurrency set, 3 env limit, 4 per-queue limit (B:concurrency),
 --       5 env queue, 6 master queue
 -- ARGV: 1 key prefix, 2 now, 3 max count, 4 default env limit, 5 burst factor,
---       6 master member, 7 message key prefix (after the key prefix)
+--       6 master member, 7 message key prefix (after the key prefix), 8 scan factor,
+--       9 default queue limit, 10 held-set suffix (all from ckviz/model/arithmetic.py)
 local prefix = ARGV[1]
 local now = ARGV[2]
 
@@ -14,10 +15,10 @@ local held = redis.call('SCARD', KEYS[2])
 if held >= limit then
   return {}
 end
-local queue_limit = math.min(tonumber(redis.call('GET', KEYS[4]) or '1000000'), env_limit)
+local queue_limit = math.min(tonumber(redis.call('GET', KEYS[4]) or ARGV[9]), env_limit)
 local budget = math.min(tonumber(ARGV[3]), limit - held)
 
-local candidates = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, budget * 3)
+local candidates = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, budget * tonumber(ARGV[8]))
 if #candidates == 0 then
   fix_master(KEYS[1], KEYS[6], ARGV[6])
   return {}
@@ -29,7 +30,7 @@ for _, member in ipairs(candidates) do
     break
   end
   local ck_queue = prefix .. member
-  local ck_held = ck_queue .. ':currentConcurrency'
+  local ck_held = ck_queue .. ARGV[10]
   if redis.call('SCARD', ck_held) < queue_limit then
     local ready = redis.call('ZRANGEBYSCORE', ck_queue, '-inf', now, 'WITHSCORES', 'LIMIT', 0, 1)
     if #ready > 0 then

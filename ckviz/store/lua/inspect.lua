@@ -3,7 +3,7 @@
 -- It doubles as the driver's ckIndex read, so checking costs no extra command either.
 -- KEYS: 1 ckIndex, 2 env concurrency set, 3 env queue, 4 master queue
 -- ARGV: 1 key prefix, 2 master member, 3 listing limit, 4 read ckIndex (0/1),
---       5.. ckIndex members of keys the caller wants counted (reported even when ckIndex
+--       5 held-set suffix, 6.. ckIndex members of keys the caller wants counted (reported even when ckIndex
 --       lacks them)
 -- Returns {digest, ckIndex}: digest = {SCARD env set, ZCARD env queue, master has member
 --          (0/1), ckIndex size, ckIndex listed (0/1), then per CK queue: member, ZCARD queue
@@ -26,7 +26,7 @@ local n = #out
 local function row(member, queued)
   out[n + 1] = member
   out[n + 2] = queued
-  out[n + 3] = redis.call('SCARD', prefix .. member .. ':currentConcurrency')
+  out[n + 3] = redis.call('SCARD', prefix .. member .. ARGV[5])
   n = n + 3
 end
 local seen = {}
@@ -36,7 +36,7 @@ if listed then
     row(member, redis.call('ZCARD', prefix .. member))
   end
 end
-for i = 5, #ARGV do
+for i = 6, #ARGV do
   local member = ARGV[i]
   if not seen[member] then
     seen[member] = true

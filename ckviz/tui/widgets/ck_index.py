@@ -30,7 +30,7 @@ class CkIndexPane(SnapshotPane):
         noun = "entry" if len(index) == 1 else "entries"
         summary = f"{len(index)} {noun} · scan window {window}"
         if window == 0:
-            summary += " (env full)"
+            summary += f" ({snapshot.full or 'nothing to take'})"
         elif pick is not None:
             summary += " · ▶ next pick" + (" (after rescore)" if rescoring else "")
         if self.compact:
