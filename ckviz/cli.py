@@ -10,6 +10,13 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from ckviz.defaults import (
+    DEFAULT_DISCIPLINE,
+    DEFAULT_MATRIX,
+    DEFAULT_SCENARIO,
+    DEFAULT_SEED,
+    ROOT_PREFIX,
+)
 from ckviz.errors import CkvizError, ExitCode, KeysLeft, UsageError, one_line
 
 ENV_REDIS_URL = "CKVIZ_REDIS_URL"
@@ -26,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
         "scenario_arg",
         nargs="?",
         metavar="SCENARIO",
-        help="scenario name or .toml path (terminal app; default ck_skew)",
+        help=f"scenario name or .toml path (terminal app; default {DEFAULT_SCENARIO})",
     )
     p.add_argument("--headless", action="store_true", help="run the benchmark matrix, no UI")
     p.add_argument(
@@ -41,15 +48,17 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME",
-        help="discipline (repeatable in --headless); default: all six / sfq",
+        help=f"discipline (repeatable in --headless); default: all six / {DEFAULT_DISCIPLINE}",
     )
-    p.add_argument("--seed", metavar="SEED", help="one seed (terminal app; default seed-a)")
+    p.add_argument(
+        "--seed", metavar="SEED", help=f"one seed (terminal app; default {DEFAULT_SEED})"
+    )
     p.add_argument("--seeds", metavar="A,B,C", help="comma-separated seeds for --headless")
     p.add_argument(
         "--matrix",
         metavar="NAME_OR_PATH",
         default=None,
-        help="named matrix (scenarios/matrices/*.toml); default: 'default'",
+        help=f"named matrix (scenarios/matrices/*.toml); default: '{DEFAULT_MATRIX}'",
     )
     p.add_argument(
         "--max-count", type=int, default=None, metavar="N", help="runs per dequeue call (default 1)"
@@ -133,9 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--prefix",
-        default="ckviz",
+        default=ROOT_PREFIX,
         metavar="ROOT",
-        help="root of ckviz's key namespace on the server (default 'ckviz')",
+        help=f"root of ckviz's key namespace on the server (default '{ROOT_PREFIX}')",
     )
     p.add_argument(
         "--allow-eviction-risk",
@@ -230,10 +239,10 @@ def _headless(ns: argparse.Namespace) -> int:
 
 def _app(ns: argparse.Namespace) -> int:
     from ckviz import scenario_files
-    from ckviz.headless.plan import app_choice
     from ckviz.sim.namespace import check_root, claim_namespace, sweep_namespace
     from ckviz.store.preflight import Footprint, check_eviction
     from ckviz.store.server import open_server
+    from ckviz.tui.choice import app_choice
 
     scenario, discipline, seed = app_choice(ns)  # validated before any server starts
     loaded = scenario_files.load(scenario)

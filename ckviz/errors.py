@@ -82,3 +82,9 @@ class IncompleteRun(CkvizError):
     """A run ended with runs still undequeued."""
 
     exit_code = ExitCode.CHECK_FAILED
+
+
+def first_line(exc: BaseException) -> str:
+    """The reason an exception gives, as one line: its first line, or its type's name."""
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ckviz.errors import UsageError, echo
+from ckviz.errors import UsageError, echo, first_line
 from ckviz.model.matrix import MatrixSpec
 from ckviz.model.scenario import Scenario, TraceSpec
 from ckviz.model.steps import StepScenario
@@ -147,11 +147,11 @@ def _read(path: Path, model: type[BaseModel]) -> tuple[dict[str, Any], list[str]
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        return {}, [f"{path}: cannot read: {_first_line(exc)}"]
+        return {}, [f"{path}: cannot read: {first_line(exc)}"]
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        return {}, [f"{path}: not valid TOML: {_first_line(exc)}"]
+        return {}, [f"{path}: not valid TOML: {first_line(exc)}"]
     except RecursionError:  # the parser recurses per level of [ or {
         return {}, [f"{path}: not valid TOML: {_TOO_DEEP}"]
     data.setdefault("name", path.stem)
@@ -167,11 +167,6 @@ def _read(path: Path, model: type[BaseModel]) -> tuple[dict[str, Any], list[str]
 def _model_for(data: dict[str, Any], model: type[BaseModel]) -> type[BaseModel]:
     """Scenario files with a `[harness]` table are step-harness scenarios."""
     return StepScenario if model is Scenario and "harness" in data else model
-
-
-def _first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
 
 
 def _reason(error: Any) -> str:

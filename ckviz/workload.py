@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from ckviz.model.queue import PlannedRun
 
 if TYPE_CHECKING:
     from ckviz.model.scenario import Scenario
@@ -102,16 +103,6 @@ def exp_ms(rng: SeedRandom, mean: float) -> int:
 def js_string_order(text: str) -> bytes:
     """A sort key that orders strings as JavaScript's `<` does (by UTF-16 code unit)."""
     return text.encode("utf-16-be", "surrogatepass")
-
-
-@dataclass(frozen=True, slots=True)
-class PlannedRun:
-    """One run of a workload: who sends it, when it arrives and how long it holds its slot."""
-
-    key: str
-    run_id: str
-    arrival_ms: int
-    hold_ms: int
 
 
 def run_id(key: str, index: int) -> str:

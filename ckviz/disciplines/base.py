@@ -44,8 +44,3 @@ def by_priority(active: Sequence[IndexEntry], priority: Callable[[str], float]) 
 
 def weight_of(weights: Mapping[str, float], key: str) -> float:
     return weights.get(key, 1.0)
-
-
-def fmt(value: float) -> str:
-    """A number as a pane shows it: integers without a fraction."""
-    return str(int(value)) if float(value).is_integer() else f"{value:.3f}"

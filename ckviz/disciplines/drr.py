@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ckviz.disciplines.base import by_priority, fmt, weight_of
+from ckviz.disciplines.base import by_priority, weight_of
 from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry
 
 _COST = 1.0  # every run costs one unit of deficit
@@ -89,5 +89,5 @@ class DeficitRoundRobin:
 
     def state(self) -> DisciplineState:
         cursor_key = self.ring[self.cursor] if self.cursor < len(self.ring) else "-"
-        per_key = tuple((key, (("deficit", fmt(self.deficit.get(key, 0.0))),)) for key in self.ring)
+        per_key = tuple((key, (("deficit", self.deficit.get(key, 0.0)),)) for key in self.ring)
         return DisciplineState(self.name, (("cursor", cursor_key),), per_key)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ckviz.disciplines.base import by_priority, fmt, weight_of
+from ckviz.disciplines.base import by_priority, weight_of
 from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry
 
 
@@ -46,10 +46,8 @@ class VirtualClock:
         self.clock[key] = self._priority(key) + self.increment / weight_of(self.weights, key)
 
     def state(self) -> DisciplineState:
-        per_key = tuple(
-            (key, ((self.label, fmt(value)),)) for key, value in sorted(self.clock.items())
-        )
-        return DisciplineState(self.name, (("floor", fmt(self.floor)),), per_key)
+        per_key = tuple((key, ((self.label, value),)) for key, value in sorted(self.clock.items()))
+        return DisciplineState(self.name, (("floor", self.floor),), per_key)
 
 
 def sfq(weights: Mapping[str, float] | None = None) -> VirtualClock:

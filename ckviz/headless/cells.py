@@ -9,6 +9,7 @@ import redis
 
 from ckviz.errors import CkvizError, IncompleteRun, RedisUnavailable
 from ckviz.metrics import RunMetrics, run_metrics, step_figures, step_run_metrics
+from ckviz.model.matrix import Treatment
 from ckviz.model.results import (
     KeyRowResult,
     MetricsResult,
@@ -18,7 +19,7 @@ from ckviz.model.results import (
 )
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
-from ckviz.sim.session import Treatment, open_cell, open_step_cell
+from ckviz.sim.session import open_cell, open_step_cell
 from ckviz.sim.steps import StepRunner
 from ckviz.store.preflight import refusal
 from ckviz.store.server import connect

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ckviz import __version__
+from ckviz.defaults import ROOT_PREFIX
 from ckviz.disciplines.registry import FACTORIES
 from ckviz.errors import ExitCode, RedisUnavailable, UsageError, one_line
 from ckviz.headless.cells import Cell, CellOutcome
@@ -23,12 +24,11 @@ from ckviz.headless.report import print_checks, print_tables
 from ckviz.headless.runner import Interrupted, run_cells
 from ckviz.headless.summary import scenario_result
 from ckviz.model.json_text import readable_json
-from ckviz.model.matrix import TreatmentSpec
+from ckviz.model.matrix import Treatment
 from ckviz.model.results import MatrixInfo, RedisInfo, Results, RunResult
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
 from ckviz.sim.namespace import claim_namespace, sweep_namespace
-from ckviz.sim.session import ROOT_PREFIX
 from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.store.preflight import Footprint, check_eviction
 from ckviz.store.server import RedisServer
@@ -40,7 +40,7 @@ class MatrixPlan:
 
     scenarios: list[Scenario | StepScenario]
     seeds: list[str]
-    treatments: list[TreatmentSpec]
+    treatments: list[Treatment]
     max_count: int
     jobs: int
     out: Path

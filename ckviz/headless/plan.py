@@ -7,43 +7,25 @@ import math
 import os
 
 from ckviz import scenario_files
-from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, FACTORIES
-from ckviz.errors import UsageError, echo, has_control_characters
+from ckviz.defaults import DEFAULT_MATRIX
+from ckviz.disciplines import registry
+from ckviz.disciplines.registry import FACTORIES
+from ckviz.errors import UsageError, echo
 from ckviz.headless.checks import known_names, unknown_names
 from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY, output_path
 from ckviz.headless.matrix import MatrixPlan, default_jobs, runs_on
 from ckviz.headless.output import check_out
-from ckviz.model.matrix import DEFAULT_SEEDS, MatrixSpec, TreatmentSpec
+from ckviz.model.matrix import MatrixSpec, Treatment
+from ckviz.model.names import check_seed, first_duplicate
 from ckviz.model.scenario import Scenario
 from ckviz.sim.feasibility import reject_unfinishable
 from ckviz.sim.namespace import check_root
 from ckviz.sim.steps import STEP_DISCIPLINES
 
-DEFAULT_APP_SCENARIO = "ck_skew"
-DEFAULT_APP_DISCIPLINE = "sfq"
 
-
-KNOWN_DISCIPLINES: tuple[str, ...] = (
-    *FACTORIES,
-    *(d for d in STEP_DISCIPLINES if d not in FACTORIES),
-)
-
-
-def check_discipline(name: str) -> str:
-    if name not in KNOWN_DISCIPLINES:
-        raise UsageError(
-            f"--discipline: unknown discipline '{name}' "
-            f"(choose from {', '.join(KNOWN_DISCIPLINES)})"
-        )
-    return name
-
-
-def check_seed(seed: str, flag: str = "--seed") -> str:
-    if not seed.strip():
-        raise UsageError(f"{flag}: empty seed")
-    if has_control_characters(seed):  # a seed is printed in tables and progress lines
-        raise UsageError(f"{flag}: seed '{echo(seed)}' contains control characters")
-    return seed
+def check_discipline(name: str, where: str = "--discipline") -> str:
+    """A discipline the matrix can run: a registered one, or one of the step harness's."""
+    return registry.check_discipline(name, where, also=STEP_DISCIPLINES)
 
 
 def parse_seeds(text: str, flag: str = "--seeds") -> list[str]:
@@ -52,8 +34,8 @@ def parse_seeds(text: str, flag: str = "--seeds") -> list[str]:
         raise UsageError(f"{flag}: empty seed in '{echo(text)}' (expected e.g. seed-a,seed-b)")
     for seed in seeds:
         check_seed(seed, flag)
-    dup = next((s for s in seeds if seeds.count(s) > 1), None)
-    if dup:
+    dup = first_duplicate(seeds)
+    if dup is not None:
         raise UsageError(f"{flag}: seed '{echo(dup)}' is listed twice")
     return seeds
 
@@ -66,7 +48,7 @@ def _positive(flag: str, value: int | None) -> int | None:
 
 def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     """The matrix to run: a matrix file (default 'default') with flags overriding it."""
-    matrix: MatrixSpec = scenario_files.load_matrix(ns.matrix or "default")
+    matrix: MatrixSpec = scenario_files.load_matrix(ns.matrix or DEFAULT_MATRIX)
     names = list(ns.scenario) + ([ns.scenario_arg] if ns.scenario_arg else [])
     scenarios = [scenario_files.load_any(n) for n in (names or matrix.scenarios)]
     _unique([s.name for s in scenarios], "--scenario")
@@ -105,7 +87,7 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
 
 
 def _every_cell_has_a_harness(
-    scenarios: list[scenario_files.AnyScenario], treatments: list[TreatmentSpec]
+    scenarios: list[scenario_files.AnyScenario], treatments: list[Treatment]
 ) -> None:
     """Each scenario runs some treatment, and each treatment runs on some scenario."""
     for scenario in scenarios:
@@ -125,7 +107,7 @@ def _every_cell_has_a_harness(
 
 
 def _reject_unknown_rule_names(
-    given: list[str], scenarios: list[scenario_files.AnyScenario], treatments: list[TreatmentSpec]
+    given: list[str], scenarios: list[scenario_files.AnyScenario], treatments: list[Treatment]
 ) -> None:
     """A rule naming no discipline or treatment is a typo, not a rule to skip."""
     known = known_names(t.name for t in treatments)
@@ -135,17 +117,16 @@ def _reject_unknown_rule_names(
             raise UsageError(f"{scenario_files.resolve(source)}: {problems[0]}")
 
 
-def _treatments(ns: argparse.Namespace, matrix: MatrixSpec) -> list[TreatmentSpec]:
+def _treatments(ns: argparse.Namespace, matrix: MatrixSpec) -> list[Treatment]:
     per_key = _positive("--per-key-cap", ns.per_key_cap)
     total = _positive("--total-cap", ns.total_cap)
     if ns.discipline:
         _unique(ns.discipline, "--discipline")
-        base = [TreatmentSpec(discipline=check_discipline(d)) for d in ns.discipline]
+        base = [Treatment(discipline=check_discipline(d)) for d in ns.discipline]
     else:
         base = matrix.all_treatments()
         for t in base:
-            if t.discipline not in KNOWN_DISCIPLINES:
-                raise UsageError(f"matrix '{matrix.name}': unknown discipline '{t.discipline}'")
+            check_discipline(t.discipline, f"matrix '{matrix.name}'")
     update = {
         "per_key_cap": per_key,
         "total_cap": total,
@@ -171,24 +152,6 @@ def _knob(flag: str, value: float | None, *, above: float | None = None,
 
 
 def _unique(names: list[str], flag: str) -> None:
-    dup = next((n for n in names if names.count(n) > 1), None)
-    if dup:
+    dup = first_duplicate(names)
+    if dup is not None:
         raise UsageError(f"{flag}: '{dup}' given twice")
-
-
-def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
-    """Scenario (name or path, checked to load), discipline and seed for the terminal app."""
-    if len(ns.discipline) > 1:
-        raise UsageError("--discipline: the terminal app takes one (use c for compare mode)")
-    if ns.seeds:
-        raise UsageError("--seeds is for --headless; the terminal app takes --seed")
-    name = ns.scenario_arg or (ns.scenario[0] if ns.scenario else DEFAULT_APP_SCENARIO)
-    scenario_files.load(name)
-    discipline = check_discipline(ns.discipline[0] if ns.discipline else DEFAULT_APP_DISCIPLINE)
-    if discipline not in FACTORIES:
-        raise UsageError(f"--discipline: '{discipline}' runs only in --headless for now")
-    seed = check_seed(ns.seed if ns.seed is not None else DEFAULT_SEEDS[0])
-    return name, discipline, seed
-
-
-__all__ = ["DEFAULT_DISCIPLINES", "app_choice", "plan_from_args"]

@@ -22,7 +22,7 @@ import redis
 
 from ckviz.hunt.space import HuntCase
 from ckviz.metrics import run_metrics
-from ckviz.model.matrix import TreatmentSpec
+from ckviz.model.matrix import Treatment
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.sim.session import open_cell
 
@@ -48,7 +48,7 @@ def evaluate(
 ) -> Verdict:
     """Run `case` under `discipline` on the server, in the namespace `prefix`, to its end."""
     scenario = case.scenario
-    treatment = TreatmentSpec(discipline=discipline)
+    treatment = Treatment(discipline=discipline)
     with open_cell(client, scenario, case.seed, treatment, prefix, 1, check) as driver:
         driver.run()
         snapshot = driver.snapshot()

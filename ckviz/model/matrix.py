@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-DEFAULT_SEEDS = ("seed-a", "seed-b", "seed-c")
+from ckviz.defaults import DEFAULT_SEEDS
+from ckviz.model.names import first_duplicate
+from ckviz.model.scenario import Caps
+
+__all__ = ["DEFAULT_SEEDS", "MatrixSpec", "Treatment"]
 
 
-class TreatmentSpec(BaseModel):
+class Treatment(BaseModel):
     """A discipline, optionally under caps, with the label results use for it."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
@@ -26,6 +30,12 @@ class TreatmentSpec(BaseModel):
     def name(self) -> str:
         return self.label or self.discipline
 
+    def caps_on(self, scenario: Caps) -> Caps:
+        """The caps this treatment runs under: its own, else the scenario's."""
+        return Caps(
+            per_key=self.per_key_cap or scenario.per_key, total=self.total_cap or scenario.total
+        )
+
 
 class MatrixSpec(BaseModel):
     """A named benchmark matrix."""
@@ -37,7 +47,7 @@ class MatrixSpec(BaseModel):
     scenarios: list[str] = Field(min_length=1)
     seeds: list[str] = Field(default=list(DEFAULT_SEEDS), min_length=1)
     disciplines: list[str] = []
-    treatments: list[TreatmentSpec] = []
+    treatments: list[Treatment] = []
     max_count: int = Field(default=1, ge=1, le=1000)
 
     @model_validator(mode="after")
@@ -45,11 +55,11 @@ class MatrixSpec(BaseModel):
         if not self.disciplines and not self.treatments:
             raise ValueError("needs 'disciplines' or [[treatments]]")
         labels = [t.name for t in self.all_treatments()]
-        dup = next((label for label in labels if labels.count(label) > 1), None)
-        if dup:
+        dup = first_duplicate(labels)
+        if dup is not None:
             raise ValueError(f"treatment label '{dup}' appears twice")
         return self
 
-    def all_treatments(self) -> list[TreatmentSpec]:
-        plain = [TreatmentSpec(discipline=d) for d in self.disciplines]
+    def all_treatments(self) -> list[Treatment]:
+        plain = [Treatment(discipline=d) for d in self.disciplines]
         return plain + list(self.treatments)

@@ -17,13 +17,16 @@ class IndexEntry:
     score: float
 
 
+Shown = str | float  # a state value; a pane decides how a number reads
+
+
 @dataclass(frozen=True, slots=True)
 class DisciplineState:
     """What a discipline shows of itself: global fields and, per key, labelled values."""
 
     name: str
-    fields: tuple[tuple[str, str], ...] = ()
-    per_key: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    fields: tuple[tuple[str, Shown], ...] = ()
+    per_key: tuple[tuple[str, tuple[tuple[str, Shown], ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,3 +44,13 @@ class Door:
 
 LUA_ORDER = Door()  # the dequeue script's own order: lowest ckIndex score first
 RESCORED = Door(rescores=True)
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedRun:
+    """One run of a workload: who sends it, when it arrives and how long it holds its slot."""
+
+    key: str
+    run_id: str
+    arrival_ms: int
+    hold_ms: int

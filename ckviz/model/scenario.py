@@ -17,6 +17,7 @@ from pydantic import (
 
 from ckviz.errors import has_control_characters
 from ckviz.model.arithmetic import HELD_SUFFIX
+from ckviz.model.names import first_duplicate
 
 MAX_KEYS = 100_000
 MAX_TOTAL_RUNS = 500_000
@@ -189,11 +190,9 @@ class Scenario(_Strict):
         if declared > MAX_KEYS:
             raise ValueError(f"{declared} keys; at most {MAX_KEYS} are supported")
         names = [k.name for k in self.expanded_keys()]
-        seen: set[str] = set()
-        for name in names:
-            if name in seen:
-                raise ValueError(f"key '{name}' is declared twice")
-            seen.add(name)
+        dup = first_duplicate(names)
+        if dup is not None:
+            raise ValueError(f"key '{dup}' is declared twice")
         total = self.total_runs
         if total > MAX_TOTAL_RUNS:
             raise ValueError(f"{total} runs in all; at most {MAX_TOTAL_RUNS} are supported")

@@ -16,7 +16,7 @@ from typing import Any
 
 from ckviz.disciplines.base import Discipline
 from ckviz.model.arithmetic import batch_room
-from ckviz.model.queue import IndexEntry
+from ckviz.model.queue import IndexEntry, PlannedRun
 from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, KeyRow, QueueEvent, Snapshot
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
 from ckviz.sim.ledger import Ledger
@@ -24,7 +24,6 @@ from ckviz.sim.serving import age_order, serve_plan
 from ckviz.sim.violations import ENV_LIMIT, ONE_PLACE, BrokenInvariant
 from ckviz.store.digest import QueueDigest
 from ckviz.store.runqueue import DequeuedRun, RunQueue
-from ckviz.workload import PlannedRun
 
 # Message timestamps are SCORE_BASE + arrival_ms. WALL_NOW stands in for the reference's
 # real clock: above every timestamp, and below 1e13 so Lua's 14-digit number formatting

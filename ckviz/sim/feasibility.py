@@ -16,10 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ckviz.errors import UsageError
-from ckviz.model.matrix import TreatmentSpec
+from ckviz.model.matrix import Treatment
+from ckviz.model.queue import PlannedRun
 from ckviz.model.scenario import Scenario
 from ckviz.sim.driver import MAX_LOGICAL_MS
-from ckviz.workload import PlannedRun, generate
+from ckviz.workload import generate
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,16 +71,15 @@ def _busy_bound(holds: list[int], slots: int) -> int:
 def reject_unfinishable(
     scenario: Scenario,
     seeds: Sequence[str],
-    treatments: Sequence[TreatmentSpec],
+    treatments: Sequence[Treatment],
     limit_ms: int = MAX_LOGICAL_MS,
 ) -> None:
     """UsageError naming the first (seed, treatment) whose workload cannot finish in time."""
     for seed in seeds:
         workload = generate(scenario, seed)
         for t in treatments:
-            per_key = t.per_key_cap or scenario.caps.per_key
-            total = t.total_cap or scenario.caps.total
-            bound = earliest_finish(workload, scenario.env_limit, per_key, total)
+            caps = t.caps_on(scenario.caps)
+            bound = earliest_finish(workload, scenario.env_limit, caps.per_key, caps.total)
             if bound.ms > limit_ms:
                 raise UsageError(
                     f"scenario '{scenario.name}' ({t.name}, seed {seed}) cannot finish within "

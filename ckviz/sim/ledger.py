@@ -11,9 +11,9 @@ import heapq
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ckviz.model.queue import PlannedRun
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.sim.violations import HEAD_FIRST, BrokenInvariant
-from ckviz.workload import PlannedRun
 
 
 @dataclass(slots=True)

@@ -11,8 +11,9 @@ import re
 
 import redis
 
+from ckviz.defaults import ROOT_PREFIX
 from ckviz.errors import RedisUnavailable, ServerRefused, UsageError
-from ckviz.sim.session import ROOT_PREFIX, new_namespace
+from ckviz.sim.session import new_namespace
 from ckviz.store.preflight import refusal
 from ckviz.store.runqueue import count_prefix, delete_prefix, first_key
 

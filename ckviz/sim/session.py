@@ -8,8 +8,9 @@ from collections.abc import Iterator
 
 import redis
 
+from ckviz.defaults import ROOT_PREFIX
 from ckviz.disciplines.registry import make_discipline
-from ckviz.model.matrix import TreatmentSpec as Treatment
+from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
 from ckviz.sim.driver import Driver, DriverConfig
@@ -17,8 +18,6 @@ from ckviz.sim.steps import StepRunner
 from ckviz.store.runqueue import RunQueue
 from ckviz.store.vtime import VtimeKnobs
 from ckviz.workload import generate
-
-ROOT_PREFIX = "ckviz"
 
 
 def new_namespace(root: str = ROOT_PREFIX) -> str:
@@ -37,18 +36,17 @@ def open_cell(
     check_invariants: bool = True,
 ) -> Iterator[Driver]:
     """A ready driver whose keys all start with `prefix`; they are deleted when it closes."""
-    per_key = treatment.per_key_cap or scenario.caps.per_key
-    total = treatment.total_cap or scenario.caps.total
+    caps = treatment.caps_on(scenario.caps)
     discipline = make_discipline(treatment.discipline, scenario.weights())
-    queue = RunQueue(client, prefix, scenario.env_limit, per_key, discipline.door)
+    queue = RunQueue(client, prefix, scenario.env_limit, caps.per_key, discipline.door)
     config = DriverConfig(
         scenario=scenario.name,
         seed=seed,
         env_limit=scenario.env_limit,
         weights=scenario.weights(),
         max_count=max_count,
-        per_key_cap=per_key,
-        total_cap=total,
+        per_key_cap=caps.per_key,
+        total_cap=caps.total,
         check_invariants=check_invariants,
     )
     try:

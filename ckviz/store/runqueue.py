@@ -24,12 +24,11 @@ from ckviz.model.arithmetic import (
     SCAN_FACTOR,
     rescore_scores,
 )
-from ckviz.model.queue import LUA_ORDER, Door, IndexEntry
+from ckviz.model.queue import LUA_ORDER, Door, IndexEntry, PlannedRun
 from ckviz.store.digest import QueueDigest, decode_digest
 from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member, key_of_member
 from ckviz.store.preflight import raise_refusal
 from ckviz.store.scripts import load_scripts
-from ckviz.workload import PlannedRun
 
 _hiredis_pack: Callable[..., bytes] | None
 try:

@@ -19,7 +19,7 @@ from typing import Literal
 
 import redis
 
-from ckviz.errors import RedisUnavailable, UsageError
+from ckviz.errors import RedisUnavailable, UsageError, first_line
 from ckviz.store.preflight import check_url, check_writable, raise_refusal, redact
 from ckviz.store.workdirs import WORKDIR_PREFIX, remove_stale_workdirs, write_owners
 
@@ -193,7 +193,7 @@ def url_server(url: str, source: str = "--redis-url") -> Iterator[RedisServer]:
         version = server_version(client)
     except (redis.RedisError, OSError, ValueError) as exc:
         raise_refusal(exc, f"ckviz at {shown}")
-        raise RedisUnavailable(f"cannot reach Redis at {shown}: {_reason(exc)}") from None
+        raise RedisUnavailable(f"cannot reach Redis at {shown}: {first_line(exc)}") from None
     try:
         check_writable(client, shown)
     finally:
@@ -215,7 +215,7 @@ def docker_server() -> Iterator[RedisServer]:
         container.start()
     except Exception as exc:  # docker-py raises many unrelated types when no engine runs
         raise RedisUnavailable(
-            f"--redis docker: no usable Docker engine ({_reason(exc)})"
+            f"--redis docker: no usable Docker engine ({first_line(exc)})"
         ) from None
     try:
         host = container.get_container_host_ip()
@@ -224,11 +224,6 @@ def docker_server() -> Iterator[RedisServer]:
         yield RedisServer(url=url, mode="docker", version=server_version(connect(url)))
     finally:
         container.stop()
-
-
-def _reason(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
 
 
 def open_server(

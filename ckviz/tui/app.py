@@ -19,9 +19,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 from textual.timer import Timer
 
-from ckviz.disciplines.registry import DEFAULT_DISCIPLINES
-from ckviz.errors import CkvizError, ExitCode, RedisUnavailable, UsageError
-from ckviz.model.matrix import DEFAULT_SEEDS
+from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED, DEFAULT_SEEDS
+from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, check_discipline
+from ckviz.errors import CkvizError, ExitCode, RedisUnavailable
 from ckviz.model.scenario import Scenario
 from ckviz.scenario_files import bundled_names, load
 from ckviz.sim.session import new_namespace
@@ -71,8 +71,8 @@ class CkvizApp(App[int]):
         Binding("q", "quit", "Quit", id="ckviz.quit"),
     ]
 
-    def __init__(self, server: RedisServer, scenario: Scenario | str = "ck_skew",
-                 discipline: str = "sfq", seed: str = "seed-a", *,
+    def __init__(self, server: RedisServer, scenario: Scenario | str = DEFAULT_SCENARIO,
+                 discipline: str = DEFAULT_DISCIPLINE, seed: str = DEFAULT_SEED, *,
                  compare_with: str | None = None, namespace: str | None = None,
                  history: int = HISTORY_LIMIT, handle_signals: bool = False,
                  check_invariants: bool = True) -> None:  # fmt: skip
@@ -80,9 +80,7 @@ class CkvizApp(App[int]):
         scenario = load(scenario) if isinstance(scenario, str) else scenario
         disciplines = (discipline,) if compare_with is None else (discipline, compare_with)
         for name in disciplines:
-            if name not in DEFAULT_DISCIPLINES:
-                known = ", ".join(DEFAULT_DISCIPLINES)
-                raise UsageError(f"unknown discipline '{name}' (known: {known})")
+            check_discipline(name, "discipline")
         self.setup = Setup(scenario, seed, disciplines, check_invariants)
         self.client = server.client()
         self.lockstep = Lockstep(self.client, namespace or new_namespace())
@@ -378,9 +376,9 @@ def tune_gc() -> None:
     gc.set_threshold(GC_THRESHOLD, 20, 20)
 
 
-def run_app(server: RedisServer, scenario_name: str = "ck_skew", discipline: str = "sfq",
-            seed: str = "seed-a", *, namespace: str | None = None,
-            check_invariants: bool = True) -> int:  # fmt: skip
+def run_app(server: RedisServer, scenario_name: str = DEFAULT_SCENARIO,
+            discipline: str = DEFAULT_DISCIPLINE, seed: str = DEFAULT_SEED, *,
+            namespace: str | None = None, check_invariants: bool = True) -> int:  # fmt: skip
     """Run the app on `server` until the user quits; the exit code to return to the shell.
 
     Keys go under `namespace` (a fresh `ckviz:<random>:` if None). Raises UsageError for an

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 import redis
 
 from ckviz.metrics import contention, jain
+from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import Snapshot
 from ckviz.sim.driver import Driver
-from ckviz.sim.session import Treatment, open_cell
+from ckviz.sim.session import open_cell
 
 # Fairness is recomputed from all events so far (metrics.py), which grows with the run. Keep
 # its amortised cost per step under this many seconds by recomputing less often when slow.

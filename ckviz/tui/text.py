@@ -23,6 +23,13 @@ def fit(text: str, width: int) -> str:
     return text.ljust(width)
 
 
+def number(value: str | float) -> str:
+    """A state value as a pane shows it: numbers without a needless fraction."""
+    if isinstance(value, str):
+        return value
+    return str(int(value)) if float(value).is_integer() else f"{value:.3f}"
+
+
 def key_width(snapshot: Snapshot, room: int, cap: int = 16) -> int:
     """Cells for a key column: the longest key's length, within [5, cap] and the room left."""
     longest = max((len(row.key) for row in snapshot.keys), default=5)

@@ -8,7 +8,7 @@ import redis
 from ckviz import scenario_files
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES
 from ckviz.metrics import RunMetrics, run_metrics
-from ckviz.model.matrix import TreatmentSpec
+from ckviz.model.matrix import Treatment
 from ckviz.sim.session import open_cell
 
 SEEDS = ("seed-a", "seed-b", "seed-c")
@@ -28,7 +28,7 @@ def run(
     client: redis.Redis, prefix: str, scenario: str, discipline: str, seed: str, **caps: int
 ) -> RunMetrics:
     sc = scenario_files.load(scenario)
-    treatment = TreatmentSpec(discipline=discipline, **caps)
+    treatment = Treatment(discipline=discipline, **caps)
     with open_cell(client, sc, seed, treatment, f"{prefix}{discipline}:{seed}:") as driver:
         driver.run()
         assert driver.done
@@ -78,7 +78,7 @@ def test_baseline_starves_light_keys_and_sfq_fixes_it(client: redis.Redis, prefi
 
 def test_stepping_exposes_the_starvation(client: redis.Redis, prefix: str) -> None:
     sc = scenario_files.load("ck_skew")
-    with open_cell(client, sc, "seed-a", TreatmentSpec(discipline="baseline"), prefix) as driver:
+    with open_cell(client, sc, "seed-a", Treatment(discipline="baseline"), prefix) as driver:
         driver.step()
         snap = driver.snapshot()
         assert snap.t == 0
@@ -99,7 +99,7 @@ def test_snapshot_shows_rescored_entries_and_discipline_state(
     client: redis.Redis, prefix: str
 ) -> None:
     sc = scenario_files.load("ck_skew")
-    with open_cell(client, sc, "seed-a", TreatmentSpec(discipline="sfq"), prefix) as driver:
+    with open_cell(client, sc, "seed-a", Treatment(discipline="sfq"), prefix) as driver:
         while driver.t < 150:
             driver.step_instant()
         snap = driver.snapshot()
@@ -114,9 +114,7 @@ def test_snapshot_shows_rescored_entries_and_discipline_state(
 def test_round_trips_per_dequeued_run_stay_low(client: redis.Redis, prefix: str) -> None:
     sc = scenario_files.load("ck_skew")
     for name, ceiling in (("baseline", 1.2), ("sfq", 2.5)):
-        with open_cell(
-            client, sc, "seed-a", TreatmentSpec(discipline=name), f"{prefix}{name}:"
-        ) as d:
+        with open_cell(client, sc, "seed-a", Treatment(discipline=name), f"{prefix}{name}:") as d:
             d.run()
             assert d.queue.round_trips / len(d.events) <= ceiling, name
 
@@ -130,7 +128,7 @@ def test_batches_with_max_count_above_one_still_serve_every_run(
     client: redis.Redis, prefix: str
 ) -> None:
     sc = scenario_files.load("ck_skew")
-    with open_cell(client, sc, "seed-c", TreatmentSpec(discipline="sfq"), prefix, max_count=4) as d:
+    with open_cell(client, sc, "seed-c", Treatment(discipline="sfq"), prefix, max_count=4) as d:
         d.run()
         ids = [e.run_id for e in d.events]
         assert len(ids) == len(set(ids)) == sc.total_runs

@@ -9,7 +9,7 @@ import pytest
 import redis
 
 from ckviz import scenario_files
-from ckviz.model.matrix import TreatmentSpec
+from ckviz.model.matrix import Treatment
 from ckviz.sim import driver as driver_module
 from ckviz.sim.driver import SCORE_BASE, Driver, DriverConfig
 from ckviz.sim.invariants import (
@@ -37,7 +37,7 @@ def test_every_trip_is_checked_and_checking_costs_no_round_trip(
     sc = scenario_files.load("ck_skew")
     runs = {}
     for check in (True, False):
-        cell = open_cell(client, sc, "seed-b", TreatmentSpec(discipline=discipline),
+        cell = open_cell(client, sc, "seed-b", Treatment(discipline=discipline),
                          f"{prefix}{check}:", check_invariants=check)  # fmt: skip
         with cell as driver:
             setup_trips = driver.queue.round_trips

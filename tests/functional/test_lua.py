@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import redis
 
+from ckviz.model.queue import PlannedRun
 from ckviz.store.keys import MASTER_MEMBER, ck_member
 from ckviz.store.runqueue import RunQueue
-from ckviz.workload import PlannedRun, run_id
+from ckviz.workload import run_id
 
 NOW = 2_000_000_000_000
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import redis
 
 from ckviz import scenario_files
-from ckviz.model.matrix import TreatmentSpec
+from ckviz.model.matrix import Treatment
 from ckviz.sim.session import open_cell
 from tests.functional.test_headless_cli import ckviz
 from tests.unit.test_scenario_files import CAPS_TREATMENTS
@@ -23,7 +23,7 @@ def held_by_key(snapshot) -> dict[str, int]:  # type: ignore[no-untyped-def]
 
 def test_per_key_cap_is_enforced_by_the_lua_gate(client: redis.Redis, prefix: str) -> None:
     sc = scenario_files.load("ck_skew")
-    treatment = TreatmentSpec(discipline="baseline", per_key_cap=2)
+    treatment = Treatment(discipline="baseline", per_key_cap=2)
     with open_cell(client, sc, "seed-a", treatment, prefix) as driver:
         assert client.get(driver.queue.keys.queue_limit) == "2"  # B:concurrency is set
         most = 0
@@ -39,14 +39,14 @@ def test_per_key_cap_is_enforced_by_the_lua_gate(client: redis.Redis, prefix: st
 
 def test_total_cap_holds_back_admission(client: redis.Redis, prefix: str) -> None:
     sc = scenario_files.load("ck_heavy_idle")
-    with open_cell(client, sc, "seed-b", TreatmentSpec(discipline="sfq", total_cap=2), prefix) as d:
+    with open_cell(client, sc, "seed-b", Treatment(discipline="sfq", total_cap=2), prefix) as d:
         peak = 0
         while not d.done:
             d.step()
             peak = max(peak, len(d.snapshot().held))
         capped_makespan = d.events[-1].dequeued_ms
     assert peak == 2
-    with open_cell(client, sc, "seed-b", TreatmentSpec(discipline="sfq"), f"{prefix}free:") as d:
+    with open_cell(client, sc, "seed-b", Treatment(discipline="sfq"), f"{prefix}free:") as d:
         d.run()
         assert capped_makespan > 1.5 * d.events[-1].dequeued_ms
 
@@ -55,9 +55,7 @@ def test_weighted_disciplines_serve_three_to_one(client: redis.Redis, prefix: st
     sc = scenario_files.load("ck_weighted")
     assert sc.weights()["gold"] == 3.0
     for name in ("sfq", "drr", "stride"):
-        with open_cell(
-            client, sc, "seed-a", TreatmentSpec(discipline=name), f"{prefix}{name}:"
-        ) as d:
+        with open_cell(client, sc, "seed-a", Treatment(discipline=name), f"{prefix}{name}:") as d:
             d.run()
             events = d.events
         # while both backlogged keys still have runs, count who was served
@@ -135,7 +133,7 @@ def test_check_fails_and_names_a_broken_rule(tmp_path: Path) -> None:
 def test_a_full_total_cap_shows_no_scan_window(client: redis.Redis, prefix: str) -> None:
     # the ckIndex pane once showed "scan window 3 · next pick" while the cap blocked every dequeue
     sc = scenario_files.load("ck_skew")
-    with open_cell(client, sc, "seed-a", TreatmentSpec(discipline="sfq", total_cap=2), prefix) as d:
+    with open_cell(client, sc, "seed-a", Treatment(discipline="sfq", total_cap=2), prefix) as d:
         seen_full = seen_open = False
         while not d.done and not (seen_full and seen_open):
             d.step()

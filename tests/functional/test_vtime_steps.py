@@ -13,7 +13,7 @@ from ckviz.cli import main
 from ckviz.errors import ExitCode
 from ckviz.headless.cells import key_serves
 from ckviz.metrics import step_figures
-from ckviz.model.matrix import TreatmentSpec
+from ckviz.model.matrix import Treatment
 from ckviz.model.results import Results
 from ckviz.model.steps import StepScenario, VtimeSettings
 from ckviz.scenario_files import load_any
@@ -38,7 +38,7 @@ def step_scenario(name: str) -> StepScenario:
     return scenario
 
 
-def run(client: redis.Redis, prefix: str, name: str, treatment: TreatmentSpec) -> StepRunner:
+def run(client: redis.Redis, prefix: str, name: str, treatment: Treatment) -> StepRunner:
     with open_step_cell(client, step_scenario(name), treatment, prefix) as runner:
         runner.run()
     return runner
@@ -46,7 +46,7 @@ def run(client: redis.Redis, prefix: str, name: str, treatment: TreatmentSpec) -
 
 @pytest.mark.parametrize("discipline", ["baseline", "vtime", "vtime-v17"])
 def test_the_published_ck_skew_row(client: redis.Redis, prefix: str, discipline: str) -> None:
-    runner = run(client, prefix, "micro_skew", TreatmentSpec(discipline=discipline))
+    runner = run(client, prefix, "micro_skew", Treatment(discipline=discipline))
     f = step_figures(runner.serves, runner.scenario.victims, runner.contention, runner.drain_step)
     want = ANCHOR["baseline" if discipline == "baseline" else "vtime"]  # V17 = HEAD here
     got = dict(
@@ -66,7 +66,7 @@ def test_v17_starves_a_backlog_against_draining_keys_head_gives_it_its_share(
     shares = {}
     for discipline in ("vtime", "vtime-v17"):
         runner = run(client, f"{prefix}{discipline}:", "vtime_drain_reregister",
-                     TreatmentSpec(discipline=discipline))  # fmt: skip
+                     Treatment(discipline=discipline))  # fmt: skip
         serves = key_serves(runner)
         shares[discipline] = serves["backlog"] / sum(serves.values())
         # every call has the backlog plus the refed trickle keys to choose from
@@ -79,11 +79,9 @@ def test_v17_starves_a_backlog_against_draining_keys_head_gives_it_its_share(
 def test_an_uncapped_arrival_lets_the_backlog_through_a_fresh_key_flood(
     client: redis.Redis, prefix: str
 ) -> None:
-    at_floor = TreatmentSpec(discipline="vtime", vtime_arrival_cap=0.0)
+    at_floor = Treatment(discipline="vtime", vtime_arrival_cap=0.0)
     floor_runner = run(client, f"{prefix}floor:", "vtime_fresh_flood", at_floor)
-    head_runner = run(
-        client, f"{prefix}head:", "vtime_fresh_flood", TreatmentSpec(discipline="vtime")
-    )
+    head_runner = run(client, f"{prefix}head:", "vtime_fresh_flood", Treatment(discipline="vtime"))
     calls = head_runner.scenario.harness.max_steps
     # one run per key per call: a key that is never outranked is served once per call
     assert key_serves(head_runner)["backlog"] == calls
@@ -92,7 +90,7 @@ def test_an_uncapped_arrival_lets_the_backlog_through_a_fresh_key_flood(
 
 
 def test_the_trace_says_what_each_pass_looked_at(client: redis.Redis, prefix: str) -> None:
-    runner = run(client, prefix, "micro_sybil", TreatmentSpec(discipline="vtime"))
+    runner = run(client, prefix, "micro_sybil", Treatment(discipline="vtime"))
     first = runner.calls[0]
     served = [v.key for v in first.visits if v.fate == "served"]
     assert list(first.served) == served
@@ -141,7 +139,7 @@ class Tamper(StepRunner):
 def test_the_checks_catch_a_damaged_vtime_state(
     client: redis.Redis, prefix: str, damage: str, invariant: str
 ) -> None:
-    with open_step_cell(client, step_scenario("micro_skew"), TreatmentSpec(discipline="vtime"),
+    with open_step_cell(client, step_scenario("micro_skew"), Treatment(discipline="vtime"),
                         prefix) as runner:  # fmt: skip
         tamper = Tamper(runner.scenario, "vtime", runner.queue, runner.knobs)
         tamper.damage = damage
@@ -199,11 +197,11 @@ def test_knobs_come_from_the_treatment_then_the_scenario_then_the_defaults() -> 
     scenario = step_scenario("micro_skew").model_copy(
         update={"vtime": VtimeSettings(quantum=2.0, arrival_cap=8.0)}
     )
-    plain = step_knobs(scenario, TreatmentSpec(discipline="vtime"))
+    plain = step_knobs(scenario, Treatment(discipline="vtime"))
     assert (plain.quantum, plain.window_multiplier, plain.arrival_cap) == (2.0, 3, 16.0)
-    treated = step_knobs(scenario, TreatmentSpec(discipline="vtime", vtime_arrival_cap=0.0))
+    treated = step_knobs(scenario, Treatment(discipline="vtime", vtime_arrival_cap=0.0))
     assert treated.arrival_cap == 0.0 and treated.quantum == 2.0
-    default = step_knobs(step_scenario("micro_skew"), TreatmentSpec(discipline="vtime"))
+    default = step_knobs(step_scenario("micro_skew"), Treatment(discipline="vtime"))
     assert default == VtimeKnobs()
 
 

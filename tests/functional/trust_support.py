@@ -16,7 +16,7 @@ from pathlib import Path
 
 import redis
 
-from ckviz.model.matrix import TreatmentSpec
+from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import KeySpec, Scenario
 from ckviz.store.server import connect, find_redis_server
 
@@ -31,8 +31,8 @@ def key(name: str, runs: int, **fields: object) -> KeySpec:
     return KeySpec(name=name, runs=runs, **fields)  # type: ignore[arg-type]
 
 
-def treatment(discipline: str = "sfq", **caps: int) -> TreatmentSpec:
-    return TreatmentSpec(discipline=discipline, **caps)  # type: ignore[arg-type]
+def treatment(discipline: str = "sfq", **caps: int) -> Treatment:
+    return Treatment(discipline=discipline, **caps)  # type: ignore[arg-type]
 
 
 def ckviz_env(**extra: str) -> dict[str, str]:

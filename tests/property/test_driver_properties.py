@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES
-from ckviz.model.matrix import TreatmentSpec
+from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import KeySpec, Scenario
 from ckviz.sim.driver import Driver
 from ckviz.sim.session import new_namespace, open_cell
@@ -79,7 +79,7 @@ def test_every_run_once_limits_hold_and_seeds_repeat(
     per_key: int | None,
     total: int | None,
 ) -> None:
-    treatment = TreatmentSpec(discipline=discipline, per_key_cap=per_key, total_cap=total)
+    treatment = Treatment(discipline=discipline, per_key_cap=per_key, total_cap=total)
     outcomes = []
     for stepped in (True, False):
         prefix = new_namespace("ckviz-test")

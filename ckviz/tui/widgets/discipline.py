@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from ckviz.model.queue import Shown
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.text import BOLD, DIM, key_cell, key_width
+from ckviz.tui.text import BOLD, DIM, key_cell, key_width, number
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 
 
-def _pairs(values: tuple[tuple[str, str], ...]) -> list[tuple[str, str]]:
+def _pairs(values: tuple[tuple[str, Shown], ...]) -> list[tuple[str, str]]:
     # Keep only real (label, value) pairs, whatever padding a discipline adds.
-    return [v for v in values if len(v) == 2]
+    return [(v[0], number(v[1])) for v in values if len(v) == 2]
 
 
 class DisciplinePane(SnapshotPane):
@@ -26,7 +27,7 @@ class DisciplinePane(SnapshotPane):
         for label, value in _pairs(state.fields):
             fields.append(f" · {label} ", DIM)
             fields.append(value)
-        # The order the next dequeue will follow (a preview on a copy of the discipline); once
+        # The order the next dequeue will follow (the discipline's pure preview); once
         # nothing is queued, the last order it chose.
         chosen = snapshot.next_order or snapshot.order
         which = "next order" if snapshot.next_order else "last order"

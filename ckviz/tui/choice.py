@@ -1,0 +1,29 @@
+"""The terminal app's flags as a checked choice, before any server starts (no Textual here)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ckviz import scenario_files
+from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
+from ckviz.disciplines.registry import FACTORIES, check_discipline
+from ckviz.errors import UsageError
+from ckviz.model.names import check_seed
+from ckviz.sim.steps import STEP_DISCIPLINES
+
+
+def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
+    """Scenario (name or path, checked to load), discipline and seed for the terminal app."""
+    if len(ns.discipline) > 1:
+        raise UsageError("--discipline: the terminal app takes one (use c for compare mode)")
+    if ns.seeds:
+        raise UsageError("--seeds is for --headless; the terminal app takes --seed")
+    name = ns.scenario_arg or (ns.scenario[0] if ns.scenario else DEFAULT_SCENARIO)
+    scenario_files.load(name)
+    discipline = check_discipline(
+        ns.discipline[0] if ns.discipline else DEFAULT_DISCIPLINE, also=STEP_DISCIPLINES
+    )
+    if discipline not in FACTORIES:
+        raise UsageError(f"--discipline: '{discipline}' runs only in --headless for now")
+    seed = check_seed(ns.seed if ns.seed is not None else DEFAULT_SEED)
+    return name, discipline, seed

@@ -1,0 +1,48 @@
+"""Names and defaults kept once: the registry's usage error, duplicates, effective caps."""
+
+from __future__ import annotations
+
+import pytest
+
+from ckviz.cli import build_parser
+from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED, ROOT_PREFIX
+from ckviz.disciplines.registry import FACTORIES, check_discipline, make_discipline
+from ckviz.errors import UsageError, first_line
+from ckviz.model.matrix import Treatment
+from ckviz.model.names import first_duplicate
+from ckviz.model.scenario import Caps
+from ckviz.tui.choice import app_choice
+
+
+def test_an_unknown_discipline_is_a_usage_error_naming_where_and_the_choices() -> None:
+    with pytest.raises(UsageError, match=r"^--discipline: unknown discipline 'fifo' \(choose"):
+        check_discipline("fifo")
+    with pytest.raises(UsageError, match=r"^matrix 'm': unknown discipline 'fifo'"):
+        check_discipline("fifo", "matrix 'm'")
+    with pytest.raises(UsageError, match="drr"):
+        make_discipline("fifo")
+    assert check_discipline(DEFAULT_DISCIPLINE) in FACTORIES
+
+
+def test_first_duplicate() -> None:
+    assert first_duplicate(["a", "b", "a", "b"]) == "a"
+    assert first_duplicate(["b", "a", "a", "b"]) == "a"
+    assert first_duplicate([]) is None and first_duplicate(["x", "y"]) is None
+
+
+def test_a_treatments_caps_override_the_scenarios_one_by_one() -> None:
+    scenario = Caps(per_key=3, total=5)
+    assert Treatment(discipline="sfq").caps_on(scenario) == scenario
+    assert Treatment(discipline="sfq", total_cap=2).caps_on(scenario) == Caps(per_key=3, total=2)
+    assert Treatment(discipline="sfq", per_key_cap=1).caps_on(Caps()) == Caps(per_key=1)
+
+
+def test_the_app_and_the_flags_share_the_defaults() -> None:
+    ns = build_parser().parse_args([])
+    assert ns.prefix == ROOT_PREFIX
+    assert app_choice(ns) == (DEFAULT_SCENARIO, DEFAULT_DISCIPLINE, DEFAULT_SEED)
+
+
+def test_first_line() -> None:
+    assert first_line(ValueError("  one\ntwo")) == "one"
+    assert first_line(ValueError("")) == "ValueError"
