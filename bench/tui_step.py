@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import statistics
 import sys
 import tempfile
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ckviz.lanes import Lockstep
 from ckviz.sim.session import new_namespace
 from ckviz.store.server import open_server
 from ckviz.tui.app import CkvizApp, tune_gc
@@ -74,10 +76,10 @@ class TimedApp(CkvizApp):
 
 
 async def bench(path: Path, steps: int, discipline: str, compare: bool) -> list[float]:
-    with open_server() as server:
+    with open_server() as server, contextlib.closing(server.client()) as client:
         compare_with = "baseline" if compare else None
-        app = TimedApp(server, str(path), discipline, compare_with=compare_with,
-                       namespace=new_namespace())  # fmt: skip
+        app = TimedApp(Lockstep(client, new_namespace()), str(path), discipline,
+                       compare_with=compare_with)  # fmt: skip
         totals: list[float] = []
         try:
             async with app.run_test(size=(160, 50)) as pilot:

@@ -22,11 +22,11 @@ from textual.timer import Timer
 from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED, DEFAULT_SEEDS
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, check_discipline
 from ckviz.errors import CkvizError, ExitCode, RedisUnavailable
+from ckviz.lanes import Frame, LaneSource, Lockstep, Setup
 from ckviz.model.scenario import Scenario
 from ckviz.scenario_files import bundled_names, load
 from ckviz.sim.session import new_namespace
 from ckviz.store.server import RedisServer
-from ckviz.tui.lanes import Frame, Lockstep, Setup
 from ckviz.tui.messages import DriverCrashed, DriverFailed, Stepped
 from ckviz.tui.palette import KeyPalette, theme_colours
 from ckviz.tui.recording import HISTORY_LIMIT, HISTORY_OBJECTS, Recording
@@ -71,19 +71,17 @@ class CkvizApp(App[int]):
         Binding("q", "quit", "Quit", id="ckviz.quit"),
     ]
 
-    def __init__(self, server: RedisServer, scenario: Scenario | str = DEFAULT_SCENARIO,
+    def __init__(self, source: LaneSource, scenario: Scenario | str = DEFAULT_SCENARIO,
                  discipline: str = DEFAULT_DISCIPLINE, seed: str = DEFAULT_SEED, *,
-                 compare_with: str | None = None, namespace: str | None = None,
-                 history: int = HISTORY_LIMIT, handle_signals: bool = False,
-                 check_invariants: bool = True) -> None:  # fmt: skip
+                 compare_with: str | None = None, history: int = HISTORY_LIMIT,
+                 handle_signals: bool = False, check_invariants: bool = True) -> None:  # fmt: skip
         super().__init__()
         scenario = load(scenario) if isinstance(scenario, str) else scenario
         disciplines = (discipline,) if compare_with is None else (discipline, compare_with)
         for name in disciplines:
             check_discipline(name, "discipline")
         self.setup = Setup(scenario, seed, disciplines, check_invariants)
-        self.client = server.client()
-        self.lockstep = Lockstep(self.client, namespace or new_namespace())
+        self.lockstep = source  # owned by whoever made it: the app only starts and closes lanes
         self.recording = Recording(
             min(history, max(200, HISTORY_OBJECTS // len(scenario.weights())))
         )
@@ -132,7 +130,6 @@ class CkvizApp(App[int]):
         self._driver_thread.shutdown(wait=True, cancel_futures=True)
         with contextlib.suppress(CkvizError, redis.RedisError, OSError):
             self.lockstep.close()
-        self.client.close()
 
     @property
     def busy(self) -> bool:
@@ -384,13 +381,18 @@ def run_app(server: RedisServer, scenario_name: str = DEFAULT_SCENARIO,
     Keys go under `namespace` (a fresh `ckviz:<random>:` if None). Raises UsageError for an
     unknown scenario or discipline (before anything starts).
     """
-    app = CkvizApp(server, scenario_name, discipline, seed, handle_signals=True,
-                   namespace=namespace, check_invariants=check_invariants)  # fmt: skip
-    tune_gc()
+    client = server.client()
     try:
-        result = app.run()
+        lanes = Lockstep(client, namespace or new_namespace())
+        app = CkvizApp(lanes, scenario_name, discipline, seed, handle_signals=True,
+                       check_invariants=check_invariants)  # fmt: skip
+        tune_gc()
+        try:
+            result = app.run()
+        finally:
+            app.close_now()
     finally:
-        app.close_now()
+        client.close()
     if result is None:  # ended without quitting through `q` (e.g. an unexpected error)
         return int(app.error.exit_code) if app.error else int(ExitCode.OK)
     return int(result)

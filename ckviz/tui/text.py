@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 
@@ -15,12 +16,13 @@ BOLD = Style(bold=True)
 
 
 def fit(text: str, width: int) -> str:
-    """`text` cut or padded to exactly `width` cells (an ellipsis marks a cut)."""
+    """`text` cut or padded to exactly `width` cells (an ellipsis marks a cut). Cells, not
+    characters: a CJK character or an emoji takes two, so a key like `日本` keeps columns."""
     if width <= 0:
         return ""
-    if len(text) > width:
-        return text[: width - 1] + "…"
-    return text.ljust(width)
+    if cell_len(text) > width:
+        return set_cell_size(text, width - 1) + "…"
+    return set_cell_size(text, width)
 
 
 def number(value: str | float) -> str:
@@ -32,7 +34,7 @@ def number(value: str | float) -> str:
 
 def key_width(snapshot: Snapshot, room: int, cap: int = 16) -> int:
     """Cells for a key column: the longest key's length, within [5, cap] and the room left."""
-    longest = max((len(row.key) for row in snapshot.keys), default=5)
+    longest = max((cell_len(row.key) for row in snapshot.keys), default=5)
     return max(5, min(cap, longest, room))
 
 

@@ -11,6 +11,7 @@ import pytest
 import redis
 from textual.pilot import Pilot
 
+from ckviz.lanes import Lockstep
 from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
 
@@ -36,12 +37,12 @@ def namespace(prefix: str) -> str:
 
 
 @pytest.fixture
-def make_app(tui_server: RedisServer, namespace: str) -> Iterator[Callable[..., CkvizApp]]:
+def make_app(tui_client: redis.Redis, namespace: str) -> Iterator[Callable[..., CkvizApp]]:
     """Build apps on the session server in this test's namespace; closed after the test."""
     apps: list[CkvizApp] = []
 
     def make(scenario: str = "ck_skew", discipline: str = "sfq", **kwargs: Any) -> CkvizApp:
-        app = CkvizApp(tui_server, scenario, discipline, namespace=namespace, **kwargs)
+        app = CkvizApp(Lockstep(tui_client, namespace), scenario, discipline, **kwargs)
         apps.append(app)
         return app
 

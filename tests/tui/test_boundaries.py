@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "ckviz"
@@ -39,3 +41,26 @@ def test_only_the_cli_reaches_into_the_tui() -> None:
         if any(m.startswith("ckviz.tui") for m in imported_modules(path)):
             offenders.append(str(relative))
     assert offenders == []
+
+
+def test_the_engine_and_the_headless_path_load_no_textual() -> None:
+    # a fresh interpreter: what this test process already imported does not count
+    engine = sorted(
+        "ckviz." + ".".join(p.relative_to(PACKAGE).with_suffix("").parts)
+        for folder in ("headless", "sim")
+        for p in (PACKAGE / folder).glob("*.py")
+        if p.name != "__init__.py"
+    )
+    modules = ["ckviz.cli", "ckviz.lanes", *engine]
+    code = "\n".join(
+        [
+            "import importlib, sys",
+            f"for name in {modules!r}: importlib.import_module(name)",
+            "loaded = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))",
+            "print(len(sys.modules)); print(loaded)",
+        ]
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    count, loaded = done.stdout.splitlines()
+    assert int(count) > 50 and "ckviz.headless.matrix" in engine and "ckviz.sim.driver" in engine
+    assert loaded == "[]"

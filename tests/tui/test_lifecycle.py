@@ -11,10 +11,10 @@ import pytest
 import redis
 
 from ckviz.errors import ExitCode, UsageError
+from ckviz.lanes import Frame, Lockstep
 from ckviz.sim.session import new_namespace
-from ckviz.store.server import RedisServer, open_server
+from ckviz.store.server import open_server
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.lanes import Frame
 from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.widgets.status import STEPPING, StatusBar
@@ -92,11 +92,12 @@ async def test_compare_mode_picks_each_lane(make_app: MakeApp) -> None:
         assert " · drr vs codel-sfq · " in status(app)
 
 
-def test_unknown_names_are_usage_errors(tui_server: RedisServer) -> None:
+def test_unknown_names_are_usage_errors(tui_client: redis.Redis, namespace: str) -> None:
+    lanes = Lockstep(tui_client, namespace)
     with pytest.raises(UsageError, match="unknown discipline 'fifo'"):
-        CkvizApp(tui_server, "ck_skew", "fifo")
+        CkvizApp(lanes, "ck_skew", "fifo")
     with pytest.raises(UsageError, match="unknown scenario"):
-        CkvizApp(tui_server, "no_such_scenario", "sfq")
+        CkvizApp(lanes, "no_such_scenario", "sfq")
 
 
 async def test_help_opens_and_closes(make_app: MakeApp) -> None:
@@ -187,7 +188,9 @@ async def test_theme_switch_keeps_working(make_app: MakeApp) -> None:
 async def test_redis_going_away_shows_an_error_not_a_traceback() -> None:
     with contextlib.ExitStack() as stack:
         server = stack.enter_context(open_server())
-        app = CkvizApp(server, "ck_skew", "sfq", namespace=new_namespace())
+        client = server.client()
+        stack.callback(client.close)
+        app = CkvizApp(Lockstep(client, new_namespace()), "ck_skew", "sfq")
         try:
             async with app.run_test(size=SIZE) as pilot:
                 await settle(pilot)

@@ -8,7 +8,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ckviz.tui.lanes import Fairness, Frame
+from ckviz.lanes import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM
 from ckviz.tui.widgets.ck_index import CkIndexPane

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ckviz.tui.lanes import Frame
+from ckviz.lanes import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, bar, fit, head_age, key_cell, key_width, ms
 from ckviz.tui.widgets.pane import Pane, Rows, new_text

@@ -1,7 +1,7 @@
 """The cells the app steps: one lane per discipline, kept level in logical time.
 
-Textual-free on purpose: the app calls these on its single driver thread and only ever
-looks at the `Frame`s they return.
+Textual-free on purpose (it sits under tui/ and headless/, over metrics): the app calls a
+`LaneSource` on its single driver thread and only ever looks at the `Frame`s it returns.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass
+from typing import Protocol
 
 import redis
 
@@ -66,6 +67,22 @@ class Frame:
     @property
     def times(self) -> tuple[int, ...]:
         return tuple(s.t for s in self.snapshots)
+
+
+class LaneSource(Protocol):
+    """Where the app's frames come from: lanes on Redis (`Lockstep`), or frames made by hand."""
+
+    def start(self, setup: Setup) -> list[Frame]:
+        """Close what is open and start `setup`: its first frame."""
+        ...
+
+    def advance(self, instant: bool, count: int = 1) -> list[Frame]:
+        """`count` rounds (or instants): a frame after each, until every lane is done."""
+        ...
+
+    def close(self) -> None:
+        """Close every lane (their keys deleted); safe to call twice."""
+        ...
 
 
 class Lane:

@@ -1,0 +1,106 @@
+"""Panes fed hand-built frames through an injected lane source: no Redis at all."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rich.cells import cell_len
+
+from ckviz import scenario_files
+from ckviz.lanes import Fairness, Frame, Setup
+from ckviz.model.queue import DisciplineState, IndexEntry
+from ckviz.model.snapshot import EventLog, HeldRun, KeyRow, Snapshot
+from ckviz.store.keys import ck_member
+from ckviz.tui.app import CkvizApp
+from ckviz.tui.text import fit
+from ckviz.tui.widgets.ck_index import CkIndexPane
+from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from tests.tui.conftest import SIZE, press, settle
+
+BASE = 1_700_000_000_000
+
+
+class HandMade:
+    """A lane source that hands out frames made in the test, one per step."""
+
+    def __init__(self, *frames: Frame) -> None:
+        self.frames = list(frames)
+        self.closed = 0
+
+    def start(self, setup: Setup) -> list[Frame]:
+        return [replace(self.frames.pop(0), setup=setup)]
+
+    def advance(self, instant: bool, count: int = 1) -> list[Frame]:
+        return [self.frames.pop(0)] if self.frames else []
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+def snapshot(keys: tuple[str, ...], held: int, step: int, total_cap: int | None = 2) -> Snapshot:
+    index = tuple(IndexEntry(ck_member(k), k, float(BASE + i)) for i, k in enumerate(keys))
+    return Snapshot(
+        scenario="ck_skew",
+        seed="seed-a",
+        discipline="baseline",
+        step=step,
+        t=10 * step,
+        done=False,
+        env_limit=4,
+        max_count=1,
+        per_key_cap=None,
+        total_cap=total_cap,
+        total_runs=40,
+        index_read=index,
+        index_rescored=(),
+        keys=tuple(KeyRow(k, 1.0, 3, 0, 1, 0, float(BASE), 0) for k in keys),
+        held=tuple(HeldRun(keys[0], f"{keys[0]}~0#{i}", 100) for i in range(held)),
+        order=keys,
+        next_order=keys,
+        rescores=False,
+        discipline_state=DisciplineState("baseline", (("order", "oldest head first (age)"),)),
+        events=EventLog([], 0),
+        recent=(),
+        round_trips=step,
+        score_base=BASE,
+    )
+
+
+def frame(keys: tuple[str, ...], held: int, step: int) -> Frame:
+    setup = Setup(scenario_files.load("ck_skew"), "seed-a", ("baseline",))
+    return Frame(setup, (snapshot(keys, held, step),), (Fairness(1.0, 1.0, 0),))
+
+
+async def test_a_full_total_cap_shows_no_scan_window_and_no_pick() -> None:
+    keys = ("heavy", "light-0")
+    source = HandMade(frame(keys, 2, 1), frame(keys, 1, 2))
+    app = CkvizApp(source, "ck_skew", "baseline")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        lines = app.screen.query_one(CkIndexPane).plain.splitlines()
+        assert lines[0].rstrip() == "2 entries · scan window 0 (total cap full)"
+        assert not any("▶" in line for line in lines)
+        await press(pilot, "space")  # a slot under the cap is free again
+        lines = app.screen.query_one(CkIndexPane).plain.splitlines()
+        assert lines[0].rstrip() == "2 entries · scan window 3 · ▶ next pick"
+        await pilot.press("q")
+    assert source.closed
+
+
+async def test_wide_keys_keep_the_columns() -> None:
+    keys = ("日本語のキー", "plain")
+    app = CkvizApp(HandMade(frame(keys, 0, 1)), "ck_skew", "baseline")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        # after the key column, both rows go on at the same cell: keys are measured in cells
+        rows = app.screen.query_one(KeyQueuesPane).plain.splitlines()[1:3]
+        assert len({cell_len(row[: row.index("█")]) for row in rows}) == 1
+        rows = app.screen.query_one(CkIndexPane).plain.splitlines()[1:3]
+        assert len({cell_len(row[: row.index(" 1700")]) for row in rows}) == 1
+        await pilot.press("q")
+
+
+def test_fit_counts_cells() -> None:
+    assert cell_len(fit("café-☕", 8)) == 8
+    assert cell_len(fit("café-☕", 6)) == 6 and fit("café-☕", 6).endswith("…")
+    assert all(cell_len(fit("日本語のキー", w)) == w for w in range(0, 15))
