@@ -28,3 +28,23 @@ def test_worked_scenario_example_is_valid(tmp_path: Path) -> None:
     sc = scenario_files.load(str(path))
     assert [k.name for k in sc.expanded_keys()] == ["flood", "regular-0", "regular-1", "regular-2"]
     assert sc.caps.per_key == 2 and sc.expect[0].better_than == "baseline"
+
+
+def test_layout_names_only_rooms_that_exist() -> None:
+    text = README.read_text(encoding="utf-8")
+    layout = re.search(r"## Layout\n.*?```text\n(.*?)```", text, re.S)
+    assert layout is not None
+    root = README.parent
+    folder = ""
+    named = 0
+    for line in layout.group(1).splitlines():
+        indented = line.startswith("  ")
+        for word in line.strip().split("  ")[0].split():
+            if not re.fullmatch(r"[\w/.*]+\.(py|toml)|[\w/]+/", word):
+                continue
+            if not indented:
+                folder = word if word.endswith("/") else folder
+            path = root / (folder + word if indented else word)
+            assert path.exists() or "*" in word, f"README layout names {word}, which is gone"
+            named += 1
+    assert named >= 20
