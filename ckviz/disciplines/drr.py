@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ckviz.disciplines.base import by_priority, weight_of
 from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry
@@ -11,8 +11,7 @@ from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry
 _COST = 1.0  # every run costs one unit of deficit
 
 
-@dataclass(frozen=True, slots=True)
-class _Visit:
+class _Visit(NamedTuple):
     """What a visit of the ring would leave: the ring, the cursor, the deficits topped up."""
 
     ring: list[str]
@@ -35,14 +34,14 @@ class DeficitRoundRobin:
         self.cursor = 0
 
     def _synced_ring(self, active: Sequence[IndexEntry]) -> tuple[list[str], int]:
+        # the keys still active, in ring order, then the newcomers in ckIndex order
         present = {e.key for e in active}
-        ring = list(self.ring)
-        known = set(ring)
+        ring = [key for key in self.ring if key in present]
+        known = set(self.ring)
         for entry in active:
             if entry.key not in known:
                 ring.append(entry.key)
                 known.add(entry.key)
-        ring = [key for key in ring if key in present]
         return ring, self.cursor if self.cursor < len(ring) else 0
 
     def _visit(self, active: Sequence[IndexEntry]) -> _Visit:

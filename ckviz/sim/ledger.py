@@ -8,7 +8,7 @@ the digest Redis returns. Nothing here talks to Redis, so several consumers can 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ckviz.model.queue import PlannedRun
@@ -33,6 +33,7 @@ class Ledger:
 
     def __init__(self, weights: Mapping[str, float], workload: Sequence[PlannedRun]) -> None:
         self.workload = list(workload)
+        self.total_runs = len(self.workload)
         self.books = {key: KeyBook(weight) for key, weight in weights.items()}
         for run in self.workload:
             self.books[run.key].to_arrive += 1
@@ -45,10 +46,6 @@ class Ledger:
         self.queued_keys = 0  # keys with runs queued
         self._next_arrival = 0
         self._hold_by_id = {run.run_id: run.hold_ms for run in self.workload}
-
-    @property
-    def total_runs(self) -> int:
-        return len(self.workload)
 
     @property
     def held_count(self) -> int:
@@ -65,17 +62,22 @@ class Ledger:
             planned[run.key] += 1
         return planned
 
-    def arrivals_due(self, t: int) -> Iterator[PlannedRun]:
+    def arrivals_due(self, t: int) -> list[PlannedRun]:
         """The runs that arrive by `t`, each handed out once, in workload order."""
-        workload = self.workload
-        while self._next_arrival < len(workload) and workload[self._next_arrival].arrival_ms <= t:
-            self._next_arrival += 1
-            yield workload[self._next_arrival - 1]
+        workload, start = self.workload, self._next_arrival
+        end = start
+        while end < self.total_runs and workload[end].arrival_ms <= t:
+            end += 1
+        self._next_arrival = end
+        return workload[start:end]
 
-    def releases_due(self, t: int) -> Iterator[PlannedRun]:
+    def releases_due(self, t: int) -> list[PlannedRun]:
         """The held runs whose hold ends by `t`, earliest first."""
-        while self.releases and self.releases[0][0] <= t:
-            yield heapq.heappop(self.releases)[2]
+        releases = self.releases
+        due = []
+        while releases and releases[0][0] <= t:
+            due.append(heapq.heappop(releases)[2])
+        return due
 
     def next_arrival_ms(self) -> int | None:
         if self._next_arrival < len(self.workload):

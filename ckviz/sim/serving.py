@@ -9,8 +9,7 @@ dequeue script (their scripts and keys come with the discipline's `Door`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ckviz.disciplines.base import Discipline
 from ckviz.model.arithmetic import rescore_scores
@@ -18,8 +17,7 @@ from ckviz.model.queue import IndexEntry
 from ckviz.store.runqueue import Trip
 
 
-@dataclass(frozen=True, slots=True)
-class Rescore:
+class Rescore(NamedTuple):
     """An order written into ckIndex: the keys best first and the entries as rescored."""
 
     order: tuple[str, ...]
@@ -70,9 +68,9 @@ class Rescoring:
         if not index:
             return None
         order = self.discipline.advance(index, now)
-        trip.rescore(order, wall_now)
-        keys = {e.member: e.key for e in index}
         scores = rescore_scores(len(order), wall_now)
+        trip.rescore(order, scores)
+        keys = {e.member: e.key for e in index}
         entries = tuple(
             IndexEntry(m, keys[m], float(s)) for m, s in zip(order, scores, strict=True)
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ckviz.model.arithmetic import HELD_SUFFIX
 
@@ -30,45 +30,36 @@ def key_of_member(member: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class KeyLayout:
-    """Every Redis key one run uses, all starting with `prefix`."""
+    """Every Redis key one run uses, all starting with `prefix`.
+
+    The fixed keys are spelled once, here, when the layout is made: every trip names them."""
 
     prefix: str
+    ck_index: str = field(init=False)
+    ck_vtime: str = field(init=False)
+    ck_vtime_floor: str = field(init=False)
+    ck_vtime_idle: str = field(init=False)
+    env_held: str = field(init=False)
+    env_limit: str = field(init=False)
+    queue_limit: str = field(init=False)
+    env_queue: str = field(init=False)
+    master_queue: str = field(init=False)
 
-    @property
-    def ck_index(self) -> str:
-        return f"{self.prefix}{BASE}:ckIndex"
-
-    @property
-    def ck_vtime(self) -> str:
-        return f"{self.prefix}{BASE}:ckVtime"
-
-    @property
-    def ck_vtime_floor(self) -> str:
-        return f"{self.prefix}{BASE}:ckVtimeFloor"
-
-    @property
-    def ck_vtime_idle(self) -> str:
-        return f"{self.prefix}{BASE}:ckVtimeIdle"
-
-    @property
-    def env_held(self) -> str:
-        return f"{self.prefix}{_ENV_PATH}{HELD_SUFFIX}"
-
-    @property
-    def env_limit(self) -> str:
-        return f"{self.prefix}{_ENV_PATH}:concurrency"
-
-    @property
-    def queue_limit(self) -> str:
-        return f"{self.prefix}{BASE}:concurrency"
-
-    @property
-    def env_queue(self) -> str:
-        return f"{self.prefix}{{org:{ORG}}}:env:{ENV}"
-
-    @property
-    def master_queue(self) -> str:
-        return f"{self.prefix}masterQueue:shard:0"
+    def __post_init__(self) -> None:
+        p = self.prefix
+        fixed = {
+            "ck_index": f"{p}{BASE}:ckIndex",
+            "ck_vtime": f"{p}{BASE}:ckVtime",
+            "ck_vtime_floor": f"{p}{BASE}:ckVtimeFloor",
+            "ck_vtime_idle": f"{p}{BASE}:ckVtimeIdle",
+            "env_held": f"{p}{_ENV_PATH}{HELD_SUFFIX}",
+            "env_limit": f"{p}{_ENV_PATH}:concurrency",
+            "queue_limit": f"{p}{BASE}:concurrency",
+            "env_queue": f"{p}{{org:{ORG}}}:env:{ENV}",
+            "master_queue": f"{p}masterQueue:shard:0",
+        }
+        for name, key in fixed.items():
+            object.__setattr__(self, name, key)
 
     def base_key(self, name: str) -> str:
         """A key of the base queue's own, `B:<name>` (a discipline's state in Redis)."""

@@ -22,7 +22,6 @@ from ckviz.model.arithmetic import (
     DEFAULT_QUEUE_LIMIT,
     HELD_SUFFIX,
     SCAN_FACTOR,
-    rescore_scores,
 )
 from ckviz.model.queue import LUA_ORDER, Door, IndexEntry, PlannedRun
 from ckviz.store.digest import QueueDigest, decode_digest
@@ -37,6 +36,15 @@ except ImportError:  # pragma: no cover - hiredis is a dependency, but optional 
     _hiredis_pack = None
 
 _READS = ("ZRANGE", "SCARD", "SMEMBERS", "ZCARD", "EXISTS")
+# dequeue.lua's ARGV 5-10: the arithmetic it shares with ckviz (model/arithmetic.py)
+_DEQUEUE_CONSTANTS = (
+    BURST_FACTOR,
+    MASTER_MEMBER,
+    MESSAGE_PREFIX,
+    SCAN_FACTOR,
+    DEFAULT_QUEUE_LIMIT,
+    HELD_SUFFIX,
+)
 _SCRIPTS = load_scripts()
 
 
@@ -151,34 +159,13 @@ class Trip:
 
     def dequeue(self, max_count: int, now: int) -> int:
         q = self._queue
-        k = q.keys
-        keys = (
-            k.ck_index,
-            k.env_held,
-            k.env_limit,
-            k.queue_limit,
-            k.env_queue,
-            k.master_queue,
-            *q.state_keys,
-        )
-        argv = (
-            k.prefix,
-            now,
-            max_count,
-            q.env_limit,
-            BURST_FACTOR,
-            MASTER_MEMBER,
-            MESSAGE_PREFIX,
-            SCAN_FACTOR,
-            DEFAULT_QUEUE_LIMIT,
-            HELD_SUFFIX,
-        )
-        return self.call(q.door.dequeue, keys, argv, dequeued_runs)
+        argv = (q.keys.prefix, now, max_count, q.env_limit, *_DEQUEUE_CONSTANTS)
+        return self.call(q.door.dequeue, q.dequeue_keys, argv, dequeued_runs)
 
-    def rescore(self, order: Sequence[str], now: int) -> int:
-        """The members (best first) get `rescore_scores`, in one ZADD."""
+    def rescore(self, order: Sequence[str], scores: Sequence[int]) -> int:
+        """The members (best first) get their `rescore_scores`, in one ZADD."""
         args: list[Any] = ["ZADD", self._queue.keys.ck_index]
-        for score, member in zip(rescore_scores(len(order), now), order, strict=True):
+        for score, member in zip(scores, order, strict=True):
             args += (score, member)
         return self._add(tuple(args), _ignore, scripted=False)
 
@@ -195,8 +182,7 @@ class Trip:
         members = map(ck_member, keys)
         argv = (k.prefix, MASTER_MEMBER, listing_limit, int(read_index), HELD_SUFFIX, *members)
         decode = _digest_and_index if read_index else _digest_only
-        keys = (k.ck_index, k.env_held, k.env_queue, k.master_queue)
-        return self.call("inspect", keys, argv, decode)
+        return self.call("inspect", self._queue.inspect_keys, argv, decode)
 
     def call(
         self, name: str, keys: Sequence[str], argv: Sequence[Any], decode: Decoder = _ignore
@@ -225,6 +211,17 @@ class RunQueue:
         self.keys = KeyLayout(prefix)
         self.door = door  # the scripts a run goes through, and the discipline's own keys
         self.state_keys = tuple(self.keys.base_key(name) for name in door.state_keys)
+        k = self.keys
+        self.dequeue_keys = (
+            k.ck_index,
+            k.env_held,
+            k.env_limit,
+            k.queue_limit,
+            k.env_queue,
+            k.master_queue,
+            *self.state_keys,
+        )
+        self.inspect_keys = (k.ck_index, k.env_held, k.env_queue, k.master_queue)
         self.env_limit = env_limit
         self.per_key_limit = per_key_limit
         self.round_trips = 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import redis
 
+from ckviz.model.arithmetic import rescore_scores
 from ckviz.model.queue import PlannedRun
 from ckviz.store.keys import MASTER_MEMBER, ck_member
 from ckviz.store.runqueue import RunQueue
@@ -69,7 +70,9 @@ def test_served_key_snaps_back_to_its_true_head(client: redis.Redis, prefix: str
     enqueue(q, "x", 1, 1005)
     enqueue(q, "y", 0, 1001)
     trip = q.trip()
-    trip.rescore([ck_member("y"), ck_member("x")], NOW)  # y best: NOW-2, x: NOW-1
+    trip.rescore(
+        [ck_member("y"), ck_member("x")], rescore_scores(2, NOW)
+    )  # y best: NOW-2, x: NOW-1
     trip.send()
     assert index(q) == [("y", NOW - 2.0), ("x", NOW - 1.0)]
     assert dequeue(q) == ["y~0#0"]
@@ -87,7 +90,7 @@ def test_batch_dequeue_takes_one_per_key_and_rescoring_steers_only_the_first(
         enqueue(q, "old", i, 1000 + i)
         enqueue(q, "new", i, 2000 + i)
     trip = q.trip()
-    trip.rescore([ck_member("new"), ck_member("old")], NOW)
+    trip.rescore([ck_member("new"), ck_member("old")], rescore_scores(2, NOW))
     trip.send()
     taken = dequeue(q, max_count=4)
     # one run per CK queue per call; new (rescored lowest) first, then old
@@ -140,7 +143,7 @@ def test_ack_rescores_the_key_to_its_true_head_and_frees_the_slot(
     enqueue(q, "a", 1, 1003)
     assert dequeue(q) == ["a~0#0"]
     trip = q.trip()
-    trip.rescore([ck_member("a")], NOW)
+    trip.rescore([ck_member("a")], rescore_scores(1, NOW))
     trip.send()
     assert index(q) == [("a", NOW - 1.0)]
     assert dequeue(q) == []  # env full
