@@ -33,12 +33,14 @@ class DisciplineState:
 class Door:
     """How a discipline's runs reach Redis: the scripts for enqueue, dequeue and ack (by Lua
     file name), the discipline's own state keys (each `B:<name>` under the base queue, added
-    after the scripts' usual KEYS) and whether the driver rescores ckIndex before a dequeue."""
+    after the scripts' usual KEYS), its own ARGV (after the usual ARGV: a quantum, a TTL...)
+    and whether the driver rescores ckIndex before a dequeue."""
 
     enqueue: str = "enqueue"
     dequeue: str = "dequeue"
     ack: str = "ack"
     state_keys: tuple[str, ...] = ()
+    argv: tuple[str | int, ...] = ()
     rescores: bool = False  # client side: read ckIndex, order it in Python, write the order
 
 

@@ -141,7 +141,7 @@ class Trip:
             *self._queue.state_keys,
         )
         argv = (run.run_id, timestamp, payload, ck_member(run.key), MASTER_MEMBER)
-        return self.call(self._queue.door.enqueue, keys, argv)
+        return self.call(self._queue.door.enqueue, keys, argv + self._queue.door.argv)
 
     def ack(self, run_id: str, key: str) -> int:
         k = self._queue.keys
@@ -155,11 +155,12 @@ class Trip:
             k.env_held,
             *self._queue.state_keys,
         )
-        return self.call(self._queue.door.ack, keys, (run_id, ck_member(key), MASTER_MEMBER))
+        argv = (run_id, ck_member(key), MASTER_MEMBER, *self._queue.door.argv)
+        return self.call(self._queue.door.ack, keys, argv)
 
     def dequeue(self, max_count: int, now: int) -> int:
         q = self._queue
-        argv = (q.keys.prefix, now, max_count, q.env_limit, *_DEQUEUE_CONSTANTS)
+        argv = (q.keys.prefix, now, max_count, q.env_limit, *_DEQUEUE_CONSTANTS, *q.door.argv)
         return self.call(q.door.dequeue, q.dequeue_keys, argv, dequeued_runs)
 
     def rescore(self, order: Sequence[str], scores: Sequence[int]) -> int:

@@ -30,7 +30,7 @@ class InRedis:
     """A discipline whose order lives in Redis: it names scripts and keys, ranks nothing."""
 
     name = "in-redis"
-    door = Door(state_keys=("ckProbe", "ckProbeFloor"))
+    door = Door(state_keys=("ckProbe", "ckProbeFloor"), argv=("quantum", 7))
 
     def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
         return [e.member for e in sorted(active, key=lambda e: (e.score, e.member))]
@@ -55,6 +55,7 @@ def test_a_doors_state_keys_follow_every_script_call(client: redis.Redis, prefix
     for args, _, _ in trip._commands:
         count = args[2]
         assert tuple(args[3 : 3 + count][-2:]) == probe
+        assert args[-2:] == ("quantum", 7)  # its own ARGV after the usual ones
 
 
 def run(client: redis.Redis, prefix: str, discipline: Baseline | InRedis) -> list[tuple[str, int]]:
