@@ -22,13 +22,13 @@ from typing import Any
 
 import redis
 
+from ckviz.model.queue import PlannedRun
 from ckviz.sim.session import new_namespace
 from ckviz.sim.steps import DEFAULT_KNOBS, T0
 from ckviz.store import vtime
 from ckviz.store.runqueue import DequeuedRun, RunQueue, Trip, delete_prefix
 from ckviz.store.server import open_server
 from ckviz.store.vtime import Version, VtimeDequeue
-from ckviz.workload import PlannedRun
 
 NOW = T0 + 1_000_000_000
 MODES: tuple[str, ...] = ("baseline", "vtime", "vtime-v17", "vtime+trace")

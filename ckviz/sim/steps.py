@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ckviz.model.queue import PlannedRun
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
 from ckviz.sim.driver import SCORE_BASE, WALL_NOW
@@ -21,7 +22,6 @@ from ckviz.sim.step_checks import StepChecker
 from ckviz.store import vtime
 from ckviz.store.runqueue import DequeuedRun, RunQueue, Trip
 from ckviz.store.vtime import Version, Visit, VtimeDequeue, VtimeKnobs, VtimeState
-from ckviz.workload import PlannedRun
 
 STEP_DISCIPLINES: tuple[str, ...] = ("baseline", "vtime", "vtime-v17")
 VERSIONS: dict[str, Version] = {"vtime": "head", "vtime-v17": "v17"}

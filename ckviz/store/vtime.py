@@ -12,9 +12,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ckviz.model.arithmetic import BURST_FACTOR, DEFAULT_QUEUE_LIMIT, HELD_SUFFIX, SCAN_FACTOR
+from ckviz.model.queue import PlannedRun
 from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member, key_of_member
-from ckviz.store.runqueue import BURST_FACTOR, DequeuedRun, Trip, dequeued_runs, message_payload
-from ckviz.workload import PlannedRun
+from ckviz.store.runqueue import DequeuedRun, Trip, dequeued_runs, message_payload
 
 Version = Literal["head", "v17"]
 DEFAULT_ARRIVAL_CAP_MULTIPLIER = 2.0**32
@@ -173,6 +174,9 @@ def dequeue(trip: Trip, layout: KeyLayout, env_limit: int, max_count: int, now: 
         knobs.state_ttl_s,
         knobs.idle_max_entries,
         int(trace),
+        SCAN_FACTOR,
+        DEFAULT_QUEUE_LIMIT,
+        HELD_SUFFIX,
     )
     return trip.call("vtime_dequeue", keys, argv, _decode_dequeue)
 

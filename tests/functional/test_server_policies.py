@@ -11,10 +11,10 @@ import pytest
 import redis
 
 from ckviz.errors import ExitCode, ServerRefused
+from ckviz.model.queue import PlannedRun
 from ckviz.sim.session import new_namespace
 from ckviz.store.preflight import refusal
 from ckviz.store.runqueue import RunQueue
-from ckviz.workload import PlannedRun
 from tests.functional.trust_support import (
     OwnRedis,
     ckviz_env,

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 import redis
 
+from ckviz.model.queue import PlannedRun
 from ckviz.store import vtime
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue
 from ckviz.store.vtime import Version, VtimeDequeue, VtimeKnobs, VtimeState
-from ckviz.workload import PlannedRun
 
 NOW = 2_000_000_000_000
 BOTH: tuple[Version, ...] = ("head", "v17")
@@ -278,7 +278,7 @@ def test_head_pass2_discovers_unregistered_keys_when_the_batch_is_full(
     vq.enqueue("a")
     vq.enqueue("a")
     # a CK queue with no tag: queued by the baseline enqueue (no registration)
-    from ckviz.workload import PlannedRun as Run
+    from ckviz.model.queue import PlannedRun as Run
 
     trip = vq.q.trip()
     trip.enqueue(Run("stray", "stray-0", 0, 1), 10)

@@ -12,7 +12,8 @@
 -- ARGV: 1 key prefix, 2 now, 3 max count, 4 default env limit, 5 burst factor, 6 master member,
 --       7 message key prefix (after the key prefix), 8 version ('v17' | 'head'), 9 quantum,
 --       10 window multiplier, 11 state ttl (s), 12 idle max entries, 13 trace ('1': return
---       the trace, else an empty one: building it costs the server about a third of a call)
+--       the trace, else an empty one: building it costs the server about a third of a call),
+--       14 scan factor, 15 default queue limit, 16 held-set suffix (ckviz/model/arithmetic.py)
 -- Returns {runs, trace, floor}: runs = {run id, score, payload} in serve order; trace = flat
 -- {pass, member, fate, drain, tag} per candidate looked at (fate: served, limit, not-ready,
 -- empty, expired, orphan, outside-window, batch-full, discovered; drain: parked, removed or '';
@@ -38,7 +39,7 @@ local current = redis.call('SCARD', env_held)
 if current >= capacity then
   return {}
 end
-local variant_limit = math.min(tonumber(redis.call('GET', KEYS[4]) or '1000000'), env_limit)
+local variant_limit = math.min(tonumber(redis.call('GET', KEYS[4]) or ARGV[15]), env_limit)
 local take = math.min(tonumber(ARGV[3]), capacity - current)
 local window = take * multiplier
 
@@ -104,7 +105,7 @@ end
 local function try(member, pass, known_registered)
   attempted[member] = true
   local queue = prefix .. member
-  local held = queue .. ':currentConcurrency'
+  local held = queue .. ARGV[16]
   if redis.call('SCARD', held) >= variant_limit then
     if head and not known_registered then
       gated_pending[#gated_pending + 1] = member
@@ -168,7 +169,7 @@ end
 local discovered = {}
 if head or #runs < take then
   local ready = redis.call('ZRANGEBYSCORE', ck_index, '-inf', now, 'LIMIT', 0,
-    math.max(window, take * 3))
+    math.max(window, take * tonumber(ARGV[14])))
   for _, member in ipairs(ready) do
     if not attempted[member] then
       if #runs < take then
