@@ -20,7 +20,7 @@ from ckviz.model.queue import IndexEntry, PlannedRun
 from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, KeyRow, QueueEvent, Snapshot
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
 from ckviz.sim.ledger import Ledger
-from ckviz.sim.serving import age_order, serve_plan
+from ckviz.sim.serving import Rescore, age_order, serve_plan
 from ckviz.sim.violations import ENV_LIMIT, ONE_PLACE, BrokenInvariant
 from ckviz.store.digest import QueueDigest
 from ckviz.store.runqueue import DequeuedRun, RunQueue
@@ -80,7 +80,7 @@ class Driver:
         # outbox slots of dequeues predicted to take nothing, with the invariant behind that
         self._expect_empty: list[tuple[int, str]] = []
         self._index_read: tuple[IndexEntry, ...] = ()
-        self._index_rescored: tuple[IndexEntry, ...] = ()
+        self._rescore: Rescore | None = None  # what the last serve attempt wrote, if anything
         self._order: tuple[str, ...] = ()
 
     @property
@@ -142,14 +142,14 @@ class Driver:
         holds = self.ledger.holds
         if cap is not None and len(holds) >= cap:
             return False
-        self._index_rescored = ()
+        self._rescore = None
         if self.plan.rescores and len(self._outbox):  # rank what Redis holds now
             self._send(read_index=True)
             self._check()
         now = SCORE_BASE + self.t
         rescore = self.plan.before_dequeue(self._outbox, self._index_read, now, WALL_NOW)
         if rescore is not None:
-            self._order, self._index_rescored = rescore.order, rescore.entries
+            self._order, self._rescore = rescore.order, rescore
         room = batch_room(self.config.max_count, len(holds), cap)
         slot = self._outbox.dequeue(room, WALL_NOW)
         if self._certainly_empty():
@@ -270,7 +270,7 @@ class Driver:
             total_cap=cfg.total_cap,
             total_runs=self.ledger.total_runs,
             index_read=self._index_read,
-            index_rescored=self._index_rescored,
+            index_rescored=() if self._rescore is None else self._rescore.entries,
             keys=rows,
             held=held,
             discipline_state=self.discipline.state(),

@@ -18,10 +18,16 @@ from ckviz.store.runqueue import Trip
 
 
 class Rescore(NamedTuple):
-    """An order written into ckIndex: the keys best first and the entries as rescored."""
+    """An order written into ckIndex: the members best first, their keys and their scores."""
 
-    order: tuple[str, ...]
-    entries: tuple[IndexEntry, ...]
+    members: list[str]
+    order: tuple[str, ...]  # the keys, best first
+    scores: list[int]
+
+    @property
+    def entries(self) -> tuple[IndexEntry, ...]:
+        """ckIndex as rescored (built when a snapshot asks, not on every serve)."""
+        return tuple(map(IndexEntry, self.members, self.order, map(float, self.scores)))
 
 
 class ServePlan(Protocol):
@@ -71,10 +77,7 @@ class Rescoring:
         scores = rescore_scores(len(order), wall_now)
         trip.rescore(order, scores)
         keys = {e.member: e.key for e in index}
-        entries = tuple(
-            IndexEntry(m, keys[m], float(s)) for m, s in zip(order, scores, strict=True)
-        )
-        return Rescore(tuple(keys[m] for m in order), entries)
+        return Rescore(order, tuple([keys[m] for m in order]), scores)
 
     def next_order(self, index: tuple[IndexEntry, ...], now: int) -> tuple[str, ...]:
         if not index:
