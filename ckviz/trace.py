@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ckviz.model.queue import PlannedRun, js_string_order, run_id
 from ckviz.model.scenario import MAX_KEYS, MAX_TRACE_RUNS, TraceSummary, key_name_problem
-from ckviz.workload import PlannedRun, js_string_order, run_id
 
 TRACE_SUFFIXES = (".csv", ".jsonl", ".ndjson")
 FIELDS = ("key", "arrival_ms", "hold_ms", "run_id", "weight")

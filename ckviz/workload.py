@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ckviz.model.queue import PlannedRun
+from ckviz.model.queue import PlannedRun, js_string_order, run_id
 
 if TYPE_CHECKING:
     from ckviz.model.scenario import Scenario
@@ -98,16 +98,6 @@ def js_round(x: float) -> int:
 def exp_ms(rng: SeedRandom, mean: float) -> int:
     """An exponential duration in whole ms, at least 1."""
     return max(1, js_round(-math.log(1 - rng.random()) * mean))
-
-
-def js_string_order(text: str) -> bytes:
-    """A sort key that orders strings as JavaScript's `<` does (by UTF-16 code unit)."""
-    return text.encode("utf-16-be", "surrogatepass")
-
-
-def run_id(key: str, index: int) -> str:
-    """The reference's run id: `<key>~0#<index>` (ties in a CK queue break on these bytes)."""
-    return f"{key}~0#{index}"
 
 
 def generate(scenario: Scenario, seed: str) -> list[PlannedRun]:

@@ -56,3 +56,13 @@ class PlannedRun:
     run_id: str
     arrival_ms: int
     hold_ms: int
+
+
+def js_string_order(text: str) -> bytes:
+    """A sort key that orders strings as JavaScript's `<` does (by UTF-16 code unit)."""
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def run_id(key: str, index: int) -> str:
+    """The reference's run id: `<key>~0#<index>` (ties in a CK queue break on these bytes)."""
+    return f"{key}~0#{index}"
