@@ -17,7 +17,8 @@ from ckviz.errors import ExitCode, UsageError
 from ckviz.hunt.found import describe, write_found
 from ckviz.hunt.objective import Verdict, evaluate
 from ckviz.hunt.search import Finding, Interrupted, hunt
-from ckviz.hunt.space import HuntCase, ms_workloads
+from ckviz.hunt.space import HuntCase, ms_workloads, step_workloads
+from ckviz.sim.steps import STEP_DISCIPLINES
 
 DEFAULT_EXAMPLES = 300
 DEFAULT_SECONDS = 120.0
@@ -49,9 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--harness",
-        choices=["ms"],
-        default="ms",
-        help="which harness runs the workloads (logical milliseconds)",
+        choices=["steps", "ms"],
+        default=None,
+        help="steps (SPEC-vtime's call-by-call harness) or ms (logical milliseconds); "
+        "default: ms where the discipline runs there, else steps",
     )
     p.add_argument("--keys", type=int, default=5, metavar="K", help="at most K keys (2..12)")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="search seed (default 0)")
@@ -79,10 +81,19 @@ def hunt_main(argv: Sequence[str]) -> int:
             client.close()
 
 
+def _disciplines(harness: str) -> tuple[str, ...]:
+    return STEP_DISCIPLINES if harness == "steps" else DEFAULT_DISCIPLINES
+
+
 def _check_args(ns: argparse.Namespace) -> None:
-    if ns.discipline not in FACTORIES:
-        known = ", ".join(FACTORIES)
-        raise UsageError(f"--discipline: unknown discipline '{ns.discipline}' (known: {known})")
+    if ns.harness is None:
+        ns.harness = "ms" if ns.discipline in FACTORIES else "steps"
+    known = _disciplines(ns.harness)
+    if ns.discipline not in known:
+        raise UsageError(
+            f"--discipline: '{ns.discipline}' does not run in the {ns.harness} harness "
+            f"(there: {', '.join(known)})"
+        )
     if not 2 <= ns.keys <= 12:
         raise UsageError(f"--keys: {ns.keys} is outside 2..12")
     if ns.examples < 1 or ns.seconds <= 0:
@@ -100,8 +111,11 @@ def _hunt_on(client: redis.Redis, namespace: str, ns: argparse.Namespace) -> int
 
     interrupted = False
     try:
+        space = (
+            ms_workloads(ns.keys, WORKLOAD_SEED) if ns.harness == "ms" else step_workloads(ns.keys)
+        )
         finding = hunt(
-            ms_workloads(ns.keys, WORKLOAD_SEED),
+            space,
             run,
             examples=ns.examples,
             seconds=ns.seconds,
@@ -122,9 +136,8 @@ def _progress(examples: int, worst: Verdict | None) -> None:
 
 
 def _report(finding: Finding, ns: argparse.Namespace, run: Runner, interrupted: bool) -> int:
-    command = (
-        f"ckviz --headless --scenario {ns.out} --seeds {WORKLOAD_SEED} --discipline {ns.discipline}"
-    )
+    seeds = f"--seeds {WORKLOAD_SEED} " if ns.harness == "ms" else ""
+    command = f"ckviz --headless --scenario {ns.out} {seeds}--discipline {ns.discipline}"
     if finding.bug is not None:
         print(f"ckviz hunt: BUG: {finding.bug}")
         if finding.case is not None:
@@ -143,14 +156,14 @@ def _report(finding: Finding, ns: argparse.Namespace, run: Runner, interrupted: 
     )
     write_found(Path(ns.out), finding.case, finding.verdict, command)
     print(f"written to {ns.out}; reproduce: {command}")
-    _compare(finding.case, run)
+    _compare(finding.case, run, _disciplines(ns.harness))
     return int(ExitCode.INTERRUPTED if interrupted else ExitCode.OK)
 
 
-def _compare(case: HuntCase, run: Runner) -> None:
-    """The same workload under every discipline: a small table."""
+def _compare(case: HuntCase, run: Runner, disciplines: tuple[str, ...]) -> None:
+    """The same workload under every discipline of its harness: a small table."""
     print(f"\n{'discipline':<16} {'served/owed':>11} {'contention':>10}  worst key (mean wait)")
-    for name in DEFAULT_DISCIPLINES:
+    for name in disciplines:
         v = run(case, name)
         wait = f"{v.worst_key_mean_wait_ms:.0f} ms" if v.worst_key_mean_wait_ms else "never served"
         key = f"{v.worst_key} ({wait})" if v.worst_key else "-"

@@ -3,57 +3,47 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from ckviz.hunt.objective import Verdict
 from ckviz.hunt.space import HuntCase
-from ckviz.model.scenario import COMPARISONS, KeySpec, Scenario
 
 
-def _text(value: str) -> str:
-    # A JSON string is a valid TOML basic string (same escapes, \uXXXX included).
-    return json.dumps(value, ensure_ascii=False)
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a TOML basic string
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    raise TypeError(f"no TOML form for {type(value).__name__}")
 
 
-def _number(value: float) -> str:
-    return repr(float(value))
+def _is_tables(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
 
 
-def scenario_toml(scenario: Scenario, header: list[str]) -> str:
-    """`scenario` as a TOML scenario file, `header` lines as comments on top."""
-    lines = [f"# {line}" for line in header]
-    lines += [f"description = {_text(scenario.description)}", f"env_limit = {scenario.env_limit}"]
-    if scenario.light_key is not None:
-        lines.append(f"light_key = {_text(scenario.light_key)}")
-    caps = scenario.caps
-    if caps.per_key is not None or caps.total is not None:
-        lines += ["", "[caps]"]
-        lines += [f"per_key = {caps.per_key}"] if caps.per_key is not None else []
-        lines += [f"total = {caps.total}"] if caps.total is not None else []
-    for key in scenario.keys:
-        lines += ["", "[[keys]]", *_key_lines(key)]
-    for rule in scenario.expect:
-        lines += ["", "[[expect]]", f"discipline = {_text(rule.discipline)}"]
-        lines.append(f"metric = {_text(rule.metric)}")
-        for word in COMPARISONS:
-            value = getattr(rule, word)
-            if value is not None:
-                shown = _text(value) if isinstance(value, str) else _number(value)
-                lines.append(f"{word} = {shown}")
-        lines += [f"margin = {_number(rule.margin)}"] if rule.margin else []
-    return "\n".join(lines) + "\n"
-
-
-def _key_lines(key: KeySpec) -> list[str]:
-    return [
-        f"name = {_text(key.name)}",
-        f"runs = {key.runs}",
-        f"arrival = {_text(key.arrival)}",
-        f"rate_per_sec = {_number(key.rate_per_sec)}",
-        f"hold_ms_mean = {_number(key.hold_ms_mean)}",
-        f"start_at_ms = {key.start_at_ms}",
-        f"weight = {_number(key.weight)}",
+def to_toml(data: Mapping[str, Any], table: str = "") -> list[str]:
+    """TOML lines for a model's dump: plain values, then [tables], then [[arrays of tables]]."""
+    lines = [
+        f"{k} = {_value(v)}"
+        for k, v in data.items()
+        if not isinstance(v, dict) and not _is_tables(v)
     ]
+    for k, v in data.items():
+        name = f"{table}.{k}" if table else k
+        if isinstance(v, dict) and v:
+            lines += ["", f"[{name}]", *to_toml(v, name)]
+        elif _is_tables(v):
+            for item in v:
+                lines += ["", f"[[{name}]]", *to_toml(item, name)]
+    return lines
 
 
 def describe(verdict: Verdict) -> str:
@@ -66,10 +56,13 @@ def describe(verdict: Verdict) -> str:
     )
 
 
-def write_found(path: Path, case: HuntCase, verdict: Verdict, command: str) -> None:
-    """Write the finding where `--out` says; the file reproduces it under `command`."""
-    update = {"description": describe(verdict), "light_key": verdict.worst_key}
-    scenario = case.scenario.model_copy(update=update)
+def scenario_text(case: HuntCase, verdict: Verdict, command: str) -> str:
+    """The scenario file's text: the workload, described, with how to reproduce it on top."""
+    data = case.scenario.model_dump(mode="json", exclude_defaults=True, exclude={"name"})
+    data = {"description": describe(verdict), **data}
+    if verdict.worst_key is not None:  # the figures the tables show for one key: this one
+        victim = "victims" if "victims" in type(case.scenario).model_fields else "light_key"
+        data[victim] = [verdict.worst_key] if victim == "victims" else verdict.worst_key
     header = [
         "Found by `ckviz hunt`; reproduce with:",
         f"  {command}",
@@ -77,4 +70,9 @@ def write_found(path: Path, case: HuntCase, verdict: Verdict, command: str) -> N
         f"(key {verdict.worst_key})",
         f"what --headless reports as contention worst share/weight: {verdict.contention_worst:.5f}",
     ]
-    path.write_text(scenario_toml(scenario, header), encoding="utf-8")
+    return "\n".join([f"# {line}" for line in header] + to_toml(data)) + "\n"
+
+
+def write_found(path: Path, case: HuntCase, verdict: Verdict, command: str) -> None:
+    """Write the finding where `--out` says; the file reproduces it under `command`."""
+    path.write_text(scenario_text(case, verdict, command), encoding="utf-8")

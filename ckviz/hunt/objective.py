@@ -1,30 +1,38 @@
 """The hunt's objective: how badly a discipline treats the worst-served key of a workload.
 
-For each key, over the serves made while it had work waiting and at least one other key did
-too: the serves it got, divided by the serves it deserved, where each such serve owes every
-waiting key its weight's share of the weights then waiting. 1.0 is fair, 0.1 is a key getting
-a tenth of what it was owed, 0.0 a key never served while others were. A key is judged only
-once it was owed at least `MIN_OWED` serves: over a shorter stretch even a perfectly fair
-discipline serves someone else first, and that is not starvation.
+For each key, over the instants (calls, in the step harness) at which it had work it could
+take: the serves it got, divided by the serves it was owed. An instant's serves are owed
+max-min fairly, by weight, to the keys that could take one when it began, none beyond its room
+(its runs waiting, less what its own per-key cap forbids: a key waiting on its own cap waits
+on itself, not on the discipline). 1.0 is fair; 0.1 is a key getting a tenth of what it was
+owed. A key is judged once it was owed at least `MIN_OWED` serves: over a shorter stretch even
+a perfectly fair discipline serves someone else first, and that is not starvation.
 
 This is the results' contention share per key, measured over each key's own waiting time
 instead of one window shared by all keys, so a key that waits through a long backlog cannot
-be averaged away by the moments it did not wait.
+be averaged away by the moments it did not wait; and the serves a key takes while alone count
+for it too, so a discipline with memory (SFQ serving a key that is ahead only when nobody else
+can be served) is not mistaken for one that starves it.
 """
 
 from __future__ import annotations
 
+import heapq
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 
 import redis
 
 from ckviz.hunt.space import HuntCase
-from ckviz.metrics import run_metrics
+from ckviz.metrics import run_metrics, step_run_metrics
 from ckviz.model.matrix import Treatment
+from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import DequeueEvent
-from ckviz.sim.session import open_cell
+from ckviz.model.steps import StepScenario
+from ckviz.sim.session import open_cell, open_step_cell
+from ckviz.workload import generate
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,19 +55,20 @@ def evaluate(
     client: redis.Redis, prefix: str, case: HuntCase, discipline: str, check: bool = True
 ) -> Verdict:
     """Run `case` under `discipline` on the server, in the namespace `prefix`, to its end."""
-    scenario = case.scenario
     treatment = Treatment(discipline=discipline)
-    with open_cell(client, scenario, case.seed, treatment, prefix, 1, check) as driver:
-        driver.run()
-        snapshot = driver.snapshot()
-    waiting = {
-        row.key: int(row.true_head) - snapshot.score_base
-        for row in snapshot.keys
-        if row.true_head is not None
-    }
-    events = list(snapshot.events)
-    ratios = owed_ratios(events, scenario.weights(), waiting)
-    results_figure = run_metrics(events, scenario.weights()).contention_worst_share_over_weight
+    scenario = case.scenario
+    own_limit = None
+    if isinstance(scenario, StepScenario):
+        events, waiting, results_figure = _run_steps(client, prefix, scenario, treatment, check)
+    else:
+        events, waiting = _run_ms(client, prefix, case.seed, scenario, treatment, check)
+        metrics = run_metrics(events, scenario.weights())
+        results_figure = metrics.contention_worst_share_over_weight
+        if scenario.caps.per_key is not None:
+            holds = {run.run_id: run.hold_ms for run in generate(scenario, case.seed)}
+            own_limit = OwnLimit(min(scenario.caps.per_key, scenario.env_limit), holds)
+    per_call = 1 if isinstance(scenario, StepScenario) else None  # one run per key per call
+    ratios = owed_ratios(events, scenario.weights(), waiting, own_limit, per_call)
     if not ratios:
         return Verdict(discipline, 1.0, None, None, results_figure)
     worst_key = min(ratios, key=lambda k: ratios[k])  # first in declared order on a tie
@@ -68,18 +77,74 @@ def evaluate(
     return Verdict(discipline, ratios[worst_key], worst_key, mean, results_figure)
 
 
+Waiting = dict[str, int]
+
+
+def _run_ms(
+    client: redis.Redis,
+    prefix: str,
+    seed: str,
+    scenario: Scenario,
+    treatment: Treatment,
+    check: bool,
+) -> tuple[list[DequeueEvent], Waiting]:
+    with open_cell(client, scenario, seed, treatment, prefix, 1, check) as driver:
+        driver.run()
+        snapshot = driver.snapshot()
+    waiting = {
+        row.key: int(row.true_head) - snapshot.score_base
+        for row in snapshot.keys
+        if row.true_head is not None
+    }
+    return list(snapshot.events), waiting
+
+
+def _run_steps(
+    client: redis.Redis, prefix: str, scenario: StepScenario, treatment: Treatment, check: bool
+) -> tuple[list[DequeueEvent], Waiting, float]:
+    with open_step_cell(client, scenario, treatment, prefix, None, check) as runner:
+        runner.run()
+    # Declared runs were all enqueued before step 0: a key left with runs waited from then on.
+    # (A refed key's leftover run arrived later; it counts only if the key was never served.)
+    declared, refed = set(scenario.key_names()), set(scenario.arrivals.refeed)
+    served = {e.key for e in runner.serves}
+    waiting = {
+        k: 0
+        for k, left in runner.remaining.items()
+        if left > 0 and k in declared and (k not in refed or k not in served)
+    }
+    # the results' figure, weighed as --headless does: minted keys count, at weight 1
+    weights = dict.fromkeys(runner.remaining, 1.0)
+    metrics = step_run_metrics(runner.serves, weights, runner.contention, runner.contended)
+    return runner.serves, waiting, metrics.contention_worst_share_over_weight
+
+
 MIN_OWED = 3.0
+
+
+@dataclass(frozen=True, slots=True)
+class OwnLimit:
+    """A per-key cap and each run's hold: a key holding `cap` runs waits on itself, not on the
+    discipline, so it is owed nothing while it does."""
+
+    cap: int
+    holds: Mapping[str, int]  # run id -> hold (ms)
 
 
 def owed_ratios(
     events: Sequence[DequeueEvent],
     weights: Mapping[str, float],
     waiting_since: Mapping[str, int] | None = None,
+    own_limit: OwnLimit | None = None,
+    per_call: int | None = None,
 ) -> dict[str, float]:
     """Per judged key: serves got / serves owed while it waited beside others (see above).
 
-    `waiting_since` gives, for keys with runs never dequeued, their oldest arrival: such a
-    key waits from then to the end.
+    Serves are judged an instant (or a call) at a time: the serves of an instant are shared
+    out max-min fairly, by weight, among the keys that could take one when it began, each up
+    to its room (its runs waiting, less what its own cap or `per_call`, the step harness's one
+    run per key per call, forbids). `waiting_since` gives, for keys with runs never dequeued,
+    their oldest arrival: such a key waits from then to the end.
     """
     arrivals: dict[str, list[int]] = {}
     for event in events:
@@ -91,13 +156,51 @@ def owed_ratios(
     served = dict.fromkeys(arrivals, 0)
     got = dict.fromkeys(arrivals, 0)
     owed = dict.fromkeys(arrivals, 0.0)
-    for event in sorted(events, key=lambda e: e.dequeued_ms):  # stable: in-instant order
-        now = event.dequeued_ms
-        waiting = [k for k, ts in arrivals.items() if bisect_right(ts, now) > served[k]]
-        if len(waiting) >= 2:
-            total = sum(weights.get(k, 1.0) for k in waiting)
-            for k in waiting:
-                owed[k] += weights.get(k, 1.0) / total
-            got[event.key] += 1
-        served[event.key] += 1
+    releases: dict[str, list[int]] = {k: [] for k in arrivals}  # heaps of held runs' releases
+    ordered = sorted(events, key=lambda e: e.dequeued_ms)  # stable: in-instant order
+    for now, batch in groupby(ordered, key=lambda e: e.dequeued_ms):
+        serves = list(batch)
+        rooms = {}
+        for k, ts in arrivals.items():
+            room = bisect_right(ts, now) - served[k]
+            if own_limit is not None:
+                room = min(room, own_limit.cap - _held(releases[k], now))
+            room = room if per_call is None else min(room, per_call)
+            if room > 0:
+                rooms[k] = room
+        if rooms:
+            for k, share in _max_min_fair(len(serves), rooms, weights).items():
+                owed[k] += share
+            for e in serves:
+                got[e.key] += 1
+        for e in serves:
+            served[e.key] += 1
+            if own_limit is not None:
+                heapq.heappush(releases[e.key], now + own_limit.holds[e.run_id])
     return {k: got[k] / owed[k] for k in arrivals if owed[k] >= MIN_OWED}
+
+
+def _max_min_fair(
+    serves: int, rooms: Mapping[str, int], weights: Mapping[str, float]
+) -> dict[str, float]:
+    """`serves` shared by weight among keys, none above its room, the excess passed on."""
+    share = dict.fromkeys(rooms, 0.0)
+    left, open_keys = float(serves), set(rooms)
+    while left > 1e-12 and open_keys:
+        total = sum(weights.get(k, 1.0) for k in open_keys)
+        full = {k for k in open_keys if share[k] + left * weights.get(k, 1.0) / total >= rooms[k]}
+        if not full:
+            for k in open_keys:
+                share[k] += left * weights.get(k, 1.0) / total
+            break
+        for k in full:
+            left -= rooms[k] - share[k]
+            share[k] = float(rooms[k])
+        open_keys -= full
+    return share
+
+
+def _held(releases: list[int], now: int) -> int:
+    while releases and releases[0] <= now:  # released before this instant's serves
+        heapq.heappop(releases)
+    return len(releases)

