@@ -132,7 +132,7 @@ def _progress(examples: int, worst: Verdict | None) -> None:
     if examples % 25 and examples != 1:
         return
     shown = f"{worst.worst_share:.3f} ({worst.worst_key})" if worst else "n/a"
-    print(f"hunt: {examples} workloads, worst share/weight {shown}", file=sys.stderr)
+    print(f"hunt: {examples} workloads, worst served/owed {shown}", file=sys.stderr)
 
 
 def _report(finding: Finding, ns: argparse.Namespace, run: Runner, interrupted: bool) -> int:
