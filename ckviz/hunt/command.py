@@ -155,6 +155,7 @@ def _report(finding: Finding, ns: argparse.Namespace, run: Runner, interrupted: 
         f"{' (shrunk)' if finding.shrunk else ''}"
     )
     write_found(Path(ns.out), finding.case, finding.verdict, command)
+    print(f"\n{Path(ns.out).read_text(encoding='utf-8')}")  # the workload itself, as a file
     print(f"written to {ns.out}; reproduce: {command}")
     _compare(finding.case, run, _disciplines(ns.harness))
     return int(ExitCode.INTERRUPTED if interrupted else ExitCode.OK)

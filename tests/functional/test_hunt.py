@@ -16,6 +16,7 @@ from ckviz.hunt.search import hunt
 from ckviz.hunt.space import HuntCase, ms_workloads, step_workloads
 from ckviz.model.results import Results
 from ckviz.scenario_files import load
+from ckviz.sim.violations import BrokenInvariant
 from ckviz.store.server import RedisServer
 from tests.functional.test_headless_cli import ckviz
 
@@ -149,3 +150,23 @@ def test_ctrl_c_reports_and_writes_the_worst_so_far(
     assert proc.returncode == 130, stderr
     assert "interrupted" in stderr and "Traceback" not in stderr
     assert "worst:" in stdout and load(str(out)).light_key is not None
+
+
+def test_a_broken_invariant_is_reported_as_a_bug_with_a_shrunk_workload(
+    client: redis.Redis, prefix: str
+) -> None:
+    """A fault planted in the evaluation (a workload with a key of 7+ runs 'breaks' a rule):
+    the search stops on it, and Hypothesis shrinks the workload to the smallest that does."""
+    run = _runner(client, prefix, "baseline")
+
+    def faulty(case: HuntCase) -> Verdict:
+        verdict = run(case)
+        if any(k.runs >= 7 for k in case.scenario.keys):
+            raise BrokenInvariant("one-place", 0, ["k0"], "planted by the test")
+        return verdict
+
+    finding = hunt(ms_workloads(4, "seed-a"), faulty, examples=200, seconds=300, seed=3)
+    assert finding.bug is not None and "planted by the test" in str(finding.bug)
+    assert finding.case is not None
+    assert sorted(k.runs for k in finding.case.scenario.keys)[-1] == 7  # shrunk to the edge
+    assert len(finding.case.scenario.keys) == 2
