@@ -123,7 +123,13 @@ def share_over_weight(
 
 def run_metrics(events: Sequence[DequeueEvent], weights: Mapping[str, float]) -> RunMetrics:
     """Every per-run figure the results carry."""
-    ratios = contention(events, weights)
+    return _figures(events, weights, contention(events, weights))
+
+
+def _figures(
+    events: Sequence[DequeueEvent], weights: Mapping[str, float], ratios: Mapping[str, float]
+) -> RunMetrics:
+    """The per-run figures from the events and the contended keys' share over weight."""
     values = list(ratios.values())
     per_key = per_key_metrics(events, weights, ratios)
     served = [k for k in per_key if k.dequeued]
@@ -180,18 +186,7 @@ def step_run_metrics(
     """The per-run figures for a step run: times in steps, contention counted per call."""
     window = sum(contention_counts.values())
     ratios = share_over_weight(contention_counts, window, contended, weights)
-    values = list(ratios.values())
-    per_key = per_key_metrics(serves, weights, ratios)
-    served = [k for k in per_key if k.dequeued]
-    return RunMetrics(
-        total_dequeued=len(serves),
-        contention_worst_share_over_weight=min(values) if values else 1.0,
-        contention_jain=jain(values),
-        makespan_ms=max((e.dequeued_ms for e in serves), default=0),
-        worst_wait_p99=max((k.wait_p99 for k in served), default=0),
-        worst_wait_max=max((k.wait_max for k in served), default=0),
-        per_key=per_key,
-    )
+    return _figures(serves, weights, ratios)
 
 
 def per_key_metrics(
