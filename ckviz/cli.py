@@ -1,5 +1,5 @@
 """The `ckviz` command: the terminal app by default, `--headless` for the matrix, `validate`,
-`report` (figures and findings from results files)."""
+`hunt`, `stress` (real concurrency), `report` (figures and findings from results files)."""
 
 from __future__ import annotations
 
@@ -171,6 +171,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ckviz.validate import validate_files
 
             return validate_files(args[1:])
+        if args[:1] == ["stress"]:
+            from ckviz.stress.command import stress_main
+
+            return stress_main(args[1:])
         if args[:1] == ["hunt"]:
             from ckviz.hunt.command import hunt_main
 

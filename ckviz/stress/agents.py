@@ -1,0 +1,179 @@
+"""The threads of a stress run: one producer, N consumers, one read-only watcher. Each has
+its own connection (its own RunQueue) and never waits for another's turn."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from ckviz.store.runqueue import DequeuedRun, RunQueue, Trip
+from ckviz.stress.ledger import Ledger
+from ckviz.stress.ops import QueueOps
+from ckviz.stress.plan import Arrival, StressPlan, fresh_key
+from ckviz.workload import PlannedRun
+
+# A test-only fault, called by a consumer after each run it is served (never set by the CLI).
+Hook = Callable[[RunQueue, QueueOps, DequeuedRun], None]
+BATCH = 50  # enqueues per producer trip
+IDLE_S = 0.001  # an agent with nothing to do sleeps this long instead of spinning
+LISTING_LIMIT = 1000  # the watcher compares tags while ckVtime has at most this many
+
+
+class Agent(threading.Thread):
+    """A daemon thread (it dies with the process); an exception stops the whole run."""
+
+    def __init__(self, name: str, queue: RunQueue, ops: QueueOps, ledger: Ledger,
+                 stop: threading.Event) -> None:  # fmt: skip
+        super().__init__(name=f"ckviz-stress-{name}", daemon=True)
+        self.queue = queue
+        self.ops = ops
+        self.ledger = ledger
+        self.stop = stop
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.work()
+        except BaseException as exc:  # handed to the main thread, which raises it
+            self.error = exc
+            self.stop.set()
+
+    def work(self) -> None:
+        raise NotImplementedError
+
+
+class Producer(Agent):
+    """Enqueues the declared runs in scenario order while the consumers already dequeue,
+    then one batch of fresh keys per consumer call, as the step harness mints them."""
+
+    def __init__(self, plan: StressPlan, *args: object) -> None:
+        super().__init__("producer", *args)  # type: ignore[arg-type]
+        self.plan = plan
+
+    def work(self) -> None:
+        declared = self.plan.declared
+        for start in range(0, len(declared), BATCH):
+            if self.ledger.stopped or self.stop.is_set():
+                break
+            self._send(declared[start : start + BATCH])
+        self._fresh_keys()
+        self.ledger.producer_done()
+
+    def _fresh_keys(self) -> None:
+        plan, n = self.plan, 0
+        for batch in range(plan.fresh_batches):
+            while self.ledger.calls < batch and not (self.ledger.stopped or self.stop.is_set()):
+                time.sleep(IDLE_S)
+            if self.ledger.stopped or self.stop.is_set():
+                return
+            arrivals = []
+            for _ in range(plan.fresh_per_call):
+                key = fresh_key(n)
+                arrivals.append(Arrival(PlannedRun(key, f"{key}-0", 0, 0), plan.fresh_start + n))
+                n += 1
+            self._send(arrivals)
+
+    def _send(self, arrivals: Sequence[Arrival]) -> None:
+        trip = self.queue.trip()
+        for a in arrivals:
+            self.ops.enqueue(trip, a.run, a.offset_ms)
+        self.ledger.sending((a.run.key, a.run.run_id) for a in arrivals)
+        trip.send()
+        self.ledger.sent(a.run.key for a in arrivals)
+
+
+class Consumer(Agent):
+    """Dequeue, hold, ack: each trip carries the acks that are due, the refeeds of keys the
+    last call served, and the next dequeue call."""
+
+    def __init__(self, index: int, plan: StressPlan, hook: Hook | None, *args: object) -> None:
+        super().__init__(f"consumer-{index}", *args)  # type: ignore[arg-type]
+        self.index = index
+        self.plan = plan
+        self.hook = hook
+        self.calls = 0
+        self.serves = 0
+        self._held: list[tuple[DequeuedRun, int]] = []  # run, the own call that served it
+        self._declared = Counter(a.run.key for a in plan.declared)
+
+    def work(self) -> None:
+        last: list[DequeuedRun] = []
+        while True:
+            trip = self.queue.trip()
+            finishing = self.stop.is_set() or self.ledger.all_served()
+            self._ack_due(trip, everything=finishing)
+            refed = self._refeed(trip, last)
+            if finishing:
+                self._send(trip, refed)
+                return
+            slot = self.ops.dequeue(trip, self.plan.max_count)
+            served = self.ops.served(self._send(trip, refed)[slot])
+            self.calls += 1
+            self.serves += len(served.runs)
+            self.ledger.on_call(self.index, served.runs, served.floor)
+            for run in served.runs:
+                self._held.append((run, self.calls))
+                if self.hook is not None:
+                    self.hook(self.queue, self.ops, run)
+            last = served.runs
+            if not served.runs:
+                time.sleep(IDLE_S)
+
+    def _ack_due(self, trip: Trip, everything: bool) -> None:
+        hold = self.plan.hold_calls
+        due = [r for r, at in self._held if everything or at + hold <= self.calls]
+        if not due:
+            return
+        self._held = [(r, at) for r, at in self._held if not everything and at + hold > self.calls]
+        self.ledger.releasing(due)  # before the acks leave: the books never run behind
+        for run in due:
+            self.ops.ack(trip, run)
+
+    def _refeed(self, trip: Trip, served: list[DequeuedRun]) -> list[str]:
+        refed = []
+        for run in served:
+            if run.key not in self.plan.refeed:
+                continue
+            declared = self._declared[run.key]
+            run_id = self.ledger.take_refeed(run.key, declared, self.plan.refeed_budget)
+            if run_id is None:
+                break
+            offset = self.plan.refeed_start + self.ledger.refeeds
+            self.ops.enqueue(trip, PlannedRun(run.key, run_id, 0, 0), offset)
+            refed.append(run.key)
+        return refed
+
+    def _send(self, trip: Trip, refed: list[str]) -> list[object]:
+        replies = trip.send() if len(trip) else []
+        self.ledger.sent(refed)
+        return replies
+
+
+class Watcher(Agent):
+    """Reads the env's held set and (vtime) the floor and tags, never writing a key."""
+
+    def work(self) -> None:
+        layout = self.ops.layout
+        before: dict[str, float] | None = None
+        finished_then: Counter[str] = Counter()
+        while not self.stop.is_set():
+            _, finished = self.ledger.enqueue_marks()
+            trip = self.queue.trip()
+            held_slot = trip.raw("SCARD", layout.env_held)
+            state_slot = None
+            if self.ops.version is not None:
+                state_slot = self.ops.read_state(trip, LISTING_LIMIT)
+            replies = trip.send()
+            started, _ = self.ledger.enqueue_marks()
+            state = replies[state_slot] if state_slot is not None else None
+            self.ledger.on_watch(int(replies[held_slot]), state)
+            if state is not None and state.listed:
+                if before is not None:  # no enqueue of the key in flight between both reads
+                    quiet = [k for k in state.tags if started[k] == finished_then[k]]
+                    self.ledger.tags_compared(before, state.tags, quiet)
+                before, finished_then = state.tags, finished
+            else:
+                before = None
+            time.sleep(IDLE_S)

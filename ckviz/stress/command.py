@@ -1,0 +1,132 @@
+"""`ckviz stress`: real concurrency against one server, then the invariant counts."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from typing import NoReturn
+
+from ckviz.disciplines.registry import FACTORIES
+from ckviz.errors import ExitCode, UsageError, echo
+from ckviz.stress.ledger import INVARIANTS
+from ckviz.stress.ops import SERVER_SIDE
+from ckviz.stress.run import StressReport
+
+DEFAULT_SCENARIO = "stress_reference"
+MAX_CONSUMERS = 64
+MAX_SECONDS = 3600.0
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"stress: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="ckviz stress", description=__doc__)
+    p.add_argument(
+        "scenario",
+        nargs="?",
+        default=DEFAULT_SCENARIO,
+        metavar="SCENARIO",
+        help=f"scenario name or .toml path (default {DEFAULT_SCENARIO})",
+    )
+    p.add_argument(
+        "--consumers",
+        type=int,
+        default=2,
+        metavar="N",
+        help="concurrent consumers, each with its own connection (default 2)",
+    )
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="stop producing after S seconds, then drain (default 10)",
+    )
+    p.add_argument(
+        "--discipline",
+        default="vtime",
+        metavar="NAME",
+        help=f"one of {', '.join(SERVER_SIDE)} (default vtime)",
+    )
+    p.add_argument("--redis-url", default=os.environ.get("CKVIZ_REDIS_URL"), metavar="URL")
+    p.add_argument("--prefix", default="ckviz", metavar="ROOT")
+    p.add_argument("--reuse-prefix", action="store_true")
+    return p  # fmt: skip
+
+
+def check_discipline(name: str) -> None:
+    """Only disciplines whose state lives in Redis can take real concurrency."""
+    if name in SERVER_SIDE:
+        return
+    if name in FACTORIES:
+        raise UsageError(
+            f"--discipline {name}: refused, it rescores ckIndex from one client's books, so "
+            "two concurrent consumers would rewrite the same scores over each other; stress "
+            f"runs the disciplines whose state lives in Redis ({', '.join(SERVER_SIDE)})"
+        )
+    raise UsageError(
+        f"--discipline: unknown discipline '{echo(name)}' (stress runs {', '.join(SERVER_SIDE)})"
+    )
+
+
+def _check_args(ns: argparse.Namespace) -> None:
+    check_discipline(ns.discipline)
+    if not 1 <= ns.consumers <= MAX_CONSUMERS:
+        raise UsageError(f"--consumers: {ns.consumers} is outside 1..{MAX_CONSUMERS}")
+    if not 0 < ns.seconds <= MAX_SECONDS:  # also refuses nan
+        raise UsageError(f"--seconds: {ns.seconds:g} is outside (0, {MAX_SECONDS:g}]")
+
+
+def stress_main(argv: Sequence[str]) -> int:
+    ns = build_parser().parse_args(list(argv))
+    _check_args(ns)
+    from ckviz import scenario_files
+    from ckviz.sim.namespace import check_root, claim_namespace, sweep_namespace
+    from ckviz.store.server import open_server
+    from ckviz.stress.run import run_stress
+
+    scenario = scenario_files.load_any(ns.scenario)
+    root = check_root(ns.prefix)
+    with open_server("embedded", ns.redis_url) as server:
+        client = server.client()
+        namespace = claim_namespace(client, root, ns.reuse_prefix)
+        try:
+            report = run_stress(client, namespace, scenario, ns.discipline, ns.consumers,
+                                ns.seconds)  # fmt: skip
+        finally:
+            sweep_namespace(client, namespace)
+            client.close()
+    for line in summary(report):
+        print(line)
+    return int(ExitCode.OK if report.ok else ExitCode.CHECK_FAILED)
+
+
+def summary(report: StressReport) -> list[str]:
+    """The printed summary: throughput, per-consumer serves, invariant counts."""
+    plan, ledger = report.plan, report.ledger
+    calls = sum(report.calls)
+    lines = [
+        f"ckviz stress: {plan.scenario}, {report.discipline}, {len(report.calls)} consumers, "
+        f"max count {plan.max_count}, env limit {plan.env_limit}",
+        "real concurrency: figures differ from run to run (not deterministic); "
+        "the checks must hold on every run",
+        f"served {report.served} of {len(ledger.produced)} runs in {report.seconds:.2f} s: "
+        f"{report.throughput:,.0f} dequeues/s over {calls} calls"
+        + (" (production cut by --seconds)" if report.cut_by_time else ""),
+        "",
+        f"{'consumer':<10}{'calls':>8}{'serves':>8}",
+    ]
+    for i, (c, s) in enumerate(zip(report.calls, report.serves, strict=True)):
+        lines.append(f"{i:<10}{c:>8}{s:>8}")
+    lines += ["", f"{'invariant':<22}{'checks':>9}{'violations':>12}"]
+    for name in INVARIANTS:
+        lines.append(f"{name:<22}{ledger.checks[name]:>9}{ledger.violations[name]:>12}")
+    for name, examples in ledger.examples.items():
+        for detail in examples:
+            lines.append(f"VIOLATION {name}: {detail}")
+    lines.append("all checks held" if report.ok else "ckviz stress: invariants broken")
+    return lines

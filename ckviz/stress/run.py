@@ -1,0 +1,142 @@
+"""One stress run: open a connection per agent, let them loose, stop them, settle the books."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from dataclasses import dataclass, field
+
+import redis
+
+from ckviz.errors import CkvizError, InvariantViolation
+from ckviz.model.scenario import Scenario
+from ckviz.model.steps import StepScenario
+from ckviz.sim.steps import DEFAULT_KNOBS
+from ckviz.store.runqueue import RunQueue, delete_prefix
+from ckviz.store.vtime import VtimeKnobs
+from ckviz.stress.agents import Agent, Consumer, Hook, Producer, Watcher
+from ckviz.stress.ledger import Ledger
+from ckviz.stress.ops import QueueOps
+from ckviz.stress.plan import StressPlan, plan_for
+
+JOIN_S = 10.0  # how long a stopping agent may take to finish its trip
+MIN_GRACE_S = 5.0
+
+
+@dataclass(slots=True)
+class StressReport:
+    """What a stress run did and what its checks found (not deterministic: real concurrency)."""
+
+    plan: StressPlan
+    discipline: str
+    seconds: float  # from the first enqueue to the last consumer's exit
+    calls: list[int]  # per consumer
+    serves: list[int]  # per consumer
+    ledger: Ledger
+    cut_by_time: bool  # production stopped at --seconds
+    refeeds: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def served(self) -> int:
+        return len(self.ledger.served)
+
+    @property
+    def throughput(self) -> float:
+        """Runs dequeued per second."""
+        return self.served / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not sum(self.ledger.violations.values())
+
+
+def run_stress(
+    client: redis.Redis,
+    prefix: str,
+    scenario: Scenario | StepScenario,
+    discipline: str,
+    consumers: int,
+    seconds: float,
+    knobs: VtimeKnobs = DEFAULT_KNOBS,
+    hook: Hook | None = None,
+) -> StressReport:
+    """Run `scenario` with `consumers` concurrent consumers under `prefix`, whose keys are
+    deleted at the end whatever happens. `hook` is a test-only fault."""
+    plan = plan_for(scenario)
+    queues = [
+        RunQueue(client, prefix, plan.env_limit, per_key_limit=plan.queue_limit)
+        for _ in range(consumers + 2)
+    ]
+    ops = QueueOps(discipline, queues[0].keys, plan.env_limit, knobs)
+    ledger = Ledger(plan.env_limit, plan.per_key_limit)
+    if plan.refeed:
+        ledger.open_refeeds()
+    stop = threading.Event()
+    agents: list[Agent] = []
+    try:
+        for queue in queues:  # setup writes the limits; after it the watcher only reads
+            queue.open()
+        eaters = [Consumer(i, plan, hook, queues[i], ops, ledger, stop) for i in range(consumers)]
+        agents = [Producer(plan, queues[-2], ops, ledger, stop), *eaters,
+                  Watcher("watcher", queues[-1], ops, ledger, stop)]  # fmt: skip
+        started = time.monotonic()
+        for agent in agents:
+            agent.start()
+        cut = _wait(eaters, ledger, stop, started, seconds)
+        elapsed = time.monotonic() - started
+        stop.set()
+        _join(agents)
+        _settle(client, ops, ledger)
+        report = StressReport(plan, discipline, elapsed, [c.calls for c in eaters],
+                              [c.serves for c in eaters], ledger, cut, ledger.refeeds)  # fmt: skip
+    finally:
+        stop.set()
+        _join(agents)
+        for queue in queues:
+            queue.close()
+        with contextlib.suppress(redis.RedisError, OSError):
+            delete_prefix(client, prefix)
+    return report
+
+
+def _wait(eaters: list[Consumer], ledger: Ledger, stop: threading.Event, started: float,
+          seconds: float) -> bool:  # fmt: skip
+    """Until every consumer is done: production stops at `seconds`, consumers at `seconds`
+    plus a grace to drain. True if the clock stopped production."""
+    cut = False
+    grace = max(MIN_GRACE_S, seconds)
+    while any(c.is_alive() for c in eaters) and not stop.is_set():
+        elapsed = time.monotonic() - started
+        if elapsed >= seconds and ledger.producing:
+            ledger.stop_producing()
+            cut = True
+        if elapsed >= seconds + grace:
+            break
+        time.sleep(0.01)
+    return cut
+
+
+def _join(agents: list[Agent]) -> None:
+    for agent in agents:
+        if agent.is_alive():
+            agent.join(JOIN_S)
+    errors = [a.error for a in agents if a.error is not None]
+    for agent in agents:
+        agent.error = None  # raised once
+    if errors:
+        first = errors[0]
+        if isinstance(first, CkvizError):
+            raise first
+        raise InvariantViolation(f"a stress agent failed: {type(first).__name__}: {first}")
+
+
+def _settle(client: redis.Redis, ops: QueueOps, ledger: Ledger) -> None:
+    k = ops.layout
+    pipe = client.pipeline(transaction=False)
+    pipe.zcard(k.env_queue)
+    pipe.scard(k.env_held)
+    pipe.zcard(k.ck_index)
+    queued, held, indexed = pipe.execute()
+    ledger.settle(int(queued), int(held), int(indexed))
