@@ -9,15 +9,21 @@ so the call scans its windows and serves nothing. Prints a table; not a test. Th
 run without the per-call trace (as production would); `vtime+trace` is the step harness's
 call, which returns what each pass looked at.
 Runs on its own embedded server (CONFIG RESETSTAT resets the whole server's statistics).
-Each cell runs --repeat times and keeps the lowest figure: on a shared machine the spread is
-all other load.
+Each cell runs --repeat times, the modes interleaved (one round of every mode, then the next),
+and prints the lowest and the median figure: on a shared machine the spread is all other load.
+`--before FILE` adds a `vtime (before)` row: HEAD with that vtime_dequeue.lua (e.g.
+`git show main:ckviz/store/lua/vtime_dequeue.lua > before.lua`), measured in the same rounds.
+`--breakdown` then times, one by one, the commands SPEC-vtime 5.2 adds to a dequeue call.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
-from collections.abc import Callable
+import statistics
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import redis
@@ -25,14 +31,38 @@ import redis
 from ckviz.model.queue import PlannedRun
 from ckviz.sim.session import new_namespace
 from ckviz.sim.steps import DEFAULT_KNOBS, T0
-from ckviz.store import vtime
+from ckviz.store import runqueue, vtime
+from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import DequeuedRun, RunQueue, Trip, delete_prefix
+from ckviz.store.scripts import LuaScript
 from ckviz.store.server import open_server
 from ckviz.store.vtime import Version, VtimeDequeue
 
 NOW = T0 + 1_000_000_000
 MODES: tuple[str, ...] = ("baseline", "vtime", "vtime-v17", "vtime+trace")
-VERSIONS: dict[str, Version] = {"vtime": "head", "vtime-v17": "v17", "vtime+trace": "head"}
+VERSIONS: dict[str, Version] = {
+    "vtime": "head",
+    "vtime-v17": "v17",
+    "vtime+trace": "head",
+    "vtime (before)": "head",
+}
+BEFORE = "vtime (before)"
+
+
+@contextlib.contextmanager
+def dequeue_script(source: str | None) -> Iterator[None]:
+    """The bench (only) swaps in another vtime_dequeue.lua; Trip.call finds it by name."""
+    if source is None:
+        yield
+        return
+    scripts = runqueue._SCRIPTS  # the bench alone compares two script versions
+    current = scripts["vtime_dequeue"]
+    lib = (Path(runqueue.__file__).parent / "lua" / "lib.lua").read_text()
+    scripts["vtime_dequeue"] = LuaScript("vtime_dequeue", lib + source)
+    try:
+        yield
+    finally:
+        scripts["vtime_dequeue"] = current
 
 
 class Bench:
@@ -139,32 +169,109 @@ def measure(client: redis.Redis, mode: str, keys: int, calls: int) -> dict[str, 
     }
 
 
+# The commands SPEC-vtime 5.2 adds to a HEAD dequeue call that serves 10 keys and drains
+# none: (label, times per call, the Lua that runs it once; `m` is one of the 10 first members).
+SPEC_COMMANDS: tuple[tuple[str, int, str], ...] = (
+    ("ZADD ckVtime tag advance (per serve)", 10,
+     "redis.call('ZADD', z, 1, m) redis.call('ZADD', z, 0, m)"),
+    ("ZRANGE ckVtime 0 59 (pass-1 scan, names)", 1, "redis.call('ZRANGE', z, 0, 59)"),
+    ("ZSCORE ckVtime (floor repair, per serve)", 11, "redis.call('ZSCORE', z, m)"),
+    ("ZRANGEBYSCORE ckIndex LIMIT 0 30 (pass 2)", 1,
+     "redis.call('ZRANGEBYSCORE', z, '-inf', '+inf', 'LIMIT', 0, 30)"),
+    ("GET floor", 1, "redis.call('GET', f)"),
+    ("SET floor EX", 1, "redis.call('SET', f, '0', 'EX', 86400)"),
+    ("ZREMRANGEBYSCORE + ZREMRANGEBYRANK idle", 1,
+     "redis.call('ZREMRANGEBYSCORE', i, '-inf', '0') redis.call('ZREMRANGEBYRANK', i, 0, -10001)"),
+    ("EXPIRE ckVtime", 1, "redis.call('EXPIRE', z, 86400)"),
+)  # fmt: skip
+_LOOP = """local z, f, i = KEYS[1], KEYS[2], KEYS[3]
+local members = redis.call('ZRANGE', z, 0, 9)
+for n = 1, tonumber(ARGV[1]) do
+  local m = members[(n % 10) + 1]
+  BODY
+end
+return 1"""
+BREAKDOWN_LOOPS = 2000
+
+
+def print_breakdown(client: redis.Redis, keys: int, repeat: int) -> None:
+    """Microseconds per command, each timed alone in a Lua loop on a ckVtime of `keys` members
+    (all at tag 0, as the bench's), minus the empty loop; lowest of `repeat`."""
+    prefix = new_namespace("ckviz-bench")
+    layout = RunQueue(client, prefix, 1).keys
+    names = (layout.ck_vtime, layout.ck_vtime_floor, layout.ck_vtime_idle)
+    try:
+        for start in range(0, keys, 2000):
+            stop = min(keys, start + 2000)
+            client.zadd(names[0], {ck_member(f"k{k:05d}"): 0 for k in range(start, stop)})
+
+        def usec(body: str) -> float:
+            sha = client.script_load(_LOOP.replace("BODY", body))
+            best = math.inf
+            for _ in range(repeat):
+                client.config_resetstat()
+                client.evalsha(sha, 3, *names, BREAKDOWN_LOOPS)
+                stats = client.info("commandstats")["cmdstat_evalsha"]
+                best = min(best, float(stats["usec"]) / BREAKDOWN_LOOPS)
+            return best
+
+        empty = usec("")
+        print(f"\nvtime-only commands of a HEAD call serving 10 of {keys:,} keys, timed alone:")
+        print("| command | per call | us each | us per call |\n|---|---|---|---|")
+        total = 0.0
+        for label, times, body in SPEC_COMMANDS:
+            each = max(usec(body) - empty, 0.0) / (2 if body.count("redis.call") == 2 else 1)
+            per_call = each * times * (2 if label.startswith("ZREMRANGE") else 1)
+            total += per_call
+            print(f"| {label} | {times} | {each:.2f} | {per_call:.1f} |")
+        print(f"| total | | | {total:.1f} |")
+    finally:
+        delete_prefix(client, prefix)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=300, help="dequeue calls per cell")
     parser.add_argument("--keys", default="100,1000,10000")
-    parser.add_argument("--repeat", type=int, default=5, help="cells run this often; min kept")
+    parser.add_argument("--repeat", type=int, default=5, help="rounds; min and median shown")
+    parser.add_argument("--before", type=Path, help="an earlier vtime_dequeue.lua to compare")
+    parser.add_argument("--breakdown", action="store_true", help="time the vtime-only commands")
     args = parser.parse_args()
     sizes = [int(n) for n in args.keys.split(",")]
+    before = args.before.read_text() if args.before else None
+    modes = (*MODES, BEFORE) if before else MODES
     with open_server() as server:
         client = server.client()
-        print(f"redis {server.version}, {args.calls} calls of max_count 10 per cell")
-        head = ("keys", "mode", "us/dequeue", "cmds/dequeue", "us/ack", "cmds/ack",
-                "cmds/served run", "us/gated call", "cmds/gated call")  # fmt: skip
+        print(f"redis {server.version}, {args.calls} calls of max_count 10 per cell, "
+              f"{args.repeat} rounds (min / median)")  # fmt: skip
+        head = ("keys", "mode", "us/dequeue min (x baseline)", "us/dequeue median",
+                "cmds/dequeue", "us/ack", "cmds/ack", "cmds/served run", "us/gated call",
+                "cmds/gated call")  # fmt: skip
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
         for keys in sizes:
-            base: dict[str, float] = {}
-            for mode in MODES:
-                runs = [measure(client, mode, keys, args.calls) for _ in range(args.repeat)]
+            rounds: dict[str, list[dict[str, float]]] = {mode: [] for mode in modes}
+            for _ in range(args.repeat):
+                for mode in modes:
+                    with dequeue_script(before if mode == BEFORE else None):
+                        rounds[mode].append(measure(client, mode, keys, args.calls))
+            base = min(r["deq_us"] for r in rounds["baseline"])
+            for mode in modes:
+                runs = rounds[mode]
                 m = {field: min(r[field] for r in runs) for field in runs[0]}
-                base = base or m
-                ratio = m["deq_us"] / base["deq_us"] if base["deq_us"] else 0.0
+                median = statistics.median(r["deq_us"] for r in runs)
+                ratio, ratio_median = (
+                    m["deq_us"] / base,
+                    median / statistics.median(r["deq_us"] for r in rounds["baseline"]),
+                )
                 print(
-                    f"| {keys:,} | {mode} | {m['deq_us']:.1f} (x{ratio:.2f}) | {m['deq_cmds']:.1f} "
+                    f"| {keys:,} | {mode} | {m['deq_us']:.1f} (x{ratio:.2f}) "
+                    f"| {median:.1f} (x{ratio_median:.2f}) | {m['deq_cmds']:.1f} "
                     f"| {m['ack_us']:.1f} | {m['ack_cmds']:.1f} | {m['per_run']:.1f} "
                     f"| {m['gated_us']:.1f} | {m['gated_cmds']:.1f} |"
                 )
+        if args.breakdown:
+            print_breakdown(client, max(sizes), args.repeat)
         client.close()
 
 

@@ -155,7 +155,9 @@ local budget = window
 for _, member in ipairs(scan) do
   registered[member] = true
   if #runs >= take or (head and budget <= 0) then
-    note(1, member, 'outside-window')
+    if tracing then
+      note(1, member, 'outside-window')
+    end
   else
     local fate, drain, tag = try(member, 1, true)
     note(1, member, fate, drain, tag)
@@ -180,7 +182,9 @@ if head or #runs < take then
         discovered[#discovered + 1] = member
         note(2, member, 'discovered')
       else
-        note(2, member, 'batch-full')
+        if tracing then
+          note(2, member, 'batch-full')
+        end
       end
     end
   end
