@@ -55,6 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--redis-url", default=os.environ.get("CKVIZ_REDIS_URL"), metavar="URL")
     p.add_argument("--prefix", default="ckviz", metavar="ROOT")
     p.add_argument("--reuse-prefix", action="store_true")
+    p.add_argument(
+        "--allow-eviction-risk",
+        action="store_true",
+        help="run on a server whose eviction policy and headroom could evict others' keys",
+    )
     return p  # fmt: skip
 
 
@@ -86,6 +91,7 @@ def stress_main(argv: Sequence[str]) -> int:
     _check_args(ns)
     from ckviz import scenario_files
     from ckviz.sim.namespace import check_root, claim_namespace, sweep_namespace
+    from ckviz.store.preflight import Footprint, check_eviction
     from ckviz.store.server import open_server
     from ckviz.stress.run import run_stress
 
@@ -93,6 +99,9 @@ def stress_main(argv: Sequence[str]) -> int:
     root = check_root(ns.prefix)
     with open_server("embedded", ns.redis_url) as server:
         client = server.client()
+        if server.mode == "url" and not ns.allow_eviction_risk:
+            footprint = Footprint(scenario.total_runs, len(scenario.weights()))
+            check_eviction(client, footprint, f"{server.source} {server.shown_url}")
         namespace = claim_namespace(client, root, ns.reuse_prefix)
         try:
             report = run_stress(client, namespace, scenario, ns.discipline, ns.consumers,

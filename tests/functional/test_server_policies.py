@@ -143,6 +143,10 @@ def test_eviction_risk_is_refused_and_nobody_loses_a_key(tmp_path: Path) -> None
         line = one_error(proc)
         assert "evicts keys (allkeys-random)" in line and "--allow-eviction-risk" in line
         assert client.dbsize() == 50
+        proc = run_ckviz("stress", "--redis-url", server.url)  # stress checks it too
+        assert proc.returncode == ExitCode.REDIS, proc.stderr
+        assert "--allow-eviction-risk" in one_error(proc)
+        assert client.dbsize() == 50
         # with the flag, ckviz runs (and may evict: the owner said so)
         proc = run_ckviz(*RUN, "--redis-url", server.url, "--allow-eviction-risk",
                          "--out", str(tmp_path / "r.json"))  # fmt: skip
