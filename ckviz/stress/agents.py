@@ -155,20 +155,19 @@ class Watcher(Agent):
     """Reads the env's held set and (vtime) the floor and tags, never writing a key."""
 
     def work(self) -> None:
-        layout = self.ops.layout
         before: dict[str, float] | None = None
         finished_then: Counter[str] = Counter()
         while not self.stop.is_set():
             _, finished = self.ledger.enqueue_marks()
             trip = self.queue.trip()
-            held_slot = trip.raw("SCARD", layout.env_held)
+            digest_slot = trip.inspect((), 0)  # the env's counts, no per-queue listing
             state_slot = None
             if self.ops.version is not None:
                 state_slot = self.ops.read_state(trip, LISTING_LIMIT)
             replies = trip.send()
             started, _ = self.ledger.enqueue_marks()
             state = replies[state_slot] if state_slot is not None else None
-            self.ledger.on_watch(int(replies[held_slot]), state)
+            self.ledger.on_watch(replies[digest_slot][0].env_held, state)
             if state is not None and state.listed:
                 if before is not None:  # no enqueue of the key in flight between both reads
                     quiet = [k for k in state.tags if started[k] == finished_then[k]]
