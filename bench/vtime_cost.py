@@ -31,9 +31,10 @@ import redis
 from ckviz.model.queue import PlannedRun
 from ckviz.sim.session import new_namespace
 from ckviz.sim.steps import DEFAULT_KNOBS, T0
+from ckviz.model.queue import DequeuedRun
 from ckviz.store import runqueue, vtime
 from ckviz.store.keys import ck_member
-from ckviz.store.runqueue import DequeuedRun, RunQueue, Trip, delete_prefix
+from ckviz.store.runqueue import RunQueue, Trip, delete_prefix
 from ckviz.store.scripts import LuaScript
 from ckviz.store.server import open_server
 from ckviz.store.vtime import Version, VtimeDequeue

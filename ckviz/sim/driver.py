@@ -23,7 +23,8 @@ from ckviz.sim.ledger import Ledger
 from ckviz.sim.serving import Rescore, age_order, serve_plan
 from ckviz.sim.violations import ENV_LIMIT, ONE_PLACE, BrokenInvariant
 from ckviz.store.digest import QueueDigest
-from ckviz.store.runqueue import DequeuedRun, RunQueue
+from ckviz.model.queue import DequeuedRun
+from ckviz.store.runqueue import RunQueue
 
 # Message timestamps are SCORE_BASE + arrival_ms. WALL_NOW stands in for the reference's
 # real clock: above every timestamp, and below 1e13 so Lua's 14-digit number formatting

@@ -20,7 +20,8 @@ from ckviz.model.steps import FRESH_PREFIX, StepScenario
 from ckviz.sim.driver import SCORE_BASE, WALL_NOW
 from ckviz.sim.step_checks import StepChecker
 from ckviz.store import vtime
-from ckviz.store.runqueue import DequeuedRun, RunQueue, Trip
+from ckviz.model.queue import DequeuedRun
+from ckviz.store.runqueue import RunQueue, Trip
 from ckviz.store.vtime import Version, Visit, VtimeDequeue, VtimeKnobs, VtimeState
 
 STEP_DISCIPLINES: tuple[str, ...] = ("baseline", "vtime", "vtime-v17")

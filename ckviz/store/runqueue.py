@@ -27,6 +27,7 @@ from ckviz.model.queue import LUA_ORDER, Door, IndexEntry, PlannedRun
 from ckviz.store.digest import QueueDigest, decode_digest
 from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member, key_of_member
 from ckviz.store.preflight import raise_refusal
+from ckviz.store.replies import DEQUEUE_REPLIES, READ_REPLIES, dequeued_runs
 from ckviz.store.scripts import load_scripts
 
 _hiredis_pack: Callable[..., bytes] | None
@@ -48,20 +49,15 @@ _DEQUEUE_CONSTANTS = (
 _SCRIPTS = load_scripts()
 
 
-@dataclass(frozen=True, slots=True)
-class DequeuedRun:
-    """A run the dequeue script handed out."""
-
-    run_id: str
-    score: float
-    key: str
-
-
 Decoder = Callable[[Any], Any]
 
 
 def _ignore(reply: Any) -> None:
     return None
+
+
+def _keep(reply: Any) -> Any:
+    return reply
 
 
 def message_payload(run: PlannedRun, timestamp: int) -> str:
@@ -83,19 +79,6 @@ def _index_entries(reply: list[str]) -> list[IndexEntry]:
         IndexEntry(reply[i], key_of_member(reply[i]), float(reply[i + 1]))
         for i in range(0, len(reply), 2)
     ]
-
-
-def dequeued_runs(reply: list[list[Any]]) -> list[DequeuedRun]:
-    """A dequeue script's {run id, score, payload} triples, in serve order."""
-    runs = []
-    for run_id, score, payload in reply:
-        if payload is None:  # the Lua found the run in its queue but not its message key
-            raise ServerRefused(
-                f"run {run_id}'s payload vanished from the server mid-run: evicted "
-                "(check maxmemory-policy) or deleted by someone else"
-            )
-        runs.append(DequeuedRun(run_id, float(score), json.loads(payload)["concurrencyKey"]))
-    return runs
 
 
 def _digest_and_index(reply: list[Any]) -> tuple[QueueDigest, list[IndexEntry]]:
@@ -161,7 +144,15 @@ class Trip:
     def dequeue(self, max_count: int, now: int) -> int:
         q = self._queue
         argv = (q.keys.prefix, now, max_count, q.env_limit, *_DEQUEUE_CONSTANTS, *q.door.argv)
-        return self.call(q.door.dequeue, q.dequeue_keys, argv, dequeued_runs)
+        decode = DEQUEUE_REPLIES.get(q.door.dequeue, dequeued_runs)
+        return self.call(q.door.dequeue, q.dequeue_keys, argv, decode)
+
+    def read_state(self, listing_limit: int, keys: Iterable[str] = ()) -> int:
+        """The door's read-only view of the discipline's own keys (`Door.reads`): all of it
+        while it is at most `listing_limit` long, else only `keys`'."""
+        q = self._queue
+        argv = (listing_limit, *map(ck_member, keys))
+        return self.call(q.door.reads, q.state_keys, argv, READ_REPLIES.get(q.door.reads, _keep))
 
     def rescore(self, order: Sequence[str], scores: Sequence[int]) -> int:
         """The members (best first) get their `rescore_scores`, in one ZADD."""

@@ -1,5 +1,5 @@
 -- vtime dequeue(max_count, now): up to `take` runs, at most one per CK queue, lowest virtual
--- time first (SPEC-vtime 5.2). Two versions, chosen by ARGV[8]:
+-- time first (SPEC-vtime 5.2). Two versions, chosen by ARGV[11]:
 --   'v17' : pass 1 = the `window` lowest tags; pass 2 (ckIndex, age order) only when pass 1
 --           under-fills; a drained CK queue loses its tag; the floor is written every call.
 --   'head': pass 1 reads 2 x window tags and spends its window budget only on candidates that
@@ -10,10 +10,12 @@
 -- KEYS: 1 ckIndex, 2 env concurrency set, 3 env limit, 4 per-queue limit (B:concurrency),
 --       5 env queue, 6 master queue, 7 ckVtime, 8 ckVtimeFloor, 9 ckVtimeIdle
 -- ARGV: 1 key prefix, 2 now, 3 max count, 4 default env limit, 5 burst factor, 6 master member,
---       7 message key prefix (after the key prefix), 8 version ('v17' | 'head'), 9 quantum,
---       10 window multiplier, 11 state ttl (s), 12 idle max entries, 13 trace ('1': return
---       the trace, else an empty one: building it costs the server about a third of a call),
---       14 scan factor, 15 default queue limit, 16 held-set suffix (ckviz/model/arithmetic.py)
+--       7 message key prefix (after the key prefix), 8 scan factor, 9 default queue limit,
+--       10 held-set suffix (ckviz/model/arithmetic.py): dequeue.lua's ARGV; then the vtime
+--       tail every vtime script takes (ckviz/model/vtime.py): 11 version ('v17' | 'head'),
+--       12 quantum, 13 window multiplier, 14 state ttl (s), 15 idle max entries, 16 arrival
+--       cap (unused here), 17 trace ('1': return the trace, else an empty one: building it
+--       costs the server about a third of a call)
 -- Returns {runs, trace, floor}: runs = {run id, score, payload} in serve order; trace = flat
 -- {pass, member, fate, drain, tag} per candidate looked at (fate: served, limit, not-ready,
 -- empty, expired, orphan, outside-window, batch-full, discovered; drain: parked, removed or '';
@@ -21,14 +23,14 @@
 -- = the floor this call used (after any raise), as text; {} when the env is full.
 local prefix = ARGV[1]
 local now = ARGV[2]
-local head = ARGV[8] == 'head'
-local quantum = tonumber(ARGV[9])
+local head = ARGV[11] == 'head'
+local quantum = tonumber(ARGV[12])
 if not quantum or quantum <= 0 then
   quantum = 1
 end
-local multiplier = math.max(1, math.floor(tonumber(ARGV[10]) or 3))
-local ttl = ARGV[11]
-local idle_max = tonumber(ARGV[12])
+local multiplier = math.max(1, math.floor(tonumber(ARGV[13]) or 3))
+local ttl = ARGV[14]
+local idle_max = tonumber(ARGV[15])
 local ck_index, env_held, env_queue, master = KEYS[1], KEYS[2], KEYS[5], KEYS[6]
 local vtime, floor_key, idle = KEYS[7], KEYS[8], KEYS[9]
 
@@ -39,7 +41,7 @@ local current = redis.call('SCARD', env_held)
 if current >= capacity then
   return {}
 end
-local variant_limit = math.min(tonumber(redis.call('GET', KEYS[4]) or ARGV[15]), env_limit)
+local variant_limit = math.min(tonumber(redis.call('GET', KEYS[4]) or ARGV[9]), env_limit)
 local take = math.min(tonumber(ARGV[3]), capacity - current)
 local window = take * multiplier
 
@@ -63,7 +65,7 @@ local attempted = {}
 local min_servable = nil
 local gated_pending = {}
 
-local tracing = ARGV[13] == '1'
+local tracing = ARGV[17] == '1'
 local function note(pass, member, fate, drain, tag)
   if not tracing then
     return
@@ -106,7 +108,7 @@ end
 local function try(member, pass, known_registered)
   attempted[member] = true
   local queue = prefix .. member
-  local held = queue .. ARGV[16]
+  local held = queue .. ARGV[10]
   if redis.call('SCARD', held) >= variant_limit then
     if head and not known_registered then
       gated_pending[#gated_pending + 1] = member
@@ -171,7 +173,7 @@ end
 local discovered = {}
 if head or #runs < take then
   local ready = redis.call('ZRANGEBYSCORE', ck_index, '-inf', now, 'LIMIT', 0,
-    math.max(window, take * tonumber(ARGV[14])))
+    math.max(window, take * tonumber(ARGV[8])))
   for _, member in ipairs(ready) do
     if not attempted[member] then
       if #runs < take then

@@ -6,15 +6,17 @@
 --            the highest live (or parked) tag, capped at floor + arrival cap.
 -- KEYS: 1 message, 2 ck queue, 3 env queue, 4 ckIndex, 5 master queue,
 --       6 ck concurrency set, 7 env concurrency set, 8 ckVtime, 9 ckVtimeFloor, 10 ckVtimeIdle
--- ARGV: 1 run id, 2 timestamp, 3 payload, 4 ckIndex member, 5 master member,
---       6 version ('v17' | 'head'), 7 quantum, 8 state ttl (s), 9 arrival cap
+-- ARGV: 1 run id, 2 timestamp, 3 payload, 4 ckIndex member, 5 master member (enqueue.lua's),
+--       then the vtime tail (ckviz/model/vtime.py): 6 version ('v17' | 'head'), 7 quantum,
+--       8 window multiplier (unused here), 9 state ttl (s), 10 idle max entries (unused),
+--       11 arrival cap, 12 trace (unused)
 local member = ARGV[4]
 local head = ARGV[6] == 'head'
 local quantum = tonumber(ARGV[7])
 if not quantum or quantum <= 0 then
   quantum = 1
 end
-local ttl = ARGV[8]
+local ttl = ARGV[9]
 
 redis.call('SET', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
@@ -43,7 +45,7 @@ if head and inserted == 1 then
       end
     end
     if base > floor then
-      local target = math.min(base + quantum, floor + tonumber(ARGV[9]))
+      local target = math.min(base + quantum, floor + tonumber(ARGV[11]))
       redis.call('ZADD', KEYS[8], 'XX', tostring(target), member)
     end
   end
