@@ -28,7 +28,7 @@ from typing import Any
 
 import redis
 
-from ckviz.model.queue import PlannedRun
+from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.sim.session import new_namespace
 from ckviz.sim.steps import DEFAULT_KNOBS, T0
 from ckviz.model.queue import DequeuedRun

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from ckviz.model.queue import DisciplineState, Door, IndexEntry
+from ckviz.model.vtime import Version, VtimeDequeue, VtimeState
 
 
 class Discipline(Protocol):
@@ -34,6 +35,22 @@ class Discipline(Protocol):
         ...
 
     def state(self) -> DisciplineState: ...
+
+
+class KeepsStateInRedis(Discipline, Protocol):
+    """A discipline whose door names a `reads` script: the driver hands it what its dequeue
+    reported and what the read found, and it never writes its keys from Python."""
+
+    version: Version  # which rules its state keeps (the vtime invariants' version)
+    traced: bool  # its dequeue reports what it looked at: read its state after every trip
+
+    def on_dequeue_report(self, call: VtimeDequeue) -> None:
+        """What a dequeue call reported beyond its runs (passes, floor)."""
+        ...
+
+    def on_state_read(self, state: VtimeState) -> None:
+        """Its state as read at the end of a trip."""
+        ...
 
 
 def by_priority(active: Sequence[IndexEntry], priority: Callable[[str], float]) -> list[str]:

@@ -9,17 +9,22 @@ from ckviz.disciplines.baseline import Baseline
 from ckviz.disciplines.codel import CoDel
 from ckviz.disciplines.drr import DeficitRoundRobin
 from ckviz.disciplines.virtual_clock import sfq, stride
+from ckviz.disciplines.vtime import VirtualTime
 from ckviz.errors import UsageError
+from ckviz.model.vtime import DEFAULT_TUNING, Tuning
 
 Weights = Mapping[str, float]
 
-FACTORIES: dict[str, Callable[[Weights], Discipline]] = {
-    "baseline": lambda w: Baseline(),
-    "sfq": sfq,
-    "drr": lambda w: DeficitRoundRobin(weights=w),
-    "stride": stride,
-    "codel-sfq": lambda w: CoDel(sfq(w)),
-    "codel-baseline": lambda w: CoDel(Baseline()),
+# a factory gets the scenario's weights and the cell's tuning (vtime knobs, trace)
+FACTORIES: dict[str, Callable[[Weights, Tuning], Discipline]] = {
+    "baseline": lambda w, _: Baseline(),
+    "sfq": lambda w, _: sfq(w),
+    "drr": lambda w, _: DeficitRoundRobin(weights=w),
+    "stride": lambda w, _: stride(w),
+    "codel-sfq": lambda w, _: CoDel(sfq(w)),
+    "codel-baseline": lambda w, _: CoDel(Baseline()),
+    "vtime": lambda w, t: VirtualTime("vtime", "head", t),
+    "vtime-v17": lambda w, t: VirtualTime("vtime-v17", "v17", t),
 }
 
 DEFAULT_DISCIPLINES: tuple[str, ...] = tuple(FACTORIES)
@@ -34,6 +39,8 @@ def check_discipline(name: str, where: str = "--discipline", also: Sequence[str]
     return name
 
 
-def make_discipline(name: str, weights: Weights | None = None) -> Discipline:
+def make_discipline(
+    name: str, weights: Weights | None = None, tuning: Tuning = DEFAULT_TUNING
+) -> Discipline:
     """A fresh discipline; an unknown name is a usage error."""
-    return FACTORIES[check_discipline(name, "discipline")](weights or {})
+    return FACTORIES[check_discipline(name, "discipline")](weights or {}, tuning)

@@ -102,7 +102,7 @@ def _every_cell_has_a_harness(
         if not any(runs_on(t.discipline, s) for s in scenarios):
             raise UsageError(
                 f"--discipline: '{t.discipline}' runs on none of the scenarios "
-                f'(vtime runs in the step harness: [harness] kind = "steps", e.g. micro_skew)'
+                f"(step-harness scenarios run {', '.join(STEP_DISCIPLINES)})"
             )
 
 

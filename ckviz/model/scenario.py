@@ -151,6 +151,16 @@ class TraceSummary:
     shift_ms: int  # subtracted from every arrival (epoch ms -> ms since the first arrival)
 
 
+class VtimeSettings(_Strict):
+    """Virtual-time knobs (unset: the reference's defaults)."""
+
+    quantum: float | None = Field(default=None, gt=0, le=1e6)
+    window: int | None = Field(default=None, ge=1, le=1000, description="window multiplier")
+    arrival_cap: float | None = Field(
+        default=None, ge=0, le=2.0**53, description="arrival cap multiplier (x quantum)"
+    )
+
+
 class Scenario(_Strict):
     """A workload and the env it runs in: sampled from `keys`, or replayed from a `trace`."""
 
@@ -162,6 +172,7 @@ class Scenario(_Strict):
     trace: TraceSpec | None = None  # before `keys`: the keys' check reads it
     keys: list[KeySpec] = Field(default=[], validate_default=True)
     expect: list[Expectation] = []
+    vtime: VtimeSettings = VtimeSettings()  # knobs of the vtime disciplines
     _replay: TraceSummary | None = PrivateAttr(default=None)  # set when the trace is read
 
     @field_validator("keys")

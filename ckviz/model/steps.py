@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, Expectation, KeySpec
+from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, Expectation, KeySpec, VtimeSettings
 
 MAX_STEPS = 100_000
 FRESH_PREFIX = "fresh-"
@@ -59,16 +59,6 @@ class Arrivals(_Strict):
     fresh_start: int = Field(default=5_000_000, ge=0, le=10**9, description="ms after t0")
     refeed: list[str] = Field(default=[], description="keys refed one run per call serving them")
     refeed_start: int = Field(default=5_000_000, ge=0, le=10**9, description="ms after t0")
-
-
-class VtimeSettings(_Strict):
-    """Virtual-time knobs (unset: the reference's defaults)."""
-
-    quantum: float | None = Field(default=None, gt=0, le=1e6)
-    window: int | None = Field(default=None, ge=1, le=1000, description="window multiplier")
-    arrival_cap: float | None = Field(
-        default=None, ge=0, le=2.0**53, description="arrival cap multiplier (x quantum)"
-    )
 
 
 class StepScenario(_Strict):

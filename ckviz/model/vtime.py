@@ -45,6 +45,9 @@ class Tuning:
     trace: bool = False
 
 
+DEFAULT_TUNING = Tuning()
+
+
 def number_text(value: float) -> str:
     """A number as the Lua reads it back exactly (integers without a decimal point)."""
     return repr(float(value)) if value != int(value) else str(int(value))

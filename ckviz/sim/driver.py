@@ -16,14 +16,14 @@ from typing import Any
 
 from ckviz.disciplines.base import Discipline
 from ckviz.model.arithmetic import batch_room
-from ckviz.model.queue import IndexEntry, PlannedRun
+from ckviz.model.queue import DequeuedRun, IndexEntry, PlannedRun
 from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, KeyRow, QueueEvent, Snapshot
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
 from ckviz.sim.ledger import Ledger
-from ckviz.sim.serving import Rescore, age_order, serve_plan
+from ckviz.sim.serving import Rescore, serve_plan
 from ckviz.sim.violations import ENV_LIMIT, ONE_PLACE, BrokenInvariant
+from ckviz.sim.vtime_invariants import VtimeLedgerCheck
 from ckviz.store.digest import QueueDigest
-from ckviz.model.queue import DequeuedRun
 from ckviz.store.runqueue import RunQueue
 
 # Message timestamps are SCORE_BASE + arrival_ms. WALL_NOW stands in for the reference's
@@ -76,6 +76,11 @@ class Driver:
                 config.env_limit, config.per_key_cap, config.total_cap, planned
             )
         self._digest: QueueDigest | None = None  # from the last trip, until checked
+        # a discipline whose state lives in Redis: its rules, and its state as the trip read it
+        self.state_checks: VtimeLedgerCheck | None = None
+        if self.invariants is not None and self.plan.version is not None:
+            self.state_checks = VtimeLedgerCheck(self.plan.version, self.invariants.planned)
+        self._state: tuple[Any, set[str]] | None = None  # (state read, keys asked)
         self._instant_open = False  # released and arrived at self.t, now serving
         self._outbox = queue.trip()
         # outbox slots of dequeues predicted to take nothing, with the invariant behind that
@@ -158,7 +163,7 @@ class Driver:
             self._expect_empty.append((slot, why))  # sent with the next trip
             return False
         replies = self._send(read_index=True)
-        taken: list[DequeuedRun] = replies[slot]
+        taken: list[DequeuedRun] = self.plan.taken(replies[slot])
         for run in taken:
             self._record_dequeue(run)
         self._check()
@@ -197,16 +202,22 @@ class Driver:
         which then carries that read: one command either way)."""
         outbox, self._outbox = self._outbox, self.queue.trip()
         expected_empty, self._expect_empty = self._expect_empty, []
-        digest_slot = index_slot = None
+        digest_slot = index_slot = state_slot = None
+        keys: set[str] = set()
         if self.invariants is not None:
             # every active key while there are few, else only those this trip may change
             active, touched = self.ledger.active, self.ledger.take_touched()
             few = len(active) <= LISTING_LIMIT
             keys, limit = (active, LISTING_LIMIT) if few else (touched, 0)
             digest_slot = outbox.inspect(keys, limit, read_index)
+            state_slot = self.plan.read_state(outbox, LISTING_LIMIT, keys)
         elif read_index:
             index_slot = outbox.read_index()
+            if self.plan.watched:  # the app shows it
+                state_slot = self.plan.read_state(outbox, LISTING_LIMIT, ())
         replies = outbox.send()
+        if state_slot is not None:
+            self._state = (self.plan.state_read(replies[state_slot]), keys)
         if digest_slot is not None:
             self._digest, index = replies[digest_slot]
             if index is not None:
@@ -214,10 +225,11 @@ class Driver:
         elif index_slot is not None:
             self._index_read = tuple(replies[index_slot])
         for slot, why in expected_empty:
-            if replies[slot]:
-                taken = [run.run_id for run in replies[slot]]
+            runs = self.plan.taken(replies[slot])
+            if runs:
+                taken = [run.run_id for run in runs]
                 detail = f"a dequeue that should have taken nothing took {taken}"
-                raise BrokenInvariant(why, self.t, sorted({r.key for r in replies[slot]}), detail)
+                raise BrokenInvariant(why, self.t, sorted({r.key for r in runs}), detail)
         return replies
 
     def _check(self) -> None:
@@ -225,6 +237,9 @@ class Driver:
         if self.invariants is not None and self._digest is not None:
             digest, self._digest = self._digest, None
             self.invariants.check(self.ledger, digest, self.t)
+        if self.state_checks is not None and self._state is not None:
+            (state, asked), self._state = self._state, None
+            self.state_checks.check(self.ledger, state, self.t, asked)
 
     def _record_dequeue(self, run: DequeuedRun) -> None:
         if self.invariants is not None:
@@ -258,6 +273,7 @@ class Driver:
             HeldRun(run.key, run.run_id, release)
             for release, _, run in sorted(self.ledger.releases, key=lambda r: (r[0], r[1]))
         )
+        upcoming = self.plan.next_order(self._index_read, now)
         return Snapshot(
             scenario=cfg.scenario,
             seed=cfg.seed,
@@ -275,8 +291,8 @@ class Driver:
             keys=rows,
             held=held,
             discipline_state=self.discipline.state(),
-            order=self._order if self.plan.rescores else age_order(self._index_read),
-            next_order=() if self.done else self.plan.next_order(self._index_read, now),
+            order=self._order if self.plan.rescores else upcoming,
+            next_order=() if self.done else upcoming,
             rescores=self.plan.rescores,
             events=EventLog(self.events, len(self.events)),
             recent=tuple(self.recent),

@@ -8,12 +8,13 @@ dequeue script (their scripts and keys come with the discipline's `Door`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple, Protocol
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple, Protocol, cast
 
-from ckviz.disciplines.base import Discipline
+from ckviz.disciplines.base import Discipline, KeepsStateInRedis
 from ckviz.model.arithmetic import rescore_scores
-from ckviz.model.queue import IndexEntry
+from ckviz.model.queue import DequeuedRun, IndexEntry
+from ckviz.model.vtime import Version, VtimeDequeue, VtimeState
 from ckviz.store.runqueue import Trip
 
 
@@ -34,6 +35,8 @@ class ServePlan(Protocol):
     """What a discipline adds to the trip before each dequeue."""
 
     rescores: bool  # whether it needs a fresh ckIndex read and rewrites the scores
+    version: Version | None  # a discipline in Redis: the rules its state keeps
+    watched: bool  # read the discipline's state after every trip, checked or not
 
     def before_dequeue(
         self, trip: Trip, index: tuple[IndexEntry, ...], now: int, wall_now: int
@@ -45,8 +48,37 @@ class ServePlan(Protocol):
         """The keys in the order the next dequeue would see them (no side effects)."""
         ...
 
+    def taken(self, reply: Any) -> list[DequeuedRun]:
+        """The runs a dequeue reply handed out (a reply may carry more: it goes on to the
+        discipline)."""
+        ...
 
-class LuaOrder:
+    def read_state(self, trip: Trip, listing_limit: int, keys: Iterable[str]) -> int | None:
+        """Add the read of the discipline's own keys, if it has any; the reply's slot."""
+        ...
+
+    def state_read(self, reply: Any) -> VtimeState | None:
+        """Hand the read's reply to the discipline; what the invariants check."""
+        ...
+
+
+class _Plain:
+    """A dequeue reply of runs only, and no state of the discipline's in Redis."""
+
+    version: Version | None = None
+    watched = False
+
+    def taken(self, reply: Any) -> list[DequeuedRun]:
+        return cast(list[DequeuedRun], reply)
+
+    def read_state(self, trip: Trip, listing_limit: int, keys: Iterable[str]) -> int | None:
+        return None
+
+    def state_read(self, reply: Any) -> VtimeState | None:
+        return None
+
+
+class LuaOrder(_Plain):
     """The dequeue script orders ckIndex itself: lowest score first. Nothing to add."""
 
     rescores = False
@@ -60,7 +92,35 @@ class LuaOrder:
         return age_order(index)
 
 
-class Rescoring:
+class InRedis(LuaOrder):
+    """The discipline's order lives in Redis, kept by its own scripts: nothing to add before
+    a dequeue; its dequeue reports (passes, floor) and its state read go to the discipline."""
+
+    def __init__(self, discipline: KeepsStateInRedis) -> None:
+        self.discipline = discipline
+        self.version = discipline.version
+        self.watched = discipline.traced
+
+    def next_order(self, index: tuple[IndexEntry, ...], now: int) -> tuple[str, ...]:
+        keys = {e.member: e.key for e in index}
+        return tuple(keys[m] for m in self.discipline.order(index, now))
+
+    def taken(self, reply: Any) -> list[DequeuedRun]:
+        call = cast(VtimeDequeue, reply)
+        if call.floor is not None:  # None: the env was full and the call did nothing
+            self.discipline.on_dequeue_report(call)
+        return call.runs
+
+    def read_state(self, trip: Trip, listing_limit: int, keys: Iterable[str]) -> int | None:
+        return trip.read_state(listing_limit, keys)
+
+    def state_read(self, reply: Any) -> VtimeState | None:
+        state = cast(VtimeState, reply)
+        self.discipline.on_state_read(state)
+        return state
+
+
+class Rescoring(_Plain):
     """A Python discipline ranks ckIndex as read and the trip writes that rank as scores."""
 
     rescores = True
@@ -88,7 +148,11 @@ class Rescoring:
 
 def serve_plan(discipline: Discipline) -> ServePlan:
     """The plan the discipline's door asks for."""
-    return Rescoring(discipline) if discipline.door.rescores else LuaOrder()
+    if discipline.door.rescores:
+        return Rescoring(discipline)
+    if discipline.door.reads:
+        return InRedis(cast(KeepsStateInRedis, discipline))
+    return LuaOrder()
 
 
 def age_order(index: Sequence[IndexEntry]) -> tuple[str, ...]:

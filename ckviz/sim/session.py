@@ -11,12 +11,12 @@ import redis
 from ckviz.defaults import ROOT_PREFIX
 from ckviz.disciplines.registry import make_discipline
 from ckviz.model.matrix import Treatment
-from ckviz.model.scenario import Scenario
+from ckviz.model.scenario import Scenario, VtimeSettings
 from ckviz.model.steps import StepScenario
+from ckviz.model.vtime import Tuning, VtimeKnobs
 from ckviz.sim.driver import Driver, DriverConfig
 from ckviz.sim.steps import StepRunner
 from ckviz.store.runqueue import RunQueue
-from ckviz.store.vtime import VtimeKnobs
 from ckviz.workload import generate
 
 
@@ -34,10 +34,13 @@ def open_cell(
     prefix: str,
     max_count: int = 1,
     check_invariants: bool = True,
+    trace: bool = False,
 ) -> Iterator[Driver]:
-    """A ready driver whose keys all start with `prefix`; they are deleted when it closes."""
+    """A ready driver whose keys all start with `prefix`; they are deleted when it closes.
+    `trace`: a vtime discipline's dequeue reports what it looked at (the app asks for it)."""
     caps = treatment.caps_on(scenario.caps)
-    discipline = make_discipline(treatment.discipline, scenario.weights())
+    tuning = Tuning(vtime_knobs(scenario.vtime, treatment), trace)
+    discipline = make_discipline(treatment.discipline, scenario.weights(), tuning)
     queue = RunQueue(client, prefix, scenario.env_limit, caps.per_key, discipline.door)
     config = DriverConfig(
         scenario=scenario.name,
@@ -59,9 +62,13 @@ def open_cell(
 
 
 def step_knobs(scenario: StepScenario, treatment: Treatment) -> VtimeKnobs:
+    """The vtime knobs of a step cell (see `vtime_knobs`)."""
+    return vtime_knobs(scenario.vtime, treatment)
+
+
+def vtime_knobs(own: VtimeSettings, treatment: Treatment) -> VtimeKnobs:
     """The vtime knobs of a cell: the treatment's (flags land there), else the scenario's,
     else the reference's defaults."""
-    own = scenario.vtime
     defaults = VtimeKnobs()
     quantum = treatment.vtime_quantum or own.quantum or defaults.quantum
     window = treatment.vtime_window or own.window or defaults.window_multiplier

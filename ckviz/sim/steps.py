@@ -14,13 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ckviz.model.queue import PlannedRun
+from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
 from ckviz.sim.driver import SCORE_BASE, WALL_NOW
 from ckviz.sim.step_checks import StepChecker
 from ckviz.store import vtime
-from ckviz.model.queue import DequeuedRun
 from ckviz.store.runqueue import RunQueue, Trip
 from ckviz.store.vtime import Version, Visit, VtimeDequeue, VtimeKnobs, VtimeState
 

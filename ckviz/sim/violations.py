@@ -14,6 +14,11 @@ ENV_LIMIT = "env-limit"
 TOTAL_CAP = "total-cap"
 CK_INDEX = "ck-index"  # ckIndex holds exactly the non-empty CK queues
 MASTER_QUEUE = "master-queue"  # the master member is there exactly when ckIndex is non-empty
+# virtual time (the step harness and the ms driver with a vtime discipline)
+FLOOR_MONOTONE = "vtime-floor-monotone"  # the floor never decreases
+TAG_MONOTONE = "vtime-tag-monotone"  # a tag never decreases while its key stays registered
+TAGS_KNOWN = "vtime-tags-known"  # ckVtime holds only CK queues of this base queue, enqueued
+IDLE_BELOW_TAG = "vtime-idle-below-tag"  # HEAD: a key live and parked is at or above its park
 INVARIANTS = (
     ONE_PLACE,
     DEQUEUED_ONCE,
@@ -24,6 +29,7 @@ INVARIANTS = (
     CK_INDEX,
     MASTER_QUEUE,
 )
+VTIME_INVARIANTS = (FLOOR_MONOTONE, TAG_MONOTONE, TAGS_KNOWN, IDLE_BELOW_TAG)
 
 
 class BrokenInvariant(InvariantViolation):

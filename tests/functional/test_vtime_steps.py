@@ -158,7 +158,6 @@ def test_the_checks_catch_a_damaged_vtime_state(
         (["--vtime-window", "1.5"], "--vtime-window: invalid int value"),
         (["--vtime-arrival-cap", "-1"], "--vtime-arrival-cap: must be at least 0"),
         (["--vtime-arrival-cap", "inf"], "--vtime-arrival-cap: must be a finite number"),
-        (["--scenario", "ck_skew", "--discipline", "vtime"], "none of the disciplines (vtime)"),
         (["--scenario", "micro_skew", "--discipline", "sfq"], "none of the disciplines"),
     ],
 )

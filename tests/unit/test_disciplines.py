@@ -27,7 +27,7 @@ def serve(d, active: list[IndexEntry], now: int = 0) -> str:  # type: ignore[no-
     return first
 
 
-def test_registry_has_the_six_reference_disciplines() -> None:
+def test_registry_has_the_six_reference_disciplines_and_the_two_native_ones() -> None:
     assert DEFAULT_DISCIPLINES == (
         "baseline",
         "sfq",
@@ -35,9 +35,18 @@ def test_registry_has_the_six_reference_disciplines() -> None:
         "stride",
         "codel-sfq",
         "codel-baseline",
+        "vtime",
+        "vtime-v17",
     )
     assert not make_discipline("baseline").door.rescores
-    assert all(make_discipline(n).door.rescores for n in DEFAULT_DISCIPLINES[1:])
+    assert all(make_discipline(n).door.rescores for n in DEFAULT_DISCIPLINES[1:6])
+    for name in DEFAULT_DISCIPLINES[6:]:  # state in Redis: its own scripts, keys and reads
+        door = make_discipline(name).door
+        assert not door.rescores and door.reads == "vtime_state"
+        assert door.enqueue == "vtime_enqueue" and door.dequeue == "vtime_dequeue"
+        assert door.state_keys == ("ckVtime", "ckVtimeFloor", "ckVtimeIdle")
+    assert make_discipline("vtime").door.ack == "vtime_ack"
+    assert make_discipline("vtime-v17").door.ack == "ack"  # V17 acks as the baseline does
 
 
 def test_baseline_is_age_order_ties_by_member() -> None:

@@ -1,0 +1,91 @@
+"""Virtual time, natively: the reference's production fair dequeue, whose state lives in Redis.
+
+The order is kept by the vtime Lua (SPEC-vtime 5) in `B:ckVtime`, `B:ckVtimeFloor` and
+`B:ckVtimeIdle`; this discipline only names those scripts and keys through its door and shows
+what the driver reads back. Python never writes a vtime key and never ranks a serve.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ckviz.model.queue import DisciplineState, Door, IndexEntry, Shown
+from ckviz.model.vtime import (
+    DEFAULT_TUNING,
+    STATE_KEYS,
+    Tuning,
+    Version,
+    VtimeDequeue,
+    VtimeState,
+    VtimeView,
+    vtime_tail,
+)
+
+
+def vtime_door(version: Version, tuning: Tuning) -> Door:
+    """The vtime scripts, the three state keys and the knobs (V17 acks with ack.lua)."""
+    return Door(
+        enqueue="vtime_enqueue",
+        dequeue="vtime_dequeue",
+        ack="vtime_ack" if version == "head" else "ack",
+        state_keys=STATE_KEYS,
+        argv=vtime_tail(version, tuning.vtime, tuning.trace),
+        reads="vtime_state",
+    )
+
+
+class VirtualTime:
+    """`vtime` (the reference's PR head) or `vtime-v17` (the published table's version)."""
+
+    def __init__(self, name: str, version: Version, tuning: Tuning = DEFAULT_TUNING) -> None:
+        self.name = name
+        self.version = version
+        self.knobs = tuning.vtime
+        self.door = vtime_door(version, tuning)
+        self.traced = tuning.trace
+        self.view = VtimeView(version, traced=tuning.trace)
+
+    def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
+        """Lowest tag as last read first, ties by member (pass 1's order); a key not yet
+        read sits at the floor."""
+        state = self.view.state
+        tags = state.tags if state is not None else {}
+        floor = state.floor or 0.0 if state is not None else 0.0
+        ranked = sorted(active, key=lambda e: (max(tags.get(e.key, floor), floor), e.member))
+        return [e.member for e in ranked]
+
+    def advance(self, active: Sequence[IndexEntry], now: int) -> list[str]:
+        return self.order(active, now)  # nothing to commit: the Lua keeps the state
+
+    def on_serviced(self, key: str) -> None:
+        return None
+
+    def on_dequeue_report(self, call: VtimeDequeue) -> None:
+        """A dequeue call's reply: its passes (when traced) and the floor it ended with."""
+        self.view = replace(
+            self.view, visits=tuple(call.visits), call_floor=call.floor, calls=self.view.calls + 1
+        )
+
+    def on_state_read(self, state: VtimeState) -> None:
+        """The state as the end of a trip read it (only some keys when not `listed`)."""
+        before = self.view.state
+        if not state.listed and before is not None:
+            tags = {**before.tags, **state.tags}
+            state = replace(state, tags=dict(sorted(tags.items(), key=lambda kv: (kv[1], kv[0]))))
+        self.view = replace(self.view, state=state)
+
+    def state(self) -> DisciplineState:
+        view = self.view
+        s = view.state
+        fields: list[tuple[str, Shown]] = [
+            ("version", self.version),
+            ("quantum", self.knobs.quantum),
+            ("floor", (s.floor or 0.0) if s is not None else 0.0),
+        ]
+        per_key: list[tuple[str, tuple[tuple[str, Shown], ...]]] = []
+        if s is not None:
+            fields.append(("idle", len(s.idle)))
+            per_key = [(k, (("tag", t),)) for k, t in s.tags.items()]
+            per_key += [(k, (("parked", t),)) for k, t in s.idle.items() if k not in s.tags]
+        return DisciplineState(self.name, tuple(fields), tuple(per_key), view)
