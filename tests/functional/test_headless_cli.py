@@ -46,12 +46,13 @@ def test_skew_headless_writes_schema_valid_results_and_a_table(tmp_path: Path) -
     assert results.redis.mode == "embedded" and results.redis.version
     assert results.matrix.max_count == 1 and results.matrix.seeds == ["seed-a", "seed-b", "seed-c"]
     (skew,) = results.scenarios
-    assert len(skew.runs) == 18
+    assert len(skew.runs) == 24  # 8 disciplines x 3 seeds: the spike's six, vtime, vtime-v17
     summary = {s.discipline: s for s in skew.summary}
     assert round(summary["sfq"].contention_worst_share_over_weight.mean, 5) == 0.72289
     assert summary["baseline"].per_key_first_seed[0].key == "heavy"
     assert all(r.metrics.redis_round_trips > 0 for r in skew.runs)
     assert "ck_skew" in proc.stdout and "codel-baseline" in proc.stdout
+    assert "vtime-v17" in proc.stdout
     assert "0.18665 (0.18581..0.18771)" in proc.stdout
 
 
