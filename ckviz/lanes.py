@@ -91,8 +91,9 @@ class Lane:
     def __init__(self, client: redis.Redis, setup: Setup, discipline: str, prefix: str) -> None:
         self._stack = contextlib.ExitStack()
         treatment = Treatment(discipline=discipline)
+        # the app asks a vtime dequeue what it looked at (headless runs never do)
         cell = open_cell(client, setup.scenario, setup.seed, treatment, prefix,
-                         check_invariants=setup.check_invariants)  # fmt: skip
+                         check_invariants=setup.check_invariants, trace=True)  # fmt: skip
         self.driver: Driver = self._stack.enter_context(cell)
         self.prefix = prefix
         self._weights = setup.scenario.weights()

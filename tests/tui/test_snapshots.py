@@ -43,3 +43,9 @@ def test_compare_mode(snap_compare: Snap, make_app: MakeApp) -> None:
 def test_step_back_replay(snap_compare: Snap, make_app: MakeApp) -> None:
     app = make_app("ck_trickle", "drr")
     assert snap_compare(app, terminal_size=SIZE, run_before=stepping(*["n"] * 8, "b", "b"))
+
+
+def test_main_screen_vtime_pane(snap_compare: Snap, make_app: MakeApp) -> None:
+    # the discipline pane's vtime section: floor, tags, idle set, the last call's two passes
+    app = make_app("ck_skew", "vtime")
+    assert snap_compare(app, terminal_size=(140, 50), run_before=stepping(*["n"] * 9))

@@ -6,9 +6,11 @@ from rich.text import Text
 
 from ckviz.model.queue import Shown
 from ckviz.model.snapshot import Snapshot
+from ckviz.model.vtime import VtimeView
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, key_cell, key_width, number
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
+from ckviz.tui.widgets.vtime import vtime_lines
 
 
 def _pairs(values: tuple[tuple[str, Shown], ...]) -> list[tuple[str, str]]:
@@ -31,12 +33,15 @@ class DisciplinePane(SnapshotPane):
         # nothing is queued, the last order it chose.
         chosen = snapshot.next_order or snapshot.order
         which = "next order" if snapshot.next_order else "last order"
+        # a discipline whose state lives in Redis shows it as read back (vtime: tags, floor,
+        # idle set and the last call's passes)
+        extra = vtime_lines(state.detail, palette) if isinstance(state.detail, VtimeView) else []
         if self.compact:
             order = new_text().append(f"{which}: ", DIM)
             for n, key in enumerate(chosen[:12]):
                 order.append(" > " if n else "", DIM)
                 order.append(key, palette.style(key))
-            return Rows([fields, order])
+            return Rows([fields, order, *extra])
         per_key = {key: _pairs(values) for key, values in state.per_key}
         listed = list(dict.fromkeys(chosen))
         in_order = set(listed)
@@ -52,4 +57,4 @@ class DisciplinePane(SnapshotPane):
 
         head = [fields, new_text().append(f"{which}, best first:", DIM)]
         tail = [] if ranked else [new_text().append("  (nothing queued)", DIM)]
-        return Rows(head, len(ranked), draw, tail)
+        return Rows(head, len(ranked), draw, tail + extra)
