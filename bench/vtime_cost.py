@@ -31,7 +31,6 @@ import redis
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.sim.session import new_namespace
 from ckviz.sim.steps import DEFAULT_KNOBS, T0
-from ckviz.model.queue import DequeuedRun
 from ckviz.store import runqueue, vtime
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue, Trip, delete_prefix

@@ -8,7 +8,8 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from ckviz.store.runqueue import DequeuedRun, RunQueue, Trip
+from ckviz.model.queue import DequeuedRun
+from ckviz.store.runqueue import RunQueue, Trip
 from ckviz.stress.ledger import Ledger
 from ckviz.stress.ops import QueueOps
 from ckviz.stress.plan import Arrival, StressPlan, fresh_key

@@ -12,7 +12,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterable
 
-from ckviz.store.runqueue import DequeuedRun
+from ckviz.model.queue import DequeuedRun
 from ckviz.store.vtime import VtimeState
 
 DEQUEUED_ONCE = "dequeued-once"  # no run served twice, none served that was never enqueued

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ckviz.model.queue import DequeuedRun
 from ckviz.sim.driver import WALL_NOW
 from ckviz.sim.steps import T0, VERSIONS
 from ckviz.store import vtime
 from ckviz.store.keys import KeyLayout
-from ckviz.store.runqueue import DequeuedRun, Trip
+from ckviz.store.runqueue import Trip
 from ckviz.store.vtime import VtimeDequeue, VtimeKnobs
 from ckviz.workload import PlannedRun
 

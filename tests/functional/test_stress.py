@@ -12,9 +12,10 @@ import redis
 
 from ckviz.cli import main
 from ckviz.errors import ExitCode
+from ckviz.model.queue import DequeuedRun
 from ckviz.model.steps import StepScenario
 from ckviz.scenario_files import load_any
-from ckviz.store.runqueue import DequeuedRun, RunQueue, count_prefix
+from ckviz.store.runqueue import RunQueue, count_prefix
 from ckviz.store.server import RedisServer
 from ckviz.stress import ledger as inv
 from ckviz.stress.ops import QueueOps

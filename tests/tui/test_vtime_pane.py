@@ -12,7 +12,7 @@ from ckviz.tui.screens.compare import CompareScreen, LaneView
 from ckviz.tui.screens.main import MainScreen
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
-from tests.tui.conftest import SIZE, press, settle
+from tests.tui.conftest import press, settle
 
 MakeApp = Callable[..., CkvizApp]
 
