@@ -249,7 +249,7 @@ def _app(ns: argparse.Namespace) -> int:
     from ckviz.tui.choice import app_choice
 
     scenario, discipline, seed = app_choice(ns)  # validated before any server starts
-    loaded = scenario_files.load(scenario)
+    loaded = scenario_files.load_any(scenario)
     root = check_root(ns.prefix)
     from ckviz.tui.app import run_app
 

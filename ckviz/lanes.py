@@ -13,12 +13,16 @@ from typing import Protocol
 
 import redis
 
+from ckviz.errors import UsageError
 from ckviz.metrics import contention, jain
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import Snapshot
+from ckviz.model.steps import StepScenario
 from ckviz.sim.driver import Driver
-from ckviz.sim.session import open_cell
+from ckviz.sim.session import open_cell, open_step_cell
+from ckviz.sim.step_snapshot import step_snapshot
+from ckviz.sim.steps import STEP_DISCIPLINES, StepRunner
 
 # Fairness is recomputed from all events so far (metrics.py), which grows with the run. Keep
 # its amortised cost per step under this many seconds by recomputing less often when slow.
@@ -27,9 +31,10 @@ FAIRNESS_BUDGET_S = 0.002
 
 @dataclass(frozen=True, slots=True)
 class Setup:
-    """What the app runs: a scenario, a seed and one discipline per lane."""
+    """What the app runs: a scenario, a seed and one discipline per lane (a step-harness
+    scenario steps call by call)."""
 
-    scenario: Scenario
+    scenario: Scenario | StepScenario
     seed: str
     disciplines: tuple[str, ...]
     check_invariants: bool = True  # compare the driver's books with Redis after every trip
@@ -89,6 +94,7 @@ class Lane:
     """One open cell (driver + its Redis namespace) and its running fairness figures."""
 
     def __init__(self, client: redis.Redis, setup: Setup, discipline: str, prefix: str) -> None:
+        assert isinstance(setup.scenario, Scenario)
         self._stack = contextlib.ExitStack()
         treatment = Treatment(discipline=discipline)
         # the app asks a vtime dequeue what it looked at (headless runs never do)
@@ -131,13 +137,57 @@ class Lane:
         self._stack.close()
 
 
+class StepLane:
+    """One step-harness cell: a round is one call (its passes, its acks); time is in steps."""
+
+    def __init__(self, client: redis.Redis, setup: Setup, discipline: str, prefix: str) -> None:
+        scenario = setup.scenario
+        assert isinstance(scenario, StepScenario)
+        if discipline not in STEP_DISCIPLINES:
+            raise UsageError(
+                f"discipline '{discipline}' does not run on the step scenario "
+                f"'{scenario.name}' (choose from {', '.join(STEP_DISCIPLINES)})"
+            )
+        self._stack = contextlib.ExitStack()
+        cell = open_step_cell(client, scenario, Treatment(discipline=discipline), prefix,
+                              check_invariants=setup.check_invariants)  # fmt: skip
+        self.runner: StepRunner = self._stack.enter_context(cell)
+        self.driver = self  # what Lockstep steps
+        self.prefix = prefix
+        self._weights = scenario.weights()
+
+    @property
+    def done(self) -> bool:
+        return self.runner.done
+
+    @property
+    def t(self) -> int:
+        return self.runner.step
+
+    def step(self) -> None:
+        self.runner.step_once()
+
+    def step_instant(self) -> None:
+        self.runner.step_once()
+
+    def snapshot(self) -> tuple[Snapshot, Fairness]:
+        snap = step_snapshot(self.runner)
+        counts = [float(self.runner.contention.get(k, 0)) for k in self._weights]
+        total = sum(counts)
+        shares = [c * len(counts) / total for c in counts] if total else [1.0]
+        return snap, Fairness(min(shares, default=1.0), jain(shares), snap.dequeued)
+
+    def close(self) -> None:
+        self._stack.close()
+
+
 class Lockstep:
     """The lanes of the current setup; a lane never steps while another is behind it in time."""
 
     def __init__(self, client: redis.Redis, namespace: str) -> None:
         self.client = client
         self.namespace = namespace
-        self.lanes: list[Lane] = []
+        self.lanes: list[Lane | StepLane] = []
         self.setup: Setup | None = None
         self._generation = 0
 
@@ -149,7 +199,8 @@ class Lockstep:
         try:
             for i, discipline in enumerate(setup.disciplines):
                 prefix = f"{self.namespace}{self._generation}-{i}:"
-                self.lanes.append(Lane(self.client, setup, discipline, prefix))
+                kind = StepLane if isinstance(setup.scenario, StepScenario) else Lane
+                self.lanes.append(kind(self.client, setup, discipline, prefix))
         except BaseException:
             self.close()
             raise
@@ -181,7 +232,7 @@ class Lockstep:
             lane.driver.step_instant()
         return self.frame() if behind else None
 
-    def _behind(self) -> list[Lane]:
+    def _behind(self) -> list[Lane | StepLane]:
         live = [lane for lane in self.lanes if not lane.driver.done]
         if not live:
             return []

@@ -100,6 +100,20 @@ class StepRunner:
                 for i in range(spec.runs):
                     self._enqueue(key, spec.timestamp(i, k))
 
+    # ---- what a snapshot reads ---------------------------------------------------------
+
+    @property
+    def total(self) -> int:
+        """Runs enqueued so far (all of them up front, plus arrivals between calls)."""
+        return self._total
+
+    @property
+    def in_flight(self) -> list[_InFlight]:
+        return list(self._in_flight)
+
+    def held_of(self, key: str) -> int:
+        return self._held.get(key, 0)
+
     # ---- stepping -------------------------------------------------------------------
 
     def run(self) -> None:

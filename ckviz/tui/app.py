@@ -23,9 +23,10 @@ from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED, D
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, check_discipline
 from ckviz.errors import CkvizError, ExitCode, RedisUnavailable
 from ckviz.lanes import Frame, LaneSource, Lockstep, Setup
-from ckviz.model.scenario import Scenario
-from ckviz.scenario_files import bundled_names, load
+from ckviz.scenario_files import AnyScenario, bundled_names
+from ckviz.scenario_files import load_any as load
 from ckviz.sim.session import new_namespace
+from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.store.server import RedisServer
 from ckviz.tui.messages import DriverCrashed, DriverFailed, Stepped
 from ckviz.tui.palette import KeyPalette, theme_colours
@@ -71,7 +72,7 @@ class CkvizApp(App[int]):
         Binding("q", "quit", "Quit", id="ckviz.quit"),
     ]
 
-    def __init__(self, source: LaneSource, scenario: Scenario | str = DEFAULT_SCENARIO,
+    def __init__(self, source: LaneSource, scenario: AnyScenario | str = DEFAULT_SCENARIO,
                  discipline: str = DEFAULT_DISCIPLINE, seed: str = DEFAULT_SEED, *,
                  compare_with: str | None = None, history: int = HISTORY_LIMIT,
                  handle_signals: bool = False, check_invariants: bool = True) -> None:  # fmt: skip
@@ -79,7 +80,7 @@ class CkvizApp(App[int]):
         scenario = load(scenario) if isinstance(scenario, str) else scenario
         disciplines = (discipline,) if compare_with is None else (discipline, compare_with)
         for name in disciplines:
-            check_discipline(name, "discipline")
+            check_discipline(name, "discipline", also=STEP_DISCIPLINES)
         self.setup = Setup(scenario, seed, disciplines, check_invariants)
         self.lockstep = source  # owned by whoever made it: the app only starts and closes lanes
         self.recording = Recording(

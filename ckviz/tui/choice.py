@@ -9,6 +9,7 @@ from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
 from ckviz.disciplines.registry import FACTORIES, check_discipline
 from ckviz.errors import UsageError
 from ckviz.model.names import check_seed
+from ckviz.model.steps import StepScenario
 from ckviz.sim.steps import STEP_DISCIPLINES
 
 
@@ -19,11 +20,17 @@ def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
     if ns.seeds:
         raise UsageError("--seeds is for --headless; the terminal app takes --seed")
     name = ns.scenario_arg or (ns.scenario[0] if ns.scenario else DEFAULT_SCENARIO)
-    scenario_files.load(name)
+    scenario = scenario_files.load_any(name)
     discipline = check_discipline(
         ns.discipline[0] if ns.discipline else DEFAULT_DISCIPLINE, also=STEP_DISCIPLINES
     )
-    if discipline not in FACTORIES:
+    if isinstance(scenario, StepScenario):  # steps call by call
+        if discipline not in STEP_DISCIPLINES:
+            raise UsageError(
+                f"--discipline: '{discipline}' does not run on the step scenario '{name}' "
+                f"(choose from {', '.join(STEP_DISCIPLINES)})"
+            )
+    elif discipline not in FACTORIES:
         raise UsageError(f"--discipline: '{discipline}' runs only in --headless for now")
     seed = check_seed(ns.seed if ns.seed is not None else DEFAULT_SEED)
     return name, discipline, seed

@@ -30,7 +30,7 @@ from tests.functional.trust_support import (
     wait_gone,
 )
 
-MATRIX = ("--headless", "--scenario", "ck_skew", "--scenario", "ck_trickle")  # 36 cells
+MATRIX = ("--headless", "--scenario", "ck_skew", "--scenario", "ck_trickle")  # 48 cells (8 disciplines)
 
 
 def finish(proc: subprocess.Popen[str], timeout: float = 60) -> tuple[int, list[str]]:
@@ -68,7 +68,7 @@ def test_server_killed_mid_matrix(tmp_path: Path, jobs: str) -> None:
     with own_redis() as server:
         args = (*MATRIX, "--redis-url", server.url, "--out", str(out), "--jobs", jobs)
         with popen_ckviz(*args, env=env) as proc:
-            wait_for_line(proc, "/36] ")
+            wait_for_line(proc, "/48] ")
             server.kill()
             rc, lines = finish(proc)
     assert rc == ExitCode.REDIS, lines
@@ -76,14 +76,14 @@ def test_server_killed_mid_matrix(tmp_path: Path, jobs: str) -> None:
     assert "Redis" in error and ("lost the Redis server" in error or "cannot connect" in error)
     results = partial(out)
     assert results["error"] in error
-    assert 1 <= runs_in(results) < 36
+    assert 1 <= runs_in(results) < 48
     assert_nothing_left(env)
 
 
 def test_embedded_server_killed_mid_matrix(tmp_path: Path) -> None:
     out, env = tmp_path / "r.json", ckviz_env()
     with popen_ckviz(*MATRIX, "--out", str(out), "--jobs", "1", env=env) as proc:
-        wait_for_line(proc, "/36] ")
+        wait_for_line(proc, "/48] ")
         (server_pid,) = children_of(proc.pid) & embedded_redis_pids(env)
         os.kill(server_pid, signal.SIGKILL)  # the server this ckviz started, by its pid
         rc, lines = finish(proc)
@@ -98,7 +98,7 @@ def test_server_restarted_mid_matrix(tmp_path: Path) -> None:
     with own_redis() as server:
         args = (*MATRIX, "--redis-url", server.url, "--out", str(out), "--jobs", "1")
         with popen_ckviz(*args, env=env) as proc:
-            wait_for_line(proc, "/36] ")
+            wait_for_line(proc, "/48] ")
             server.restart()  # same socket, empty memory
             rc, lines = finish(proc)
         assert server.client().keys("*") == []  # nothing left on the new server either
@@ -113,7 +113,7 @@ def test_stalled_server_times_out_and_names_what_may_remain(tmp_path: Path) -> N
     with own_redis() as server:
         args = (*MATRIX, "--redis-url", server.url, "--out", str(out), "--jobs", "1")
         with popen_ckviz(*args, env=env) as proc:
-            wait_for_line(proc, "/36] ")
+            wait_for_line(proc, "/48] ")
             server.pause()
             started = time.monotonic()
             try:
@@ -148,7 +148,7 @@ def test_interrupt_writes_partial_results_and_exits_130(
 ) -> None:
     out, env = tmp_path / "r.json", ckviz_env()
     with popen_ckviz(*MATRIX, "--out", str(out), "--jobs", jobs, env=env) as proc:
-        wait_for_line(proc, "/36] ")
+        wait_for_line(proc, "/48] ")
         proc.send_signal(signum)
         rc, lines = finish(proc)
     assert rc == ExitCode.INTERRUPTED, lines
@@ -156,7 +156,7 @@ def test_interrupt_writes_partial_results_and_exits_130(
     assert not any("Traceback" in line for line in lines)
     results = partial(out)
     assert results["error"] == "interrupted (Ctrl-C)"
-    assert 1 <= runs_in(results) < 36
+    assert 1 <= runs_in(results) < 48
     assert_nothing_left(env)
 
 
@@ -170,7 +170,7 @@ def test_interrupt_on_someone_elses_server_sweeps_our_keys(
         client.set("theirs", "1")
         args = (*MATRIX, "--redis-url", server.url, "--out", str(out), "--jobs", "2")
         with popen_ckviz(*args, env=env) as proc:
-            wait_for_line(proc, "/36] ")
+            wait_for_line(proc, "/48] ")
             proc.send_signal(signum)
             rc, _ = finish(proc)
         assert rc == ExitCode.INTERRUPTED
@@ -228,7 +228,7 @@ def test_no_redis_server_outlives_a_normal_run(tmp_path: Path) -> None:
 def test_even_kill_9_leaves_no_process_behind(tmp_path: Path, jobs: str) -> None:
     env = ckviz_env()
     with popen_ckviz(*MATRIX, "--out", str(tmp_path / "r.json"), "--jobs", jobs, env=env) as proc:
-        wait_for_line(proc, "/36] ")
+        wait_for_line(proc, "/48] ")
         server = children_of(proc.pid) & embedded_redis_pids(env)
         assert len(server) == 1
         proc.send_signal(signal.SIGKILL)
@@ -240,7 +240,7 @@ def test_even_kill_9_leaves_no_process_behind(tmp_path: Path, jobs: str) -> None
 def test_a_killed_worker_is_reported_not_a_traceback(tmp_path: Path) -> None:
     out, env = tmp_path / "r.json", ckviz_env()
     with popen_ckviz(*MATRIX, "--out", str(out), "--jobs", "2", env=env) as proc:
-        wait_for_line(proc, "/36] ")
+        wait_for_line(proc, "/48] ")
         workers = [
             pid
             for pid in children_of(proc.pid)
@@ -261,7 +261,7 @@ def test_no_cell_starts_after_the_server_is_lost(tmp_path: Path) -> None:
     with own_redis() as server:
         args = (*MATRIX, "--redis-url", server.url, "--out", str(out), "--jobs", "3")
         with popen_ckviz(*args, env=env) as proc:
-            before = wait_for_line(proc, "/36] ")
+            before = wait_for_line(proc, "/48] ")
             server.pause()
             try:
                 rc, lines = finish(proc, timeout=60)
@@ -278,7 +278,7 @@ def test_no_cell_starts_after_the_server_is_lost(tmp_path: Path) -> None:
 def test_the_next_start_removes_a_killed_runs_temp_folder(tmp_path: Path) -> None:
     env = ckviz_env()
     with popen_ckviz(*MATRIX, "--out", str(tmp_path / "r.json"), "--jobs", "1", env=env) as proc:
-        wait_for_line(proc, "/36] ")
+        wait_for_line(proc, "/48] ")
         server = children_of(proc.pid) & embedded_redis_pids(env)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
