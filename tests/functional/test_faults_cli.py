@@ -30,7 +30,13 @@ from tests.functional.trust_support import (
     wait_gone,
 )
 
-MATRIX = ("--headless", "--scenario", "ck_skew", "--scenario", "ck_trickle")  # 48 cells (8 disciplines)
+MATRIX = (
+    "--headless",
+    "--scenario",
+    "ck_skew",
+    "--scenario",
+    "ck_trickle",
+)  # 48 cells (8 disciplines)
 
 
 def finish(proc: subprocess.Popen[str], timeout: float = 60) -> tuple[int, list[str]]:
