@@ -44,8 +44,8 @@ async def test_the_vtime_pane_shows_the_tags_redis_holds_and_the_last_calls_pass
         shown = dict(zip(tags[::2], map(float, tags[1::2]), strict=True))
         assert shown == redis_tags(tui_client, namespace) and shown
         assert line(pane, "idle (parked):")
-        pass1 = line(pane, "pass 1:")
-        assert "served" in pass1  # every call of ck_skew's first instants serves someone
+        passes = pane[pane.index("pass 1:") :]
+        assert "served" in passes  # every call of ck_skew's first instants serves someone
         assert line(pane, "pass 2:")
 
 
@@ -58,7 +58,7 @@ async def test_vtime_v17_has_no_idle_set_and_says_what_each_candidate_met(
         await press(pilot, *["n"] * 20)
         pane = app.screen.query_one(DisciplinePane).plain
         assert "vtime v17" in pane and "idle (parked)" not in pane
-        passes = line(pane, "pass 1:") + line(pane, "pass 2:")
+        passes = pane[pane.index("pass 1:") :]
         fates = ("served", "at its limit", "head not ready", "outside the window", "empty")
         assert any(f in passes for f in fates)
 

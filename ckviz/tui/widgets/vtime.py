@@ -60,15 +60,15 @@ def _passes(view: VtimeView, palette: KeyPalette) -> list[Text]:
     if not view.calls:
         return [new_text().append("last call: none yet", DIM)]
     lines = [new_text().append(f"last call (#{view.calls}), what each pass looked at:", DIM)]
-    for passno in (1, 2):
+    for passno in (1, 2):  # one candidate a line, in the order the pass looked at them
         visits = [v for v in view.visits if v.passno == passno]
-        out = new_text().append(f" pass {passno}: ", DIM)
+        label = f" pass {passno}: "
         if not visits:
-            out.append("nothing", DIM)
+            lines.append(new_text().append(label, DIM).append("nothing", DIM))
         for n, visit in enumerate(visits):
-            out.append(" · " if n else "", DIM)
+            out = new_text().append(label if n == 0 else " " * len(label), DIM)
             _visit(out, visit, palette)
-        lines.append(out)
+            lines.append(out)
     return lines
 
 
