@@ -12,7 +12,8 @@ Runs on its own embedded server (CONFIG RESETSTAT resets the whole server's stat
 Each cell runs --repeat times, the modes interleaved (one round of every mode, then the next),
 and prints the lowest and the median figure: on a shared machine the spread is all other load.
 `--before FILE` adds a `vtime (before)` row: HEAD with that vtime_dequeue.lua (e.g.
-`git show main:ckviz/store/lua/vtime_dequeue.lua > before.lua`), measured in the same rounds.
+`git show main:ckviz/store/lua/vtime_dequeue.lua > before.lua`), measured in the same rounds;
+it must take today's ARGV (the vtime tail at 11-17, as since the door passes it).
 `--breakdown` then times, one by one, the commands SPEC-vtime 5.2 adds to a dequeue call.
 """
 
