@@ -86,6 +86,7 @@ class Driver:
         # outbox slots of dequeues predicted to take nothing, with the invariant behind that
         self._expect_empty: list[tuple[int, str]] = []
         self._index_read: tuple[IndexEntry, ...] = ()
+        self._index_stale = False  # a trip ran since `_index_read` was read
         self._rescore: Rescore | None = None  # what the last serve attempt wrote, if anything
         self._order: tuple[str, ...] = ()
 
@@ -162,7 +163,9 @@ class Driver:
             why = ENV_LIMIT if len(holds) >= self.config.env_limit else ONE_PLACE
             self._expect_empty.append((slot, why))  # sent with the next trip
             return False
-        replies = self._send(read_index=True)
+        # Only a rescoring plan ranks ckIndex as read; the Lua orders it itself for the others,
+        # so reading all K entries per trip would make every dequeue cost O(K) for nothing.
+        replies = self._send(read_index=self.plan.rescores)
         taken: list[DequeuedRun] = self.plan.taken(replies[slot])
         for run in taken:
             self._record_dequeue(run)
@@ -218,12 +221,13 @@ class Driver:
         replies = outbox.send()
         if state_slot is not None:
             self._state = (self.plan.state_read(replies[state_slot]), keys)
+        self._index_stale = True
         if digest_slot is not None:
             self._digest, index = replies[digest_slot]
             if index is not None:
-                self._index_read = tuple(index)
+                self._index_read, self._index_stale = tuple(index), False
         elif index_slot is not None:
-            self._index_read = tuple(replies[index_slot])
+            self._index_read, self._index_stale = tuple(replies[index_slot]), False
         for slot, why in expected_empty:
             runs = self.plan.taken(replies[slot])
             if runs:
@@ -252,10 +256,20 @@ class Driver:
 
     # ---- what the UI reads --------------------------------------------------------------
 
+    def _peek_index(self) -> tuple[IndexEntry, ...]:
+        """ckIndex now, read for a snapshot only (the serve loop of a Lua-ordered discipline
+        never reads it); not counted as a round trip of the run. What the outbox still holds
+        is at most a dequeue sure to take nothing, which changes no score."""
+        if self._index_stale:
+            self._index_read = tuple(self.queue.peek_index())
+            self._index_stale = False
+        return self._index_read
+
     def snapshot(self) -> Snapshot:
         """An immutable picture of this moment."""
         cfg = self.config
         now = SCORE_BASE + self.t
+        index = self._index_read if self.plan.rescores else self._peek_index()
         rows = tuple(
             KeyRow(
                 key,
@@ -273,7 +287,7 @@ class Driver:
             HeldRun(run.key, run.run_id, release)
             for release, _, run in sorted(self.ledger.releases, key=lambda r: (r[0], r[1]))
         )
-        upcoming = self.plan.next_order(self._index_read, now)
+        upcoming = self.plan.next_order(index, now)
         return Snapshot(
             scenario=cfg.scenario,
             seed=cfg.seed,
@@ -286,7 +300,7 @@ class Driver:
             per_key_cap=cfg.per_key_cap,
             total_cap=cfg.total_cap,
             total_runs=self.ledger.total_runs,
-            index_read=self._index_read,
+            index_read=index,
             index_rescored=() if self._rescore is None else self._rescore.entries,
             keys=rows,
             held=held,
