@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ckviz.disciplines.base import Discipline
-from ckviz.model.arithmetic import batch_room
-from ckviz.model.queue import DequeuedRun, IndexEntry, PlannedRun
+from ckviz.model.arithmetic import batch_room, queue_limit
+from ckviz.model.queue import LUA_ORDER, DequeuedRun, IndexEntry, PlannedRun
 from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, KeyRow, QueueEvent, Snapshot
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
 from ckviz.sim.ledger import Ledger
@@ -85,6 +85,16 @@ class Driver:
         self._outbox = queue.trip()
         # outbox slots of dequeues predicted to take nothing, with the invariant behind that
         self._expect_empty: list[tuple[int, str]] = []
+        # Outbox slots of dequeues sure to take exactly one run. The age-ordered dequeue.lua
+        # with a free env slot and a run queued always does: its first candidate is a non-empty
+        # CK queue whose head is ready (every timestamp is below WALL_NOW) and that holds
+        # fewer runs than the env, so fewer than a queue limit that is not below the env's.
+        # Only while `run()` steps unwatched; a rescoring plan needs each reply first.
+        self._expect_one: list[int] = []
+        self._takes_are_certain = discipline.door == LUA_ORDER and (
+            queue_limit(config.per_key_cap, config.env_limit) >= config.env_limit
+        )
+        self._ride_takes = False
         self._index_read: tuple[IndexEntry, ...] = ()
         self._index_stale = False  # a trip ran since `_index_read` was read
         self._rescore: Rescore | None = None  # what the last serve attempt wrote, if anything
@@ -119,9 +129,14 @@ class Driver:
             self.step()
 
     def run(self) -> None:
-        """Step to the end."""
-        while not self.done:
-            self.step()
+        """Step to the end. Unwatched, so a dequeue sure to take one run may ride with the next
+        trip too (its reply is recorded when that trip returns)."""
+        self._ride_takes = self._takes_are_certain
+        try:
+            while not self.done:
+                self.step()
+        finally:
+            self._ride_takes = False
 
     # ---- the four phases of an instant ------------------------------------------------
 
@@ -146,9 +161,9 @@ class Driver:
     def _serve_once(self) -> bool:
         """One serve attempt; False when the instant's serving is over."""
         cap = self.config.total_cap
-        holds = self.ledger.holds
-        if cap is not None and len(holds) >= cap:
-            return False
+        held = len(self.ledger.holds) + len(self._expect_one)
+        if cap is not None and held >= cap:
+            return self._settle()
         self._rescore = None
         if self.plan.rescores and len(self._outbox):  # rank what Redis holds now
             self._send(read_index=True)
@@ -157,12 +172,15 @@ class Driver:
         rescore = self.plan.before_dequeue(self._outbox, self._index_read, now, WALL_NOW)
         if rescore is not None:
             self._order, self._rescore = rescore.order, rescore
-        room = batch_room(self.config.max_count, len(holds), cap)
+        room = batch_room(self.config.max_count, held, cap)
         slot = self._outbox.dequeue(room, WALL_NOW)
-        if self._certainly_empty():
-            why = ENV_LIMIT if len(holds) >= self.config.env_limit else ONE_PLACE
+        if self._certainly_empty(held):
+            why = ENV_LIMIT if held >= self.config.env_limit else ONE_PLACE
             self._expect_empty.append((slot, why))  # sent with the next trip
-            return False
+            return self._settle()
+        if self._ride_takes and room == 1:  # sure to take exactly one run (see __init__)
+            self._expect_one.append(slot)  # sent, and recorded, with the next trip
+            return True
         # Only a rescoring plan ranks ckIndex as read; the Lua orders it itself for the others,
         # so reading all K entries per trip would make every dequeue cost O(K) for nothing.
         replies = self._send(read_index=self.plan.rescores)
@@ -172,13 +190,22 @@ class Driver:
         self._check()
         return bool(taken)
 
-    def _certainly_empty(self) -> bool:
+    def _settle(self) -> bool:
+        """End the instant's serving: dequeues that rode along are sent and recorded first,
+        so the books know every hold before the clock moves. Always False."""
+        if self._expect_one:
+            self._send()
+            self._check()
+        return False
+
+    def _certainly_empty(self, held: int) -> bool:
         """Whether the dequeue just added is sure to take nothing, so it may wait for the next
         trip. Judged from this driver's books: sound only while this driver is the one
         dequeuer (and acker) of its namespace. Another consumer could free a slot or queue a
         run that the books do not know of, and the deferred dequeue would then take a run too
         late; several consumers must give up this shortcut or share one ledger and outbox."""
-        return len(self.ledger.holds) >= self.config.env_limit or self.ledger.queued_count == 0
+        queued = self.ledger.queued_count - len(self._expect_one)
+        return held >= self.config.env_limit or queued == 0
 
     def _close_instant(self) -> None:
         self._instant_open = False
@@ -205,6 +232,7 @@ class Driver:
         which then carries that read: one command either way)."""
         outbox, self._outbox = self._outbox, self.queue.trip()
         expected_empty, self._expect_empty = self._expect_empty, []
+        expected_one, self._expect_one = self._expect_one, []
         digest_slot = index_slot = state_slot = None
         keys: set[str] = set()
         if self.invariants is not None:
@@ -228,6 +256,15 @@ class Driver:
                 self._index_read, self._index_stale = tuple(index), False
         elif index_slot is not None:
             self._index_read, self._index_stale = tuple(replies[index_slot]), False
+        for slot in expected_one:  # in serve order, before the trip's last dequeue
+            ridden = self.plan.taken(replies[slot])
+            if len(ridden) != 1 and self.invariants is not None:
+                detail = f"a dequeue sure to take one run took {len(ridden)}"
+                raise BrokenInvariant(ONE_PLACE, self.t, [], detail)
+            # Unchecked, a server someone else changed is followed as it is: a ridden dequeue
+            # that took nothing left the state as it was, like the ones after it.
+            for run in ridden:
+                self._record_dequeue(run)
         for slot, why in expected_empty:
             runs = self.plan.taken(replies[slot])
             if runs:
