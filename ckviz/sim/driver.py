@@ -128,12 +128,14 @@ class Driver:
         while not self.done and self._instant_open and self.t == start:
             self.step()
 
-    def run(self) -> None:
-        """Step to the end. Unwatched, so a dequeue sure to take one run may ride with the next
-        trip too (its reply is recorded when that trip returns)."""
+    def run(self, until_dequeued: int | None = None) -> None:
+        """Step to the end (or until at least `until_dequeued` runs are out, for a benchmark).
+        Unwatched, so a dequeue sure to take one run may ride with the next trip too (its
+        reply is recorded when that trip returns)."""
         self._ride_takes = self._takes_are_certain
+        stop = until_dequeued
         try:
-            while not self.done:
+            while not self.done and (stop is None or len(self.ledger.events) < stop):
                 self.step()
         finally:
             self._ride_takes = False
