@@ -10,8 +10,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ckviz.errors import UsageError, echo, first_line
-from ckviz.model.matrix import MatrixSpec
-from ckviz.model.scenario import Scenario, TraceSpec
+from ckviz.model.matrix import MatrixSpec, Sweep, SweepValue
+from ckviz.model.scenario import KeySpec, Scenario, TraceSpec
 from ckviz.model.steps import StepScenario
 from ckviz.trace import TRACE_SUFFIXES, TraceProblems, is_trace, read_trace
 
@@ -110,6 +110,47 @@ def _light_key_problem(scenario: Scenario, source: Path, keys: dict[str, float])
 def load_matrix(name_or_path: str) -> MatrixSpec:
     """Read and validate a matrix file; its name is the file stem."""
     return _load(resolve(name_or_path, matrices_dir(), "matrix"), MatrixSpec)
+
+
+def swept(sweep: Sweep, matrix: str) -> list[Scenario]:
+    """The sweep's scenario once per value, each named `<scenario>[<parameter>=<value>]` and
+    validated as a scenario of its own (a bad value is one line naming the matrix file)."""
+    base = load(sweep.scenario)
+    parameter, values = sweep.parameter()
+    try:
+        if base.trace is not None:
+            raise UsageError(f"'{base.name}' replays a trace; only [[keys]] can be swept")
+        return [_variant(base, parameter, value) for value in values]
+    except UsageError as exc:
+        path = resolve(matrix, matrices_dir(), "matrix")
+        raise UsageError(f"{path}: sweep: {exc}") from None
+
+
+def _variant(base: Scenario, parameter: str, value: SweepValue) -> Scenario:
+    data = base.model_dump(exclude={"trace"})
+    key_name, _, field = parameter.rpartition(".")
+    where = f"{parameter} = {value}"
+    if not key_name:
+        if field in ("name", "description", "keys", "expect", "caps", "light_key"):
+            raise UsageError(f"'{field}' is not a numeric scenario field")
+        target = data
+    else:
+        found = [k for k in data["keys"] if k["name"] == key_name]
+        if not found:
+            raise UsageError(f"'{key_name}' is not a [[keys]] name of '{base.name}'")
+        target = found[0]
+    known, owner = (
+        (Scenario.model_fields, "the scenario") if not key_name else (KeySpec.model_fields, "a key")
+    )
+    if field not in known:
+        raise UsageError(f"'{field}' is not a field of {owner}")
+    target[field] = value
+    data["name"] = f"{base.name}[{parameter}={value}]"
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise UsageError(f"{where}: {_where(error['loc'], data)}: {_reason(error)}") from None
 
 
 def _load(path: Path, model: type[Model]) -> Model:

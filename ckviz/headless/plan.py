@@ -50,7 +50,12 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     """The matrix to run: a matrix file (default 'default') with flags overriding it."""
     matrix: MatrixSpec = scenario_files.load_matrix(ns.matrix or DEFAULT_MATRIX)
     names = list(ns.scenario) + ([ns.scenario_arg] if ns.scenario_arg else [])
-    scenarios = [scenario_files.load_any(n) for n in (names or matrix.scenarios)]
+    sources = names or list(matrix.scenarios)
+    scenarios = [scenario_files.load_any(n) for n in sources]
+    if not names and matrix.sweep is not None:
+        variants = scenario_files.swept(matrix.sweep, ns.matrix or DEFAULT_MATRIX)
+        scenarios += variants
+        sources += [matrix.sweep.scenario] * len(variants)
     _unique([s.name for s in scenarios], "--scenario")
     seeds = parse_seeds(ns.seeds) if ns.seeds else ([check_seed(ns.seed)] if ns.seed else None)
     seeds = seeds or list(matrix.seeds)
@@ -65,7 +70,7 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
             reject_unfinishable(scenario, seeds, runnable)
     check = ns.check or ns.junit is not None
     if check:
-        _reject_unknown_rule_names(names or matrix.scenarios, scenarios, treatments)
+        _reject_unknown_rule_names(sources, scenarios, treatments)
     step_summary = os.environ.get(ENV_STEP_SUMMARY) or None
     return MatrixPlan(
         scenarios,

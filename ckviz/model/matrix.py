@@ -8,7 +8,10 @@ from ckviz.defaults import DEFAULT_SEEDS
 from ckviz.model.names import first_duplicate
 from ckviz.model.scenario import Caps
 
-__all__ = ["DEFAULT_SEEDS", "MatrixSpec", "Treatment"]
+__all__ = ["DEFAULT_SEEDS", "MatrixSpec", "Sweep", "Treatment"]
+
+MAX_SWEEP_VALUES = 50
+SweepValue = int | float
 
 
 class Treatment(BaseModel):
@@ -37,6 +40,52 @@ class Treatment(BaseModel):
         )
 
 
+class Sweep(BaseModel):
+    """One scenario run once per value of one of its parameters: `<field> = [..]` for a
+    scenario field (`env_limit = [2, 4, 8]`) or `<key>.<field> = [..]` for one [[keys]] entry
+    by name (`light.count = [10, 100, 1000]`). Each variant is a scenario of the results,
+    named `<scenario>[<parameter>=<value>]`."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, strict=True, allow_inf_nan=False)
+
+    scenario: str = Field(min_length=1, description="the scenario swept (name or .toml path)")
+
+    @model_validator(mode="after")
+    def _one_parameter(self) -> Sweep:
+        self.parameter()
+        return self
+
+    def parameter(self) -> tuple[str, list[SweepValue]]:
+        """(`field` or `key.field`, its values); ValueError unless exactly one is given."""
+        given = list((self.model_extra or {}).items())
+        if len(given) != 1:
+            names = ", ".join(name for name, _ in given) or "none"
+            raise ValueError(
+                f"needs exactly one swept parameter besides 'scenario' (given: {names}), "
+                "e.g. light.count = [10, 100, 1000]"
+            )
+        name, value = given[0]
+        if isinstance(value, dict):  # `key.field = [...]` reads as a table {field: [...]}
+            if len(value) != 1:
+                raise ValueError(f"'{name}': sweep one field of one key, e.g. {name}.count")
+            field, value = next(iter(value.items()))
+            name = f"{name}.{field}"
+        return name, _values(name, value)
+
+
+def _values(name: str, value: object) -> list[SweepValue]:
+    listed = value if isinstance(value, list) else []
+    values: list[SweepValue] = [
+        v for v in listed if isinstance(v, int | float) and not isinstance(v, bool)
+    ]
+    if not values or len(values) != len(listed) or len(values) > MAX_SWEEP_VALUES:
+        raise ValueError(f"'{name}' must be a list of 1 to {MAX_SWEEP_VALUES} numbers")
+    dup = first_duplicate([str(v) for v in values])
+    if dup is not None:
+        raise ValueError(f"'{name}' lists {dup} twice")
+    return values
+
+
 class MatrixSpec(BaseModel):
     """A named benchmark matrix."""
 
@@ -44,7 +93,8 @@ class MatrixSpec(BaseModel):
 
     name: str = ""
     description: str = ""
-    scenarios: list[str] = Field(min_length=1)
+    scenarios: list[str] = []
+    sweep: Sweep | None = None  # run after `scenarios`, one scenario per swept value
     seeds: list[str] = Field(default=list(DEFAULT_SEEDS), min_length=1)
     disciplines: list[str] = []
     treatments: list[Treatment] = []
@@ -52,6 +102,8 @@ class MatrixSpec(BaseModel):
 
     @model_validator(mode="after")
     def _has_treatments(self) -> MatrixSpec:
+        if not self.scenarios and self.sweep is None:
+            raise ValueError("needs 'scenarios' or a [sweep]")
         if not self.disciplines and not self.treatments:
             raise ValueError("needs 'disciplines' or [[treatments]]")
         labels = [t.name for t in self.all_treatments()]
