@@ -55,8 +55,10 @@ class KeepsStateInRedis(Discipline, Protocol):
 
 def by_priority(active: Sequence[IndexEntry], priority: Callable[[str], float]) -> list[str]:
     """Members sorted by (priority of key, score as read, member): the reference's tie-break."""
-    ranked = sorted(active, key=lambda e: (priority(e.key), e.score, e.member))
-    return [e.member for e in ranked]
+    # Members are unique (a sorted set's), so sorting the plain tuples is the same total order
+    # without a key function per entry.
+    ranked = sorted([(priority(e.key), e.score, e.member) for e in active])
+    return [member for _, _, member in ranked]
 
 
 def weight_of(weights: Mapping[str, float], key: str) -> float:

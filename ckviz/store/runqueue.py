@@ -74,10 +74,9 @@ def message_payload(run: PlannedRun, timestamp: int) -> str:
 
 
 def _index_entries(reply: list[str]) -> list[IndexEntry]:
-    return [
-        IndexEntry(reply[i], key_of_member(reply[i]), float(reply[i + 1]))
-        for i in range(0, len(reply), 2)
-    ]
+    # Read before every rescore, K entries each: built in bulk (map over slices), not per item.
+    members = reply[0::2]
+    return list(map(IndexEntry, members, map(key_of_member, members), map(float, reply[1::2])))
 
 
 def _digest_and_index(reply: list[Any]) -> tuple[QueueDigest, list[IndexEntry]]:
@@ -155,9 +154,11 @@ class Trip:
 
     def rescore(self, order: Sequence[str], scores: Sequence[int]) -> int:
         """The members (best first) get their `rescore_scores`, in one ZADD."""
-        args: list[Any] = ["ZADD", self._queue.keys.ck_index]
-        for score, member in zip(scores, order, strict=True):
-            args += (score, member)
+        if len(scores) != len(order):
+            raise ValueError(f"{len(order)} members but {len(scores)} scores")
+        args: list[Any] = [None] * (2 + 2 * len(order))
+        args[0], args[1] = "ZADD", self._queue.keys.ck_index
+        args[2::2], args[3::2] = scores, order  # score, member pairs, best first
         return self._add(tuple(args), _ignore, scripted=False)
 
     def read_index(self) -> int:
