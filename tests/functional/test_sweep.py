@@ -4,6 +4,7 @@ results; bad sweeps are one line naming the matrix file."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,18 @@ def test_a_bad_sweep_exits_2_with_one_line(tmp_path: Path) -> None:
     done = ckviz("--headless", "--matrix", str(matrix_file(tmp_path, "heavy.runs = [0]")))
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "sweep: heavy.runs = 0" in done.stderr
+
+
+def test_the_readme_sweep_example_is_a_valid_matrix(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"```toml\n(seeds = .*?\[sweep\].*?)```", readme, re.S)
+    assert example is not None
+    path = tmp_path / "curve.toml"
+    path.write_text(example.group(1), encoding="utf-8")
+    matrix = scenario_files.load_matrix(str(path))
+    assert matrix.sweep is not None and matrix.sweep.parameter() == (
+        "light.count",
+        [10, 100, 1000, 10000],
+    )
+    names = [s.name for s in scenario_files.swept(matrix.sweep, str(path))]
+    assert names[-1] == "ck_many_keys[light.count=10000]"
