@@ -13,8 +13,10 @@ time, and a hunt cut by it says how many examples it ran so the run can be repea
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from hypothesis import HealthCheck, Phase, given, settings, target
@@ -69,7 +71,8 @@ def hunt(
     finding = Finding()
     deadline = time.monotonic() + seconds
     try:
-        _explore(workloads, evaluate, finding, examples, seed, deadline, progress)
+        with _no_local_constants():
+            _explore(workloads, evaluate, finding, examples, seed, deadline, progress)
     except InvariantViolation as bug:
         finding.bug = bug  # the last case run is Hypothesis's shrunk replay of the failure
         finding.case, finding.verdict = finding.running, None
@@ -80,7 +83,8 @@ def hunt(
             raise _Interrupted(finding) from None
     finding.explored = finding.verdict
     if finding.verdict is not None and finding.verdict.starvation > 0:
-        _shrink(workloads, evaluate, finding, seed)
+        with _no_local_constants():
+            _shrink(workloads, evaluate, finding, seed)
     return finding
 
 
@@ -93,6 +97,33 @@ class _Interrupted(KeyboardInterrupt):
 
 
 Interrupted = _Interrupted
+
+
+@contextlib.contextmanager
+def _no_local_constants() -> Iterator[None]:
+    """Hypothesis (6.1xx) now and then draws a constant found in whatever local modules are
+    loaded; then what a seeded hunt finds would depend on which modules a process imported,
+    and on whether ckviz is installed as a wheel or from a checkout. Offer it none."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - an older Hypothesis has no local constants
+        yield
+        return
+    found = getattr(providers, "_get_local_constants", None)
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    if found is None or cache is None:  # pragma: no cover - another Hypothesis layout
+        yield
+        return
+    none = copy.deepcopy(providers._local_constants)  # same shape, emptied below
+    for values in (none.integers, none.floats, none.bytes, none.strings):
+        values.clear()
+    providers._get_local_constants = lambda: none  # type: ignore[attr-defined]
+    cache.cache.clear()  # constants chosen with the loaded modules' help are forgotten
+    try:
+        yield
+    finally:
+        providers._get_local_constants = found  # type: ignore[attr-defined]
+        cache.cache.clear()
 
 
 def _settings(examples: int, phases: list[Phase]) -> settings:

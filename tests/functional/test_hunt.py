@@ -37,8 +37,8 @@ def test_baseline_backlog_starvation_is_found_at_once_and_shrunk(
     client: redis.Redis, prefix: str
 ) -> None:
     finding = hunt(
-        ms_workloads(4, "seed-a"), _runner(client, prefix, "baseline"),
-        examples=60, seconds=NO_CAP, seed=0,
+        ms_workloads(5, "seed-a"), _runner(client, prefix, "baseline"),
+        examples=25, seconds=NO_CAP, seed=0,
     )  # fmt: skip
     assert finding.bug is None and finding.case is not None and finding.verdict is not None
     assert finding.verdict.worst_share <= 0.1  # a key gets at most a tenth of what it is owed
@@ -113,7 +113,7 @@ def test_v17_starvation_is_rediscovered_in_the_step_harness_and_reproduces(
     client: redis.Redis, prefix: str, redis_server: RedisServer, tmp_path: Path
 ) -> None:
     finding = hunt(
-        step_workloads(4), _runner(client, prefix, "vtime-v17"), examples=60, seconds=NO_CAP, seed=0
+        step_workloads(5), _runner(client, prefix, "vtime-v17"), examples=150, seconds=NO_CAP, seed=0
     )
     assert finding.bug is None and finding.case is not None and finding.verdict is not None
     assert finding.verdict.worst_share <= 0.1  # a key gets at most a tenth of its share
