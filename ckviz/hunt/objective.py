@@ -183,12 +183,14 @@ def owed_ratios(
 def _max_min_fair(
     serves: int, rooms: Mapping[str, int], weights: Mapping[str, float]
 ) -> dict[str, float]:
-    """`serves` shared by weight among keys, none above its room, the excess passed on."""
+    """`serves` shared by weight among keys, none above its room, the excess passed on.
+    Keys stay in `rooms`' order throughout (never a set): float sums in a fixed order keep a
+    seeded hunt the same in every process, whatever its string hash seed."""
     share = dict.fromkeys(rooms, 0.0)
-    left, open_keys = float(serves), set(rooms)
+    left, open_keys = float(serves), list(rooms)
     while left > 1e-12 and open_keys:
         total = sum(weights.get(k, 1.0) for k in open_keys)
-        full = {k for k in open_keys if share[k] + left * weights.get(k, 1.0) / total >= rooms[k]}
+        full = [k for k in open_keys if share[k] + left * weights.get(k, 1.0) / total >= rooms[k]]
         if not full:
             for k in open_keys:
                 share[k] += left * weights.get(k, 1.0) / total
@@ -196,7 +198,7 @@ def _max_min_fair(
         for k in full:
             left -= rooms[k] - share[k]
             share[k] = float(rooms[k])
-        open_keys -= full
+        open_keys = [k for k in open_keys if k not in full]
     return share
 
 

@@ -113,7 +113,11 @@ def test_v17_starvation_is_rediscovered_in_the_step_harness_and_reproduces(
     client: redis.Redis, prefix: str, redis_server: RedisServer, tmp_path: Path
 ) -> None:
     finding = hunt(
-        step_workloads(5), _runner(client, prefix, "vtime-v17"), examples=150, seconds=NO_CAP, seed=0
+        step_workloads(5),
+        _runner(client, prefix, "vtime-v17"),
+        examples=150,
+        seconds=NO_CAP,
+        seed=0,
     )
     assert finding.bug is None and finding.case is not None and finding.verdict is not None
     assert finding.verdict.worst_share <= 0.1  # a key gets at most a tenth of its share
