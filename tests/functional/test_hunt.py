@@ -38,7 +38,7 @@ def test_baseline_backlog_starvation_is_found_at_once_and_shrunk(
 ) -> None:
     finding = hunt(
         ms_workloads(5, "seed-a"), _runner(client, prefix, "baseline"),
-        examples=25, seconds=NO_CAP, seed=0,
+        examples=100, seconds=NO_CAP, seed=0,
     )  # fmt: skip
     assert finding.bug is None and finding.case is not None and finding.verdict is not None
     assert finding.verdict.worst_share <= 0.1  # a key gets at most a tenth of what it is owed
