@@ -10,9 +10,11 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from ckviz import __version__
 from ckviz.defaults import (
     DEFAULT_DISCIPLINE,
     DEFAULT_MATRIX,
+    DEFAULT_OUT,
     DEFAULT_SCENARIO,
     DEFAULT_SEED,
     ROOT_PREFIX,
@@ -22,13 +24,41 @@ from ckviz.errors import CkvizError, ExitCode, KeysLeft, UsageError, one_line
 ENV_REDIS_URL = "CKVIZ_REDIS_URL"
 
 
+# Flags only --headless reads (dest: flag); given to the app they would be silently ignored.
+HEADLESS_ONLY = {
+    "seeds": "--seeds",
+    "matrix": "--matrix",
+    "max_count": "--max-count",
+    "per_key_cap": "--per-key-cap",
+    "total_cap": "--total-cap",
+    "vtime_quantum": "--vtime-quantum",
+    "vtime_window": "--vtime-window",
+    "vtime_arrival_cap": "--vtime-arrival-cap",
+    "out": "--out",
+    "force": "--force",
+    "jobs": "--jobs",
+    "shard": "--shard",
+    "check": "--check",
+    "junit": "--junit",
+    "summary_md": "--summary-md",
+}
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, not usage + error
         raise UsageError(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="ckviz", description=__doc__)
+    from ckviz.help_text import epilog
+
+    p = _Parser(
+        prog="ckviz",
+        description=__doc__,
+        epilog=epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"ckviz {__version__}")
     p.add_argument(
         "scenario_arg",
         nargs="?",
@@ -98,7 +128,19 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="M",
         help="vtime: a new key registers at most M x quantum above the floor (default 2^32)",
     )
-    p.add_argument("--out", default="results.json", metavar="PATH", help="results JSON path")
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="PATH",
+        help=f"results JSON path (default {DEFAULT_OUT}); an existing file needs --force",
+    )
+    p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
+    p.add_argument(
+        "--shard",
+        default=None,
+        metavar="K/N",
+        help="run only the K-th of N deterministic slices of the matrix (join with ckviz merge)",
+    )
     p.add_argument(
         "--jobs",
         type=int,
@@ -183,9 +225,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ckviz.report.command import report_main
 
             return report_main(args[1:])
-        ns = build_parser().parse_args(args)
+        if args[:1] == ["merge"]:
+            from ckviz.headless.merge import merge_main
+
+            return merge_main(args[1:])
+        parser = build_parser()
+        ns = parser.parse_args(args)
         if ns.headless:
             return _headless(ns)
+        _reject_headless_only(parser, ns)
         return _app(ns)
     except CkvizError as exc:
         print(f"ckviz: error: {one_line(str(exc))}", file=sys.stderr)
@@ -193,6 +241,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ckviz: interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
+
+
+def _reject_headless_only(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> None:
+    """The app ignores the matrix's flags: given without --headless they are a mistake."""
+    given = [flag for dest, flag in HEADLESS_ONLY.items()
+             if getattr(ns, dest) != parser.get_default(dest)]  # fmt: skip
+    if given:
+        raise UsageError(
+            f"{given[0]} is for --headless (the terminal app ignores it); add --headless to run "
+            "the matrix, or drop it to open the app"
+        )
 
 
 def unwritable_streams() -> int:

@@ -8,3 +8,4 @@ DEFAULT_SEEDS = ("seed-a", "seed-b", "seed-c")  # a matrix's seeds
 DEFAULT_SEED = DEFAULT_SEEDS[0]  # the terminal app's seed
 DEFAULT_MATRIX = "default"  # the matrix --headless runs
 ROOT_PREFIX = "ckviz"  # the root of ckviz's key namespace on a server (--prefix)
+DEFAULT_OUT = "results.json"  # where --headless writes its results

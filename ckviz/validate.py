@@ -1,34 +1,117 @@
-"""`ckviz validate FILE...`: check scenario files, one line per problem."""
+"""`ckviz validate FILE...`: check scenario, trace and matrix files, one line per problem, and
+warn about what `--headless` would refuse to run (a workload that cannot finish in time)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from ckviz import scenario_files
-from ckviz.errors import ExitCode, UsageError, one_line
+from ckviz.defaults import DEFAULT_SEEDS
+from ckviz.disciplines.registry import FACTORIES, check_discipline
+from ckviz.errors import CkvizError, ExitCode, UsageError, one_line
 from ckviz.headless.checks import known_names, unknown_names
-from ckviz.model.scenario import Scenario
+from ckviz.model.matrix import MatrixSpec, Treatment
+from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS, Scenario
+from ckviz.sim.feasibility import reject_unfinishable
+from ckviz.sim.steps import STEP_DISCIPLINES
+
+MATRIX_FIELDS = ("scenarios", "disciplines", "treatments")  # no scenario file has these
 
 
-def validate_files(paths: Sequence[str]) -> int:
-    if not paths:
-        raise UsageError("validate: give one or more scenario files")
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"validate: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="ckviz validate",
+        description="Check scenario files (.toml), traces (.csv, .jsonl) and matrix files "
+        "(a .toml with `scenarios`): one line per problem (`file: field: reason`), exit 2 if "
+        "any. Also warns (exit 0) about a workload --headless would refuse: one that cannot "
+        f"finish within the logical-time limit. Limits: {MAX_KEYS:,} keys and "
+        f"{MAX_TOTAL_RUNS:,} runs per scenario, {MAX_TRACE_RUNS:,} runs per trace.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="scenario, trace or matrix file")
+    return p
+
+
+def validate_files(argv: Sequence[str]) -> int:
+    if not argv:
+        raise UsageError("validate: give one or more scenario, trace or matrix files")
+    ns = build_parser().parse_args(list(argv))
     problems: list[str] = []
-    for text in paths:
+    for text in ns.files:
         path = Path(text)
         if not path.is_file():
             problems.append(f"{text}: file not found")
             continue
-        found = scenario_files.problems_in(path)
-        if not found:  # a rule naming no discipline or treatment would be skipped forever
-            scenario = scenario_files.load_file(path)
-            if isinstance(scenario, Scenario):  # step-harness scenarios have no rules
-                found = [f"{path}: {p}" for p in unknown_names(scenario, known_names())]
+        found, warnings = _matrix(path) if is_matrix(path) else _scenario(path)
         problems += found
+        for line in warnings:
+            print(one_line(f"{text}: warning: {line}"), file=sys.stderr)
         if not found:
             print(f"{text}: ok")
     for line in problems:
         print(one_line(line), file=sys.stderr)
     return int(ExitCode.USAGE) if problems else int(ExitCode.OK)
+
+
+def is_matrix(path: Path) -> bool:
+    """A TOML file naming scenarios or treatments is a matrix, not a scenario."""
+    if path.suffix != ".toml":
+        return False
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return False  # the scenario check reports why it cannot be read
+    return any(field in data for field in MATRIX_FIELDS)
+
+
+def _scenario(path: Path) -> tuple[list[str], list[str]]:
+    found = scenario_files.problems_in(path)
+    if found:
+        return found, []
+    scenario = scenario_files.load_file(path)
+    if not isinstance(scenario, Scenario):  # step-harness scenarios have no rules or clock
+        return [], []
+    # a rule naming no discipline or treatment would be skipped forever
+    found = [f"{path}: {p}" for p in unknown_names(scenario, known_names())]
+    every = [Treatment(discipline=d) for d in FACTORIES]
+    return found, _unfinishable(scenario, list(DEFAULT_SEEDS), every)
+
+
+def _matrix(path: Path) -> tuple[list[str], list[str]]:
+    found = scenario_files.problems_in(path, MatrixSpec)
+    if found:
+        return found, []
+    matrix = scenario_files.load_matrix(str(path))
+    treatments = matrix.all_treatments()
+    warnings: list[str] = []
+    try:
+        for i, t in enumerate(treatments):
+            field = f"treatments[{i}].discipline" if matrix.treatments else "disciplines"
+            where = f"{path}: {field}"
+            check_discipline(t.discipline, where, also=STEP_DISCIPLINES)
+        for name in matrix.scenarios:
+            scenario = scenario_files.load_any(name)
+            if isinstance(scenario, Scenario):
+                runnable = [t for t in treatments if t.discipline in FACTORIES]
+                warnings += _unfinishable(scenario, list(matrix.seeds), runnable)
+    except CkvizError as exc:
+        return [f"{path}: {exc}" if not str(exc).startswith(str(path)) else str(exc)], []
+    return [], warnings
+
+
+def _unfinishable(scenario: Scenario, seeds: list[str], treatments: list[Treatment]) -> list[str]:
+    seeds = seeds[:1] if scenario.replay is not None else seeds
+    try:
+        reject_unfinishable(scenario, seeds, treatments)
+    except UsageError as exc:
+        return [f"--headless would refuse it: {exc}"]
+    return []

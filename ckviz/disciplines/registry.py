@@ -29,6 +29,20 @@ FACTORIES: dict[str, Callable[[Weights, Tuning], Discipline]] = {
 
 DEFAULT_DISCIPLINES: tuple[str, ...] = tuple(FACTORIES)
 
+# One line per discipline, for `ckviz --help`: the registered ones, then the step harness's
+# own (their scripts live in Redis: ckviz/store/vtime.py).
+SUMMARIES: dict[str, str] = {
+    "baseline": "the reference's age order: oldest CK queue head first; never rescores",
+    "sfq": "start-time fair queueing: per-key virtual clock, idle keys rejoin at the floor",
+    "drr": "deficit round robin over the active keys",
+    "stride": "stride scheduling: sfq's clock in passes of 10^6/weight",
+    "codel-sfq": "sfq, plus CoDel: a key waiting over 200 ms for 100 ms jumps the queue",
+    "codel-baseline": "baseline, plus the same CoDel escalation",
+    "vtime": "native virtual time in Redis, the reference's PR head (step harness only)",
+    "vtime-v17": "native virtual time as published: drained keys re-register at the floor "
+    "(step harness only)",
+}
+
 
 def check_discipline(name: str, where: str = "--discipline", also: Sequence[str] = ()) -> str:
     """`name` if a discipline is registered under it (or is one of `also`: the names another

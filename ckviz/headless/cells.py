@@ -157,9 +157,14 @@ def _result(
         if timeline
         else None,
     )
+    # the step harness runs uncapped (its env limit is its only limit)
+    scenario = cell.scenario
+    caps = cell.treatment.caps_on(scenario.caps) if isinstance(scenario, Scenario) else None
     return RunResult(
         discipline=cell.treatment.discipline,
         treatment=cell.treatment.name,
         seed=cell.seed,
+        per_key_cap=caps.per_key if caps else None,
+        total_cap=caps.total if caps else None,
         metrics=metrics,
     )

@@ -25,7 +25,7 @@ from ckviz.headless.runner import Interrupted, run_cells
 from ckviz.headless.summary import scenario_result
 from ckviz.model.json_text import readable_json
 from ckviz.model.matrix import Treatment
-from ckviz.model.results import MatrixInfo, RedisInfo, Results, RunResult
+from ckviz.model.results import MatrixInfo, RedisInfo, Results, RunResult, ShardInfo
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
 from ckviz.sim.namespace import claim_namespace, sweep_namespace
@@ -53,6 +53,8 @@ class MatrixPlan:
     junit: Path | None = None  # --junit: the --check rules as JUnit XML
     summary_md: Path | None = None  # --summary-md: the Markdown report
     step_summary: Path | None = None  # GITHUB_STEP_SUMMARY: the Markdown report, appended
+    shard: tuple[int, int] | None = None  # --shard K/N: run only cells K-1, K-1+N, ...
+    flag_caps: tuple[int | None, int | None] = (None, None)  # --per-key-cap, --total-cap
 
     def footprint(self) -> Footprint:
         """The most ckviz may hold on the server at once: `jobs` cells of the largest
@@ -85,6 +87,14 @@ class MatrixPlan:
                         )
         return cells
 
+    def my_cells(self, namespace: str) -> list[Cell]:
+        """The cells this invocation runs: all, or its shard's deterministic slice."""
+        cells = self.cells(namespace)
+        if self.shard is None:
+            return cells
+        k, n = self.shard
+        return [c for c in cells if c.index % n == k - 1]
+
 
 def runs_on(discipline: str, scenario: Scenario | StepScenario) -> bool:
     """Whether the scenario's harness has this discipline."""
@@ -103,7 +113,7 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
         if server.mode == "url" and not plan.allow_eviction_risk:
             check_eviction(client, plan.footprint(), f"{server.source} {server.shown_url}")
         namespace = claim_namespace(client, plan.prefix, plan.reuse_prefix)
-        cells = plan.cells(namespace)
+        cells = plan.my_cells(namespace)
         started = time.perf_counter()
         try:
             outcomes, interrupted = _run_with_progress(server, cells, plan.jobs, stderr)
@@ -228,10 +238,10 @@ def assemble(
     seeds_of = {s.name: plan.seeds[:1] if isinstance(s, StepScenario) else plan.seeds
                 for s in plan.scenarios}  # fmt: skip
     by_scenario: dict[str, list[RunResult]] = {s.name: [] for s in plan.scenarios}
-    cells = plan.cells("")
+    scenario_of = {c.index: c.scenario.name for c in plan.cells("")}
     for outcome in sorted(outcomes, key=lambda o: o.index):
         if outcome.result is not None:
-            by_scenario[cells[outcome.index].scenario.name].append(outcome.result)
+            by_scenario[scenario_of[outcome.index]].append(outcome.result)
     return Results(
         ckviz_version=__version__,
         complete=complete,
@@ -242,6 +252,8 @@ def assemble(
             seeds=plan.seeds,
             disciplines=labels,
             max_count=plan.max_count,
+            per_key_cap=plan.flag_caps[0],
+            total_cap=plan.flag_caps[1],
         ),
         wall_clock_s=round(wall_s, 3),
         scenarios=[
@@ -249,6 +261,7 @@ def assemble(
             for s in plan.scenarios
             if by_scenario[s.name]
         ],
+        shard=ShardInfo(index=plan.shard[0], count=plan.shard[1]) if plan.shard else None,
     )
 
 

@@ -26,33 +26,38 @@ class OutputError(CkvizError):
     exit_code = ExitCode.USAGE
 
 
-def check_out(text: str) -> Path:
-    """A usable `--out`, or a one-line UsageError: found before anything runs."""
+def check_out(text: str, force: bool = False, flag: str = "--out") -> Path:
+    """A usable `--out`, or a one-line UsageError: found before anything runs. An existing
+    file (earlier results, or anything else) is replaced only with `force`."""
     out = Path(text)
     target = Path(os.path.realpath(out))  # through symlinks: we write where they point
     if target.is_dir():
-        raise UsageError(f"--out: {text} is a directory; give a file path")
+        raise UsageError(f"{flag}: {text} is a directory; give a file path")
+    if target.is_file() and not force:
+        raise UsageError(
+            f"{flag}: {text} already exists; pass --force to overwrite it, or give another path"
+        )
     parent = target.parent
     if not parent.exists():
-        raise UsageError(f"--out: folder {parent} does not exist (create it first)")
+        raise UsageError(f"{flag}: folder {parent} does not exist (create it first)")
     if not parent.is_dir():
-        raise UsageError(f"--out: {parent} is not a directory")
+        raise UsageError(f"{flag}: {parent} is not a directory")
     if target.exists() and not target.is_file():
         if not os.access(target, os.W_OK):
-            raise UsageError(f"--out: {text} is not writable")
+            raise UsageError(f"{flag}: {text} is not writable")
         return out  # a device or FIFO: written in place
-    _probe(text, parent)
+    _probe(text, parent, flag)
     if target.exists() and not os.access(target, os.W_OK):
-        raise UsageError(f"--out: {text} is not writable")
+        raise UsageError(f"{flag}: {text} is not writable")
     return out
 
 
-def _probe(text: str, folder: Path) -> None:
+def _probe(text: str, folder: Path, flag: str) -> None:
     """Create and remove a file in `folder`: the atomic write needs exactly that."""
     try:
         fd, name = tempfile.mkstemp(prefix=".ckviz-probe-", dir=folder)
     except OSError as exc:
-        raise UsageError(f"--out: cannot write in {folder} ({_reason(exc)})") from None
+        raise UsageError(f"{flag}: cannot write in {folder} ({_reason(exc)})") from None
     os.close(fd)
     with contextlib.suppress(OSError):
         os.unlink(name)

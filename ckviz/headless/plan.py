@@ -7,7 +7,7 @@ import math
 import os
 
 from ckviz import scenario_files
-from ckviz.defaults import DEFAULT_MATRIX
+from ckviz.defaults import DEFAULT_MATRIX, DEFAULT_OUT
 from ckviz.disciplines import registry
 from ckviz.disciplines.registry import FACTORIES
 from ckviz.errors import UsageError, echo
@@ -57,10 +57,16 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         scenarios += variants
         sources += [matrix.sweep.scenario] * len(variants)
     _unique([s.name for s in scenarios], "--scenario")
-    seeds = parse_seeds(ns.seeds) if ns.seeds else ([check_seed(ns.seed)] if ns.seed else None)
+    given_seeds = [check_seed(ns.seed)] if ns.seed else None
+    seeds = parse_seeds(ns.seeds) if ns.seeds is not None else given_seeds
     seeds = seeds or list(matrix.seeds)
     treatments = _treatments(ns, matrix)
     _every_cell_has_a_harness(scenarios, treatments)
+    stepped = next((s.name for s in scenarios if not isinstance(s, Scenario)), None)
+    if stepped and (ns.per_key_cap or ns.total_cap):
+        flag = "--per-key-cap" if ns.per_key_cap else "--total-cap"
+        raise UsageError(f"{flag}: scenario '{stepped}' runs in the step harness, which has "
+                         "no caps")  # fmt: skip
     step_max_count = _positive("--max-count", ns.max_count)
     max_count = step_max_count or matrix.max_count
     jobs = _positive("--jobs", ns.jobs) or default_jobs()
@@ -69,6 +75,12 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
             runnable = [t for t in treatments if runs_on(t.discipline, scenario)]
             reject_unfinishable(scenario, seeds, runnable)
     check = ns.check or ns.junit is not None
+    shard = parse_shard(ns.shard) if ns.shard is not None else None
+    if shard and check:  # a rule compares treatments a slice may not hold
+        raise UsageError(
+            "--shard: --check and --junit need the whole matrix; run them on one machine, or "
+            "merge the slices (ckviz merge) and read the figures with ckviz report"
+        )
     if check:
         _reject_unknown_rule_names(sources, scenarios, treatments)
     step_summary = os.environ.get(ENV_STEP_SUMMARY) or None
@@ -78,7 +90,7 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         treatments,
         max_count,
         jobs,
-        check_out(ns.out),
+        check_out(ns.out or DEFAULT_OUT, force=ns.force),
         check=check,
         check_invariants=ns.check_invariants,
         prefix=check_root(ns.prefix),
@@ -88,7 +100,20 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         junit=output_path(ns.junit, "--junit") if ns.junit else None,
         summary_md=output_path(ns.summary_md, "--summary-md") if ns.summary_md else None,
         step_summary=output_path(step_summary, ENV_STEP_SUMMARY) if step_summary else None,
+        shard=shard,
+        flag_caps=(ns.per_key_cap, ns.total_cap),
     )
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`K/N`: the K-th (1-based) of N slices."""
+    k_text, _, n_text = text.partition("/")
+    if not (k_text.strip().isdigit() and n_text.strip().isdigit()):
+        raise UsageError(f"--shard: expected K/N (e.g. 2/4), got '{echo(text)}'")
+    k, n = int(k_text), int(n_text)
+    if not 1 <= k <= n:
+        raise UsageError(f"--shard: K must be in 1..N, got {k}/{n}")
+    return k, n
 
 
 def _every_cell_has_a_harness(
@@ -125,6 +150,13 @@ def _reject_unknown_rule_names(
 def _treatments(ns: argparse.Namespace, matrix: MatrixSpec) -> list[Treatment]:
     per_key = _positive("--per-key-cap", ns.per_key_cap)
     total = _positive("--total-cap", ns.total_cap)
+    if matrix.treatments and (ns.discipline or per_key or total):
+        flag = "--discipline" if ns.discipline else ("--per-key-cap" if per_key else "--total-cap")
+        raise UsageError(
+            f"{flag}: matrix '{matrix.name}' lists its own [[treatments]] (discipline and caps "
+            "each); the flag would change every one of them, so drop it or use a matrix with "
+            "`disciplines`"
+        )
     if ns.discipline:
         _unique(ns.discipline, "--discipline")
         base = [Treatment(discipline=check_discipline(d)) for d in ns.discipline]

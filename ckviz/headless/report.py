@@ -6,7 +6,26 @@ from rich.console import Console
 from rich.table import Table
 
 from ckviz.headless.checks import summary_line
-from ckviz.model.results import CheckResult, Results, ScenarioResult, Spread
+from ckviz.model.results import (
+    CheckResult,
+    DisciplineSummary,
+    Results,
+    RunResult,
+    ScenarioResult,
+    Spread,
+    TreatmentSummary,
+)
+from ckviz.report.tables import DEFINITIONS
+
+# Why disciplines can coincide: said under a table whose rows show they did.
+COINCIDE_WHY = {
+    "stride": "stride is sfq with every clock step scaled by 10^6 (pass = 10^6/weight), which "
+    "keeps the keys' order, so at unit weights it serves the same runs as sfq",
+    "codel-sfq": "codel-sfq is sfq until some key's head has waited over 200 ms for 100 ms; "
+    "identical rows mean CoDel never changed a pick",
+    "codel-baseline": "codel-baseline is baseline until some key's head has waited over 200 ms "
+    "for 100 ms; identical rows mean CoDel never changed a pick",
+}
 
 
 def print_tables(results: Results, console: Console) -> None:
@@ -96,8 +115,18 @@ def starvation_table(scenarios: list[ScenarioResult]) -> Table:
 
 
 def scenario_table(scenario: ScenarioResult, first_seed: str) -> Table:
-    table = Table(title=f"{scenario.name}", title_justify="left", title_style="bold")
-    table.add_column("discipline")
+    same_as = identical_rows(scenario)
+    table = Table(
+        title=f"{scenario.name}",
+        title_justify="left",
+        title_style="bold",
+        caption=_footnote(same_as),
+        caption_justify="left",
+    )
+    table.add_column("discipline", no_wrap=True)
+    caps = _caps_by_label(scenario.runs)
+    if any(c != "-" for c in caps.values()):
+        table.add_column("caps per-key/total", no_wrap=True)
     table.add_column("worst share/weight mean (min..max)", justify="right", no_wrap=True)
     table.add_column("Jain mean", justify="right")
     table.add_column(f"worst-served key, mean wait ms ({first_seed})", justify="right")
@@ -112,8 +141,11 @@ def scenario_table(scenario: ScenarioResult, first_seed: str) -> Table:
             key=lambda k: k.mean_wait,
             default=None,
         )
-        cells = [
-            row.discipline,
+        twin = same_as.get(row.discipline)
+        cells = [row.discipline + (f" (= {twin})" if twin else "")]
+        if any(c != "-" for c in caps.values()):
+            cells.append(caps.get(row.discipline, "-"))
+        cells += [
             _spread(row.contention_worst_share_over_weight),
             f"{row.contention_jain.mean:.5f}",
             f"{worst.key} {worst.mean_wait:.1f}" if worst else "-",
@@ -124,6 +156,44 @@ def scenario_table(scenario: ScenarioResult, first_seed: str) -> Table:
             cells += [f"{light.mean:.1f}" if light else "-", f"{t.makespan_ms.mean:.0f}"]
         table.add_row(*cells)
     return table
+
+
+def identical_rows(scenario: ScenarioResult) -> dict[str, str]:
+    """Each label whose figures equal an earlier row's, mapped to that row's label."""
+    treatments = {t.label: t for t in scenario.treatments or []}
+    first: dict[tuple[object, ...], str] = {}
+    same: dict[str, str] = {}
+    for row in scenario.summary:
+        key = _signature(row, treatments.get(row.discipline))
+        if key in first:
+            same[row.discipline] = first[key]
+        else:
+            first[key] = row.discipline
+    return same
+
+
+def _signature(row: DisciplineSummary, t: TreatmentSummary | None) -> tuple[object, ...]:
+    summary = row.model_dump(exclude={"discipline"})
+    return (repr(summary), repr(t.model_dump(exclude={"label"})) if t else None)
+
+
+def _footnote(same_as: dict[str, str]) -> str:
+    lines = [DEFINITIONS]
+    if same_as:
+        pairs = ", ".join(f"{a} = {b}" for a, b in same_as.items())
+        why = [COINCIDE_WHY[a] for a in same_as if a in COINCIDE_WHY]
+        lines.append(f"Identical rows ({pairs}): every figure is the same. " + "; ".join(why))
+    return "\n".join(lines)
+
+
+def _caps_by_label(runs: list[RunResult]) -> dict[str, str]:
+    shown: dict[str, str] = {}
+    for r in runs:
+        if r.per_key_cap or r.total_cap:
+            shown.setdefault(r.treatment, f"{r.per_key_cap or '-'}/{r.total_cap or '-'}")
+        else:
+            shown.setdefault(r.treatment, "-")
+    return shown
 
 
 def _spread(s: Spread) -> str:

@@ -22,18 +22,32 @@ def scenario_result(
     runs: Sequence[RunResult],
 ) -> ScenarioResult:
     """The scenario's entry: its runs in matrix order and a summary per treatment."""
+    entry = ScenarioResult(name=scenario.name, weights=scenario.weights(), runs=[], summary=[])
+    if isinstance(scenario, StepScenario):
+        entry.victims = list(scenario.victims)
+        entry.between_calls = scenario.between_calls
+    return summarized(entry, scenario.light_key, labels, seeds, runs)
+
+
+def summarized(
+    entry: ScenarioResult,
+    light_key: str | None,
+    labels: Sequence[str],
+    seeds: Sequence[str],
+    runs: Sequence[RunResult],
+) -> ScenarioResult:
+    """`entry` (name, weights, victims) with `runs` and their summaries per treatment; also
+    how `ckviz merge` rebuilds a scenario from its shards' runs."""
     by_label = {label: [r for r in runs if r.treatment == label] for label in labels}
     present = {label: rs for label, rs in by_label.items() if rs}
-    return ScenarioResult(
-        name=scenario.name,
-        weights=scenario.weights(),
-        runs=list(runs),
-        summary=[_discipline_summary(label, rs, seeds) for label, rs in present.items()],
-        treatments=[
-            _treatment_summary(label, rs, scenario.light_key) for label, rs in present.items()
-        ],
-        victims=list(scenario.victims) if isinstance(scenario, StepScenario) else None,
-        between_calls=scenario.between_calls if isinstance(scenario, StepScenario) else None,
+    return entry.model_copy(
+        update={
+            "runs": list(runs),
+            "summary": [_discipline_summary(label, rs, seeds) for label, rs in present.items()],
+            "treatments": [
+                _treatment_summary(label, rs, light_key) for label, rs in present.items()
+            ],
+        }
     )
 
 

@@ -106,6 +106,8 @@ class MatrixSpec(BaseModel):
             raise ValueError("needs 'scenarios' or a [sweep]")
         if not self.disciplines and not self.treatments:
             raise ValueError("needs 'disciplines' or [[treatments]]")
+        if self.disciplines and self.treatments:  # which would the caps flags apply to?
+            raise ValueError("give either 'disciplines' or [[treatments]], not both")
         labels = [t.name for t in self.all_treatments()]
         dup = first_duplicate(labels)
         if dup is not None:

@@ -76,6 +76,9 @@ class RunResult(_Result):
     discipline: str
     treatment: str  # the discipline plus caps, as labelled in the matrix
     seed: str
+    # the caps the run ran under: the treatment's (or the flags'), else the scenario's
+    per_key_cap: int | None = None
+    total_cap: int | None = None
     metrics: MetricsResult
 
 
@@ -130,6 +133,15 @@ class MatrixInfo(_Result):
     seeds: list[str]
     disciplines: list[str]
     max_count: int
+    per_key_cap: int | None = None  # --per-key-cap, applied to every discipline
+    total_cap: int | None = None  # --total-cap, likewise
+
+
+class ShardInfo(_Result):
+    """Which slice of the matrix a file holds (--shard K/N); `ckviz merge` joins them."""
+
+    index: int  # K, 1-based
+    count: int  # N
 
 
 class CheckResult(_Result):
@@ -151,3 +163,4 @@ class Results(_Result):
     wall_clock_s: float
     scenarios: list[ScenarioResult]
     checks: list[CheckResult] | None = None  # present when run with --check
+    shard: ShardInfo | None = None  # present in one slice of a sharded matrix

@@ -33,9 +33,22 @@ def keep_signals() -> Iterator[None]:
         signal.signal(signum, handler)
 
 
-def run_main(redis_server: RedisServer, out: str) -> int:
+def run_main(redis_server: RedisServer, out: str, *more: str) -> int:
     root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
-    return main([*ONE_CELL, "--redis-url", redis_server.url, "--prefix", root, "--out", out])
+    return main([*ONE_CELL, "--redis-url", redis_server.url, "--prefix", root, "--out", out, *more])
+
+
+def test_an_existing_results_file_is_kept_unless_forced(
+    redis_server: RedisServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "results.json"
+    out.write_text("earlier results")
+    assert run_main(redis_server, str(out)) == ExitCode.USAGE
+    (line,) = capsys.readouterr().err.splitlines()  # refused before any cell ran
+    assert line == f"ckviz: error: --out: {out} already exists; pass --force to overwrite it, or give another path"
+    assert out.read_text() == "earlier results"
+    assert run_main(redis_server, str(out), "--force") == ExitCode.OK
+    assert json.loads(out.read_text())["complete"] is True
 
 
 @pytest.mark.parametrize(
@@ -70,7 +83,7 @@ def test_a_symlink_is_written_through_not_replaced(
     target.write_text("old")
     link = tmp_path / "link.json"
     link.symlink_to(target)
-    assert run_main(redis_server, str(link)) == ExitCode.OK
+    assert run_main(redis_server, str(link), "--force") == ExitCode.OK
     assert link.is_symlink() and os.readlink(link) == str(target)
     assert json.loads(target.read_text())["complete"] is True
 
