@@ -180,14 +180,16 @@ def _write_and_print(results: Results, out: Path, stdout: Console) -> None:
 def _run_with_progress(
     server: RedisServer, cells: list[Cell], jobs: int, stderr: Console
 ) -> tuple[list[CellOutcome], bool]:
+    # a shard's cells keep the matrix's indices; the count shown is the place in this run
+    place = {cell.index: i for i, cell in enumerate(cells)}
     with _progress(stderr) as progress:
         task = progress.add_task("cells", total=len(cells))
 
         def on_done(outcome: CellOutcome) -> None:
-            cell = cells[outcome.index]
+            cell = cells[place[outcome.index]]
             status = outcome.error or _cell_line(outcome.result)
             progress.console.print(
-                f"[{outcome.index + 1}/{len(cells)}] {cell.scenario.name} "
+                f"[{place[outcome.index] + 1}/{len(cells)}] {cell.scenario.name} "
                 f"{cell.treatment.name} {cell.seed}: {status}",
                 highlight=False,
                 markup=False,

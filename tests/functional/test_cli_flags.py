@@ -150,12 +150,24 @@ def test_validate_warns_about_a_scenario_headless_would_refuse(
 @pytest.mark.parametrize(
     ("args", "line"),
     [
-        (["--matrix", "caps", "--per-key-cap", "2"], "--per-key-cap: matrix 'caps' lists its own [[treatments]]"),
-        (["--matrix", "caps", "--total-cap", "2"], "--total-cap: matrix 'caps' lists its own [[treatments]]"),
-        (["--matrix", "caps", "--discipline", "sfq"], "--discipline: matrix 'caps' lists its own [[treatments]]"),
+        (
+            ["--matrix", "caps", "--per-key-cap", "2"],
+            "--per-key-cap: matrix 'caps' lists its own [[treatments]]",
+        ),
+        (
+            ["--matrix", "caps", "--total-cap", "2"],
+            "--total-cap: matrix 'caps' lists its own [[treatments]]",
+        ),
+        (
+            ["--matrix", "caps", "--discipline", "sfq"],
+            "--discipline: matrix 'caps' lists its own [[treatments]]",
+        ),
         (["--seeds", ""], "--seeds: empty seed in '' (expected e.g. seed-a,seed-b)"),
         (["--seeds", "a,,b"], "--seeds: empty seed in 'a,,b'"),
-        (["--matrix", "micro", "--per-key-cap", "2"], "--per-key-cap: scenario 'micro_skew' runs in the step harness"),
+        (
+            ["--matrix", "micro", "--per-key-cap", "2"],
+            "--per-key-cap: scenario 'micro_skew' runs in the step harness",
+        ),
         (["--shard", "3/2"], "--shard: K must be in 1..N, got 3/2"),
         (["--shard", "x"], "--shard: expected K/N (e.g. 2/4), got 'x'"),
         (["--shard", "1/2", "--check"], "--shard: --check and --junit need the whole matrix"),
@@ -165,7 +177,9 @@ def test_dishonest_combinations_are_refused(
     args: list[str], line: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = str(tmp_path / "r.json")
-    code, _, err = exits(["--headless", *args, "--out", out, "--redis-url", "unix:///nowhere"], capsys)
+    code, _, err = exits(
+        ["--headless", *args, "--out", out, "--redis-url", "unix:///nowhere"], capsys
+    )
     assert code == ExitCode.USAGE  # refused before any server is tried
     (shown,) = err.splitlines()
     assert shown.startswith(f"ckviz: error: {line}"), shown

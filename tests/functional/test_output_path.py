@@ -45,7 +45,10 @@ def test_an_existing_results_file_is_kept_unless_forced(
     out.write_text("earlier results")
     assert run_main(redis_server, str(out)) == ExitCode.USAGE
     (line,) = capsys.readouterr().err.splitlines()  # refused before any cell ran
-    assert line == f"ckviz: error: --out: {out} already exists; pass --force to overwrite it, or give another path"
+    assert (
+        line
+        == f"ckviz: error: --out: {out} already exists; pass --force to overwrite it, or give another path"
+    )
     assert out.read_text() == "earlier results"
     assert run_main(redis_server, str(out), "--force") == ExitCode.OK
     assert json.loads(out.read_text())["complete"] is True

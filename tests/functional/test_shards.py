@@ -1,0 +1,100 @@
+"""Sweeps across machines: `--shard K/N` runs a deterministic slice of the matrix, and
+`ckviz merge` joins the slices into the file the whole run writes (timing fields aside)."""
+
+from __future__ import annotations
+
+import json
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ckviz.cli import main
+from ckviz.errors import ExitCode
+from ckviz.sim.session import new_namespace
+from ckviz.store.server import RedisServer
+from tests.functional.test_headless_cli import without_timing
+
+# a millisecond scenario (two seeds), a step-harness one (once) and a trace (once): cells of
+# every kind, and some scenarios absent from some shards
+MATRIX = """
+scenarios = ["ck_trickle", "micro_skew", "ck_balanced"]
+seeds = ["seed-a", "seed-b"]
+disciplines = ["baseline", "sfq", "vtime"]
+"""
+
+
+@pytest.fixture(autouse=True)
+def keep_signals() -> Iterator[None]:
+    saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    yield
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
+
+
+def headless(redis_server: RedisServer, matrix: Path, out: Path, *more: str) -> int:
+    root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
+    return main(["--headless", "--matrix", str(matrix), "--jobs", "1", "--redis-url",
+                 redis_server.url, "--prefix", root, "--out", str(out), *more])  # fmt: skip
+
+
+def test_merged_shards_equal_the_whole_run(redis_server: RedisServer, tmp_path: Path) -> None:
+    matrix = tmp_path / "sweep.toml"
+    matrix.write_text(MATRIX)
+    assert headless(redis_server, matrix, tmp_path / "whole.json") == 0
+    parts = [tmp_path / f"part{k}.json" for k in (1, 2, 3)]
+    for k, part in enumerate(parts, start=1):
+        assert headless(redis_server, matrix, part, "--shard", f"{k}/3") == 0
+    sizes = [sum(len(s["runs"]) for s in json.loads(p.read_text())["scenarios"]) for p in parts]
+    assert sizes == [4, 3, 3]  # 10 cells dealt out in turn
+    shards = [json.loads(p.read_text())["shard"] for p in parts]
+    assert shards == [{"index": k, "count": 3} for k in (1, 2, 3)]
+    merged = tmp_path / "all.json"
+    # given in any order
+    assert main(["merge", str(parts[2]), str(parts[0]), str(parts[1]), "--out", str(merged)]) == 0
+    whole = json.loads((tmp_path / "whole.json").read_text())
+    joined = json.loads(merged.read_text())
+    assert without_timing(joined) == without_timing(whole)
+    # byte for byte once the timing fields are equal
+    text = merged.read_text()
+    for field in ("wall_clock_s", "wall_clock_ms"):
+        assert field in text
+    assert _zero_timing(text) == _zero_timing((tmp_path / "whole.json").read_text())
+
+
+def _zero_timing(text: str) -> str:
+    import re
+
+    return re.sub(r'"(wall_clock_s|wall_clock_ms)": [0-9.e+-]+', r'"\1": 0', text)
+
+
+def test_merge_refuses_a_missing_a_doubled_or_a_foreign_shard(
+    redis_server: RedisServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    matrix = tmp_path / "small.toml"
+    matrix.write_text(
+        'scenarios = ["ck_trickle"]\nseeds = ["seed-a"]\ndisciplines = ["baseline", "sfq"]\n'
+    )
+    one, two = tmp_path / "1.json", tmp_path / "2.json"
+    assert headless(redis_server, matrix, one, "--shard", "1/2") == 0
+    assert headless(redis_server, matrix, two, "--shard", "2/2") == 0
+    other = tmp_path / "other.json"
+    assert headless(redis_server, matrix, other, "--shard", "2/2", "--seeds", "seed-b") == 0
+    capsys.readouterr()
+    out = tmp_path / "all.json"
+    cases = [
+        ([one], "merge: shard 2 missing (need 1..2"),
+        ([one, one, two], "merge: shard 1 given twice"),
+        ([one, other], f"{other}: a different matrix, flags or shard count than {one}"),
+        ([one, tmp_path / "sweep.toml"], f"{tmp_path / 'sweep.toml'}: cannot read"),
+        ([one, matrix], f"{matrix}: not a ckviz results file"),
+    ]
+    for files, line in cases:
+        assert main(["merge", *map(str, files), "--out", str(out)]) == ExitCode.USAGE
+        (shown,) = capsys.readouterr().err.splitlines()
+        assert shown.startswith(f"ckviz: error: {line}"), shown
+        assert not out.exists()
+    assert main(["merge", str(two), str(one), "--out", str(out)]) == 0
+    assert main(["merge", str(two), str(one), "--out", str(out)]) == ExitCode.USAGE  # exists
+    assert main(["merge", str(two), str(one), "--out", str(out), "--force"]) == 0
