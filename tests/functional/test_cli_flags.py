@@ -81,7 +81,7 @@ def test_headless_flags_without_headless_are_refused(
     value = [] if action.nargs == 0 else [{"--shard": "1/2", "--seeds": "a"}.get(flag, "2")]
     if flag in ("--out", "--junit", "--summary-md", "--matrix"):
         value = [str(tmp_path / "x.json")] if flag != "--matrix" else ["caps"]
-    code, out, err = exits([flag, *value], capsys)  # the app would have opened here
+    code, _, err = exits([flag, *value], capsys)  # the app would have opened here
     assert code == ExitCode.USAGE
     assert err.splitlines() == [
         f"ckviz: error: {flag} is for --headless (the terminal app ignores it); add "
