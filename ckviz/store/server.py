@@ -208,7 +208,8 @@ def docker_server() -> Iterator[RedisServer]:
         from testcontainers.redis import RedisContainer  # type: ignore[import-not-found]
     except ImportError:
         raise RedisUnavailable(
-            "--redis docker needs the docker extra: pip install 'ckviz[docker]'"
+            "--redis docker needs the docker extra: uv run --extra docker ckviz ..., "
+            "or pip install 'ckviz[docker]'"
         ) from None
     try:
         container = RedisContainer("redis:7-alpine")

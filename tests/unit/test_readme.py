@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 from ckviz import scenario_files
+from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS
+from ckviz.sim.driver import MAX_LOGICAL_MS
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -15,7 +17,14 @@ def test_readme_opens_with_the_two_commands() -> None:
     first_block = re.search(r"```sh\n(.*?)```", text, re.S)
     assert first_block is not None
     commands = [line.split("#")[0].strip() for line in first_block.group(1).splitlines()]
-    assert commands == ["uv run ckviz --headless", "uv run pytest"]
+    assert commands == ["uv run --no-dev ckviz --headless", "uv run pytest"]
+
+
+def test_readme_states_the_limits_ckviz_enforces() -> None:
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    for figure in (MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS, MAX_LOGICAL_MS):
+        assert f"{figure:,}" in text, figure
+    assert "trigger.dev" in text and "PR #4367" in text and "the reference" not in text
 
 
 def test_worked_scenario_example_is_valid(tmp_path: Path) -> None:
