@@ -296,7 +296,7 @@ def _headless(ns: argparse.Namespace) -> int:
     from ckviz.store.server import open_server
 
     plan = plan_from_args(ns)
-    with open_server(ns.redis, *redis_url(ns)) as server:
+    with open_server(ns.redis, *redis_url(ns), allow_cluster=True) as server:
         return run_matrix(plan, server, stdout_console(), Console(stderr=True))
 
 

@@ -38,6 +38,7 @@ class Cell:
     prefix: str
     check_invariants: bool = True
     step_max_count: int | None = None  # step cells: --max-count, else the scenario's harness
+    node_url: str | None = None  # in a Redis Cluster: the primary owning the cell's slot
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +51,9 @@ class CellOutcome:
 
 
 def run_cell(url: str, cell: Cell) -> CellOutcome:
-    """Run one cell against the server at `url`; failures come back as a one-line error."""
-    client = connect(url)
+    """Run one cell against the server at `url` (in a cluster, at its slot's primary);
+    failures come back as a one-line error."""
+    client = connect(cell.node_url or url)
     try:
         started = time.perf_counter()
         if isinstance(cell.scenario, StepScenario):

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from redis.cluster import RedisCluster
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -30,6 +31,7 @@ from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
 from ckviz.sim.namespace import claim_namespace, sweep_namespace
 from ckviz.sim.steps import STEP_DISCIPLINES
+from ckviz.store.cluster import Keyspace, cell_tag, route_cells
 from ckviz.store.preflight import Footprint, check_eviction
 from ckviz.store.server import RedisServer
 
@@ -76,7 +78,7 @@ class MatrixPlan:
                 if runs_on(treatment.discipline, scenario):
                     for seed in seeds:
                         i = len(cells)
-                        prefix = f"{namespace}{i}:"
+                        prefix = f"{namespace}{cell_tag(i)}:"  # one hash slot per cell
                         cell = Cell(i, scenario, seed, treatment, self.max_count, prefix)
                         cells.append(
                             replace(
@@ -109,18 +111,20 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
     Keys go under a namespace claimed on the server, swept at the end even on failure. A cell
     that loses the server stops the matrix: later cells would only fail the same way."""
     client = server.client()
+    keyspace = server.keyspace() if server.cluster else client
     try:
         if server.mode == "url" and not plan.allow_eviction_risk:
             check_eviction(client, plan.footprint(), f"{server.source} {server.shown_url}")
-        namespace = claim_namespace(client, plan.prefix, plan.reuse_prefix)
-        cells = plan.my_cells(namespace)
-        started = time.perf_counter()
+        namespace = claim_namespace(keyspace, plan.prefix, plan.reuse_prefix)
         try:
+            cells = _routed(plan.my_cells(namespace), server, keyspace)
+            started = time.perf_counter()
             outcomes, interrupted = _run_with_progress(server, cells, plan.jobs, stderr)
         finally:
-            left = sweep_namespace(client, namespace)
+            left = sweep_namespace(keyspace, namespace)
     finally:
         client.close()
+        keyspace.close()
     errors = [o.error for o in outcomes if o.error]
     error = "interrupted (Ctrl-C)" if interrupted else (errors[0] if errors else None)
     if error and len(errors) > 1:
@@ -148,6 +152,15 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
     if any(c.status == "failed" for c in results.checks or []):
         return ExitCode.CHECK_FAILED
     return ExitCode.OK if outputs_written else ExitCode.USAGE
+
+
+def _routed(cells: list[Cell], server: RedisServer, keyspace: Keyspace) -> list[Cell]:
+    """In a cluster, each cell goes to the primary owning its slot (checked before the first
+    cell runs); elsewhere the cells run on the one server."""
+    if not server.cluster or not isinstance(keyspace, RedisCluster):
+        return cells
+    routes = route_cells(keyspace, server.url, [c.prefix for c in cells])
+    return [replace(c, node_url=routes[c.prefix]) for c in cells]
 
 
 def _write_ci_outputs(plan: MatrixPlan, results: Results, stderr: Console) -> bool:

@@ -14,6 +14,7 @@ import redis
 from ckviz.defaults import ROOT_PREFIX
 from ckviz.errors import RedisUnavailable, ServerRefused, UsageError
 from ckviz.sim.session import new_namespace
+from ckviz.store.cluster import Keyspace
 from ckviz.store.preflight import refusal
 from ckviz.store.runqueue import count_prefix, delete_prefix, first_key
 
@@ -36,7 +37,7 @@ def check_root(root: str) -> str:
     return root
 
 
-def claim_namespace(client: redis.Redis, root: str = ROOT_PREFIX, reuse: bool = False) -> str:
+def claim_namespace(client: Keyspace, root: str = ROOT_PREFIX, reuse: bool = False) -> str:
     """A fresh, empty `<root>:<random>:` namespace on this server.
 
     Refuses (PrefixInUse) if any key already starts with `<root>:`, unless `reuse`.
@@ -65,7 +66,7 @@ def claim_namespace(client: redis.Redis, root: str = ROOT_PREFIX, reuse: bool = 
     raise PrefixInUse(f"--prefix {root}: no free namespace after {_ATTEMPTS} tries")
 
 
-def sweep_namespace(client: redis.Redis, namespace: str) -> str | None:
+def sweep_namespace(client: Keyspace, namespace: str) -> str | None:
     """Delete every key under `namespace`: None when none is left, else one line saying how
     many could not be deleted and why (or that some may remain, if the server is gone)."""
     try:

@@ -1,6 +1,7 @@
 """Before the first cell, on a server someone else may own: is the URL sane, is the server one
-ckviz can write to (not a replica, not a cluster), and could ckviz's writes evict its keys?
-Also: the server's refusals, named by cause, and URLs shown without their password."""
+ckviz can write to (not a replica; a cluster node is told apart), and could ckviz's writes
+evict its keys? Also: the server's refusals, named by cause, and URLs shown without their
+password."""
 
 from __future__ import annotations
 
@@ -101,8 +102,9 @@ def raise_refusal(exc: BaseException, doing: str) -> None:
         raise ServerRefused(f"Redis refused {doing}: {cause}") from None
 
 
-def check_writable(client: redis.Redis, shown: str) -> None:
-    """Refuse a replica or a cluster up front, with one line, before anything is written."""
+def check_writable(client: redis.Redis, shown: str) -> bool:
+    """Refuse a replica up front, with one line, before anything is written; True if the
+    server is a Redis Cluster node (ckviz then routes each cell to its slot's primary)."""
     try:
         replication = client.info("replication")
         cluster = client.info("cluster")
@@ -115,11 +117,7 @@ def check_writable(client: redis.Redis, shown: str) -> None:
             f"Redis at {shown} is a read-only replica (of {replication.get('master_host')}:"
             f"{replication.get('master_port')}); point ckviz at the primary"
         )
-    if str(cluster.get("cluster_enabled", "0")) == "1":
-        raise ServerRefused(
-            f"Redis at {shown} runs in cluster mode, which ckviz does not support yet "
-            "(its keys span hash slots); use a standalone server"
-        )
+    return str(cluster.get("cluster_enabled", "0")) == "1"
 
 
 @dataclass(frozen=True, slots=True)

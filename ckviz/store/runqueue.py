@@ -23,6 +23,7 @@ from ckviz.model.arithmetic import (
     SCAN_FACTOR,
 )
 from ckviz.model.queue import LUA_ORDER, Door, IndexEntry, PlannedRun
+from ckviz.store.cluster import Keyspace
 from ckviz.store.digest import QueueDigest, decode_digest
 from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member, key_of_member
 from ckviz.store.preflight import raise_refusal
@@ -312,7 +313,7 @@ def _pack(conn: Any, commands: list[tuple[Any, ...]]) -> Any:
     return [b"".join([_hiredis_pack(args) for args in commands])]
 
 
-def delete_prefix(client: redis.Redis, prefix: str) -> int:
+def delete_prefix(client: Keyspace, prefix: str) -> int:
     """UNLINK every key that starts with `prefix`; SCAN-based, never a flush."""
     pattern = _glob_escape(prefix) + "*"
     deleted = 0
@@ -329,7 +330,7 @@ def delete_prefix(client: redis.Redis, prefix: str) -> int:
     return deleted
 
 
-def first_key(client: redis.Redis, prefix: str) -> str | None:
+def first_key(client: Keyspace, prefix: str) -> str | None:
     """Some key that starts with `prefix`, or None; SCAN-based, never KEYS."""
     for name in client.scan_iter(match=_glob_escape(prefix) + "*", count=1000):
         if name.startswith(prefix):
@@ -337,7 +338,7 @@ def first_key(client: redis.Redis, prefix: str) -> str | None:
     return None
 
 
-def count_prefix(client: redis.Redis, prefix: str) -> int:
+def count_prefix(client: Keyspace, prefix: str) -> int:
     """How many keys start with `prefix`; SCAN-based."""
     pattern = _glob_escape(prefix) + "*"
     return sum(1 for name in client.scan_iter(match=pattern, count=1000) if name.startswith(prefix))

@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Literal
 
 import redis
+from redis.cluster import RedisCluster
 
-from ckviz.errors import RedisUnavailable, UsageError, first_line
+from ckviz.errors import RedisUnavailable, ServerRefused, UsageError, first_line
+from ckviz.store.cluster import cluster_client
 from ckviz.store.preflight import check_url, check_writable, raise_refusal, redact
 from ckviz.store.workdirs import WORKDIR_PREFIX, remove_stale_workdirs, write_owners
 
@@ -39,6 +41,7 @@ class RedisServer:
     version: str
     pid: int | None = None  # set only for a server ckviz started itself
     source: str = "--redis-url"  # where a URL came from: the flag or CKVIZ_REDIS_URL
+    cluster: bool = False  # a Redis Cluster node: cells run on their slots' primaries
 
     @property
     def shown_url(self) -> str:
@@ -46,7 +49,13 @@ class RedisServer:
         return redact(self.url)
 
     def client(self, **kwargs: object) -> redis.Redis:
+        """A connection to the server (in a cluster: to the node the URL names)."""
         return connect(self.url, **kwargs)
+
+    def keyspace(self) -> redis.Redis | RedisCluster:
+        """A client that sees every key: in a cluster, across all primaries (to claim and
+        sweep a namespace); else the plain connection."""
+        return cluster_client(self.url, redis_timeout()) if self.cluster else self.client()
 
 
 def connect(url: str, **kwargs: object) -> redis.Redis:
@@ -183,9 +192,12 @@ def server_version(client: redis.Redis) -> str:
 
 
 @contextlib.contextmanager
-def url_server(url: str, source: str = "--redis-url") -> Iterator[RedisServer]:
-    """An existing server named by URL: it must answer and take writes (no replica, no
-    cluster). `source` names where the URL came from, for the error lines."""
+def url_server(
+    url: str, source: str = "--redis-url", allow_cluster: bool = False
+) -> Iterator[RedisServer]:
+    """An existing server named by URL: it must answer and take writes (no replica; a cluster
+    only where `allow_cluster`, and then one serving every slot). `source` names where the
+    URL came from, for the error lines."""
     check_url(url, source)
     shown = f"{source} {redact(url)}"
     try:
@@ -195,10 +207,23 @@ def url_server(url: str, source: str = "--redis-url") -> Iterator[RedisServer]:
         raise_refusal(exc, f"ckviz at {shown}")
         raise RedisUnavailable(f"cannot reach Redis at {shown}: {first_line(exc)}") from None
     try:
-        check_writable(client, shown)
+        cluster = check_writable(client, shown)
     finally:
         client.close()
-    yield RedisServer(url=url, mode="url", version=version, source=source)
+    if cluster:
+        _check_cluster(url, shown, allow_cluster)
+    yield RedisServer(url=url, mode="url", version=version, source=source, cluster=cluster)
+
+
+def _check_cluster(url: str, shown: str, allowed: bool) -> None:
+    if not allowed:
+        raise ServerRefused(
+            f"Redis at {shown} is a Redis Cluster node; only --headless runs on a cluster "
+            "(the terminal app and hunt need a standalone server)"
+        )
+    if url.startswith("unix:"):
+        raise ServerRefused(f"Redis at {shown} is a cluster node: give a redis:// URL")
+    cluster_client(url, redis_timeout()).close()  # refuses a cluster not serving every slot
 
 
 @contextlib.contextmanager
@@ -228,11 +253,14 @@ def docker_server() -> Iterator[RedisServer]:
 
 
 def open_server(
-    mode: str = "embedded", url: str | None = None, source: str = "--redis-url"
+    mode: str = "embedded",
+    url: str | None = None,
+    source: str = "--redis-url",
+    allow_cluster: bool = False,
 ) -> contextlib.AbstractContextManager[RedisServer]:
     """The server for this invocation: a URL wins, else `mode` ('embedded' or 'docker')."""
     if url:
-        return url_server(url, source)
+        return url_server(url, source, allow_cluster)
     if mode == "docker":
         return docker_server()
     if mode == "embedded":
