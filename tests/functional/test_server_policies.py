@@ -90,7 +90,11 @@ def test_a_replica_is_refused_before_the_first_cell(tmp_path: Path) -> None:
     assert not (tmp_path / "r.json").exists()
 
 
-def test_a_cluster_is_refused_before_the_first_cell(tmp_path: Path) -> None:
+def test_a_cluster_node_over_a_unix_socket_is_refused_before_the_first_cell(
+    tmp_path: Path,
+) -> None:
+    """A cluster is reached by redis:// (its nodes announce addresses); test_cluster.py runs
+    the matrix on a real one."""
     args = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
     with own_redis(*args) as server:
         proc = run_ckviz(*RUN, "--redis-url", server.url, "--out", str(tmp_path / "r.json"))
@@ -101,7 +105,7 @@ def test_a_cluster_is_refused_before_the_first_cell(tmp_path: Path) -> None:
     cause = refusal(crossslot.value)
     assert cause and cause.startswith("the server is a Redis Cluster (keys in different slots)")
     assert proc.returncode == ExitCode.REDIS, proc.stderr
-    assert "runs in cluster mode, which ckviz does not support yet" in one_error(proc)
+    assert one_error(proc).endswith("is a cluster node: give a redis:// URL")
 
 
 @pytest.mark.parametrize(
