@@ -42,7 +42,7 @@ def epilog() -> str:
         f"bundled matrices (--matrix, or a .toml path): {', '.join(scenario_files.matrix_names())}",
         "",
         "subcommands (each has --help): validate FILE...; report RESULTS.json...; "
-        "merge PART.json... --out ALL.json; hunt --discipline NAME",
+        "merge PART.json... --out ALL.json; hunt --discipline NAME; stress [SCENARIO]",
         "",
         "exit codes:",
     ]
