@@ -219,7 +219,7 @@ def _check_cluster(url: str, shown: str, allowed: bool) -> None:
     if not allowed:
         raise ServerRefused(
             f"Redis at {shown} is a Redis Cluster node; only --headless runs on a cluster "
-            "(the terminal app and hunt need a standalone server)"
+            "(the terminal app, hunt and stress need a standalone server)"
         )
     if url.startswith("unix:"):
         raise ServerRefused(f"Redis at {shown} is a cluster node: give a redis:// URL")

@@ -92,7 +92,7 @@ def test_the_app_refuses_a_cluster_in_one_line(cluster: LocalCluster) -> None:
     assert proc.returncode == 3
     assert proc.stderr.splitlines() == [
         f"ckviz: error: Redis at --redis-url {cluster.url()} is a Redis Cluster node; only "
-        "--headless runs on a cluster (the terminal app and hunt need a standalone server)"
+        "--headless runs on a cluster (the terminal app, hunt and stress need a standalone server)"
     ]
 
 
