@@ -38,9 +38,8 @@ SUMMARIES: dict[str, str] = {
     "stride": "stride scheduling: sfq's clock in passes of 10^6/weight",
     "codel-sfq": "sfq, plus CoDel: a key waiting over 200 ms for 100 ms jumps the queue",
     "codel-baseline": "baseline, plus the same CoDel escalation",
-    "vtime": "native virtual time in Redis, the reference's PR head (step harness only)",
-    "vtime-v17": "native virtual time as published: drained keys re-register at the floor "
-    "(step harness only)",
+    "vtime": "native virtual time kept in Redis by the Lua (trigger.dev PR #4367's head)",
+    "vtime-v17": "native virtual time as published (V17): drained keys re-register at the floor",
 }
 
 
