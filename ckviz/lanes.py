@@ -16,6 +16,7 @@ import redis
 from ckviz.errors import UsageError
 from ckviz.metrics import contention, jain
 from ckviz.model.matrix import Treatment
+from ckviz.model.names import natural_key
 from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import Snapshot
 from ckviz.model.steps import StepScenario
@@ -49,12 +50,15 @@ class Fairness:
     """Contention worst share/weight and Jain so far, computed when `as_of` runs were out.
 
     Keys with runs still queued count as waiting from their oldest run's arrival, so a key
-    that has not been served yet shows as starved (share 0) rather than not at all.
+    that has not been served yet shows as starved (share 0) rather than not at all. Until two
+    keys have contended there is nothing to judge: `contended` is False and the app says n/a.
     """
 
     worst_share: float
     jain: float
     as_of: int
+    worst_key: str | None = None  # the key with the lowest share/weight (natural order on ties)
+    contended: bool = False  # at least one key has waited while another was served
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,11 +129,11 @@ class Lane:
             for row in snap.keys
             if row.true_head is not None
         }
-        ratios = list(contention(snap.events, self._weights, waiting_since=waiting).values())
+        shares = contention(snap.events, self._weights, waiting_since=waiting)
         self._cost_s = time.perf_counter() - start
         self._stale_steps = 0
         self._fairness_step = snap.step
-        self._fairness = Fairness(min(ratios, default=1.0), jain(ratios), snap.dequeued)
+        self._fairness = fairness_of(shares, snap.dequeued)
         return self._fairness
 
     def close(self) -> None:
@@ -172,13 +176,21 @@ class StepLane:
 
     def snapshot(self) -> tuple[Snapshot, Fairness]:
         snap = step_snapshot(self.runner)
-        counts = [float(self.runner.contention.get(k, 0)) for k in self._weights]
-        total = sum(counts)
-        shares = [c * len(counts) / total for c in counts] if total else [1.0]
-        return snap, Fairness(min(shares, default=1.0), jain(shares), snap.dequeued)
+        counts = {k: float(self.runner.contention.get(k, 0)) for k in self._weights}
+        total = sum(counts.values())
+        shares = {k: c * len(counts) / total for k, c in counts.items()} if total else {}
+        return snap, fairness_of(shares, snap.dequeued)
 
     def close(self) -> None:
         self._stack.close()
+
+
+def fairness_of(shares: dict[str, float], as_of: int) -> Fairness:
+    """The headline figures from per-key contention shares (empty: nothing contended yet)."""
+    if not shares:
+        return Fairness(1.0, 1.0, as_of)
+    worst = min(shares, key=lambda key: (shares[key], natural_key(key)))
+    return Fairness(shares[worst], jain(list(shares.values())), as_of, worst, True)
 
 
 class Lockstep:

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TypeVar
 
 from ckviz.errors import UsageError, echo, has_control_characters
 
 T = TypeVar("T")
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key that orders names as people read them: `reg-2` before `reg-10`, `#9` before
+    `#10` (byte order, Redis's, puts `reg-10` first and reads like a FIFO bug)."""
+    return tuple((1, int(part)) if part.isdigit() else (0, part)
+                 for part in _DIGITS.split(name) if part)  # fmt: skip
 
 
 def first_duplicate(items: Iterable[T]) -> T | None:

@@ -29,7 +29,7 @@ from ckviz.sim.session import new_namespace
 from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.store.server import RedisServer
 from ckviz.tui.messages import DriverCrashed, DriverFailed, Stepped
-from ckviz.tui.palette import KeyPalette, theme_colours
+from ckviz.tui.palette import KeyPalette, theme_colours, verdict_colours
 from ckviz.tui.recording import HISTORY_LIMIT, HISTORY_OBJECTS, Recording
 from ckviz.tui.screens.compare import CompareScreen
 from ckviz.tui.screens.help import HelpScreen
@@ -59,7 +59,7 @@ class CkvizApp(App[int]):
         Binding("p", "play", "Play", id="ckviz.play"),
         Binding("plus,equals_sign", "speed(1)", "Faster", show=False, id="ckviz.faster"),
         Binding("minus", "speed(-1)", "Slower", show=False, id="ckviz.slower"),
-        Binding("left,b", "step_back", "Back", key_display="←", id="ckviz.back"),
+        Binding("left,b", "step_back", "Back a frame", key_display="←", id="ckviz.back"),
         Binding("right", "step", "Step", show=False, id="ckviz.forward"),
         Binding("r", "restart", "Restart", id="ckviz.restart"),
         Binding("d", "pick_discipline(0)", "Discipline", id="ckviz.discipline"),
@@ -197,8 +197,12 @@ class CkvizApp(App[int]):
             await self.pop_screen()
         if self.screen is not self.get_screen(name):
             await self.switch_screen(name)
+        self.palette = self._new_palette(frame)
+
+    def _new_palette(self, frame: Frame) -> KeyPalette:
+        variables = self.get_css_variables()
         keys = list(frame.setup.scenario.weights())
-        self.palette = KeyPalette(keys, theme_colours(self.get_css_variables()))
+        return KeyPalette(keys, theme_colours(variables), verdict_colours(variables))
 
     def _view(self) -> MainScreen | CompareScreen:
         return self.get_screen("compare" if self.setup.compare else "single")  # type: ignore[return-value]
@@ -206,7 +210,9 @@ class CkvizApp(App[int]):
     def _controls(self) -> Controls:
         replay = None if self.recording.live else self.recording.position
         error = str(self.error) if self.error else None
-        return Controls(self._playing, self._speed + 1, replay, error, self.busy)
+        interval, instants = SPEEDS[self._speed]
+        return Controls(self._playing, self._speed + 1, replay, error, self.busy,
+                        round(instants / interval, 1))  # fmt: skip
 
     def _show(self, frame: Frame) -> None:
         if frame.setup.compare == self.setup.compare and self._view().is_mounted:
@@ -221,8 +227,7 @@ class CkvizApp(App[int]):
     def _repaint(self) -> None:
         frame = self.recording.current
         if frame is not None:
-            keys = list(frame.setup.scenario.weights())
-            self.palette = KeyPalette(keys, theme_colours(self.get_css_variables()))
+            self.palette = self._new_palette(frame)
             self._show(frame)
 
     # ---- stepping, playing, stepping back --------------------------------------------------

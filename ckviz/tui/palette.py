@@ -58,15 +58,39 @@ def _fill_hues(hues: list[float], size: int) -> list[float]:
     return hues[:size]
 
 
-class KeyPalette:
-    """Maps each key of a scenario to its colour; the same key gets the same style everywhere."""
+FAIR = 0.8  # share/weight at or above: fair enough (the theme's success colour)
+STARVED = 0.5  # below: starved (its error colour); between: its warning colour
 
-    def __init__(self, keys: Sequence[str], colours: Sequence[str]) -> None:
+
+def verdict_colours(variables: Mapping[str, str]) -> tuple[str, str, str]:
+    """The theme's colours for fair, uneasy and starved (success, warning, error)."""
+    names = ("success", "warning", "error")
+    fallback = ("green", "yellow", "red")
+    return tuple(variables.get(n, f) for n, f in zip(names, fallback, strict=True))  # type: ignore[return-value]
+
+
+class KeyPalette:
+    """Maps each key of a scenario to its colour; the same key gets the same style everywhere.
+
+    It also holds the verdict colours: a share/weight is drawn fair, uneasy or starved.
+    """
+
+    def __init__(self, keys: Sequence[str], colours: Sequence[str],
+                 verdicts: Sequence[str] = ("green", "yellow", "red")) -> None:  # fmt: skip
+        self._verdicts = [Style(color=Color.parse(c).rich_color, bold=True) for c in verdicts]
         self._colours = list(colours) or ["default"]
         rich = [Color.parse(c).rich_color if c != "default" else None for c in self._colours]
         self._styles = [Style(color=c) for c in rich]
         self._bold = [Style(color=c, bold=True) for c in rich]
         self._index = {key: i for i, key in enumerate(keys)}
+
+    def verdict(self, share: float) -> Style:
+        """Bold, in the theme's success / warning / error colour by FAIR and STARVED."""
+        return self._verdicts[0 if share >= FAIR else 1 if share >= STARVED else 2]
+
+    @property
+    def starved(self) -> Style:
+        return self._verdicts[2]
 
     def colour(self, key: str) -> str:
         return self._colours[self._slot(key)]

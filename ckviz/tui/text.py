@@ -60,6 +60,23 @@ def head_age(row: KeyRow, snapshot: Snapshot) -> float | None:
     return None if row.true_head is None else snapshot.t - (row.true_head - snapshot.score_base)
 
 
+def wait_so_far(row: KeyRow, snapshot: Snapshot) -> float | None:
+    """A key's mean wait counting its oldest queued run as if served now (None: no runs yet).
+
+    A mean over served runs alone gives a key that was never served no wait at all, so it
+    looks best; counting the head's age makes a starved key look as bad as it is.
+    """
+    age = head_age(row, snapshot)
+    if age is None:
+        return row.mean_wait_ms
+    return (row.wait_sum_ms + age) / (row.dequeued + 1)
+
+
+def starved(row: KeyRow, snapshot: Snapshot) -> bool:
+    """Runs queued and none served yet, while the lane has served others."""
+    return row.queued > 0 and row.dequeued == 0 and snapshot.dequeued > 0
+
+
 def ms(value: float | None) -> str:
     """A duration in logical milliseconds, short: '-', '840ms', '12.3s'."""
     if value is None:

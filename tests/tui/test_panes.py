@@ -151,7 +151,7 @@ async def test_step_back_restores_the_earlier_view_and_replays(make_app: MakeApp
         await press(pilot, "b", "left", "b")
         assert app.screen.query_one(KeyQueuesPane).plain == earlier
         assert app.screen.query_one(CkIndexPane).plain == earlier_index
-        assert "replay 4/7" in app.screen.query_one(StatusBar).text.plain
+        assert "replay: frame 4 of 7 recorded" in app.screen.query_one(StatusBar).text.plain
         await press(pilot, "n", "n", "n")  # replayed from the recording, not stepped again
         assert app.screen.query_one(KeyQueuesPane).plain == later
         assert app.recording.live and len(app.recording.frames) == 7
@@ -174,5 +174,5 @@ async def test_restart_opens_a_fresh_cell(make_app: MakeApp) -> None:
         await settle(pilot)
         await press(pilot, "n", "n", "r")
         status = app.screen.query_one(StatusBar).text.plain
-        assert "t=0ms · step 0 · 0/300" in status
+        assert "t=0ms · dequeue round 0 · 0/300" in status
         assert len(app.recording.frames) == 1

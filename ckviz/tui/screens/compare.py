@@ -39,18 +39,19 @@ class LaneView(Vertical):
         snapshot = frame.snapshots[index]
         self.border_title = snapshot.discipline
         header = lane_header(snapshot.t, snapshot.dequeued, snapshot.total_runs,
-                             frame.fairness[index])  # fmt: skip
+                             frame.fairness[index], palette)  # fmt: skip
         self.query_one(".lane-header", Static).update(header, layout=False)
         for pane in self.query(SnapshotPane):
             pane.show(snapshot, palette)
 
 
-def lane_header(t: int, dequeued: int, total: int, fairness: Fairness) -> Text:
+def lane_header(t: int, dequeued: int, total: int, fairness: Fairness,
+                palette: KeyPalette) -> Text:  # fmt: skip
     out = Text(no_wrap=True, overflow="ellipsis", end="")
     out.append("t=", DIM)
     out.append(f"{t}ms", BOLD)
     out.append(f" · {dequeued}/{total} · ", DIM)
-    fairness_text(out, fairness, dequeued, short=True)
+    fairness_text(out, fairness, dequeued, palette, short=True)
     return out
 
 

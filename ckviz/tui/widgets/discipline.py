@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from ckviz.model.names import natural_key
 from ckviz.model.queue import Shown
 from ckviz.model.snapshot import Snapshot
 from ckviz.model.vtime import VtimeView
@@ -45,7 +46,7 @@ class DisciplinePane(SnapshotPane):
         per_key = {key: _pairs(values) for key, values in state.per_key}
         listed = list(dict.fromkeys(chosen))
         in_order = set(listed)
-        ranked = listed + [key for key in per_key if key not in in_order]
+        ranked = listed + sorted((k for k in per_key if k not in in_order), key=natural_key)
         keys = key_width(snapshot, width - 14)
 
         def draw(rank: int) -> Text:

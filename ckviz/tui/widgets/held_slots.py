@@ -6,6 +6,7 @@ from collections import Counter
 
 from rich.text import Text
 
+from ckviz.model.names import natural_key
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BAR, DIM, fit, key_cell, key_width, ms
@@ -54,7 +55,7 @@ class HeldSlotsPane(SnapshotPane):
         """Held runs per key, most first, then the free slots; wrapped (one line if compact)."""
         counts = Counter(run.key for run in snapshot.held)
         lines = [new_text()]
-        for key, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        for key, count in sorted(counts.items(), key=lambda kv: (-kv[1], natural_key(kv[0]))):
             item = f"{key} {count}  "
             if lines[-1].cell_len + len(item) > width and lines[-1].plain and not self.compact:
                 lines.append(new_text())

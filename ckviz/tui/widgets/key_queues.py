@@ -1,4 +1,5 @@
-"""The per-key queues pane: queue depth as a bar, runs to arrive, dequeued, head age, mean wait."""
+"""The per-key queues pane: queue depth as a bar, runs to arrive, dequeued, head age, and the
+wait so far (the served runs' and the oldest queued run's)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from rich.text import Text
 
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.text import DIM, bar, fit, head_age, key_cell, key_width, ms
+from ckviz.tui.text import DIM, bar, fit, head_age, key_cell, key_width, ms, wait_so_far
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 
 
@@ -32,13 +33,14 @@ class KeyQueuesPane(SnapshotPane):
             out = new_text()
             key_cell(out, row.key, palette, keys)
             out.append(" ")
-            bar(out, row.queued, deepest, bar_width, palette.style(row.key))
+            bar(out, row.queued, deepest, bar_width - 1, palette.style(row.key))
+            out.append(" ")  # the bar never runs into the first number
             values = {
                 "queued": str(row.queued),
                 "arrive": str(row.to_arrive),
                 "out": str(row.dequeued),
                 "age": ms(head_age(row, snapshot)),
-                "wait": ms(row.mean_wait_ms),
+                "wait": ms(wait_so_far(row, snapshot)),
             }
             for label, w in numbers:
                 out.append(values[label].rjust(w))

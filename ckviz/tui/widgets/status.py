@@ -21,9 +21,10 @@ class Controls:
 
     playing: bool = False
     speed: int = 1
-    replay: tuple[int, int] | None = None  # (shown, recorded) while stepping back
+    replay: tuple[int, int] | None = None  # (shown, recorded) frames while stepping back
     error: str | None = None
     stepping: bool = False  # a driver job is in flight: its frame has not arrived yet
+    instants_per_s: float = 1.0  # what `speed` means: logical instants played a second
 
 
 def longest_wait(snapshot: Snapshot) -> tuple[str, float] | None:
@@ -35,13 +36,40 @@ def longest_wait(snapshot: Snapshot) -> tuple[str, float] | None:
     return key, age
 
 
-def fairness_text(out: Text, fairness: Fairness, dequeued: int, short: bool = False) -> None:
+def fairness_text(out: Text, fairness: Fairness, dequeued: int, palette: KeyPalette,
+                  short: bool = False) -> None:  # fmt: skip
+    """Worst share/weight (and whose), Jain: n/a until keys have contended; coloured by verdict."""
     out.append("worst " if short else "worst share/weight ", DIM)
-    out.append(ratio(fairness.worst_share), BOLD)
+    if not fairness.contended:
+        out.append("n/a", DIM)
+        out.append(" (no contention yet)" if not short else "", DIM)
+        return
+    out.append(ratio(fairness.worst_share), palette.verdict(fairness.worst_share))
+    if fairness.worst_key is not None:
+        out.append(" ")
+        out.append(fairness.worst_key, palette.style(fairness.worst_key))
     out.append(" · Jain ", DIM)
-    out.append(ratio(fairness.jain), BOLD)
+    out.append(ratio(fairness.jain), palette.verdict(fairness.jain))
     if fairness.as_of != dequeued:
         out.append(f" (at {fairness.as_of} runs)", DIM)
+
+
+def state_text(out: Text, frame: Frame, controls: Controls) -> None:
+    """Play / replay / done: first on its line, so a narrow screen never cuts it."""
+    if frame.done:
+        held = sum(len(s.held) for s in frame.snapshots)
+        out.append("■ done", BOLD)
+        if held:
+            out.append(f" ({held} slots still held: released after the last dequeue)", DIM)
+    elif controls.playing:
+        out.append(f"▶ playing {controls.instants_per_s:g} instants/s", BOLD)
+    else:
+        out.append(f"paused · play speed {controls.instants_per_s:g} instants/s", DIM)
+    if controls.replay is not None:
+        shown, recorded = controls.replay
+        out.append(f" │ replay: frame {shown} of {recorded} recorded", BOLD)
+    if controls.stepping:
+        out.append(f" │ {STEPPING}", BOLD)
 
 
 class StatusBar(Static):
@@ -65,7 +93,7 @@ class StatusBar(Static):
         out.append("/".join(str(s.t) for s in snaps) + "ms")
         if len(snaps) == 1:
             snap = snaps[0]
-            out.append(f" · step {snap.step} · ", DIM)
+            out.append(f" · dequeue round {snap.step} · ", DIM)
             out.append(f"{snap.dequeued}/{snap.total_runs}")
             out.append(" runs out · ", DIM)
             out.append(f"{len(snap.held)}/{snap.env_limit}")
@@ -75,24 +103,14 @@ class StatusBar(Static):
             out.append(f"✖ {controls.error}", BOLD)
             out.append("  (r restarts, q quits)", DIM)
             return out
+        state_text(out, frame, controls)
+        out.append("  │ ", DIM)
         if len(snaps) == 1:
-            fairness_text(out, frame.fairness[0], snaps[0].dequeued)
+            fairness_text(out, frame.fairness[0], snaps[0].dequeued, palette)
             if (oldest := longest_wait(snaps[0])) is not None:
                 out.append(" · longest wait ", DIM)
                 out.append(oldest[0], palette.style(oldest[0]))
                 out.append(f" {ms(oldest[1])}")
-            out.append("  │ ", DIM)
         else:
-            out.append("lockstep: a lane ahead in logical time waits │ ", DIM)
-        if frame.done:
-            out.append("■ done", BOLD)
-        elif controls.playing:
-            out.append(f"▶ playing, speed {controls.speed}", BOLD)
-        else:
-            out.append(f"paused, speed {controls.speed}", DIM)
-        if controls.replay is not None:
-            shown, recorded = controls.replay
-            out.append(f" │ replay {shown}/{recorded}", BOLD)
-        if controls.stepping:
-            out.append(f" │ {STEPPING}", BOLD)
+            out.append("lockstep: a lane ahead in logical time waits", DIM)
         return out

@@ -1,49 +1,83 @@
-"""Compare mode's per-key wait comparison: each key's waits under each discipline."""
+"""Compare mode's per-key wait comparison: each key's wait so far under each discipline."""
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 
 from ckviz.lanes import Frame
+from ckviz.model.snapshot import KeyRow, Snapshot
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.text import BOLD, DIM, bar, fit, head_age, key_cell, key_width, ms
+from ckviz.tui.text import BOLD, DIM, bar, fit, key_cell, key_width, ms, starved, wait_so_far
 from ckviz.tui.widgets.pane import Pane, Rows, new_text
 
-VALUES = " mean  out    age"  # the figures after each lane's bar
+VALUES = "  wait  out"  # the figures after each lane's bar
+RATIO = 9  # the last column: right lane's wait over the left's
+STARVED = "✖"  # after a lane's figures: runs queued, none served while others were
+BETTER, WORSE = 0.8, 1.25  # ratios outside these are coloured
 
 
 class WaitComparePane(Pane[Frame]):
-    """Per key and lane: mean wait so far (the bar), runs out, and the head's age now."""
+    """Per key and lane: wait so far (the bar, counting the oldest queued run's age), runs
+    out, a ✖ where the key is starved, and how many times the right lane's wait is the left's."""
 
-    TITLE = "Per-key wait: mean so far (bar) · runs out · oldest run's age"
+    TITLE = "Per-key wait so far (oldest queued run included) · runs out · ✖ starved"
 
     def layout_rows(self, frame: Frame, palette: KeyPalette, width: int) -> Rows:
         snaps = frame.snapshots
         keys = [row.key for row in snaps[0].keys]
         rows = [{row.key: row for row in snap.keys} for snap in snaps]
+        waits = [{k: wait_so_far(r, snap) for k, r in by.items()}
+                 for snap, by in zip(snaps, rows, strict=True)]  # fmt: skip
+        pairs = len(snaps) == 2
         key_cells = key_width(snaps[0], width // 4)
-        column = max(len(VALUES) + 4, (width - key_cells - 1) // len(snaps))
-        bar_width = column - len(VALUES) - 2
-        longest = max((r.mean_wait_ms or 0.0 for by_key in rows for r in by_key.values()),
-                      default=0.0)  # fmt: skip
+        room = width - key_cells - 1 - (RATIO if pairs else 0)
+        column = max(len(VALUES) + 5, room // len(snaps))
+        bar_width = column - len(VALUES) - 3
+        longest = max((w or 0.0 for lane in waits for w in lane.values()), default=0.0)
         header = new_text().append(" " * (key_cells + 1))
         for snap in snaps:
-            if len(snap.discipline) >= bar_width:  # narrow: the name over the whole column
-                header.append(fit(snap.discipline, column), BOLD)
-                continue
             header.append(fit(snap.discipline, bar_width), BOLD)
-            header.append(VALUES + "  ", DIM)
+            header.append(fit(VALUES, column - bar_width), DIM)
+        if pairs:
+            header.append("vs left".rjust(RATIO), DIM)
 
         def draw(i: int) -> Text:
             key = keys[i]
             out = new_text()
             key_cell(out, key, palette, key_cells)
             out.append(" ")
-            for snap, by_key in zip(snaps, rows, strict=True):
-                row = by_key[key]
-                bar(out, row.mean_wait_ms or 0.0, longest, bar_width, palette.style(key))
-                age = head_age(row, snap)
-                out.append(f"{ms(row.mean_wait_ms):>6}{row.dequeued:>5}{ms(age):>7}  ")
+            for snap, by_key, lane in zip(snaps, rows, waits, strict=True):
+                self._lane_cells(out, by_key[key], snap, lane[key], longest, bar_width, palette)
+            if pairs:
+                out.append(*_ratio(waits[0][key], waits[1][key], palette))
             return out
 
         return Rows([header], len(keys), draw)
+
+    @staticmethod
+    def _lane_cells(out: Text, row: KeyRow, snap: Snapshot, wait: float | None, longest: float,
+                    bar_width: int, palette: KeyPalette) -> None:  # fmt: skip
+        is_starved = starved(row, snap)
+        style = palette.starved if is_starved else palette.style(row.key)
+        # The bar stops a cell short so it never runs into its number.
+        bar(out, wait or 0.0, longest, bar_width - 1, style)
+        out.append(" ")
+        out.append(f"{ms(wait):>6}", palette.starved if is_starved else None)
+        out.append(f"{row.dequeued:>5}")
+        out.append(f" {STARVED} " if is_starved else "   ", palette.starved)
+
+
+def _ratio(left: float | None, right: float | None, palette: KeyPalette) -> tuple[str, Style]:
+    """`2.30x`-style cell: the right lane's wait over the left's, coloured past 25%."""
+    if left is None or right is None:
+        return "-".rjust(RATIO), DIM
+    if left <= 0:
+        return ("=".rjust(RATIO), DIM) if right <= 0 else ("worse".rjust(RATIO), palette.starved)
+    value = right / left
+    text = f"{value:.2f}x".rjust(RATIO)
+    if value >= WORSE:
+        return text, palette.verdict(0.0)
+    if value <= BETTER:
+        return text, palette.verdict(1.0)
+    return text, DIM
