@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import redis
@@ -111,9 +111,11 @@ class Lane:
         self._fairness_step = 0
         self._cost_s = 0.0
         self._stale_steps = 0
+        self._dequeued = 0  # dequeues at the last frame: what the next frame took is after it
 
     def snapshot(self) -> tuple[Snapshot, Fairness]:
-        snap = self.driver.snapshot()
+        snap = replace(self.driver.snapshot(), taken_from=self._dequeued)
+        self._dequeued = snap.dequeued
         return snap, self._fairness_of(snap)
 
     def _fairness_of(self, snap: Snapshot) -> Fairness:

@@ -118,6 +118,12 @@ class Snapshot:
     recent: tuple[QueueEvent, ...]  # what the last step did
     round_trips: int
     score_base: int
+    taken_from: int = 0  # events[taken_from:] are the dequeues of the last frame's step(s)
+
+    @property
+    def taken(self) -> Sequence[DequeueEvent]:
+        """The runs dequeued since the frame before this one (the "this step" line's)."""
+        return self.events[self.taken_from :]
 
     @property
     def dequeued(self) -> int:

@@ -8,6 +8,7 @@ from ckviz.model.names import natural_key
 from ckviz.model.queue import Shown
 from ckviz.model.snapshot import Snapshot
 from ckviz.model.vtime import VtimeView
+from ckviz.tui.decision import this_step
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, key_cell, key_width, number
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
@@ -26,6 +27,7 @@ class DisciplinePane(SnapshotPane):
 
     def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
         state = snapshot.discipline_state
+        now = this_step(snapshot, palette)
         fields = new_text().append(state.name, BOLD)
         for label, value in _pairs(state.fields):
             fields.append(f" · {label} ", DIM)
@@ -42,7 +44,7 @@ class DisciplinePane(SnapshotPane):
             for n, key in enumerate(chosen[:12]):
                 order.append(" > " if n else "", DIM)
                 order.append(key, palette.style(key))
-            return Rows([fields, order, *extra])
+            return Rows([now, fields, order, *extra])
         per_key = {key: _pairs(values) for key, values in state.per_key}
         listed = list(dict.fromkeys(chosen))
         in_order = set(listed)
@@ -56,6 +58,6 @@ class DisciplinePane(SnapshotPane):
             details = "  ".join(f"{label} {value}" for label, value in per_key.get(key, []))
             return out.append(" " + details)
 
-        head = [fields, new_text().append(f"{which}, best first:", DIM)]
+        head = [now, fields, new_text().append(f"{which}, best first:", DIM)]
         tail = [] if ranked else [new_text().append("  (nothing queued)", DIM)]
         return Rows(head, len(ranked), draw, tail + extra)

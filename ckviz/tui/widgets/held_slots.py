@@ -29,12 +29,16 @@ class HeldSlotsPane(SnapshotPane):
             return Rows([self._slot_strip(snapshot, palette, width), counts[0]])
         title = f"{len(snapshot.held)}/{snapshot.env_limit} held · release in"
         keys = key_width(snapshot, width - 11)
+        taken = {event.run_id for event in snapshot.taken}
 
         def draw(slot: int) -> Text:
-            out = new_text().append(f"{slot + 1:>3} ")
             if slot >= len(snapshot.held):
-                return out.append("· free", DIM)
+                return new_text().append(f"{slot + 1:>3} ").append("· free", DIM)
             run = snapshot.held[slot]
+            # ▶: taken this step (the same runs the event log and "this step" name)
+            out = new_text().append(
+                f"▶{slot + 1:>2} " if run.run_id in taken else f"{slot + 1:>3} "
+            )
             key_cell(out, run.key, palette, keys)
             out.append(f" {ms(run.release_ms - snapshot.t):>6} ")
             return out.append(run_label(run.key, run.run_id), DIM)  # cut at the edge if narrow
