@@ -25,7 +25,8 @@ from typing import Any
 from ckviz.lanes import Lockstep
 from ckviz.sim.session import new_namespace
 from ckviz.store.server import open_server
-from ckviz.tui.app import CkvizApp, tune_gc
+from ckviz.tui.app import CkvizApp
+from ckviz.tui.launch import tune_gc
 from ckviz.tui.messages import DriverFailed, Stepped
 
 SCENARIO = """\
@@ -115,8 +116,10 @@ def report(totals: list[float], engine: list[float], label: str) -> None:
         return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
     def line(values: list[float]) -> str:
-        return (f"min {1000 * min(values):.1f} ms, median {ms(values, 0.5):.1f} ms,"
-                f" mean {1000 * statistics.mean(values):.1f} ms, p95 {ms(values, 0.95):.1f} ms")
+        return (
+            f"min {1000 * min(values):.1f} ms, median {ms(values, 0.5):.1f} ms,"
+            f" mean {1000 * statistics.mean(values):.1f} ms, p95 {ms(values, 0.95):.1f} ms"
+        )
 
     print(f"{label}: {len(totals)} steps")
     print(f"  per step (engine + show + render): {line(totals)}")

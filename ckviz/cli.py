@@ -310,7 +310,7 @@ def _app(ns: argparse.Namespace) -> int:
     scenario, discipline, seed = app_choice(ns)  # validated before any server starts
     loaded = scenario_files.load_any(scenario)
     root = check_root(ns.prefix)
-    from ckviz.tui.app import run_app
+    from ckviz.tui.launch import run_app
 
     with open_server(ns.redis, *redis_url(ns)) as server:
         client = server.client()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import signal
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -22,12 +21,12 @@ from textual.timer import Timer
 from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED, DEFAULT_SEEDS
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, check_discipline
 from ckviz.errors import CkvizError, ExitCode, RedisUnavailable
-from ckviz.lanes import Frame, LaneSource, Lockstep, Setup
+from ckviz.lanes import Frame, LaneSource, Setup
 from ckviz.scenario_files import AnyScenario, bundled_names
 from ckviz.scenario_files import load_any as load
-from ckviz.sim.session import new_namespace
 from ckviz.sim.steps import STEP_DISCIPLINES
-from ckviz.store.server import RedisServer
+from ckviz.tui.commands import CkvizCommands
+from ckviz.tui.export import export_stem, write_figures
 from ckviz.tui.messages import DriverCrashed, DriverFailed, Stepped
 from ckviz.tui.palette import KeyPalette, theme_colours, verdict_colours
 from ckviz.tui.recording import HISTORY_LIMIT, HISTORY_OBJECTS, Recording
@@ -42,7 +41,7 @@ SPEEDS: tuple[tuple[float, int], ...] = (
     (1.0, 1), (0.5, 1), (0.25, 1), (0.12, 1), (0.06, 1), (0.03, 1), (0.03, 4), (0.03, 16),
 )  # fmt: skip
 DEFAULT_SPEED = 3
-GC_THRESHOLD = 20_000
+RUN_CHUNK = 64  # instants per advance while running to the end (frames between are dropped)
 MAX_QUEUED = 8  # steps asked for while others are still running; more presses are dropped
 
 Job = Callable[[], list[Frame]]
@@ -53,21 +52,24 @@ class CkvizApp(App[int]):
 
     CSS_PATH = Path(__file__).resolve().parent / "ckviz.tcss"  # absolute: subclasses too
     TITLE = "ckviz"
+    COMMANDS = App.COMMANDS | {CkvizCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "step", "Step", id="ckviz.step"),
         Binding("n", "instant", "Next", id="ckviz.instant"),
         Binding("p", "play", "Play", id="ckviz.play"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", show=False, id="ckviz.faster"),
-        Binding("minus", "speed(-1)", "Slower", show=False, id="ckviz.slower"),
+        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+", id="ckviz.faster"),
+        Binding("minus", "speed(-1)", "Slower", key_display="-", id="ckviz.slower"),
         Binding("left,b", "step_back", "Back a frame", key_display="←", id="ckviz.back"),
         Binding("right", "step", "Step", show=False, id="ckviz.forward"),
         Binding("r", "restart", "Restart", id="ckviz.restart"),
         Binding("d", "pick_discipline(0)", "Discipline", id="ckviz.discipline"),
-        Binding("D", "pick_discipline(1)", "Right lane", show=False, id="ckviz.discipline_b"),
+        Binding("D", "pick_discipline(1)", "Right lane", id="ckviz.discipline_b"),
         Binding("s", "pick_scenario", "Scenario", id="ckviz.scenario"),
         Binding("e", "pick_seed", "Seed", id="ckviz.seed"),
         Binding("c", "compare", "Compare", id="ckviz.compare"),
-        Binding("t", "toggle_dark", "Theme", show=False, id="ckviz.theme"),
+        Binding("t", "toggle_dark", "Theme", id="ckviz.theme"),
+        Binding("x", "export", "Export", id="ckviz.export"),
+        Binding("G", "run_to_end", "To end", id="ckviz.to_end"),
         Binding("question_mark,f1", "help", "Help", key_display="?", id="ckviz.help"),
         Binding("q", "quit", "Quit", id="ckviz.quit"),
     ]
@@ -359,46 +361,47 @@ class CkvizApp(App[int]):
         seeds = list(dict.fromkeys([*DEFAULT_SEEDS, current]))
         self.push_screen(Picker("Seed", seeds, current, custom="any seed"), chosen)
 
+    def action_step_many(self, count: int) -> None:
+        """`count` dequeue rounds in one driver job, a frame recorded after each."""
+        self._set_playing(False)
+        if not self._advance(instant=False, count=count):
+            self.bell()
+
+    def action_run_to_end(self) -> None:
+        """Every remaining round in one driver job; only the last frame is recorded."""
+        self._set_playing(False)
+        current = self.recording.current
+        if self._closed or current is None or self.error is not None or current.done:
+            self.bell()
+            return
+        while not self.recording.live:  # a replay first catches up with the live end
+            self.recording.forward()
+        self._submit(self._to_end)
+
+    def _to_end(self) -> list[Frame]:
+        last: list[Frame] = []
+        while frames := self.lockstep.advance(True, RUN_CHUNK):
+            last = frames[-1:]
+        return last
+
+    def action_export(self) -> None:
+        """An SVG screenshot and the run's figures as JSON, in the current folder."""
+        frame = self.recording.current
+        if frame is None:
+            self.bell()
+            return
+        folder = Path.cwd()
+        try:
+            figures = write_figures(frame, folder)
+            svg = self.save_screenshot(f"{export_stem(frame)}.svg", str(folder))
+        except OSError as exc:
+            self.notify(f"export failed: {folder}: {exc.strerror or exc}", severity="error")
+            return
+        self.notify(f"wrote {Path(svg).name} and {figures.name} in {folder}")
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
     def action_toggle_dark(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
-
-
-def tune_gc() -> None:
-    """Let a step's many short-lived objects die young.
-
-    Each step allocates thousands of objects (snapshot rows, index entries, rendered strips).
-    With CPython's default first threshold (700) many live just long enough to be promoted,
-    which sets off full collections of the whole heap: 100-300 ms pauses with 200 keys.
-    A larger first threshold keeps those pauses out of stepping. Process-wide, so only the
-    process that runs the app calls it.
-    """
-    gc.set_threshold(GC_THRESHOLD, 20, 20)
-
-
-def run_app(server: RedisServer, scenario_name: str = DEFAULT_SCENARIO,
-            discipline: str = DEFAULT_DISCIPLINE, seed: str = DEFAULT_SEED, *,
-            namespace: str | None = None, check_invariants: bool = True) -> int:  # fmt: skip
-    """Run the app on `server` until the user quits; the exit code to return to the shell.
-
-    Keys go under `namespace` (a fresh `ckviz:<random>:` if None). Raises UsageError for an
-    unknown scenario or discipline (before anything starts).
-    """
-    client = server.client()
-    try:
-        lanes = Lockstep(client, namespace or new_namespace())
-        app = CkvizApp(lanes, scenario_name, discipline, seed, handle_signals=True,
-                       check_invariants=check_invariants)  # fmt: skip
-        tune_gc()
-        try:
-            result = app.run()
-        finally:
-            app.close_now()
-    finally:
-        client.close()
-    if result is None:  # ended without quitting through `q` (e.g. an unexpected error)
-        return int(app.error.exit_code) if app.error else int(ExitCode.OK)
-    return int(result)

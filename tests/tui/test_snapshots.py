@@ -49,3 +49,19 @@ def test_main_screen_vtime_pane(snap_compare: Snap, make_app: MakeApp) -> None:
     # the discipline pane's vtime section: floor, tags, idle set, the last call's two passes
     app = make_app("ck_skew", "vtime")
     assert snap_compare(app, terminal_size=(140, 50), run_before=stepping(*["n"] * 9))
+
+
+def test_main_screen_80x24(snap_compare: Snap, make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "sfq")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=stepping(*["n"] * 12))
+
+
+def test_main_screen_200x50(snap_compare: Snap, make_app: MakeApp) -> None:
+    app = make_app("ck_sybil", "drr")
+    assert snap_compare(app, terminal_size=(200, 50), run_before=stepping(*["n"] * 12))
+
+
+def test_compare_mode_with_a_starved_key(snap_compare: Snap, make_app: MakeApp) -> None:
+    # baseline serves heavy-0's backlog first: heavy-1.. starve (✖) while sfq serves them
+    app = make_app("ck_sybil", "sfq")
+    assert snap_compare(app, terminal_size=(200, 50), run_before=stepping("c", *["n"] * 30))

@@ -46,3 +46,12 @@ def test_the_app_and_the_flags_share_the_defaults() -> None:
 def test_first_line() -> None:
     assert first_line(ValueError("  one\ntwo")) == "one"
     assert first_line(ValueError("")) == "ValueError"
+
+
+def test_natural_key_orders_numbers_as_people_read_them() -> None:
+    from ckviz.model.names import natural_key
+
+    names = ["reg-1000", "reg-10", "reg-2", "heavy~0#100", "heavy~0#9", "reg-100", "a"]
+    assert sorted(names, key=natural_key) == [
+        "a", "heavy~0#9", "heavy~0#100", "reg-2", "reg-10", "reg-100", "reg-1000",
+    ]  # fmt: skip

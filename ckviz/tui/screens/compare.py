@@ -72,7 +72,7 @@ class CompareScreen(Screen[None]):
             yield EventLogPane(id="events-0")
             yield WaitComparePane(id="waits")
             yield EventLogPane(id="events-1")
-        yield Footer(compact=True, show_command_palette=False)
+        yield Footer(compact=True, show_command_palette=True)
 
     def show(self, frame: Frame, palette: KeyPalette, controls: Controls) -> None:
         with self.app.batch_update():

@@ -31,7 +31,7 @@ class MainScreen(Screen[None]):
                 yield HeldSlotsPane(id="held")
                 yield DisciplinePane(id="discipline")
                 yield EventLogPane(id="events")
-        yield Footer(compact=True, show_command_palette=False)
+        yield Footer(compact=True, show_command_palette=True)
 
     def show(self, frame: Frame, palette: KeyPalette, controls: Controls) -> None:
         """Draw the first lane of `frame` in every pane."""

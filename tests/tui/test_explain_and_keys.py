@@ -1,0 +1,165 @@
+"""Issue 11: nothing misleading (starved keys, fairness n/a, counters), the "this step" line,
+and the new keys and palette commands."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from ckviz import scenario_files
+from ckviz.lanes import Fairness, Frame, Setup, fairness_of
+from ckviz.model.snapshot import DequeueEvent, EventLog, KeyRow
+from ckviz.tui.app import CkvizApp
+from ckviz.tui.palette import KeyPalette
+from ckviz.tui.widgets.discipline import DisciplinePane
+from ckviz.tui.widgets.status import Controls, StatusBar
+from ckviz.tui.widgets.wait_compare import WaitComparePane
+from tests.tui.conftest import SIZE, press, settle
+from tests.tui.test_frames import BASE, HandMade, snapshot
+
+MakeApp = Callable[..., CkvizApp]
+
+
+def compare_frame() -> Frame:
+    """t=100: left lane served heavy only (light waits since t=0); right served both."""
+    keys = ("heavy", "light")
+    served = [DequeueEvent("heavy", "heavy~0#0", 0, 0)]
+    left = replace(
+        snapshot(keys, 0, 10),
+        keys=(KeyRow("heavy", 1.0, 3, 0, 1, 0, float(BASE), 0),
+              KeyRow("light", 1.0, 2, 0, 0, 0, float(BASE), 0)),  # fmt: skip
+        events=EventLog(served, 1),
+    )
+    both = [*served, DequeueEvent("light", "light~0#0", 0, 50)]
+    right = replace(
+        left,
+        discipline="sfq",
+        keys=(KeyRow("heavy", 1.0, 3, 0, 1, 0, float(BASE), 0),
+              KeyRow("light", 1.0, 1, 0, 1, 0, float(BASE + 60), 50)),  # fmt: skip
+        events=EventLog(both, 2),
+    )
+    setup = Setup(scenario_files.load("ck_skew"), "seed-a", ("baseline", "sfq"))
+    fair = Fairness(1.0, 1.0, 0)
+    return Frame(setup, (left, right), (fair, fair))
+
+
+async def test_a_starved_key_gets_the_longest_bar_a_mark_and_a_ratio() -> None:
+    app = CkvizApp(HandMade(compare_frame()), "ck_skew", "baseline", compare_with="sfq")
+    async with app.run_test(size=(140, 36)) as pilot:
+        await settle(pilot)
+        text = app.screen.query_one(WaitComparePane).plain
+        light = next(line for line in text.splitlines() if line.startswith("light"))
+        # left: never served, its head has waited 100ms: a full bar, 100ms, 0 out, ✖
+        assert "█" in light.split("100ms")[0]
+        assert "100ms    0 ✖" in light
+        # right: served once after 50ms, its head waited 40ms: (50 + 40) / 2 = 45ms
+        assert "45ms    1" in light and light.rstrip().endswith("0.45x")
+        heavy = next(line for line in text.splitlines() if line.startswith("heavy"))
+        assert "✖" not in heavy and heavy.rstrip().endswith("1.00x")
+        await pilot.press("q")
+
+
+def test_fairness_is_na_until_keys_contend_and_names_the_worst_key() -> None:
+    assert not fairness_of({}, 0).contended
+    fair = fairness_of({"reg-10": 0.2, "reg-2": 0.2, "heavy": 1.4}, 12)
+    assert fair.contended and fair.worst_key == "reg-2" and fair.worst_share == 0.2
+    palette = KeyPalette(["heavy"], ["#ff0000"])
+    frame = Frame(replace(compare_frame().setup, disciplines=("baseline",)),
+                  compare_frame().snapshots[:1], (Fairness(1.0, 1.0, 0),))  # fmt: skip
+    line = StatusBar.render_frame(frame, Controls(), palette).plain.splitlines()[1]
+    assert "worst share/weight n/a (no contention yet)" in line
+    assert "Jain" not in line
+    frame = replace(frame, fairness=(fair,))
+    line = StatusBar.render_frame(frame, Controls(), palette).plain.splitlines()[1]
+    assert "worst share/weight 0.20 reg-2 · Jain" in line
+    assert palette.verdict(0.2) != palette.verdict(0.9)
+
+
+def test_done_with_slots_held_says_so_and_replay_counts_frames() -> None:
+    frame = compare_frame()
+    snaps = tuple(replace(s, done=True, held=s.held or snapshot(("a",), 2, 1).held)
+                  for s in frame.snapshots)  # fmt: skip
+    palette = KeyPalette([], [])
+    line = StatusBar.render_frame(replace(frame, snapshots=snaps), Controls(replay=(3, 9)),
+                                  palette).plain.splitlines()[1]  # fmt: skip
+    assert line.lstrip().startswith("■ done (4 slots still held")
+    assert "replay: frame 3 of 9 recorded" in line
+
+
+async def test_this_step_names_the_winner_and_its_rule(make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "sfq")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = app.screen.query_one(DisciplinePane).plain.splitlines()[0]
+        assert first.startswith("this step: nothing dequeued")
+        await press(pilot, "space")
+        first = app.screen.query_one(DisciplinePane).plain.splitlines()[0]
+        taken = app.recording.current.snapshots[0].taken  # type: ignore[union-attr]
+        assert taken and first.startswith(f"this step: ▶ {taken[0].key}")
+        assert "lowest start tag" in first
+        await pilot.press("q")
+
+
+async def test_G_runs_to_the_end_and_plus_minus_change_the_speed(make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "sfq")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        status = app.screen.query_one(StatusBar)
+        await press(pilot, "plus")
+        assert "play speed 16.7 instants/s" in status.text.plain
+        await press(pilot, "minus", "minus")
+        assert "play speed 4 instants/s" in status.text.plain
+        await press(pilot, "G")
+        current = app.recording.current
+        assert current is not None and current.done
+        assert current.snapshots[0].dequeued == current.snapshots[0].total_runs
+        assert "■ done" in status.text.plain
+        await pilot.press("q")
+
+
+async def test_palette_steps_and_runs_to_the_end(make_app: MakeApp) -> None:
+    app = make_app("ck_trickle", "drr")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "ctrl+p")
+        await pilot.press(*"step 10 dequeue")
+        await pilot.pause(0.3)
+        await press(pilot, "enter")
+        assert app.recording.current is not None
+        assert app.recording.current.snapshots[0].step == 10
+        await press(pilot, "ctrl+p")
+        await pilot.press(*"run to the end")
+        await pilot.pause(0.3)
+        await press(pilot, "enter")
+        assert app.recording.current.done
+        await pilot.press("q")
+
+
+async def test_x_exports_an_svg_and_the_figures(make_app: MakeApp, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    app = make_app("ck_skew", "baseline")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "n", "n", "x")
+        step = app.recording.current.snapshots[0].step  # type: ignore[union-attr]
+        stem = f"ckviz-ck_skew-baseline-round{step}"
+        assert (tmp_path / f"{stem}.svg").read_text(encoding="utf-8").startswith("<svg")
+        figures = json.loads((tmp_path / f"{stem}.json").read_text(encoding="utf-8"))
+        lane = figures["lanes"][0]
+        assert lane["round"] == step and len(lane["keys"]) == 5
+        assert len(lane["events"]["rows"]) == sum(k["dequeued"] for k in lane["keys"])
+        await pilot.press("q")
+
+
+async def test_D_picks_the_right_lanes_discipline(make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "sfq")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "c", "D")
+        assert app.screen.query_one("#picker").border_title == "Discipline · right lane"
+        await pilot.press("q")
