@@ -10,6 +10,8 @@ from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import DIM, bar, fit, head_age, key_cell, key_width, ms, wait_so_far
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 
+MIN_BAR = 6  # below this many cells for the bar, the arrive column makes room
+
 
 class KeyQueuesPane(SnapshotPane):
     """One row per key, in the scenario's order."""
@@ -20,8 +22,8 @@ class KeyQueuesPane(SnapshotPane):
         rows = snapshot.keys
         keys = key_width(snapshot, width // 3)
         numbers = [("queued", 7), ("out", 5), ("age", 7), ("wait", 7)]
-        if not self.compact:
-            numbers.insert(1, ("arrive", 7))
+        if not self.compact and width - keys - 1 - sum(w for _, w in numbers) >= 7 + MIN_BAR:
+            numbers.insert(1, ("arrive", 7))  # the least telling column: the first to go
         bar_width = max(4, width - keys - 1 - sum(w for _, w in numbers))
         header = new_text().append(fit("key", keys + 1) + fit("queue", bar_width), DIM)
         for label, w in numbers:
