@@ -37,7 +37,7 @@ class HeldSlotsPane(SnapshotPane):
             run = snapshot.held[slot]
             # ▶: taken this step (the same runs the event log and "this step" name)
             out = new_text().append(
-                f"▶{slot + 1:>2} " if run.run_id in taken else f"{slot + 1:>3} "
+                f"{'▶' if run.run_id in taken else ''}{slot + 1}".rjust(3) + " "
             )
             key_cell(out, run.key, palette, keys)
             out.append(f" {ms(run.release_ms - snapshot.t):>6} ")
