@@ -34,8 +34,21 @@ def number(value: str | float) -> str:
 
 def key_width(snapshot: Snapshot, room: int, cap: int = 16) -> int:
     """Cells for a key column: the longest key's length, within [5, cap] and the room left."""
-    longest = max((cell_len(row.key) for row in snapshot.keys), default=5)
-    return max(5, min(cap, longest, room))
+    return max(5, min(cap, longest_key(snapshot.keys), room))
+
+
+_longest: list[tuple[tuple[KeyRow, ...], int]] = []  # the last snapshot's rows and their answer
+
+
+def longest_key(rows: tuple[KeyRow, ...]) -> int:
+    """The widest key in cells; every pane asks for the same rows, so the last answer is kept
+    (with 10,000 keys, measuring them once per frame rather than once per pane)."""
+    if _longest and _longest[0][0] is rows:
+        return _longest[0][1]
+    # An ASCII key is as many cells as characters (isascii is a flag check, no scan).
+    width = max((len(r.key) if r.key.isascii() else cell_len(r.key) for r in rows), default=5)
+    _longest[:] = [(rows, width)]
+    return width
 
 
 def key_cell(out: Text, key: str, palette: KeyPalette, width: int, bold: bool = False) -> None:
