@@ -7,7 +7,6 @@ import contextlib
 import signal
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -18,11 +17,11 @@ from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 from textual.timer import Timer
 
-from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED, DEFAULT_SEEDS
-from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, check_discipline
+from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
+from ckviz.disciplines.registry import check_discipline
 from ckviz.errors import CkvizError, ExitCode, RedisUnavailable
 from ckviz.lanes import Frame, LaneSource, Setup
-from ckviz.scenario_files import AnyScenario, bundled_names
+from ckviz.scenario_files import AnyScenario
 from ckviz.scenario_files import load_any as load
 from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.tui.commands import CkvizCommands
@@ -33,7 +32,9 @@ from ckviz.tui.recording import HISTORY_LIMIT, HISTORY_OBJECTS, Recording
 from ckviz.tui.screens.compare import CompareScreen
 from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.main import MainScreen
-from ckviz.tui.screens.pickers import Picker
+from ckviz.tui.setup_actions import SetupActions
+from ckviz.tui.widgets.key_queues import SORTS, KeyQueuesPane
+from ckviz.tui.widgets.pane import Pane
 from ckviz.tui.widgets.status import Controls
 
 # Play speeds: (seconds between ticks, instants per tick).
@@ -47,7 +48,7 @@ MAX_QUEUED = 8  # steps asked for while others are still running; more presses a
 Job = Callable[[], list[Frame]]
 
 
-class CkvizApp(App[int]):
+class CkvizApp(SetupActions):
     """Step a scenario's per-key dequeue on a real Redis, one discipline or two side by side."""
 
     CSS_PATH = Path(__file__).resolve().parent / "ckviz.tcss"  # absolute: subclasses too
@@ -69,7 +70,13 @@ class CkvizApp(App[int]):
         Binding("c", "compare", "Compare", id="ckviz.compare"),
         Binding("t", "toggle_dark", "Theme", id="ckviz.theme"),
         Binding("x", "export", "Export", id="ckviz.export"),
-        Binding("G", "run_to_end", "To end", id="ckviz.to_end"),
+        Binding("greater_than_sign", "run_to_end", "To end", key_display=">", id="ckviz.to_end"),
+        Binding("z", "zoom", "Zoom", id="ckviz.zoom"),
+        Binding("o", "sort_keys", "Sort", id="ckviz.sort"),
+        *(
+            Binding(str(n), f"focus_pane({n})", f"Pane {n}", show=False, id=f"ckviz.pane_{n}")
+            for n in range(1, 6)
+        ),
         Binding("question_mark,f1", "help", "Help", key_display="?", id="ckviz.help"),
         Binding("q", "quit", "Quit", id="ckviz.quit"),
     ]
@@ -200,6 +207,8 @@ class CkvizApp(App[int]):
         if self.screen is not self.get_screen(name):
             await self.switch_screen(name)
         self.palette = self._new_palette(frame)
+        for pane in self.screen.query(KeyQueuesPane):
+            pane.light_key = frame.setup.scenario.light_key
 
     def _new_palette(self, frame: Frame) -> KeyPalette:
         variables = self.get_css_variables()
@@ -304,63 +313,6 @@ class CkvizApp(App[int]):
                                         pause=not self._playing)  # fmt: skip
         self._show_controls()
 
-    # ---- setup changes ---------------------------------------------------------------------
-
-    def action_restart(self) -> None:
-        if not self._closed:
-            self._start(self.setup)
-
-    def action_compare(self) -> None:
-        disciplines = self.setup.disciplines
-        if len(disciplines) > 1:
-            chosen: tuple[str, ...] = (disciplines[self._home_lane],)
-        elif disciplines[0] == "baseline":
-            chosen, self._home_lane = ("baseline", "sfq"), 0
-        else:
-            chosen, self._home_lane = ("baseline", disciplines[0]), 1
-        self._start(replace(self.setup, disciplines=chosen))
-
-    def action_pick_discipline(self, lane: int) -> None:
-        lane = lane if lane < len(self.setup.disciplines) else 0
-        current = self.setup.disciplines[lane]
-        title = "Discipline" + (f" · {'left' if lane == 0 else 'right'} lane" if
-                                self.setup.compare else "")  # fmt: skip
-
-        def chosen(name: str | None) -> None:
-            if name and name != current:
-                disciplines = list(self.setup.disciplines)
-                disciplines[lane] = name
-                self._start(replace(self.setup, disciplines=tuple(disciplines)))
-
-        self.push_screen(Picker(title, DEFAULT_DISCIPLINES, current), chosen)
-
-    def action_pick_scenario(self) -> None:
-        current = self.setup.scenario.name
-        names = bundled_names()
-        choices = names if current in names else [current, *names]
-
-        def chosen(name: str | None) -> None:
-            if not name or name == current:
-                return
-            try:
-                scenario = load(name)
-            except CkvizError as exc:
-                self.notify(str(exc), severity="error")
-                return
-            self._start(replace(self.setup, scenario=scenario))
-
-        self.push_screen(Picker("Scenario", choices, current), chosen)
-
-    def action_pick_seed(self) -> None:
-        current = self.setup.seed
-
-        def chosen(seed: str | None) -> None:
-            if seed and seed != current:
-                self._start(replace(self.setup, seed=seed))
-
-        seeds = list(dict.fromkeys([*DEFAULT_SEEDS, current]))
-        self.push_screen(Picker("Seed", seeds, current, custom="any seed"), chosen)
-
     def action_step_many(self, count: int) -> None:
         """`count` dequeue rounds in one driver job, a frame recorded after each."""
         self._set_playing(False)
@@ -398,6 +350,33 @@ class CkvizApp(App[int]):
             self.notify(f"export failed: {folder}: {exc.strerror or exc}", severity="error")
             return
         self.notify(f"wrote {Path(svg).name} and {figures.name} in {folder}")
+
+    def action_zoom(self) -> None:
+        """The focused pane (or the per-key table) fills the screen; again to go back."""
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+            return
+        target = self.focused if isinstance(self.focused, Pane) else None
+        target = target or next(iter(screen.query(KeyQueuesPane)), None)
+        if target is not None:
+            screen.maximize(target, container=False)
+
+    def action_focus_pane(self, number: int) -> None:
+        panes = list(self.screen.query(Pane))
+        if 0 < number <= len(panes):
+            panes[number - 1].focus()
+
+    def action_sort_keys(self) -> None:
+        """Cycle the per-key table's order: scenario, queued, out, age, wait (largest first)."""
+        for pane in self.screen.query(KeyQueuesPane):
+            pane.sort_by = SORTS[(SORTS.index(pane.sort_by) + 1) % len(SORTS)]
+        self._refresh_view()
+
+    def _refresh_view(self) -> None:
+        frame = self.recording.current
+        if frame is not None:
+            self._show(frame)
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):

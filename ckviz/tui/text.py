@@ -90,6 +90,15 @@ def starved(row: KeyRow, snapshot: Snapshot) -> bool:
     return row.queued > 0 and row.dequeued == 0 and snapshot.dequeued > 0
 
 
+def longest_wait(snapshot: Snapshot) -> tuple[str, float] | None:
+    """The key whose oldest queued run has waited longest right now, and for how long."""
+    ages = [(age, row.key) for row in snapshot.keys if (age := head_age(row, snapshot)) is not None]
+    if not ages:
+        return None
+    age, key = max(ages)
+    return key, age
+
+
 def ms(value: float | None) -> str:
     """A duration in logical milliseconds, short: '-', '840ms', '12.3s'."""
     if value is None:

@@ -16,7 +16,9 @@ from ckviz.model.snapshot import DequeueEvent, EventLog, KeyRow
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.widgets.discipline import DisciplinePane
-from ckviz.tui.widgets.status import Controls, StatusBar
+from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.pane import Pane
+from ckviz.tui.widgets.status import Controls, StatusBar, longest_wait
 from ckviz.tui.widgets.wait_compare import WaitComparePane
 from tests.tui.conftest import SIZE, press, settle
 from tests.tui.test_frames import BASE, HandMade, snapshot
@@ -30,16 +32,20 @@ def compare_frame() -> Frame:
     served = [DequeueEvent("heavy", "heavy~0#0", 0, 0)]
     left = replace(
         snapshot(keys, 0, 10),
-        keys=(KeyRow("heavy", 1.0, 3, 0, 1, 0, float(BASE), 0),
-              KeyRow("light", 1.0, 2, 0, 0, 0, float(BASE), 0)),  # fmt: skip
+        keys=(
+            KeyRow("heavy", 1.0, 3, 0, 1, 0, float(BASE), 0),
+            KeyRow("light", 1.0, 2, 0, 0, 0, float(BASE), 0),
+        ),
         events=EventLog(served, 1),
     )
     both = [*served, DequeueEvent("light", "light~0#0", 0, 50)]
     right = replace(
         left,
         discipline="sfq",
-        keys=(KeyRow("heavy", 1.0, 3, 0, 1, 0, float(BASE), 0),
-              KeyRow("light", 1.0, 1, 0, 1, 0, float(BASE + 60), 50)),  # fmt: skip
+        keys=(
+            KeyRow("heavy", 1.0, 3, 0, 1, 0, float(BASE), 0),
+            KeyRow("light", 1.0, 1, 0, 1, 0, float(BASE + 60), 50),
+        ),
         events=EventLog(both, 2),
     )
     setup = Setup(scenario_files.load("ck_skew"), "seed-a", ("baseline", "sfq"))
@@ -104,7 +110,9 @@ async def test_this_step_names_the_winner_and_its_rule(make_app: MakeApp) -> Non
         await pilot.press("q")
 
 
-async def test_G_runs_to_the_end_and_plus_minus_change_the_speed(make_app: MakeApp) -> None:
+async def test_greater_than_runs_to_the_end_and_plus_minus_change_the_speed(
+    make_app: MakeApp,
+) -> None:
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -113,7 +121,7 @@ async def test_G_runs_to_the_end_and_plus_minus_change_the_speed(make_app: MakeA
         assert "play speed 16.7 instants/s" in status.text.plain
         await press(pilot, "minus", "minus")
         assert "play speed 4 instants/s" in status.text.plain
-        await press(pilot, "G")
+        await press(pilot, "greater_than_sign")
         current = app.recording.current
         assert current is not None and current.done
         assert current.snapshots[0].dequeued == current.snapshots[0].total_runs
@@ -162,4 +170,54 @@ async def test_D_picks_the_right_lanes_discipline(make_app: MakeApp) -> None:
         await settle(pilot)
         await press(pilot, "c", "D")
         assert app.screen.query_one("#picker").border_title == "Discipline · right lane"
+        await pilot.press("q")
+
+
+async def test_number_keys_focus_a_pane_that_j_k_g_G_scroll(make_app: MakeApp) -> None:
+    app = make_app("ck_many_keys", "sfq")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.focused is None  # the app's keys work from the start
+        await press(pilot, "2")
+        queues = app.screen.query_one(KeyQueuesPane)
+        assert app.focused is queues
+        await press(pilot, "j", "j", "j")
+        assert queues.scroll_offset.y == 3
+        await press(pilot, "k")
+        assert queues.scroll_offset.y == 2
+        await press(pilot, "G")
+        assert queues.scroll_offset.y == queues.max_scroll_y > 100
+        await press(pilot, "g")
+        assert queues.scroll_offset.y == 0
+        await press(pilot, "tab")
+        assert app.focused is not queues and isinstance(app.focused, Pane)
+        await press(pilot, "space")  # still steps while a pane has focus
+        assert app.recording.current.snapshots[0].step == 1  # type: ignore[union-attr]
+        await pilot.press("q")
+
+
+async def test_z_zooms_the_focused_pane_and_o_sorts_the_keys(make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "baseline")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, *["n"] * 10)
+        queues = app.screen.query_one(KeyQueuesPane)
+        await press(pilot, "z")
+        assert app.screen.maximized is queues
+        await press(pilot, "z")
+        assert app.screen.maximized is None
+        # pinned first: the scenario's light key, then the longest-waiting key
+        keys = [line.split()[0] for line in queues.plain.splitlines()[1:]]
+        snap = app.recording.current.snapshots[0]  # type: ignore[union-attr]
+        oldest = longest_wait(snap)
+        assert oldest is not None and keys[0] == "light-1" and keys[1] == oldest[0]
+        await press(pilot, "o")  # sorted by queued, largest first (after the pinned rows)
+        assert queues.sort_by == "queued"
+        rows = queues.plain.splitlines()[1:]
+        assert queues.border_subtitle.startswith("sorted by queued")
+        rest = queues.ordered(snap)[2:]
+        assert [line.split()[0] for line in rows][2:] == [r.key for r in rest]
+        assert [r.queued for r in rest] == sorted((r.queued for r in rest), reverse=True)
+        await press(pilot, "o", "o", "o", "o")
+        assert queues.sort_by == "scenario"
         await pilot.press("q")

@@ -59,6 +59,8 @@ class CompareScreen(Screen[None]):
     """Two LaneViews in lockstep; below them the per-key wait comparison between each
     lane's event log (left lane's on the left)."""
 
+    AUTO_FOCUS = ""  # no pane takes focus until asked: the app's keys work from the start
+
     def __init__(self) -> None:
         super().__init__()
         self._keys = 0

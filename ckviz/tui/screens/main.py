@@ -21,6 +21,8 @@ from ckviz.tui.widgets.status import Controls, StatusBar
 class MainScreen(Screen[None]):
     """ckIndex and per-key queues on top; held slots, discipline and events below."""
 
+    AUTO_FOCUS = ""  # no pane takes focus until asked: the app's keys work from the start
+
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
         with Vertical(id="panes"):

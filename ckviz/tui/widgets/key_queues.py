@@ -5,21 +5,66 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ckviz.model.snapshot import Snapshot
+from ckviz.model.names import natural_key
+from ckviz.model.snapshot import KeyRow, Snapshot
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.text import DIM, bar, fit, head_age, key_cell, key_width, ms, wait_so_far
+from ckviz.tui.text import (
+    DIM,
+    bar,
+    fit,
+    head_age,
+    key_cell,
+    key_width,
+    longest_wait,
+    ms,
+    wait_so_far,
+)
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 
 MIN_BAR = 6  # below this many cells for the bar, the arrive column makes room
 
 
+SORTS = ("scenario", "queued", "out", "age", "wait")  # `o` cycles through them
+
+
+def sort_value(row: KeyRow, snapshot: Snapshot, by: str) -> float:
+    """What `by` sorts on, largest first (a key with nothing queued has no age: -1)."""
+    if by == "queued":
+        return row.queued
+    if by == "out":
+        return row.dequeued
+    value = head_age(row, snapshot) if by == "age" else wait_so_far(row, snapshot)
+    return -1.0 if value is None else value
+
+
 class KeyQueuesPane(SnapshotPane):
-    """One row per key, in the scenario's order."""
+    """One row per key: the scenario's light key and the longest-waiting key pinned on top,
+    then the scenario's order or the chosen sort (largest first)."""
 
     TITLE = "Per-key queues"
 
+    def __init__(self, *, compact: bool = False, id: str | None = None) -> None:
+        super().__init__(compact=compact, id=id)
+        self.sort_by = SORTS[0]
+        self.light_key: str | None = None
+
+    def ordered(self, snapshot: Snapshot) -> list[KeyRow]:
+        """Pinned rows first (light key, longest head age), then the rest in the chosen order."""
+        rows = list(snapshot.keys)
+        oldest = longest_wait(snapshot)  # the status line names the same key
+        pinned = [r for r in rows if r.key == self.light_key]
+        if oldest is not None and oldest[0] != self.light_key:
+            pinned += [r for r in rows if r.key == oldest[0]]
+        keys = {r.key for r in pinned}
+        rest = [r for r in rows if r.key not in keys] if pinned else rows
+        if self.sort_by != SORTS[0]:
+            rest.sort(key=lambda r: (-sort_value(r, snapshot, self.sort_by), natural_key(r.key)))
+        return pinned + rest
+
     def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
-        rows = snapshot.keys
+        rows = self.ordered(snapshot) if not self.compact else snapshot.keys
+        if not self.compact:
+            self.border_subtitle = f"sorted by {self.sort_by} (o) · light key, longest age first"
         keys = key_width(snapshot, width // 3)
         numbers = [("queued", 7), ("out", 5), ("age", 7), ("wait", 7)]
         if not self.compact and width - keys - 1 - sum(w for _, w in numbers) >= 7 + MIN_BAR:

@@ -7,10 +7,11 @@ about as much per step as one with 5.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -50,8 +51,21 @@ class Rows:
         return self.tail[index - self.count]
 
 
-class Pane(ScrollView, Generic[Shown], can_focus=False):
-    """Base for the panes: `show()` sets what to draw; subclasses lay it out as `Rows`."""
+class Pane(ScrollView, Generic[Shown], can_focus=True, inherit_bindings=False):
+    """Base for the panes: `show()` sets what to draw; subclasses lay it out as `Rows`.
+
+    Focusable (Tab, or the app's number keys), it scrolls with j/k/g/G and the page keys;
+    left and right stay the app's (step back, step), so no horizontal scrolling bindings.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "scroll_up", "Up", show=False, id="pane.up"),
+        Binding("down,j", "scroll_down", "Down", show=False, id="pane.down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="pane.page_up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="pane.page_down"),
+        Binding("home,g", "scroll_home", "Top", show=False, id="pane.top"),
+        Binding("end,G", "scroll_end", "Bottom", show=False, id="pane.bottom"),
+    ]
 
     TITLE = ""
     FITS_ROWS = False  # as tall as its rows (CSS height: auto), not a fixed box that scrolls

@@ -8,9 +8,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ckviz.lanes import Fairness, Frame
-from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.text import BOLD, DIM, head_age, ms, ratio
+from ckviz.tui.text import BOLD, DIM, longest_wait, ms, ratio
 
 STEPPING = "⋯ stepping"
 
@@ -25,15 +24,6 @@ class Controls:
     error: str | None = None
     stepping: bool = False  # a driver job is in flight: its frame has not arrived yet
     instants_per_s: float = 1.0  # what `speed` means: logical instants played a second
-
-
-def longest_wait(snapshot: Snapshot) -> tuple[str, float] | None:
-    """The key whose oldest queued run has waited longest right now, and for how long."""
-    ages = [(age, row.key) for row in snapshot.keys if (age := head_age(row, snapshot)) is not None]
-    if not ages:
-        return None
-    age, key = max(ages)
-    return key, age
 
 
 def fairness_text(out: Text, fairness: Fairness, dequeued: int, palette: KeyPalette,
