@@ -14,7 +14,7 @@ from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 class CkIndexPane(SnapshotPane):
     """ckIndex as the last read returned it, lowest score first."""
 
-    TITLE = "ckIndex"
+    TITLE = "ckIndex · Redis's order"
     COMPACT_FILLS = True
 
     def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
@@ -27,6 +27,7 @@ class CkIndexPane(SnapshotPane):
         scanned = set(upcoming[:window])
         pick = upcoming[0] if upcoming and window else None
         heads = {row.key: row.true_head for row in snapshot.keys}
+        lowest = min((entry.score for entry in index), default=0.0)
         noun = "entry" if len(index) == 1 else "entries"
         summary = f"{len(index)} {noun} · scan window {window}"
         if window == 0:
@@ -54,7 +55,8 @@ class CkIndexPane(SnapshotPane):
                 out.append(fit(f" head t={entry.score - snapshot.score_base:.0f}", 13), style)
             else:
                 out.append(fit(" rescored", 13), BOLD if in_window else DIM)
-            return out.append(f"{entry.score:.0f}", DIM)  # the raw score; cut first when narrow
+            # The score above the lowest one (13-digit raw scores say nothing); cut first.
+            return out.append(f"+{entry.score - lowest:.0f}", DIM)
 
         tail: list[Text] = []
         if not index:
