@@ -5,16 +5,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import ClassVar
 
 import redis
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 
 from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
@@ -350,6 +350,16 @@ class CkvizApp(SetupActions):
             self.notify(f"export failed: {folder}: {exc.strerror or exc}", severity="error")
             return
         self.notify(f"wrote {Path(svg).name} and {figures.name} in {folder}")
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """Textual's own commands, but its Screenshot writes where `x` does (Textual's saves
+        to ~/Downloads and fails with no reason where that folder is missing)."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Screenshot":
+                yield SystemCommand("Screenshot", "SVG + the run's figures as JSON here (x)",
+                                    self.action_export)  # fmt: skip
+            else:
+                yield command
 
     def action_zoom(self) -> None:
         """The focused pane (or the per-key table) fills the screen; again to go back."""

@@ -147,7 +147,7 @@ async def test_palette_steps_and_runs_to_the_end(make_app: MakeApp) -> None:
         await pilot.press("q")
 
 
-async def test_x_exports_an_svg_and_the_figures(make_app: MakeApp, tmp_path: Path,
+async def test_x_and_the_palettes_screenshot_export_here(make_app: MakeApp, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     monkeypatch.chdir(tmp_path)
     app = make_app("ck_skew", "baseline")
@@ -161,6 +161,14 @@ async def test_x_exports_an_svg_and_the_figures(make_app: MakeApp, tmp_path: Pat
         lane = figures["lanes"][0]
         assert lane["round"] == step and len(lane["keys"]) == 5
         assert len(lane["events"]["rows"]) == sum(k["dequeued"] for k in lane["keys"])
+        await press(pilot, "n")
+        await press(pilot, "ctrl+p")
+        await pilot.press(*"screenshot")
+        await pilot.pause(0.3)
+        await press(pilot, "enter")
+        await pilot.pause(0.2)
+        step = app.recording.current.snapshots[0].step  # type: ignore[union-attr]
+        assert (tmp_path / f"ckviz-ck_skew-baseline-round{step}.svg").is_file()
         await pilot.press("q")
 
 
