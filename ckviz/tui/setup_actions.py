@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -12,10 +13,20 @@ from ckviz.disciplines.registry import DEFAULT_DISCIPLINES
 from ckviz.errors import CkvizError
 from ckviz.scenario_files import bundled_names
 from ckviz.scenario_files import load_any as load
+from ckviz.tui.decision import RULES
 from ckviz.tui.screens.pickers import Picker
 
 if TYPE_CHECKING:
     from ckviz.lanes import Setup
+
+
+def scenario_descriptions(names: list[str]) -> dict[str, str]:
+    """Each bundled scenario's one-line description (a file that fails to load: none)."""
+    descriptions = {}
+    for name in names:
+        with contextlib.suppress(CkvizError):
+            descriptions[name] = load(name).description
+    return descriptions
 
 
 class SetupActions(App[int]):
@@ -54,7 +65,8 @@ class SetupActions(App[int]):
                 disciplines[lane] = name
                 self._start(replace(self.setup, disciplines=tuple(disciplines)))
 
-        self.push_screen(Picker(title, DEFAULT_DISCIPLINES, current), chosen)
+        picker = Picker(title, DEFAULT_DISCIPLINES, current, descriptions=RULES)
+        self.push_screen(picker, chosen)
 
     def action_pick_scenario(self) -> None:
         current = self.setup.scenario.name
@@ -71,7 +83,8 @@ class SetupActions(App[int]):
                 return
             self._start(replace(self.setup, scenario=scenario))
 
-        self.push_screen(Picker("Scenario", choices, current), chosen)
+        self.push_screen(Picker("Scenario", choices, current,
+                                descriptions=scenario_descriptions(names)), chosen)  # fmt: skip
 
     def action_pick_seed(self) -> None:
         current = self.setup.seed

@@ -9,6 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from rich.text import Text
+from textual.widgets import OptionList
 
 from ckviz import scenario_files
 from ckviz.lanes import Fairness, Frame, Setup, fairness_of
@@ -228,4 +230,25 @@ async def test_z_zooms_the_focused_pane_and_o_sorts_the_keys(make_app: MakeApp) 
         assert [r.queued for r in rest] == sorted((r.queued for r in rest), reverse=True)
         await press(pilot, "o", "o", "o", "o")
         assert queues.sort_by == "scenario"
+        await pilot.press("q")
+
+
+async def test_pickers_show_each_choices_description(make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "sfq")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("d")
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        sfq = options.get_option("sfq").prompt
+        assert isinstance(sfq, Text) and "lowest start tag" in sfq.plain
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("s")
+        await pilot.pause()
+        options = app.screen.query_one(OptionList)
+        skew = options.get_option("ck_skew").prompt
+        description = scenario_files.load("ck_skew").description
+        assert description and isinstance(skew, Text) and description in skew.plain
+        await pilot.press("escape")
         await pilot.press("q")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -22,8 +23,10 @@ class Picker(ModalScreen[str | None]):
     ]
 
     def __init__(self, title: str, choices: Sequence[str], current: str,
-                 custom: str | None = None) -> None:  # fmt: skip
+                 custom: str | None = None,
+                 descriptions: Mapping[str, str] | None = None) -> None:  # fmt: skip
         super().__init__()
+        self.descriptions = dict(descriptions or {})  # shown dim under each choice
         self.title_text = title
         self.choices = list(choices)
         self.current = current
@@ -34,10 +37,16 @@ class Picker(ModalScreen[str | None]):
             box.border_title = self.title_text
             if self.custom is not None:
                 yield Input(placeholder=self.custom, id="custom")
-            options = [Option(choice, id=choice) for choice in self.choices]
+            options = [Option(self._prompt(choice), id=choice) for choice in self.choices]
             yield OptionList(*options, id="choices")
             hint = "type one + enter, or ↓ to the list · " if self.custom is not None else ""
             yield Static(hint + "enter picks · esc cancels", classes="hint")
+
+    def _prompt(self, choice: str) -> Text:
+        prompt = Text(choice)
+        if description := self.descriptions.get(choice):
+            prompt.append("\n" + description, "dim")
+        return prompt
 
     def on_mount(self) -> None:
         choices = self.query_one(OptionList)
