@@ -11,7 +11,7 @@ THEME_COLOURS = ("primary", "accent", "success", "error", "warning", "secondary"
 ANSI_COLOURS = ("ansi_blue", "ansi_yellow", "ansi_green", "ansi_red", "ansi_magenta",
                 "ansi_cyan", "ansi_bright_blue", "ansi_bright_yellow", "ansi_bright_green",
                 "ansi_bright_red", "ansi_bright_magenta", "ansi_bright_cyan")  # fmt: skip
-SIZE = 12
+SIZE = 24  # sybil scenarios have 20+ keys: hues 15 degrees apart, lightness alternating
 MIN_HUE_GAP = 22.0
 
 

@@ -16,7 +16,7 @@ from ckviz import scenario_files
 from ckviz.lanes import Fairness, Frame, Setup, fairness_of
 from ckviz.model.snapshot import DequeueEvent, EventLog, KeyRow
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.palette import KeyPalette
+from ckviz.tui.palette import KeyPalette, theme_colours
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.pane import Pane
@@ -252,3 +252,11 @@ async def test_pickers_show_each_choices_description(make_app: MakeApp) -> None:
         assert description and isinstance(skew, Text) and description in skew.plain
         await pilot.press("escape")
         await pilot.press("q")
+
+
+def test_the_palette_tells_24_keys_apart() -> None:
+    dark = theme_colours({"background": "#000000", "primary": "#0178d4"})
+    assert len(dark) == 24 and len(set(dark)) == 24
+    keys = [f"heavy-{i}" for i in range(24)]
+    palette = KeyPalette(keys, dark)
+    assert len({palette.colour(key) for key in keys}) == 24
