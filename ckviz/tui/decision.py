@@ -16,6 +16,8 @@ RULES: dict[str, str] = {
     "drr": "the cursor's key while its deficit covers a run, then the next in the ring",
     "codel-sfq": "escalating keys (head above target) first, then sfq's order",
     "codel-baseline": "escalating keys (head above target) first, then oldest head",
+    "vtime": "lowest virtual-time tag in ckVtime (pass 1), then oldest head (pass 2); ties by name",
+    "vtime-v17": "lowest virtual-time tag (pass 2 only if pass 1 under-fills); ties by name",
 }
 
 
