@@ -38,7 +38,7 @@ except ImportError:  # pragma: no cover - hiredis is a dependency, but optional 
 
 _READS = ("ZRANGE", "SCARD", "SMEMBERS", "ZCARD", "EXISTS")
 # dequeue.lua's ARGV 5-10: the arithmetic it shares with ckviz (model/arithmetic.py)
-_DEQUEUE_CONSTANTS = (
+DEQUEUE_CONSTANTS = (
     BURST_FACTOR,
     MASTER_MEMBER,
     MESSAGE_PREFIX,
@@ -47,6 +47,19 @@ _DEQUEUE_CONSTANTS = (
     HELD_SUFFIX,
 )
 _SCRIPTS = load_scripts()
+
+
+def run_keys(k: KeyLayout, run_id: str, key: str) -> tuple[str, ...]:
+    """The KEYS every enqueue and ack script starts with, for one run of `key`."""
+    return (
+        k.message(run_id),
+        k.ck_queue(key),
+        k.env_queue,
+        k.ck_index,
+        k.master_queue,
+        k.ck_held(key),
+        k.env_held,
+    )
 
 
 Decoder = Callable[[Any], Any]
@@ -112,37 +125,19 @@ class Trip:
     def enqueue(self, run: PlannedRun, timestamp: int) -> int:
         k = self._queue.keys
         payload = message_payload(run, timestamp)
-        keys = (
-            k.message(run.run_id),
-            k.ck_queue(run.key),
-            k.env_queue,
-            k.ck_index,
-            k.master_queue,
-            k.ck_held(run.key),
-            k.env_held,
-            *self._queue.state_keys,
-        )
+        keys = (*run_keys(k, run.run_id, run.key), *self._queue.state_keys)
         argv = (run.run_id, timestamp, payload, ck_member(run.key), MASTER_MEMBER)
         return self.call(self._queue.door.enqueue, keys, argv + self._queue.door.argv)
 
     def ack(self, run_id: str, key: str) -> int:
         k = self._queue.keys
-        keys = (
-            k.message(run_id),
-            k.ck_queue(key),
-            k.env_queue,
-            k.ck_index,
-            k.master_queue,
-            k.ck_held(key),
-            k.env_held,
-            *self._queue.state_keys,
-        )
+        keys = (*run_keys(k, run_id, key), *self._queue.state_keys)
         argv = (run_id, ck_member(key), MASTER_MEMBER, *self._queue.door.argv)
         return self.call(self._queue.door.ack, keys, argv)
 
     def dequeue(self, max_count: int, now: int) -> int:
         q = self._queue
-        argv = (q.keys.prefix, now, max_count, q.env_limit, *_DEQUEUE_CONSTANTS, *q.door.argv)
+        argv = (q.keys.prefix, now, max_count, q.env_limit, *DEQUEUE_CONSTANTS, *q.door.argv)
         decode = DEQUEUE_REPLIES.get(q.door.dequeue, dequeued_runs)
         return self.call(q.door.dequeue, q.dequeue_keys, argv, decode)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ckviz.model.arithmetic import BURST_FACTOR, DEFAULT_QUEUE_LIMIT, HELD_SUFFIX, SCAN_FACTOR
 from ckviz.model.queue import PlannedRun
 from ckviz.model.vtime import (
     DEFAULT_ARRIVAL_CAP_MULTIPLIER,
@@ -23,9 +22,9 @@ from ckviz.model.vtime import (
     VtimeState,
     vtime_tail,
 )
-from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member
+from ckviz.store.keys import MASTER_MEMBER, KeyLayout, ck_member
 from ckviz.store.replies import vtime_dequeue, vtime_state
-from ckviz.store.runqueue import Trip, message_payload
+from ckviz.store.runqueue import DEQUEUE_CONSTANTS, Trip, message_payload, run_keys
 
 __all__ = [
     "DEFAULT_ARRIVAL_CAP_MULTIPLIER",
@@ -49,16 +48,7 @@ def enqueue(trip: Trip, layout: KeyLayout, run: PlannedRun, timestamp: int,
             version: Version, knobs: VtimeKnobs) -> int:  # fmt: skip
     """enqueue.lua plus the version's ckVtime registration."""
     k = layout
-    keys = (
-        k.message(run.run_id),
-        k.ck_queue(run.key),
-        k.env_queue,
-        k.ck_index,
-        k.master_queue,
-        k.ck_held(run.key),
-        k.env_held,
-        *_state_keys(k),
-    )
+    keys = (*run_keys(k, run.run_id, run.key), *_state_keys(k))
     argv = (
         run.run_id,
         timestamp,
@@ -89,12 +79,7 @@ def dequeue(trip: Trip, layout: KeyLayout, env_limit: int, max_count: int, now: 
         now,
         max_count,
         env_limit,
-        BURST_FACTOR,
-        MASTER_MEMBER,
-        MESSAGE_PREFIX,
-        SCAN_FACTOR,
-        DEFAULT_QUEUE_LIMIT,
-        HELD_SUFFIX,
+        *DEQUEUE_CONSTANTS,
         *vtime_tail(version, knobs, trace),
     )
     return trip.call("vtime_dequeue", keys, argv, vtime_dequeue)
@@ -106,16 +91,7 @@ def ack(trip: Trip, layout: KeyLayout, run_id: str, key: str, version: Version,
     if version == "v17":
         return trip.ack(run_id, key)
     k = layout
-    keys = (
-        k.message(run_id),
-        k.ck_queue(key),
-        k.env_queue,
-        k.ck_index,
-        k.master_queue,
-        k.ck_held(key),
-        k.env_held,
-        *_state_keys(k),
-    )
+    keys = (*run_keys(k, run_id, key), *_state_keys(k))
     argv = (run_id, ck_member(key), MASTER_MEMBER, *vtime_tail(version, knobs, False))
     return trip.call("vtime_ack", keys, argv)
 
