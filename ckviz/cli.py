@@ -19,7 +19,7 @@ from ckviz.defaults import (
     DEFAULT_SEED,
     ROOT_PREFIX,
 )
-from ckviz.errors import CkvizError, ExitCode, KeysLeft, UsageError, one_line
+from ckviz.errors import CkvizError, ExitCode, KeysLeft, OneLineParser, UsageError, one_line
 
 ENV_REDIS_URL = "CKVIZ_REDIS_URL"
 
@@ -44,15 +44,10 @@ HEADLESS_ONLY = {
 }
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # one line, not usage + error
-        raise UsageError(message)
-
-
 def build_parser() -> argparse.ArgumentParser:
     from ckviz.help_text import epilog
 
-    p = _Parser(
+    p = OneLineParser(
         prog="ckviz",
         description=__doc__,
         epilog=epilog(),

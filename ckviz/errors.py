@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 from enum import IntEnum
+from typing import NoReturn
 
 
 class ExitCode(IntEnum):
@@ -88,3 +90,12 @@ def first_line(exc: BaseException) -> str:
     """The reason an exception gives, as one line: its first line, or its type's name."""
     lines = str(exc).strip().splitlines()
     return lines[0] if lines else type(exc).__name__
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse whose mistakes are one UsageError line (not usage + error), prefixed with the
+    subcommand its `prog` names (`ckviz hunt` -> `hunt: ...`)."""
+
+    def error(self, message: str) -> NoReturn:
+        sub = self.prog.removeprefix("ckviz").strip()
+        raise UsageError(f"{sub}: {message}" if sub else message)

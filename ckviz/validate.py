@@ -8,12 +8,11 @@ import sys
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
 
 from ckviz import scenario_files
 from ckviz.defaults import DEFAULT_SEEDS
 from ckviz.disciplines.registry import FACTORIES, check_discipline
-from ckviz.errors import CkvizError, ExitCode, UsageError, one_line
+from ckviz.errors import CkvizError, ExitCode, OneLineParser, UsageError, one_line
 from ckviz.headless.checks import known_names, unknown_names
 from ckviz.model.matrix import MatrixSpec, Treatment
 from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS, Scenario
@@ -23,13 +22,8 @@ from ckviz.sim.steps import STEP_DISCIPLINES
 MATRIX_FIELDS = ("scenarios", "disciplines", "treatments")  # no scenario file has these
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"validate: {message}")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = OneLineParser(
         prog="ckviz validate",
         description="Check scenario files (.toml), traces (.csv, .jsonl) and matrix files "
         "(a .toml with `scenarios`): one line per problem (`file: field: reason`), exit 2 if "

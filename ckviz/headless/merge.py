@@ -8,24 +8,18 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
 
 from pydantic import ValidationError
 
-from ckviz.errors import UsageError, first_line
+from ckviz.errors import OneLineParser, UsageError, first_line
 from ckviz.headless.matrix import write_results
 from ckviz.headless.output import check_out
 from ckviz.headless.summary import summarized
 from ckviz.model.results import Results, RunResult, ScenarioResult
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"merge: {message}")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = OneLineParser(
         prog="ckviz merge",
         description="Join the results files of `ckviz --headless --shard K/N` (one per K, "
         "same matrix and flags) into one results file, equal to the unsharded run's apart "

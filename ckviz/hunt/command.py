@@ -8,12 +8,11 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
 
 import redis
 
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, FACTORIES
-from ckviz.errors import ExitCode, UsageError
+from ckviz.errors import ExitCode, OneLineParser, UsageError
 from ckviz.hunt.found import describe, write_found
 from ckviz.hunt.objective import Verdict, evaluate
 from ckviz.hunt.search import Finding, Interrupted, hunt
@@ -26,13 +25,8 @@ WORKLOAD_SEED = "seed-a"
 Runner = Callable[[HuntCase, str], Verdict]
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"hunt: {message}")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="ckviz hunt", description=__doc__)
+    p = OneLineParser(prog="ckviz hunt", description=__doc__)
     p.add_argument("--discipline", required=True, metavar="NAME", help="discipline to attack")
     p.add_argument(
         "--examples",

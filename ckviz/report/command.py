@@ -7,20 +7,14 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
 
-from ckviz.errors import UsageError
+from ckviz.errors import OneLineParser, UsageError
 
 DEFAULT_HTML = "report.html"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"report: {message}")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = OneLineParser(
         prog="ckviz report",
         description="Figures, tables and findings from ckviz results files, as one "
         "self-contained HTML page (opens offline) and/or Markdown (fits a GitHub job summary). "

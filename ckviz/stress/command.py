@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Sequence
-from typing import NoReturn
 
 from ckviz.disciplines.registry import FACTORIES
-from ckviz.errors import ExitCode, UsageError, echo
+from ckviz.errors import ExitCode, OneLineParser, UsageError, echo
 from ckviz.stress.ledger import INVARIANTS
 from ckviz.stress.ops import SERVER_SIDE
 from ckviz.stress.run import StressReport
@@ -18,13 +17,8 @@ MAX_CONSUMERS = 64
 MAX_SECONDS = 3600.0
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"stress: {message}")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="ckviz stress", description=__doc__)
+    p = OneLineParser(prog="ckviz stress", description=__doc__)
     p.add_argument(
         "scenario",
         nargs="?",
