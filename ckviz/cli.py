@@ -89,6 +89,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-count", type=int, default=None, metavar="N", help="runs per dequeue call (default 1)"
     )
     p.add_argument(
+        "--consumers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="consumers taking turns at the dequeue, each on its own connection (default: "
+        "the scenario's, else 1)",
+    )
+    p.add_argument(
         "--per-key-cap",
         type=int,
         default=None,
@@ -297,12 +305,14 @@ def _headless(ns: argparse.Namespace) -> int:
 
 def _app(ns: argparse.Namespace) -> int:
     from ckviz import scenario_files
+    from ckviz.headless.plan import check_consumers
     from ckviz.sim.namespace import check_root, claim_namespace, sweep_namespace
     from ckviz.store.preflight import Footprint, check_eviction
     from ckviz.store.server import open_server
     from ckviz.tui.choice import app_choice
 
     scenario, discipline, seed = app_choice(ns)  # validated before any server starts
+    consumers = check_consumers(ns.consumers)
     loaded = scenario_files.load_any(scenario)
     root = check_root(ns.prefix)
     from ckviz.tui.launch import run_app
@@ -315,7 +325,7 @@ def _app(ns: argparse.Namespace) -> int:
         namespace = claim_namespace(client, root, ns.reuse_prefix)
         try:
             code = run_app(server, scenario, discipline, seed, namespace=namespace,
-                           check_invariants=ns.check_invariants)  # fmt: skip
+                           check_invariants=ns.check_invariants, consumers=consumers)  # fmt: skip
         finally:
             left = sweep_namespace(client, namespace)  # the app deletes its keys; the net
             client.close()

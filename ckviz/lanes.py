@@ -39,6 +39,7 @@ class Setup:
     seed: str
     disciplines: tuple[str, ...]
     check_invariants: bool = True  # compare the driver's books with Redis after every trip
+    consumers: int | None = None  # --consumers; None: the scenario's
 
     @property
     def compare(self) -> bool:
@@ -103,7 +104,8 @@ class Lane:
         treatment = Treatment(discipline=discipline)
         # the app asks a vtime dequeue what it looked at (headless runs never do)
         cell = open_cell(client, setup.scenario, setup.seed, treatment, prefix,
-                         check_invariants=setup.check_invariants, trace=True)  # fmt: skip
+                         check_invariants=setup.check_invariants, trace=True,
+                         consumers=setup.consumers)  # fmt: skip
         self.driver: Driver = self._stack.enter_context(cell)
         self.prefix = prefix
         self._weights = setup.scenario.weights()
@@ -156,7 +158,8 @@ class StepLane:
             )
         self._stack = contextlib.ExitStack()
         cell = open_step_cell(client, scenario, Treatment(discipline=discipline), prefix,
-                              check_invariants=setup.check_invariants)  # fmt: skip
+                              check_invariants=setup.check_invariants, seed=setup.seed,
+                              consumers=setup.consumers)  # fmt: skip
         self.runner: StepRunner = self._stack.enter_context(cell)
         self.driver = self  # what Lockstep steps
         self.prefix = prefix

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 
 import redis
@@ -11,6 +12,7 @@ from ckviz.errors import CkvizError, IncompleteRun, RedisUnavailable
 from ckviz.metrics import RunMetrics, run_metrics, step_figures, step_run_metrics
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import (
+    ConsumerResult,
     KeyRowResult,
     MetricsResult,
     RunResult,
@@ -18,6 +20,7 @@ from ckviz.model.results import (
     TimelineResult,
 )
 from ckviz.model.scenario import Scenario
+from ckviz.model.snapshot import ConsumerService
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
 from ckviz.sim.session import open_cell, open_step_cell
 from ckviz.sim.steps import StepRunner
@@ -69,8 +72,9 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
         ) as driver:
             driver.run()
             elapsed_ms = (time.perf_counter() - started) * 1000
-            events, trips, total = driver.events, driver.queue.round_trips, len(driver.workload)
-            sent = driver.queue.commands_sent
+            events, trips, total = driver.events, driver.round_trips, len(driver.workload)
+            sent = driver.commands_sent
+            service = driver.turns.service()
         if len(events) < total:
             raise IncompleteRun(
                 f"{total - len(events)} of {total} runs never dequeued by t={driver.t} ms"
@@ -78,7 +82,7 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
         weights = cell.scenario.weights()
         metrics = run_metrics(events, weights)
         timeline = service_timeline(events, weights, cell.scenario.light_key)
-        result = _result(cell, metrics, timeline, trips, elapsed_ms)
+        result = _with_consumers(_result(cell, metrics, timeline, trips, elapsed_ms), service)
         return CellOutcome(cell.index, result, commands_sent=sent)
     except CkvizError as exc:
         return CellOutcome(cell.index, None, f"{cell_label(cell)}: {exc}", int(exc.exit_code))
@@ -97,11 +101,12 @@ def _run_step_cell(
     client: redis.Redis, cell: Cell, scenario: StepScenario, started: float
 ) -> CellOutcome:
     with open_step_cell(client, scenario, cell.treatment, cell.prefix, cell.step_max_count,
-                        cell.check_invariants) as runner:  # fmt: skip
+                        cell.check_invariants, seed=cell.seed) as runner:  # fmt: skip
         runner.run()
         elapsed_ms = (time.perf_counter() - started) * 1000
-        trips, sent = runner.queue.round_trips, runner.queue.commands_sent
+        trips, sent = runner.round_trips, runner.commands_sent
     result = _result(cell, _step_metrics(runner), None, trips, elapsed_ms)
+    result = _with_consumers(result, runner.service())
     result.metrics.steps = _step_figures(runner)
     result.metrics.key_serves = key_serves(runner)
     if runner.version is not None and runner.state is not None:
@@ -135,6 +140,20 @@ def key_serves(runner: StepRunner) -> dict[str, int]:
     if runner.scenario.arrivals.fresh_per_call:
         counts[f"{FRESH_PREFIX}*"] = minted
     return counts
+
+
+def _with_consumers(result: RunResult, service: Sequence[ConsumerService]) -> RunResult:
+    """Several consumers: their number and each one's service go into the run's entry (with
+    one, nothing does, so a one-consumer file is what it was before consumers existed)."""
+    if len(service) > 1:
+        result.consumers = len(service)
+        result.metrics.per_consumer = [
+            ConsumerResult(
+                consumer=c.name, dequeued=c.dequeued, calls=c.calls, empty_calls=c.empty_calls
+            )
+            for c in service
+        ]
+    return result
 
 
 def cell_label(cell: Cell) -> str:

@@ -57,6 +57,7 @@ class MatrixPlan:
     step_summary: Path | None = None  # GITHUB_STEP_SUMMARY: the Markdown report, appended
     shard: tuple[int, int] | None = None  # --shard K/N: run only cells K-1, K-1+N, ...
     flag_caps: tuple[int | None, int | None] = (None, None)  # --per-key-cap, --total-cap
+    consumers: int | None = None  # --consumers, applied to every treatment
 
     def footprint(self) -> Footprint:
         """The most ckviz may hold on the server at once: `jobs` cells of the largest
@@ -269,6 +270,7 @@ def assemble(
             max_count=plan.max_count,
             per_key_cap=plan.flag_caps[0],
             total_cap=plan.flag_caps[1],
+            consumers=plan.consumers,
         ),
         wall_clock_s=round(wall_s, 3),
         scenarios=[

@@ -7,7 +7,7 @@ import math
 import os
 
 from ckviz import scenario_files
-from ckviz.defaults import DEFAULT_MATRIX, DEFAULT_OUT
+from ckviz.defaults import DEFAULT_MATRIX, DEFAULT_OUT, MAX_CONSUMERS
 from ckviz.disciplines import registry
 from ckviz.disciplines.registry import FACTORIES
 from ckviz.errors import UsageError, echo
@@ -38,6 +38,14 @@ def parse_seeds(text: str, flag: str = "--seeds") -> list[str]:
     if dup is not None:
         raise UsageError(f"{flag}: seed '{echo(dup)}' is listed twice")
     return seeds
+
+
+def check_consumers(value: int | None, flag: str = "--consumers") -> int | None:
+    """How many consumers take turns at the dequeue: 1 to MAX_CONSUMERS, each a connection."""
+    if value is not None and not 1 <= value <= MAX_CONSUMERS:
+        raise UsageError(f"{flag}: must be 1 to {MAX_CONSUMERS} (one connection each), "
+                         f"got {value}")  # fmt: skip
+    return value
 
 
 def _positive(flag: str, value: int | None) -> int | None:
@@ -102,6 +110,7 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         step_summary=output_path(step_summary, ENV_STEP_SUMMARY) if step_summary else None,
         shard=shard,
         flag_caps=(ns.per_key_cap, ns.total_cap),
+        consumers=ns.consumers,
     )
 
 
@@ -164,7 +173,11 @@ def _treatments(ns: argparse.Namespace, matrix: MatrixSpec) -> list[Treatment]:
         base = matrix.all_treatments()
         for t in base:
             check_discipline(t.discipline, f"matrix '{matrix.name}'")
+    if matrix.consumers is not None:  # the matrix's, unless a treatment has its own
+        own = {"consumers": matrix.consumers}
+        base = [t if t.consumers else t.model_copy(update=own) for t in base]
     update = {
+        "consumers": check_consumers(ns.consumers),
         "per_key_cap": per_key,
         "total_cap": total,
         "vtime_quantum": _knob("--vtime-quantum", ns.vtime_quantum, above=0.0),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ckviz.defaults import DEFAULT_SEEDS
+from ckviz.defaults import DEFAULT_SEEDS, MAX_CONSUMERS
 from ckviz.model.names import first_duplicate
 from ckviz.model.scenario import Caps
 
@@ -23,6 +23,7 @@ class Treatment(BaseModel):
     discipline: str = Field(min_length=1)
     per_key_cap: int | None = Field(default=None, ge=1)
     total_cap: int | None = Field(default=None, ge=1)
+    consumers: int | None = Field(default=None, ge=1, le=MAX_CONSUMERS)
     vtime_quantum: float | None = Field(default=None, gt=0, le=1e6)
     vtime_window: int | None = Field(default=None, ge=1, le=1000, description="window multiplier")
     vtime_arrival_cap: float | None = Field(
@@ -38,6 +39,10 @@ class Treatment(BaseModel):
         return Caps(
             per_key=self.per_key_cap or scenario.per_key, total=self.total_cap or scenario.total
         )
+
+    def consumers_on(self, scenario: int) -> int:
+        """How many consumers take turns: the treatment's (or the flag's), else the scenario's."""
+        return self.consumers or scenario
 
 
 class Sweep(BaseModel):
@@ -99,6 +104,9 @@ class MatrixSpec(BaseModel):
     disciplines: list[str] = []
     treatments: list[Treatment] = []
     max_count: int = Field(default=1, ge=1, le=1000)
+    consumers: int | None = Field(
+        default=None, ge=1, le=MAX_CONSUMERS, description="every treatment's, unless its own"
+    )
 
     @model_validator(mode="after")
     def _has_treatments(self) -> MatrixSpec:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION: Literal[1] = 1
 
@@ -23,6 +23,19 @@ class KeyRowResult(_Result):
     wait_p50: int
     wait_p99: int
     wait_max: int
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+class ConsumerResult(_Result):
+    """One consumer's service in a run with several (issue 10)."""
+
+    consumer: str  # c1..cN
+    dequeued: int  # runs its calls took
+    calls: int  # dequeue calls it made
+    empty_calls: int  # calls that took nothing
 
 
 class StepMetricsResult(_Result):
@@ -70,6 +83,8 @@ class MetricsResult(_Result):
     key_serves: dict[str, int] | None = None  # serves per key; minted keys summed as "fresh-*"
     vtime_floor_final: float | None = None  # vtime runs: ckVtimeFloor after the last call
     timeline: TimelineResult | None = None  # absent in files written before it existed
+    # runs with several consumers only (left out of the file otherwise, not written as null)
+    per_consumer: list[ConsumerResult] | None = Field(default=None, exclude_if=_absent)
 
 
 class RunResult(_Result):
@@ -79,6 +94,8 @@ class RunResult(_Result):
     # the caps the run ran under: the treatment's (or the flags'), else the scenario's
     per_key_cap: int | None = None
     total_cap: int | None = None
+    # consumers taking turns at the dequeue, when more than one (absent: one)
+    consumers: int | None = Field(default=None, exclude_if=_absent)
     metrics: MetricsResult
 
 
@@ -135,6 +152,7 @@ class MatrixInfo(_Result):
     max_count: int
     per_key_cap: int | None = None  # --per-key-cap, applied to every discipline
     total_cap: int | None = None  # --total-cap, likewise
+    consumers: int | None = Field(default=None, exclude_if=_absent)  # --consumers, if given
 
 
 class ShardInfo(_Result):

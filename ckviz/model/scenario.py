@@ -15,6 +15,7 @@ from pydantic import (
     model_validator,
 )
 
+from ckviz.defaults import DEFAULT_CONSUMERS, MAX_CONSUMERS
 from ckviz.errors import has_control_characters
 from ckviz.model.arithmetic import HELD_SUFFIX
 from ckviz.model.names import first_duplicate
@@ -167,6 +168,9 @@ class Scenario(_Strict):
     name: str = ""
     description: str = ""
     env_limit: int = Field(default=4, ge=1, le=100_000)
+    consumers: int = Field(
+        default=DEFAULT_CONSUMERS, ge=1, le=MAX_CONSUMERS, description="consumers taking turns"
+    )
     light_key: str | None = None
     caps: Caps = Caps()
     trace: TraceSpec | None = None  # before `keys`: the keys' check reads it

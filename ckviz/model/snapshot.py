@@ -44,6 +44,16 @@ class HeldRun:
 
 
 @dataclass(frozen=True, slots=True)
+class ConsumerService:
+    """What one consumer got from its turns at the dequeue so far."""
+
+    name: str  # c1..cN
+    calls: int  # dequeue calls it made
+    empty_calls: int  # calls that took nothing
+    dequeued: int  # runs its calls took
+
+
+@dataclass(frozen=True, slots=True)
 class KeyRow:
     """Per-key counts at this moment."""
 
@@ -119,6 +129,8 @@ class Snapshot:
     round_trips: int
     score_base: int
     taken_from: int = 0  # events[taken_from:] are the dequeues of the last frame's step(s)
+    consumers: tuple[ConsumerService, ...] = ()  # per consumer, in c1..cN order
+    next_consumer: str | None = None  # whose turn the next dequeue is (None: the run is done)
 
     @property
     def taken(self) -> Sequence[DequeueEvent]:

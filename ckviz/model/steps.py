@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from ckviz.defaults import DEFAULT_CONSUMERS, MAX_CONSUMERS
 from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, Expectation, KeySpec, VtimeSettings
 
 MAX_STEPS = 100_000
@@ -67,6 +68,9 @@ class StepScenario(_Strict):
     name: str = ""
     description: str = ""
     env_limit: int = Field(default=25, ge=1, le=100_000)
+    consumers: int = Field(
+        default=DEFAULT_CONSUMERS, ge=1, le=MAX_CONSUMERS, description="calls per step, in turn"
+    )
     harness: StepHarness
     keys: list[StepKeySpec] = Field(min_length=1)
     victims: list[str] = Field(default=[], description="keys whose waits are reported")

@@ -5,6 +5,11 @@ sees: commands are queued in an *outbox* and sent together, and a dequeue attemp
 certain to take nothing (the env is full, or nothing is queued) is still sent, but rides
 with the next trip instead of costing its own. The server executes exactly the reference's
 command sequence; only the packets differ.
+
+Several consumers (sim/consumers.py) take turns at the dequeue, each sending its trips on its
+own connection; enqueues and acks travel with the next trip, whichever consumer's it is. With
+more than one, a dequeue goes out on its own consumer's connection in the turn it is made: the
+ride-alongs are single-consumer savings.
 """
 
 from __future__ import annotations
@@ -18,9 +23,10 @@ from ckviz.disciplines.base import Discipline
 from ckviz.model.arithmetic import batch_room, queue_limit
 from ckviz.model.queue import LUA_ORDER, DequeuedRun, IndexEntry, PlannedRun
 from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, KeyRow, QueueEvent, Snapshot
+from ckviz.sim.consumers import Consumer, Turns, consumers_of
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
 from ckviz.sim.ledger import Ledger
-from ckviz.sim.serving import Rescore, serve_plan
+from ckviz.sim.serving import Rescore
 from ckviz.sim.violations import ENV_LIMIT, ONE_PLACE, BrokenInvariant
 from ckviz.sim.vtime_invariants import VtimeLedgerCheck
 from ckviz.store.digest import QueueDigest
@@ -59,11 +65,15 @@ class Driver:
         workload: Sequence[PlannedRun],
         discipline: Discipline,
         queue: RunQueue,
+        more_consumers: Sequence[tuple[Discipline, RunQueue]] = (),
     ) -> None:
+        """`discipline` and `queue` are consumer c1's; `more_consumers` c2..cN's (a discipline
+        whose state lives in Redis is one object for all, a client-side one each their own)."""
         self.config = config
+        self.turns = Turns(consumers_of([(discipline, queue), *more_consumers]), config.seed)
         self.discipline = discipline
-        self.plan = serve_plan(discipline)  # what the discipline adds before each dequeue
-        self.queue = queue
+        self.plan = self.turns.consumers[0].plan  # what the discipline adds before each dequeue
+        self.queue = queue  # c1's connection; the display's reads go on it
         self.ledger = Ledger(config.weights, workload)
         self.t = 0
         self.step_count = 0
@@ -83,16 +93,19 @@ class Driver:
         self._state: tuple[Any, set[str]] | None = None  # (state read, keys asked)
         self._instant_open = False  # released and arrived at self.t, now serving
         self._outbox = queue.trip()
-        # outbox slots of dequeues predicted to take nothing, with the invariant behind that
-        self._expect_empty: list[tuple[int, str]] = []
+        # outbox slots of dequeues predicted to take nothing, the invariant behind that, and
+        # whose call it was
+        self._expect_empty: list[tuple[int, str, Consumer]] = []
         # Outbox slots of dequeues sure to take exactly one run. The age-ordered dequeue.lua
         # with a free env slot and a run queued always does: its first candidate is a non-empty
         # CK queue whose head is ready (every timestamp is below WALL_NOW) and that holds
         # fewer runs than the env, so fewer than a queue limit that is not below the env's.
         # Only while `run()` steps unwatched; a rescoring plan needs each reply first.
-        self._expect_one: list[int] = []
-        self._takes_are_certain = discipline.door == LUA_ORDER and (
-            queue_limit(config.per_key_cap, config.env_limit) >= config.env_limit
+        self._expect_one: list[tuple[int, Consumer]] = []
+        self._takes_are_certain = (
+            discipline.door == LUA_ORDER
+            and len(self.turns) == 1  # several: each dequeue goes out on its own connection
+            and queue_limit(config.per_key_cap, config.env_limit) >= config.env_limit
         )
         self._ride_takes = False
         self._index_read: tuple[IndexEntry, ...] = ()
@@ -108,6 +121,15 @@ class Driver:
     def events(self) -> list[DequeueEvent]:
         """Every dequeue so far, in order (the ledger's, shared)."""
         return self.ledger.events
+
+    @property
+    def round_trips(self) -> int:
+        """Round trips of the run, over every consumer's connection."""
+        return sum(c.queue.round_trips for c in self.turns.consumers)
+
+    @property
+    def commands_sent(self) -> int:
+        return sum(c.queue.commands_sent for c in self.turns.consumers)
 
     # ---- stepping -------------------------------------------------------------------
 
@@ -143,6 +165,7 @@ class Driver:
     # ---- the four phases of an instant ------------------------------------------------
 
     def _open_instant(self) -> None:
+        self.turns.begin(self.t)
         self._release()
         self._arrive()
         self._instant_open = True
@@ -167,30 +190,36 @@ class Driver:
         if cap is not None and held >= cap:
             return self._settle()
         self._rescore = None
-        if self.plan.rescores and len(self._outbox):  # rank what Redis holds now
+        consumer = self.turns.current
+        plan = consumer.plan
+        if plan.rescores and len(self._outbox):  # rank what Redis holds now
             self._send(read_index=True)
             self._check()
         now = SCORE_BASE + self.t
-        rescore = self.plan.before_dequeue(self._outbox, self._index_read, now, WALL_NOW)
+        rescore = plan.before_dequeue(self._outbox, self._index_read, now, WALL_NOW)
         if rescore is not None:
             self._order, self._rescore = rescore.order, rescore
         room = batch_room(self.config.max_count, held, cap)
         slot = self._outbox.dequeue(room, WALL_NOW)
         if self._certainly_empty(held):
             why = ENV_LIMIT if held >= self.config.env_limit else ONE_PLACE
-            self._expect_empty.append((slot, why))  # sent with the next trip
+            self._expect_empty.append((slot, why, consumer))  # sent with the next trip
+            if len(self.turns) > 1:  # on its own consumer's connection, now
+                self._send()
+                self._check()
             return self._settle()
         if self._ride_takes and room == 1:  # sure to take exactly one run (see __init__)
-            self._expect_one.append(slot)  # sent, and recorded, with the next trip
-            return True
+            self._expect_one.append((slot, consumer))  # sent, and recorded, with the next trip
+            return self.turns.end_turn(1)
         # Only a rescoring plan ranks ckIndex as read; the Lua orders it itself for the others,
         # so reading all K entries per trip would make every dequeue cost O(K) for nothing.
-        replies = self._send(read_index=self.plan.rescores)
-        taken: list[DequeuedRun] = self.plan.taken(replies[slot])
+        replies = self._send(read_index=plan.rescores)
+        taken: list[DequeuedRun] = plan.taken(replies[slot])
+        consumer.called(len(taken))
         for run in taken:
-            self._record_dequeue(run)
+            self._record_dequeue(run, consumer)
         self._check()
-        return bool(taken)
+        return self.turns.end_turn(len(taken))
 
     def _settle(self) -> bool:
         """End the instant's serving: dequeues that rode along are sent and recorded first,
@@ -202,10 +231,10 @@ class Driver:
 
     def _certainly_empty(self, held: int) -> bool:
         """Whether the dequeue just added is sure to take nothing, so it may wait for the next
-        trip. Judged from this driver's books: sound only while this driver is the one
-        dequeuer (and acker) of its namespace. Another consumer could free a slot or queue a
-        run that the books do not know of, and the deferred dequeue would then take a run too
-        late; several consumers must give up this shortcut or share one ledger and outbox."""
+        trip. Judged from this driver's books: sound only while this driver makes every
+        dequeue (and ack) of its namespace. Its consumers share the one ledger, so it holds for
+        them; a client outside the driver could free a slot or queue a run that the books do
+        not know of, and the deferred dequeue would then take a run too late."""
         queued = self.ledger.queued_count - len(self._expect_one)
         return held >= self.config.env_limit or queued == 0
 
@@ -233,6 +262,7 @@ class Driver:
         """Send the outbox, with a ckIndex read at its end if asked (and the invariant digest,
         which then carries that read: one command either way)."""
         outbox, self._outbox = self._outbox, self.queue.trip()
+        via = self.turns.current.queue  # the trip goes on the connection of whose turn it is
         expected_empty, self._expect_empty = self._expect_empty, []
         expected_one, self._expect_one = self._expect_one, []
         digest_slot = index_slot = state_slot = None
@@ -248,7 +278,7 @@ class Driver:
             index_slot = outbox.read_index()
             if self.plan.watched:  # the app shows it
                 state_slot = self.plan.read_state(outbox, LISTING_LIMIT, ())
-        replies = outbox.send()
+        replies = outbox.send(via)
         if state_slot is not None:
             self._state = (self.plan.state_read(replies[state_slot]), keys)
         self._index_stale = True
@@ -258,17 +288,19 @@ class Driver:
                 self._index_read, self._index_stale = tuple(index), False
         elif index_slot is not None:
             self._index_read, self._index_stale = tuple(replies[index_slot]), False
-        for slot in expected_one:  # in serve order, before the trip's last dequeue
-            ridden = self.plan.taken(replies[slot])
+        for slot, consumer in expected_one:  # in serve order, before the trip's last dequeue
+            ridden = consumer.plan.taken(replies[slot])
+            consumer.called(len(ridden))
             if len(ridden) != 1 and self.invariants is not None:
                 detail = f"a dequeue sure to take one run took {len(ridden)}"
                 raise BrokenInvariant(ONE_PLACE, self.t, [], detail)
             # Unchecked, a server someone else changed is followed as it is: a ridden dequeue
             # that took nothing left the state as it was, like the ones after it.
             for run in ridden:
-                self._record_dequeue(run)
-        for slot, why in expected_empty:
-            runs = self.plan.taken(replies[slot])
+                self._record_dequeue(run, consumer)
+        for slot, why, consumer in expected_empty:
+            runs = consumer.plan.taken(replies[slot])
+            consumer.called(len(runs))
             if runs:
                 taken = [run.run_id for run in runs]
                 detail = f"a dequeue that should have taken nothing took {taken}"
@@ -284,14 +316,14 @@ class Driver:
             (state, asked), self._state = self._state, None
             self.state_checks.check(self.ledger, state, self.t, asked)
 
-    def _record_dequeue(self, run: DequeuedRun) -> None:
+    def _record_dequeue(self, run: DequeuedRun, consumer: Consumer) -> None:
         if self.invariants is not None:
             self.invariants.on_dequeued(self.t, run.key, run.run_id)
         book = self.ledger.dequeued(self.t, run.key, run.run_id, SCORE_BASE)
         self.recent.append(QueueEvent("dequeue", self.t, run.key, run.run_id))
         if self.invariants is not None:
             self.invariants.within_limits(self.t, run.key, book.held, len(self.ledger.holds))
-        self.discipline.on_serviced(run.key)
+        consumer.discipline.on_serviced(run.key)  # its own state only (sim/consumers.py)
 
     # ---- what the UI reads --------------------------------------------------------------
 
@@ -326,7 +358,8 @@ class Driver:
             HeldRun(run.key, run.run_id, release)
             for release, _, run in sorted(self.ledger.releases, key=lambda r: (r[0], r[1]))
         )
-        upcoming = self.plan.next_order(index, now)
+        turn = self._next_consumer()
+        upcoming = turn.plan.next_order(index, now)
         return Snapshot(
             scenario=cfg.scenario,
             seed=cfg.seed,
@@ -343,12 +376,19 @@ class Driver:
             index_rescored=() if self._rescore is None else self._rescore.entries,
             keys=rows,
             held=held,
-            discipline_state=self.discipline.state(),
+            discipline_state=turn.discipline.state(),
             order=self._order if self.plan.rescores else upcoming,
             next_order=() if self.done else upcoming,
             rescores=self.plan.rescores,
             events=EventLog(self.events, len(self.events)),
             recent=tuple(self.recent),
-            round_trips=self.queue.round_trips,
+            round_trips=self.round_trips,
             score_base=SCORE_BASE,
+            consumers=self.turns.service(),
+            next_consumer=None if self.done else turn.name,
         )
+
+    def _next_consumer(self) -> Consumer:
+        """Whose turn the next dequeue is: mid-instant the current one's, else whoever opens
+        the instant the clock stands at (the pane shows that consumer's discipline state)."""
+        return self.turns.current if self._instant_open else self.turns.first_at(self.t)

@@ -35,13 +35,25 @@ def open_cell(
     max_count: int = 1,
     check_invariants: bool = True,
     trace: bool = False,
+    consumers: int | None = None,
 ) -> Iterator[Driver]:
     """A ready driver whose keys all start with `prefix`; they are deleted when it closes.
-    `trace`: a vtime discipline's dequeue reports what it looked at (the app asks for it)."""
+    `trace`: a vtime discipline's dequeue reports what it looked at (the app asks for it).
+    `consumers`: how many take turns (default: the treatment's, else the scenario's), each
+    on its own connection from `client` (in a cluster, the cell's primary)."""
     caps = treatment.caps_on(scenario.caps)
     tuning = Tuning(vtime_knobs(scenario.vtime, treatment), trace)
-    discipline = make_discipline(treatment.discipline, scenario.weights(), tuning)
+    weights = scenario.weights()
+    discipline = make_discipline(treatment.discipline, weights, tuning)
     queue = RunQueue(client, prefix, scenario.env_limit, caps.per_key, discipline.door)
+    count = consumers or treatment.consumers_on(scenario.consumers)
+    more = []
+    for _ in range(count - 1):
+        # a client-side discipline's state is each consumer's own (sim/consumers.py)
+        own = discipline.door.rescores
+        theirs = make_discipline(treatment.discipline, weights, tuning) if own else discipline
+        more.append((theirs, RunQueue(client, prefix, scenario.env_limit, caps.per_key,
+                                      discipline.door)))  # fmt: skip
     config = DriverConfig(
         scenario=scenario.name,
         seed=seed,
@@ -54,11 +66,15 @@ def open_cell(
     )
     try:
         queue.open()
-        yield Driver(config, generate(scenario, seed), discipline, queue)
+        for _, other in more:
+            other.connect()
+        yield Driver(config, generate(scenario, seed), discipline, queue, more)
     finally:
         with contextlib.suppress(redis.RedisError, OSError):
             queue.delete_namespace()
         queue.close()
+        for _, other in more:
+            other.close()
 
 
 def step_knobs(scenario: StepScenario, treatment: Treatment) -> VtimeKnobs:
@@ -88,14 +104,25 @@ def open_step_cell(
     prefix: str,
     max_count: int | None = None,
     check_invariants: bool = True,
+    seed: str = "",
+    consumers: int | None = None,
 ) -> Iterator[StepRunner]:
-    """A ready step runner whose keys all start with `prefix`; deleted when it closes."""
+    """A ready step runner whose keys all start with `prefix`; deleted when it closes.
+    `consumers` (default: the treatment's, else the scenario's) call in turn each step, in an
+    order drawn from `seed` and the step."""
     queue = RunQueue(client, prefix, scenario.env_limit)
+    count = consumers or treatment.consumers_on(scenario.consumers)
+    more = [RunQueue(client, prefix, scenario.env_limit) for _ in range(count - 1)]
     knobs = step_knobs(scenario, treatment)
     try:
         queue.open()
-        yield StepRunner(scenario, treatment.discipline, queue, knobs, max_count, check_invariants)
+        for other in more:
+            other.connect()
+        yield StepRunner(scenario, treatment.discipline, queue, knobs, max_count,
+                         check_invariants, more_queues=more, seed=seed)  # fmt: skip
     finally:
         with contextlib.suppress(redis.RedisError, OSError):
             queue.delete_namespace()
         queue.close()
+        for other in more:
+            other.close()

@@ -53,8 +53,10 @@ def step_snapshot(runner: StepRunner) -> Snapshot:
         discipline_state=_state(runner),
         events=EventLog(runner.serves, len(runner.serves)),
         recent=recent,
-        round_trips=runner.queue.round_trips,
+        round_trips=runner.round_trips,
         score_base=T0,
+        consumers=runner.service(),
+        next_consumer=None if runner.done else runner.next_consumer(),
     )
 
 

@@ -7,16 +7,23 @@ last to first, then the refeeds of keys the call served. One round trip per call
 and refeeds that follow a call travel at the front of the next call's trip (a step with the
 env full sends nothing), so the server executes the reference's command sequence in the same
 order; only the packets differ.
+
+Several consumers (sim/consumers.py): each step, every consumer makes one call (none when the
+env is full at its turn), in an order drawn from the seed and the step, each on its own
+connection; the backlog is counted before each call; the acks and refeeds follow the step's
+last call.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ckviz.model.queue import DequeuedRun, PlannedRun
-from ckviz.model.snapshot import DequeueEvent
+from ckviz.model.snapshot import ConsumerService, DequeueEvent
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
+from ckviz.sim.consumers import Tally, consumer_name, turn_order
 from ckviz.sim.driver import SCORE_BASE, WALL_NOW
 from ckviz.sim.step_checks import StepChecker
 from ckviz.store import vtime
@@ -42,6 +49,7 @@ class CallRecord:
     served: tuple[str, ...]  # keys, in serve order
     visits: tuple[Visit, ...]  # vtime only: pass 1 then pass 2
     floor: float | None  # vtime only: the floor the call ended with
+    consumer: str = "c1"  # whose call it was
 
 
 @dataclass(slots=True)
@@ -63,12 +71,19 @@ class StepRunner:
         max_count: int | None = None,
         check_invariants: bool = True,
         track_state: bool | None = None,
+        more_queues: Sequence[RunQueue] = (),
+        seed: str = "",
     ) -> None:
-        """`track_state`: read the vtime state after every call (default: when checking)."""
+        """`track_state`: read the vtime state after every call (default: when checking).
+        `more_queues`: the connections of consumers c2..cN (c1's is `queue`), who take turns
+        in an order drawn from `seed` and the step."""
         self.scenario = scenario
         self.discipline = discipline
         self.version: Version | None = VERSIONS.get(discipline)
         self.queue = queue
+        self.queues = [queue, *more_queues]
+        self.consumers = [Tally(consumer_name(i)) for i in range(len(self.queues))]
+        self.seed = seed
         self.knobs = knobs
         self.max_count = max_count or scenario.harness.max_count
         self.step = 0
@@ -114,6 +129,21 @@ class StepRunner:
     def held_of(self, key: str) -> int:
         return self._held.get(key, 0)
 
+    @property
+    def round_trips(self) -> int:
+        return sum(q.round_trips for q in self.queues)
+
+    @property
+    def commands_sent(self) -> int:
+        return sum(q.commands_sent for q in self.queues)
+
+    def service(self) -> tuple[ConsumerService, ...]:
+        return tuple(c.service() for c in self.consumers)
+
+    def next_consumer(self) -> str:
+        """Who calls first at the next step."""
+        return self.consumers[turn_order(self.seed, self.step, len(self.consumers))[0]].name
+
     # ---- stepping -------------------------------------------------------------------
 
     def run(self) -> None:
@@ -121,7 +151,7 @@ class StepRunner:
             self.step_once()
 
     def step_once(self) -> None:
-        """One call (or none, when the env is full), then its acks and refeeds."""
+        """One call per consumer (none when the env is full), then the acks and refeeds."""
         if self.done:
             return
         arrivals = self.scenario.arrivals
@@ -129,6 +159,21 @@ class StepRunner:
             key = f"{FRESH_PREFIX}{self._fresh}"
             self._enqueue(key, arrivals.fresh_start + self._fresh)
             self._fresh += 1
+        served: list[DequeuedRun] = []
+        for i in turn_order(self.seed, self.step, len(self.consumers)):
+            served += self._call(i)
+        self._ack_due()
+        self.step += 1  # a refeed arrives for the next call
+        for run in served:
+            if run.key in arrivals.refeed:
+                self._enqueue(run.key, arrivals.refeed_start + self._refeeds)
+                self._refeeds += 1
+        finished = not self.scenario.between_calls and len(self.serves) >= self._total
+        if finished or self.step >= self.scenario.harness.max_steps:
+            self._finish()
+
+    def _call(self, consumer: int) -> list[DequeuedRun]:
+        """Consumer `consumer`'s turn: its call, on its own connection, unless the env is full."""
         backlog = len(self._backlog)
         if backlog >= 2:
             self.contended |= self._backlog
@@ -144,26 +189,19 @@ class StepRunner:
                     self._outbox, self.queue.keys, LISTING_LIMIT, self._touched
                 )
             self._touched = set()
-            replies = self._send()
+            replies = self._send(self.queues[consumer])
             runs, visits, floor = self._reply(replies[slot])
             if state_slot is not None:
                 self.state = replies[state_slot]
+            self.consumers[consumer].called(len(runs))
         for run in runs:
             self._record(run, backlog)
-        self.calls.append(
-            CallRecord(self.step, called, backlog, tuple(r.key for r in runs), visits, floor)
-        )
+        name = self.consumers[consumer].name
+        served = tuple(r.key for r in runs)
+        self.calls.append(CallRecord(self.step, called, backlog, served, visits, floor, name))
         if called:
             self._check(visits)
-        self._ack_due()
-        self.step += 1  # a refeed arrives for the next call
-        for run in runs:
-            if run.key in arrivals.refeed:
-                self._enqueue(run.key, arrivals.refeed_start + self._refeeds)
-                self._refeeds += 1
-        finished = not self.scenario.between_calls and len(self.serves) >= self._total
-        if finished or self.step >= self.scenario.harness.max_steps:
-            self._finish()
+        return runs
 
     def _finish(self) -> None:
         if self.version is not None:
@@ -218,10 +256,10 @@ class StepRunner:
                     self._dropped.add(run.key)
                 self._touched.add(run.key)
 
-    def _send(self) -> list[Any]:
+    def _send(self, via: RunQueue | None = None) -> list[Any]:
         outbox: Trip
         outbox, self._outbox = self._outbox, self.queue.trip()
-        return outbox.send()
+        return outbox.send(via)
 
     # ---- books ----------------------------------------------------------------------
 

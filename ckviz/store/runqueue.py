@@ -179,9 +179,10 @@ class Trip:
         script = _SCRIPTS[name]
         return self._add(("EVALSHA", script.sha, len(keys), *keys, *argv), decode, scripted=True)
 
-    def send(self) -> list[Any]:
-        """Make the round trip(s) and return every reply, decoded, in the order added."""
-        return self._queue.execute(self._commands)
+    def send(self, via: RunQueue | None = None) -> list[Any]:
+        """Make the round trip(s) and return every reply, decoded, in the order added; on
+        `via`'s connection if given (another consumer of the same namespace), else its own."""
+        return (via or self._queue).execute(self._commands)
 
 
 class RunQueue:
@@ -221,15 +222,19 @@ class RunQueue:
 
     def open(self) -> None:
         """Take a dedicated connection, load the scripts once and set the limits."""
-        try:
-            self._connection = self.client.connection_pool.get_connection()
-        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
-            raise RedisUnavailable(f"cannot connect to Redis: {exc}") from None
+        self.connect()
         self.load_scripts()
         setup: list[tuple[Any, ...]] = [("SET", self.keys.env_limit, self.env_limit)]
         if self.per_key_limit is not None:
             setup.append(("SET", self.keys.queue_limit, self.per_key_limit))
         _refused(setup, self._roundtrip([(args, _ignore, False) for args in setup]))
+
+    def connect(self) -> None:
+        """Take a dedicated connection only: another consumer's, on a namespace already open."""
+        try:
+            self._connection = self.client.connection_pool.get_connection()
+        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+            raise RedisUnavailable(f"cannot connect to Redis: {exc}") from None
 
     def load_scripts(self) -> None:
         commands = [(("SCRIPT", "LOAD", s.source), _ignore, False) for s in _SCRIPTS.values()]

@@ -84,13 +84,14 @@ class CkvizApp(SetupActions):
     def __init__(self, source: LaneSource, scenario: AnyScenario | str = DEFAULT_SCENARIO,
                  discipline: str = DEFAULT_DISCIPLINE, seed: str = DEFAULT_SEED, *,
                  compare_with: str | None = None, history: int = HISTORY_LIMIT,
-                 handle_signals: bool = False, check_invariants: bool = True) -> None:  # fmt: skip
+                 handle_signals: bool = False, check_invariants: bool = True,
+                 consumers: int | None = None) -> None:  # fmt: skip
         super().__init__()
         scenario = load(scenario) if isinstance(scenario, str) else scenario
         disciplines = (discipline,) if compare_with is None else (discipline, compare_with)
         for name in disciplines:
             check_discipline(name, "discipline", also=STEP_DISCIPLINES)
-        self.setup = Setup(scenario, seed, disciplines, check_invariants)
+        self.setup = Setup(scenario, seed, disciplines, check_invariants, consumers)
         self.lockstep = source  # owned by whoever made it: the app only starts and closes lanes
         self.recording = Recording(
             min(history, max(200, HISTORY_OBJECTS // len(scenario.weights())))

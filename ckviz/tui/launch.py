@@ -28,7 +28,8 @@ def tune_gc() -> None:
 
 def run_app(server: RedisServer, scenario_name: str = DEFAULT_SCENARIO,
             discipline: str = DEFAULT_DISCIPLINE, seed: str = DEFAULT_SEED, *,
-            namespace: str | None = None, check_invariants: bool = True) -> int:  # fmt: skip
+            namespace: str | None = None, check_invariants: bool = True,
+            consumers: int | None = None) -> int:  # fmt: skip
     """Run the app on `server` until the user quits; the exit code to return to the shell.
 
     Keys go under `namespace` (a fresh `ckviz:<random>:` if None). Raises UsageError for an
@@ -38,7 +39,7 @@ def run_app(server: RedisServer, scenario_name: str = DEFAULT_SCENARIO,
     try:
         lanes = Lockstep(client, namespace or new_namespace())
         app = CkvizApp(lanes, scenario_name, discipline, seed, handle_signals=True,
-                       check_invariants=check_invariants)  # fmt: skip
+                       check_invariants=check_invariants, consumers=consumers)  # fmt: skip
         tune_gc()
         try:
             result = app.run()
