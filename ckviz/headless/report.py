@@ -66,6 +66,10 @@ def micro_table(scenario: ScenarioResult) -> Table:
         *_with_delta([r.metrics.contention_worst_share_over_weight for r in runs]),
     )
     table.add_row("all keys: Jain", *_with_delta([r.metrics.contention_jain for r in runs]))
+    if any(r.consumers for r in runs):
+        shares = [per_consumer(r) for r in runs]
+        table.add_row("runs per consumer", *shares[:2], *(["-"] if len(runs) >= 2 else []),
+                      *shares[2:])  # fmt: skip
     return table
 
 
@@ -116,17 +120,21 @@ def starvation_table(scenarios: list[ScenarioResult]) -> Table:
 
 def scenario_table(scenario: ScenarioResult, first_seed: str) -> Table:
     same_as = identical_rows(scenario)
+    served = {r.treatment: per_consumer(r) for r in scenario.runs if r.seed == first_seed}
+    several = any(r.consumers for r in scenario.runs)
     table = Table(
         title=f"{scenario.name}",
         title_justify="left",
         title_style="bold",
-        caption=_footnote(same_as),
+        caption=_footnote(same_as) + (f"\n{CONSUMERS_NOTE}" if several else ""),
         caption_justify="left",
     )
     table.add_column("discipline", no_wrap=True)
     caps = _caps_by_label(scenario.runs)
     if any(c != "-" for c in caps.values()):
         table.add_column("caps per-key/total", no_wrap=True)
+    if several:
+        table.add_column("runs per consumer", no_wrap=True)
     table.add_column("worst share/weight mean (min..max)", justify="right", no_wrap=True)
     table.add_column("Jain mean", justify="right")
     table.add_column(f"worst-served key, mean wait ms ({first_seed})", justify="right")
@@ -145,6 +153,8 @@ def scenario_table(scenario: ScenarioResult, first_seed: str) -> Table:
         cells = [row.discipline + (f" (= {twin})" if twin else "")]
         if any(c != "-" for c in caps.values()):
             cells.append(caps.get(row.discipline, "-"))
+        if several:
+            cells.append(served.get(row.discipline, "-"))
         cells += [
             _spread(row.contention_worst_share_over_weight),
             f"{row.contention_jain.mean:.5f}",
@@ -184,6 +194,19 @@ def _footnote(same_as: dict[str, str]) -> str:
         why = [COINCIDE_WHY[a] for a in same_as if a in COINCIDE_WHY]
         lines.append(f"Identical rows ({pairs}): every figure is the same. " + "; ".join(why))
     return "\n".join(lines)
+
+
+CONSUMERS_NOTE = (
+    "Runs per consumer: the runs each consumer's dequeue calls took, c1/c2/..., on the first "
+    "seed; the consumers take turns in an order drawn from the seed and the instant (README: "
+    "Several consumers)."
+)
+
+
+def per_consumer(run: RunResult) -> str:
+    """`c1/c2/...` runs taken, or "-" for a run with one consumer."""
+    served = run.metrics.per_consumer
+    return "/".join(str(c.dequeued) for c in served) if served else "-"
 
 
 def _caps_by_label(runs: list[RunResult]) -> dict[str, str]:
