@@ -11,6 +11,7 @@ from ckviz.model.vtime import VtimeView
 from ckviz.tui.decision import this_step
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, key_cell, key_width, number
+from ckviz.tui.widgets.consumers import consumers_line
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 from ckviz.tui.widgets.vtime import vtime_lines
 
@@ -39,12 +40,14 @@ class DisciplinePane(SnapshotPane):
         # a discipline whose state lives in Redis shows it as read back (vtime: tags, floor,
         # idle set and the last call's passes)
         extra = vtime_lines(state.detail, palette) if isinstance(state.detail, VtimeView) else []
+        # several consumers: who calls next and what each one's calls got
+        head = [now, fields] + [line for line in [consumers_line(snapshot)] if line is not None]
         if self.compact:
             order = new_text().append(f"{which}: ", DIM)
             for n, key in enumerate(chosen[:12]):
                 order.append(" > " if n else "", DIM)
                 order.append(key, palette.style(key))
-            return Rows([now, fields, order, *extra])
+            return Rows([*head, order, *extra])
         per_key = {key: _pairs(values) for key, values in state.per_key}
         listed = list(dict.fromkeys(chosen))
         in_order = set(listed)
@@ -58,6 +61,6 @@ class DisciplinePane(SnapshotPane):
             details = "  ".join(f"{label} {value}" for label, value in per_key.get(key, []))
             return out.append(" " + details)
 
-        head = [now, fields, new_text().append(f"{which}, best first:", DIM)]
+        head.append(new_text().append(f"{which}, best first:", DIM))
         tail = [] if ranked else [new_text().append("  (nothing queued)", DIM)]
         return Rows(head, len(ranked), draw, tail + extra)
