@@ -198,8 +198,10 @@ def _footnote(same_as: dict[str, str]) -> str:
 
 CONSUMERS_NOTE = (
     "Runs per consumer: the runs each consumer's dequeue calls took, c1/c2/..., on the first "
-    "seed; the consumers take turns in an order drawn from the seed and the instant (README: "
-    "Several consumers)."
+    "seed. The consumers take turns in an order drawn from the seed and the instant, at one "
+    "queue: a discipline whose order lives in Redis (baseline, vtime) serves the same runs as "
+    "with one consumer; a client-side one (sfq, drr, ...) ranks from each consumer's own copy "
+    "of its state (README: Several consumers)."
 )
 
 
