@@ -76,6 +76,23 @@ def test_a_matrix_on_the_cluster_gives_the_standalone_results(
     assert [cluster.node(i).dbsize() for i in range(4)] == [0, 0, 0, 0]  # swept everywhere
 
 
+def test_several_consumers_on_the_cluster_give_the_standalone_results(
+    cluster: LocalCluster, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Each consumer's connection goes to the primary owning the cell's slot."""
+    cells = [*CELLS, "--consumers", "3"]
+    on_cluster = headless(cluster.url(2), tmp_path / "cluster.json", *cells)
+    assert on_cluster.returncode == 0, on_cluster.stderr
+    alone = headless(
+        redis_server.url, tmp_path / "alone.json", *cells, "--prefix", "ckviz-test-alone3"
+    )
+    assert alone.returncode == 0, alone.stderr
+    a = json.loads((tmp_path / "cluster.json").read_text())
+    b = json.loads((tmp_path / "alone.json").read_text())
+    assert all(len(r["metrics"]["per_consumer"]) == 3 for r in a["scenarios"][0]["runs"])
+    assert without_timing(a) == without_timing(b)
+
+
 def test_a_replica_is_refused_before_the_first_cell(cluster: LocalCluster, tmp_path: Path) -> None:
     proc = headless(cluster.url(3), tmp_path / "r.json", *CELLS)
     assert proc.returncode == 3
