@@ -205,7 +205,7 @@ class Driver:
             why = ENV_LIMIT if held >= self.config.env_limit else ONE_PLACE
             self._expect_empty.append((slot, why, consumer))  # sent with the next trip
             if len(self.turns) > 1:  # on its own consumer's connection, now
-                self._send()
+                self._send(read_index=plan.rescores)  # the next rescore ranks what is there
                 self._check()
             return self._settle()
         if self._ride_takes and room == 1:  # sure to take exactly one run (see __init__)
