@@ -26,8 +26,9 @@ from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, KeyRow, QueueE
 from ckviz.sim.consumers import Consumer, Turns, consumers_of
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
 from ckviz.sim.ledger import Ledger
+from ckviz.sim.projection import IndexProjection, first_difference
 from ckviz.sim.serving import Rescore
-from ckviz.sim.violations import ENV_LIMIT, ONE_PLACE, BrokenInvariant
+from ckviz.sim.violations import ENV_LIMIT, INDEX_AT_HEAD, ONE_PLACE, BrokenInvariant
 from ckviz.sim.vtime_invariants import VtimeLedgerCheck
 from ckviz.store.digest import QueueDigest
 from ckviz.store.runqueue import RunQueue
@@ -111,6 +112,9 @@ class Driver:
         self._index_read: tuple[IndexEntry, ...] = ()
         self._index_stale = False  # a trip ran since `_index_read` was read
         self._rescore: Rescore | None = None  # what the last serve attempt wrote, if anything
+        # ckIndex writes since the last read, and a projection awaiting Redis's word on it
+        self._writes = IndexProjection()
+        self._projected: list[tuple[int, tuple[IndexEntry, ...]]] = []
         self._order: tuple[str, ...] = ()
 
     @property
@@ -173,6 +177,7 @@ class Driver:
     def _release(self) -> None:
         for run in self.ledger.releases_due(self.t):
             self._outbox.ack(run.run_id, run.key)
+            self._writes.reheaded.add(run.key)
             self.ledger.acked(run)
             self.recent.append(QueueEvent("ack", self.t, run.key, run.run_id))
 
@@ -180,6 +185,7 @@ class Driver:
         for run in self.ledger.arrivals_due(self.t):
             timestamp = SCORE_BASE + run.arrival_ms
             self._outbox.enqueue(run, timestamp)
+            self._writes.reheaded.add(run.key)
             self.ledger.enqueued(run, timestamp)
             self.recent.append(QueueEvent("enqueue", self.t, run.key, run.run_id))
 
@@ -193,12 +199,12 @@ class Driver:
         consumer = self.turns.current
         plan = consumer.plan
         if plan.rescores and len(self._outbox):  # rank what Redis holds now
-            self._send(read_index=True)
-            self._check()
+            self._rank_after_writes()
         now = SCORE_BASE + self.t
         rescore = plan.before_dequeue(self._outbox, self._index_read, now, WALL_NOW)
         if rescore is not None:
             self._order, self._rescore = rescore.order, rescore
+            self._writes.rescored(rescore.members, rescore.scores)
         room = batch_room(self.config.max_count, held, cap)
         slot = self._outbox.dequeue(room, WALL_NOW)
         if self._certainly_empty(held):
@@ -220,6 +226,20 @@ class Driver:
             self._record_dequeue(run, consumer)
         self._check()
         return self.turns.end_turn(len(taken))
+
+    def _rank_after_writes(self) -> None:
+        """Give the discipline ckIndex as it stands after the outbox's writes: projected from
+        the last read (sim/projection.py), and read by the same trip where the reference reads
+        it, before the rescore, to confirm. Checked or not: a rescore ranked on a projection
+        Redis disagrees with cannot be followed, so the difference is always reported."""
+        if self._index_stale:
+            self._send(read_index=True)
+            self._check()
+            return
+        projected = self._writes.project(self._index_read, self.ledger.books)
+        self._projected.append((self._outbox.read_index(), projected))
+        self._index_read = projected
+        self._writes.clear()  # what follows (a rescore, then acks...) applies to the projection
 
     def _settle(self) -> bool:
         """End the instant's serving: dequeues that rode along are sent and recorded first,
@@ -279,6 +299,7 @@ class Driver:
             if self.plan.watched:  # the app shows it
                 state_slot = self.plan.read_state(outbox, LISTING_LIMIT, ())
         replies = outbox.send(via)
+        self._writes.clear()
         if state_slot is not None:
             self._state = (self.plan.state_read(replies[state_slot]), keys)
         self._index_stale = True
@@ -305,7 +326,17 @@ class Driver:
                 taken = [run.run_id for run in runs]
                 detail = f"a dequeue that should have taken nothing took {taken}"
                 raise BrokenInvariant(why, self.t, sorted({r.key for r in runs}), detail)
+        self._confirm_projections(replies)  # after the takes: a wrong one explains a difference
         return replies
+
+    def _confirm_projections(self, replies: list[Any]) -> None:
+        projections, self._projected = self._projected, []
+        for slot, projected in projections:
+            seen = tuple(replies[slot])
+            if seen != projected:
+                keys = sorted({e.key for e in set(seen) ^ set(projected)})
+                detail = first_difference(seen, projected)
+                raise BrokenInvariant(INDEX_AT_HEAD, self.t, keys, detail)
 
     def _check(self) -> None:
         """Check the last trip's digest against the books, once its replies are recorded."""

@@ -14,6 +14,9 @@ ENV_LIMIT = "env-limit"
 TOTAL_CAP = "total-cap"
 CK_INDEX = "ck-index"  # ckIndex holds exactly the non-empty CK queues
 MASTER_QUEUE = "master-queue"  # the master member is there exactly when ckIndex is non-empty
+# after an enqueue or ack a key's entry is at its CK queue's head (or gone), as a rescoring
+# discipline's trip projected it (sim/projection.py)
+INDEX_AT_HEAD = "ck-index-head"
 # virtual time (the step harness and the ms driver with a vtime discipline)
 FLOOR_MONOTONE = "vtime-floor-monotone"  # the floor never decreases
 TAG_MONOTONE = "vtime-tag-monotone"  # a tag never decreases while its key stays registered
@@ -28,6 +31,7 @@ INVARIANTS = (
     TOTAL_CAP,
     CK_INDEX,
     MASTER_QUEUE,
+    INDEX_AT_HEAD,
 )
 VTIME_INVARIANTS = (FLOOR_MONOTONE, TAG_MONOTONE, TAGS_KNOWN, IDLE_BELOW_TAG)
 

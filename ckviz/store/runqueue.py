@@ -3,7 +3,9 @@
 A *trip* is one round trip to the server: the commands of a trip are written in one packet
 and their replies read back in order. The driver decides what shares a trip; this module
 only guarantees that every command is sent, every reply is read, and that a script cache
-flush (NOSCRIPT) is repaired without replaying anything that already took effect.
+flush (NOSCRIPT) is repaired without replaying anything that already took effect: a rescore's
+ZADD that ran ahead of the failed scripts it follows is first undone from the ckIndex read the
+trip carries right before it (any other plain write there is refused in one line).
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ def run_keys(k: KeyLayout, run_id: str, key: str) -> tuple[str, ...]:
 
 
 Decoder = Callable[[Any], Any]
+Command = tuple[tuple[Any, ...], Decoder, bool]  # args, reply decoder, a script call?
 
 
 def _ignore(reply: Any) -> None:
@@ -108,17 +111,11 @@ class Trip:
     def __init__(self, queue: RunQueue) -> None:
         self._queue = queue
         self._commands: list[tuple[tuple[Any, ...], Decoder, bool]] = []
-        self._has_script = False
 
     def __len__(self) -> int:
         return len(self._commands)
 
     def _add(self, args: tuple[Any, ...], decode: Decoder, scripted: bool) -> int:
-        # NOSCRIPT repair resends everything from the first failed script call on; that is
-        # only safe if what follows a script call is a script call or a read.
-        if not scripted and self._has_script and args[0] not in _READS:
-            raise AssertionError(f"write {args[0]} after a script call in one trip")
-        self._has_script = self._has_script or scripted
         self._commands.append((args, decode, scripted))
         return len(self._commands) - 1
 
@@ -259,9 +256,11 @@ class RunQueue:
         if failed is not None:
             # The server lost its script cache (SCRIPT FLUSH or a restart). Script calls from
             # the first failure on had no effect, and the reads after them are stale: load the
-            # scripts again and resend exactly that tail.
+            # scripts again and resend exactly that tail, after undoing a rescore in it that
+            # took effect ahead of the scripts it follows.
+            undo = _undo_writes(commands[failed:], replies[failed:])
             self.load_scripts()
-            replies[failed:] = self._roundtrip(commands[failed:])
+            replies[failed:] = self._roundtrip(undo + commands[failed:])[len(undo) :]
         out = []
         for (args, decode, _), reply in zip(commands, replies, strict=True):
             if isinstance(reply, ResponseError):
@@ -295,6 +294,29 @@ class RunQueue:
     def delete_namespace(self) -> int:
         """Delete every key under this run's prefix (and nothing else)."""
         return delete_prefix(self.client, self.keys.prefix)
+
+
+def _undo_writes(tail: Sequence[Command], replies: Sequence[Any]) -> list[Command]:
+    """Commands that put back what the tail's plain writes changed, latest first. Only a ZADD
+    right after a full read of its key can be undone (the read holds the scores it replaced)."""
+    undo: list[Command] = []
+    for i in reversed(range(len(tail))):
+        args, _, scripted = tail[i]
+        if scripted or args[0] in _READS:
+            continue
+        read = tail[i - 1][0] if i else ()
+        if args[0] != "ZADD" or read != ("ZRANGE", args[1], 0, -1, "WITHSCORES"):
+            raise RedisUnavailable(
+                f"Redis lost its script cache (SCRIPT FLUSH or a restart) in the middle of a"
+                f" trip whose {args[0]} had already taken effect: it cannot be replayed exactly"
+            )
+        before = dict(zip(replies[i - 1][0::2], replies[i - 1][1::2], strict=True))
+        for member in args[3::2]:
+            if member in before:
+                undo.append((("ZADD", args[1], before[member], member), _ignore, False))
+            else:
+                undo.append((("ZREM", args[1], member), _ignore, False))
+    return undo
 
 
 def _refused(commands: Sequence[tuple[Any, ...]], replies: Sequence[Any]) -> None:

@@ -38,6 +38,17 @@ def test_a_script_flush_mid_run_is_repaired_and_changes_nothing() -> None:
         assert client.keys("ckviz-test:*") == []
 
 
+def test_script_flushes_before_every_step_change_nothing() -> None:
+    # sfq's trips carry acks (scripts), then the ckIndex read and the rescore's ZADD: a flush
+    # there has the ZADD run ahead of the failed acks, and the repair undoes it first.
+    with own_redis() as server:
+        client = server.client()
+        events, _ = _run_all(client, "ckviz-test:plain:")
+        flushed, _ = _run_all(client, "ckviz-test:flushed:", flush_at=tuple(range(1, 120)))
+        assert flushed == events and len(events) == 300
+        assert client.keys("ckviz-test:*") == []
+
+
 def _driver_on(server: OwnRedis, prefix: str):  # type: ignore[no-untyped-def]
     sc = scenario_files.load("ck_skew")
     return open_cell(server.client(), sc, "seed-a", treatment("sfq"), prefix)

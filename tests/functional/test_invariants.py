@@ -10,16 +10,19 @@ import redis
 
 from ckviz import scenario_files
 from ckviz.model.matrix import Treatment
+from ckviz.model.queue import IndexEntry
 from ckviz.sim import driver as driver_module
 from ckviz.sim.driver import SCORE_BASE, Driver, DriverConfig
 from ckviz.sim.invariants import (
     CK_INDEX,
     DEQUEUED_ONCE,
     ENV_LIMIT,
+    INDEX_AT_HEAD,
     ONE_PLACE,
     PER_KEY_LIMIT,
     BrokenInvariant,
 )
+from ckviz.sim.projection import IndexProjection
 from ckviz.sim.session import open_cell
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue
@@ -195,3 +198,29 @@ def test_a_run_handed_out_twice_is_caught(client: redis.Redis, prefix: str) -> N
             driver.run()
     assert caught.value.invariant == DEQUEUED_ONCE
     assert first.run_id in str(caught.value)
+
+
+@pytest.mark.parametrize("check", [True, False])
+def test_a_projected_ck_index_redis_disagrees_with_is_reported(
+    client: redis.Redis, prefix: str, monkeypatch: pytest.MonkeyPatch, check: bool
+) -> None:
+    # A rescoring discipline ranks ckIndex as projected from its last read and the writes it
+    # queued (sim/projection.py); the same trip reads it before the rescore. A projection
+    # off by one point in one score must be reported, checked or not: the rescore built on
+    # it cannot be followed.
+    project = IndexProjection.project
+
+    def off_by_one(self: IndexProjection, read, books):  # type: ignore[no-untyped-def]
+        first, *rest = project(self, read, books)
+        return (IndexEntry(first.member, first.key, first.score + 1), *rest)
+
+    sc = scenario_files.load("ck_skew")
+    cell = open_cell(client, sc, "seed-a", treatment("sfq"), prefix, check_invariants=check)
+    with cell as driver:
+        for _ in range(40):
+            driver.step()
+        monkeypatch.setattr(IndexProjection, "project", off_by_one)
+        with pytest.raises(BrokenInvariant) as caught:
+            driver.run()
+    assert caught.value.invariant == INDEX_AT_HEAD
+    assert "entry 0: Redis has" in str(caught.value) and caught.value.keys

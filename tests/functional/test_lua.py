@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 import redis
 
+from ckviz.errors import RedisUnavailable
 from ckviz.model.arithmetic import rescore_scores
 from ckviz.model.queue import PlannedRun
 from ckviz.store.keys import MASTER_MEMBER, ck_member
@@ -171,3 +173,40 @@ def test_script_flush_is_repaired_by_reloading(client: redis.Redis, prefix: str)
     client.script_flush()
     enqueue(q, "a", 0, 1000)  # NOSCRIPT -> reload -> resend
     assert dequeue(q) == ["a~0#0"]
+
+
+def test_a_script_flush_under_a_written_rescore_is_refused_not_replayed(
+    client: redis.Redis, prefix: str
+) -> None:
+    # The ZADD after the failed enqueue took effect out of its place: resending the tail would
+    # run it twice around the enqueue, so the trip is refused in one line instead.
+    q = queue(client, prefix)
+    enqueue(q, "a", 0, 1000)
+    client.script_flush()
+    trip = q.trip()
+    trip.enqueue(PlannedRun("b", run_id("b", 0), 0, 10), 1001)
+    trip.rescore([ck_member("a")], [5])
+    with pytest.raises(RedisUnavailable, match=r"SCRIPT FLUSH or a restart.*ZADD"):
+        trip.send()
+
+
+def _rescore_trip(q: RunQueue) -> tuple[list, list]:
+    trip = q.trip()
+    trip.enqueue(PlannedRun("b", run_id("b", 0), 0, 10), 900)
+    trip.read_index()
+    trip.rescore([ck_member("a"), ck_member("b")], [7, 5])
+    slot = trip.dequeue(1, NOW)
+    taken = [r.run_id for r in trip.send()[slot]]
+    return taken, q.client.zrange(q.keys.ck_index, 0, -1, withscores=True)
+
+
+def test_a_rescore_that_ran_ahead_of_flushed_scripts_is_undone_then_replayed(
+    client: redis.Redis, prefix: str
+) -> None:
+    clean, flushed = queue(client, prefix + "clean:"), queue(client, prefix + "flushed:")
+    for q in (clean, flushed):
+        enqueue(q, "a", 0, 1000)
+        enqueue(q, "a", 1, 1001)
+    expected = _rescore_trip(clean)
+    client.script_flush()
+    assert _rescore_trip(flushed) == expected == (["b~0#0"], [(ck_member("a"), 7.0)])

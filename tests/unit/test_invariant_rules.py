@@ -169,7 +169,7 @@ def test_decode_digest_keeps_colons_and_unicode_in_keys() -> None:
 
 
 def test_every_invariant_has_a_distinct_name() -> None:
-    assert len(set(INVARIANTS)) == len(INVARIANTS) == 8
+    assert len(set(INVARIANTS)) == len(INVARIANTS) == 9
 
 
 def test_limits_right_after_a_dequeue() -> None:
