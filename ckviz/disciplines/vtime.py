@@ -44,13 +44,14 @@ class VirtualTime:
         self.knobs = tuning.vtime
         self.door = vtime_door(version, tuning)
         self.traced = tuning.trace
-        self.view = VtimeView(version, traced=tuning.trace)
+        self.view = VtimeView(version, traced=tuning.trace)  # its state: the latest read
+        self._tags: dict[str, float] = {}  # every key's tag as last read, in no order
+        self._tags_in_order = True  # `_tags` is in ckVtime order (a listed read)
 
     def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
         """Lowest tag as last read first, ties by member (pass 1's order); a key not yet
         read sits at the floor."""
-        state = self.view.state
-        tags = state.tags if state is not None else {}
+        state, tags = self.view.state, self._tags
         floor = state.floor or 0.0 if state is not None else 0.0
         ranked = sorted(active, key=lambda e: (max(tags.get(e.key, floor), floor), e.member))
         return [e.member for e in ranked]
@@ -68,15 +69,28 @@ class VirtualTime:
         )
 
     def on_state_read(self, state: VtimeState) -> None:
-        """The state as the end of a trip read it (only some keys when not `listed`)."""
-        before = self.view.state
-        if not state.listed and before is not None:
-            tags = {**before.tags, **state.tags}
-            state = replace(state, tags=dict(sorted(tags.items(), key=lambda kv: (kv[1], kv[0]))))
+        """The state as the end of a trip read it (only some keys when not `listed`). Read
+        after every trip, so it costs what the read holds: the merged tags are put in order
+        only when a snapshot shows them."""
+        if state.listed or self.view.state is None:
+            self._tags, self._tags_in_order = dict(state.tags), True
+        else:
+            self._tags.update(state.tags)
+            self._tags_in_order = False
         self.view = replace(self.view, state=state)
 
+    def _shown_view(self) -> VtimeView:
+        """The view with every key's tag as last read, in ckVtime order (tag, then key)."""
+        s = self.view.state
+        if s is None:
+            return self.view
+        if not self._tags_in_order:
+            self._tags = dict(sorted(self._tags.items(), key=lambda kv: (kv[1], kv[0])))
+            self._tags_in_order = True
+        return replace(self.view, state=replace(s, tags=dict(self._tags)))  # a snapshot keeps it
+
     def state(self) -> DisciplineState:
-        view = self.view
+        view = self._shown_view()
         s = view.state
         fields: list[tuple[str, Shown]] = [
             ("version", self.version),
