@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class IndexEntry:
+class IndexEntry(NamedTuple):
     """One ckIndex member as read: the CK queue, its concurrency key, and the score Redis holds.
 
-    After a rescore the score is the rescored value, not the CK queue's true head.
+    After a rescore the score is the rescored value, not the CK queue's true head. A named
+    tuple, not a dataclass: a rescoring discipline's trip builds K of them per read.
     """
 
     member: str
     key: str
     score: float
 
+
+# Builds an IndexEntry from a (member, key, score) tuple without a Python-level call: a
+# rescoring discipline's trip makes K of them per serve attempt.
+index_entry = partial(tuple.__new__, IndexEntry)
 
 Shown = str | float  # a state value; a pane decides how a number reads
 

@@ -26,12 +26,12 @@ from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, KeyRow, QueueE
 from ckviz.sim.consumers import Consumer, Turns, consumers_of
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
 from ckviz.sim.ledger import Ledger
-from ckviz.sim.projection import IndexProjection, first_difference
+from ckviz.sim.projection import IndexProjection, first_difference, keys_apart
 from ckviz.sim.serving import Rescore
 from ckviz.sim.violations import ENV_LIMIT, INDEX_AT_HEAD, ONE_PLACE, BrokenInvariant
 from ckviz.sim.vtime_invariants import VtimeLedgerCheck
 from ckviz.store.digest import QueueDigest
-from ckviz.store.runqueue import RunQueue
+from ckviz.store.runqueue import IndexPairs, RunQueue
 
 # Message timestamps are SCORE_BASE + arrival_ms. WALL_NOW stands in for the reference's
 # real clock: above every timestamp, and below 1e13 so Lua's 14-digit number formatting
@@ -114,8 +114,8 @@ class Driver:
         self._rescore: Rescore | None = None  # what the last serve attempt wrote, if anything
         # ckIndex writes since the last read, and a projection awaiting Redis's word on it
         self._writes = IndexProjection()
-        self._projected: list[tuple[int, tuple[IndexEntry, ...]]] = []
-        self._order: tuple[str, ...] = ()
+        self._projected: list[tuple[int, IndexPairs]] = []
+        self._last_rescore: Rescore | None = None  # the order the snapshot shows
 
     @property
     def workload(self) -> list[PlannedRun]:
@@ -203,7 +203,7 @@ class Driver:
         now = SCORE_BASE + self.t
         rescore = plan.before_dequeue(self._outbox, self._index_read, now, WALL_NOW)
         if rescore is not None:
-            self._order, self._rescore = rescore.order, rescore
+            self._last_rescore = self._rescore = rescore
             self._writes.rescored(rescore.members, rescore.scores)
         room = batch_room(self.config.max_count, held, cap)
         slot = self._outbox.dequeue(room, WALL_NOW)
@@ -237,8 +237,8 @@ class Driver:
             self._check()
             return
         projected = self._writes.project(self._index_read, self.ledger.books)
-        self._projected.append((self._outbox.read_index(), projected))
-        self._index_read = projected
+        self._projected.append((self._outbox.read_index(entries=False), projected.pairs))
+        self._index_read = projected.entries
         self._writes.clear()  # what follows (a rescore, then acks...) applies to the projection
 
     def _settle(self) -> bool:
@@ -332,11 +332,10 @@ class Driver:
     def _confirm_projections(self, replies: list[Any]) -> None:
         projections, self._projected = self._projected, []
         for slot, projected in projections:
-            seen = tuple(replies[slot])
+            seen = replies[slot]
             if seen != projected:
-                keys = sorted({e.key for e in set(seen) ^ set(projected)})
                 detail = first_difference(seen, projected)
-                raise BrokenInvariant(INDEX_AT_HEAD, self.t, keys, detail)
+                raise BrokenInvariant(INDEX_AT_HEAD, self.t, keys_apart(seen, projected), detail)
 
     def _check(self) -> None:
         """Check the last trip's digest against the books, once its replies are recorded."""
@@ -366,6 +365,12 @@ class Driver:
             self._index_read = tuple(self.queue.peek_index())
             self._index_stale = False
         return self._index_read
+
+    def _shown_order(self, upcoming: tuple[str, ...]) -> tuple[str, ...]:
+        """A rescoring plan's last written order, else what the Lua will serve next."""
+        if not self.plan.rescores:
+            return upcoming
+        return () if self._last_rescore is None else self._last_rescore.order
 
     def snapshot(self) -> Snapshot:
         """An immutable picture of this moment."""
@@ -408,7 +413,7 @@ class Driver:
             keys=rows,
             held=held,
             discipline_state=turn.discipline.state(),
-            order=self._order if self.plan.rescores else upcoming,
+            order=self._shown_order(upcoming),
             next_order=() if self.done else upcoming,
             rescores=self.plan.rescores,
             events=EventLog(self.events, len(self.events)),

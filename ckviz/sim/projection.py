@@ -12,10 +12,16 @@ invariant `ck-index-head`, never a silently different run.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import itemgetter
+from typing import NamedTuple
 
-from ckviz.model.queue import IndexEntry
+from ckviz.model.queue import IndexEntry, index_entry
 from ckviz.sim.ledger import KeyBook
-from ckviz.store.keys import ck_member, key_of_member
+from ckviz.store.keys import KEY_OF, ck_member, key_of_member
+from ckviz.store.runqueue import IndexPairs
+
+_MEMBER, _SCORE = itemgetter(0), itemgetter(2)  # of an IndexEntry
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
 class IndexProjection:
@@ -33,11 +39,9 @@ class IndexProjection:
     def rescored(self, members: list[str], scores: list[int]) -> None:
         self.written.update(zip(members, map(float, scores), strict=True))
 
-    def project(
-        self, read: tuple[IndexEntry, ...], books: Mapping[str, KeyBook]
-    ) -> tuple[IndexEntry, ...]:
+    def project(self, read: tuple[IndexEntry, ...], books: Mapping[str, KeyBook]) -> Projected:
         """`read` with the writes applied, in Redis's order: score, then member."""
-        scores = {e.member: e.score for e in read}
+        scores = dict(zip(map(_MEMBER, read), map(_SCORE, read), strict=True))
         scores.update(self.written)
         for key in self.reheaded:
             member, queued = ck_member(key), books[key].queued
@@ -45,14 +49,36 @@ class IndexProjection:
                 scores[member] = float(queued[0][0])  # the heap's first: the true head
             else:
                 scores.pop(member, None)
-        ranked = sorted(scores.items(), key=lambda item: (item[1], item[0]))
-        return tuple(IndexEntry(member, key_of_member(member), score) for member, score in ranked)
+        # (score, member) pairs: members are unique, so plain tuples sort in Redis's order
+        ranked = sorted(zip(scores.values(), scores.keys(), strict=True))
+        members, values = list(map(_SECOND, ranked)), list(map(_FIRST, ranked))
+        keys = map(KEY_OF.__getitem__, members)
+        entries = tuple(map(index_entry, zip(members, keys, values, strict=True)))
+        return Projected(entries, (members, values))
 
 
-def first_difference(seen: tuple[IndexEntry, ...], projected: tuple[IndexEntry, ...]) -> str:
+class Projected(NamedTuple):
+    """A projection: the entries the discipline ranks, and the (members, scores) a read of
+    ckIndex must return (compared as two lists, without building entries for the read)."""
+
+    entries: tuple[IndexEntry, ...]
+    pairs: IndexPairs
+
+
+def first_difference(seen: IndexPairs, projected: IndexPairs) -> str:
     """One line on where Redis's ckIndex and the projection part."""
-    for i, (a, b) in enumerate(zip(seen, projected, strict=False)):
+    for i, (a, b) in enumerate(zip(_pairs(seen), _pairs(projected), strict=False)):
         if a != b:
-            found, expected = f"{a.member} at {a.score:.0f}", f"{b.member} at {b.score:.0f}"
+            found, expected = f"{a[0]} at {a[1]:.0f}", f"{b[0]} at {b[1]:.0f}"
             return f"entry {i}: Redis has {found}, expected {expected}"
-    return f"Redis has {len(seen)} entries, expected {len(projected)}"
+    return f"Redis has {len(seen[0])} entries, expected {len(projected[0])}"
+
+
+def keys_apart(seen: IndexPairs, projected: IndexPairs) -> list[str]:
+    """The keys whose entries differ between the two."""
+    apart = set(_pairs(seen)) ^ set(_pairs(projected))
+    return sorted({key_of_member(member) for member, _ in apart})
+
+
+def _pairs(index: IndexPairs) -> zip[tuple[str, float]]:
+    return zip(index[0], index[1], strict=True)

@@ -15,15 +15,20 @@ from ckviz.disciplines.base import Discipline, KeepsStateInRedis
 from ckviz.model.arithmetic import rescore_scores
 from ckviz.model.queue import DequeuedRun, IndexEntry
 from ckviz.model.vtime import Version, VtimeDequeue, VtimeState
+from ckviz.store.keys import key_of_member
 from ckviz.store.runqueue import Trip
 
 
 class Rescore(NamedTuple):
-    """An order written into ckIndex: the members best first, their keys and their scores."""
+    """An order written into ckIndex: the members best first and their scores."""
 
     members: list[str]
-    order: tuple[str, ...]  # the keys, best first
     scores: list[int]
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """The keys, best first (built when a snapshot asks, not on every serve)."""
+        return tuple(map(key_of_member, self.members))
 
     @property
     def entries(self) -> tuple[IndexEntry, ...]:
@@ -136,8 +141,7 @@ class Rescoring(_Plain):
         order = self.discipline.advance(index, now)
         scores = rescore_scores(len(order), wall_now)
         trip.rescore(order, scores)
-        keys = {e.member: e.key for e in index}
-        return Rescore(order, tuple([keys[m] for m in order]), scores)
+        return Rescore(order, scores)
 
     def next_order(self, index: tuple[IndexEntry, ...], now: int) -> tuple[str, ...]:
         if not index:

@@ -28,6 +28,18 @@ def key_of_member(member: str) -> str:
     return member[len(CK_MEMBER_PREFIX) :]
 
 
+class _KeysOfMembers(dict[str, str]):
+    """member -> key, filled on first sight: a rescoring discipline's trips name every key on
+    every read, and a dict lookup from C (`map(KEY_OF.__getitem__, ...)`) beats a slice."""
+
+    def __missing__(self, member: str) -> str:
+        key = self[member] = key_of_member(member)
+        return key
+
+
+KEY_OF = _KeysOfMembers()
+
+
 @dataclass(frozen=True, slots=True)
 class KeyLayout:
     """Every Redis key one run uses, all starting with `prefix`.

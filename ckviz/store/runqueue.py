@@ -24,10 +24,10 @@ from ckviz.model.arithmetic import (
     HELD_SUFFIX,
     SCAN_FACTOR,
 )
-from ckviz.model.queue import LUA_ORDER, Door, IndexEntry, PlannedRun
+from ckviz.model.queue import LUA_ORDER, Door, IndexEntry, PlannedRun, index_entry
 from ckviz.store.cluster import Keyspace
 from ckviz.store.digest import QueueDigest, decode_digest
-from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member, key_of_member
+from ckviz.store.keys import KEY_OF, MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member
 from ckviz.store.preflight import raise_refusal
 from ckviz.store.replies import DEQUEUE_REPLIES, READ_REPLIES, dequeued_runs
 from ckviz.store.scripts import load_scripts
@@ -93,7 +93,15 @@ def message_payload(run: PlannedRun, timestamp: int) -> str:
 def _index_entries(reply: list[str]) -> list[IndexEntry]:
     # Read before every rescore, K entries each: built in bulk (map over slices), not per item.
     members = reply[0::2]
-    return list(map(IndexEntry, members, map(key_of_member, members), map(float, reply[1::2])))
+    keys, scores = map(KEY_OF.__getitem__, members), map(float, reply[1::2])
+    return list(map(index_entry, zip(members, keys, scores, strict=True)))
+
+
+IndexPairs = tuple[list[str], list[float]]  # ckIndex's members and their scores, in order
+
+
+def _index_pairs(reply: list[str]) -> IndexPairs:
+    return reply[0::2], list(map(float, reply[1::2]))
 
 
 def _digest_and_index(reply: list[Any]) -> tuple[QueueDigest, list[IndexEntry]]:
@@ -154,9 +162,10 @@ class Trip:
         args[2::2], args[3::2] = scores, order  # score, member pairs, best first
         return self._add(tuple(args), _ignore, scripted=False)
 
-    def read_index(self) -> int:
+    def read_index(self, entries: bool = True) -> int:
+        """ckIndex with its scores: as entries, or as (members, scores) lists to compare."""
         args = ("ZRANGE", self._queue.keys.ck_index, 0, -1, "WITHSCORES")
-        return self._add(args, _index_entries, scripted=False)
+        return self._add(args, _index_entries if entries else _index_pairs, scripted=False)
 
     def inspect(self, keys: Iterable[str], listing_limit: int, read_index: bool = False) -> int:
         """The read-only digest of `inspect.lua`: env counts, then (queued, held) for every

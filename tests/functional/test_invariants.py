@@ -10,7 +10,6 @@ import redis
 
 from ckviz import scenario_files
 from ckviz.model.matrix import Treatment
-from ckviz.model.queue import IndexEntry
 from ckviz.sim import driver as driver_module
 from ckviz.sim.driver import SCORE_BASE, Driver, DriverConfig
 from ckviz.sim.invariants import (
@@ -22,7 +21,7 @@ from ckviz.sim.invariants import (
     PER_KEY_LIMIT,
     BrokenInvariant,
 )
-from ckviz.sim.projection import IndexProjection
+from ckviz.sim.projection import IndexProjection, Projected
 from ckviz.sim.session import open_cell
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue
@@ -211,8 +210,9 @@ def test_a_projected_ck_index_redis_disagrees_with_is_reported(
     project = IndexProjection.project
 
     def off_by_one(self: IndexProjection, read, books):  # type: ignore[no-untyped-def]
-        first, *rest = project(self, read, books)
-        return (IndexEntry(first.member, first.key, first.score + 1), *rest)
+        projected = project(self, read, books)
+        members, scores = projected.pairs
+        return Projected(projected.entries, (members, [scores[0] + 1, *scores[1:]]))
 
     sc = scenario_files.load("ck_skew")
     cell = open_cell(client, sc, "seed-a", treatment("sfq"), prefix, check_invariants=check)
