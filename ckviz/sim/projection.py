@@ -28,33 +28,70 @@ class IndexProjection:
     """The writes to ckIndex since it was last read: a rescore's scores and re-headed keys."""
 
     def __init__(self) -> None:
-        self.written: dict[str, float] = {}  # member -> score a rescore wrote
-        self.reheaded: set[str] = set()  # keys acked or enqueued
+        self.rescore: tuple[list[str], list[int]] | None = None  # members best first, scores
+        self.reheaded: set[str] = set()  # keys acked or enqueued since
 
     def clear(self) -> None:
-        """ckIndex was just read (or the writes were sent without a read)."""
-        self.written.clear()
+        """ckIndex was just read or projected (or the writes were sent without a read)."""
+        self.rescore = None
         self.reheaded.clear()
 
     def rescored(self, members: list[str], scores: list[int]) -> None:
-        self.written.update(zip(members, map(float, scores), strict=True))
+        """A rescore of the index as last read or projected: it names every member of it."""
+        self.rescore = (members, scores)
 
     def project(self, read: tuple[IndexEntry, ...], books: Mapping[str, KeyBook]) -> Projected:
         """`read` with the writes applied, in Redis's order: score, then member."""
-        scores = dict(zip(map(_MEMBER, read), map(_SCORE, read), strict=True))
-        scores.update(self.written)
-        for key in self.reheaded:
-            member, queued = ck_member(key), books[key].queued
-            if queued:
-                scores[member] = float(queued[0][0])  # the heap's first: the true head
-            else:
-                scores.pop(member, None)
-        # (score, member) pairs: members are unique, so plain tuples sort in Redis's order
-        ranked = sorted(zip(scores.values(), scores.keys(), strict=True))
-        members, values = list(map(_SECOND, ranked)), list(map(_FIRST, ranked))
+        members, values = self._after_rescore(len(read), books) or self._sorted(read, books)
         keys = map(KEY_OF.__getitem__, members)
         entries = tuple(map(index_entry, zip(members, keys, values, strict=True)))
         return Projected(entries, (members, values))
+
+    def _heads(self, books: Mapping[str, KeyBook]) -> tuple[dict[str, float], set[str]]:
+        """Re-headed members at their CK queue's head, and those whose queue is now empty."""
+        heads, gone = {}, set()
+        for key in self.reheaded:
+            member, queued = ck_member(key), books[key].queued
+            if queued:
+                heads[member] = float(queued[0][0])  # the heap's first: the true head
+            else:
+                gone.add(member)
+        return heads, gone
+
+    def _sorted(
+        self, read: tuple[IndexEntry, ...], books: Mapping[str, KeyBook]
+    ) -> tuple[list[str], list[float]]:
+        scores = dict(zip(map(_MEMBER, read), map(_SCORE, read), strict=True))
+        if self.rescore is not None:
+            members, written = self.rescore
+            scores.update(zip(members, map(float, written), strict=True))
+        heads, gone = self._heads(books)
+        scores.update(heads)
+        for member in gone:
+            scores.pop(member, None)
+        # (score, member) pairs: members are unique, so plain tuples sort in Redis's order
+        ranked = sorted(zip(scores.values(), scores.keys(), strict=True))
+        return list(map(_SECOND, ranked)), list(map(_FIRST, ranked))
+
+    def _after_rescore(
+        self, size: int, books: Mapping[str, KeyBook]
+    ) -> tuple[list[str], list[float]] | None:
+        """The common case in O(K) without a sort: a rescore rewrote every score (its order
+        is Redis's order), then a few keys went back to their heads, all below the rescore's
+        lowest score. None when that does not hold."""
+        if self.rescore is None or len(self.rescore[0]) != size:
+            return None
+        members, written = self.rescore
+        heads, gone = self._heads(books)
+        moved = heads.keys() | gone
+        if moved:
+            kept = [i for i, member in enumerate(members) if member not in moved]
+            members, written = [members[i] for i in kept], [written[i] for i in kept]
+        front = sorted(zip(heads.values(), heads.keys(), strict=True))
+        if front and written and front[-1][0] >= written[0]:
+            return None
+        head_members, head_scores = [m for _, m in front], [s for s, _ in front]
+        return head_members + members, head_scores + list(map(float, written))
 
 
 class Projected(NamedTuple):
