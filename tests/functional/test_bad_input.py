@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
-import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -136,15 +134,6 @@ FILES = {  # file text -> what the one error line says
         "cannot finish within the 600000 ms logical limit: run a~0#",
     ),
 }
-
-
-@pytest.fixture(autouse=True)
-def keep_signals() -> Iterator[None]:
-    """`main` installs SIGTERM and SIGHUP handlers; give pytest its own back."""
-    saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
-    yield
-    for signum, handler in saved.items():
-        signal.signal(signum, handler)
 
 
 def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:

@@ -4,8 +4,6 @@ the books stay whole, turns follow the seeded order, and results are determinist
 from __future__ import annotations
 
 import json
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +19,7 @@ from ckviz.sim.consumers import consumer_name, turn_order
 from ckviz.sim.driver import Driver
 from ckviz.sim.invariants import HEAD_FIRST, ONE_PLACE, BrokenInvariant
 from ckviz.sim.session import open_cell, open_step_cell
+from tests.functional.test_bad_input import one_error_line
 from tests.functional.test_headless_cli import ckviz, without_timing
 
 RESCORING = ["sfq", "drr", "stride", "codel-sfq", "codel-baseline"]
@@ -183,23 +182,6 @@ def test_one_consumer_writes_no_consumer_fields(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     text = out.read_text()
     assert "consumer" not in text and "runs per consumer" not in proc.stdout
-
-
-@pytest.fixture(autouse=True)
-def keep_signals() -> Iterator[None]:
-    """`main` installs SIGTERM and SIGHUP handlers; give pytest its own back."""
-    saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
-    yield
-    for signum, handler in saved.items():
-        signal.signal(signum, handler)
-
-
-def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
-    captured = capsys.readouterr()
-    lines = captured.err.splitlines()
-    assert len(lines) == 1 and "Traceback" not in captured.err, captured.err
-    assert lines[0].startswith("ckviz: error: ")
-    return lines[0]
 
 
 RANGE = "--consumers: must be 1 to 64"

@@ -6,11 +6,9 @@ from __future__ import annotations
 import json
 import os
 import resource
-import signal
 import stat
 import subprocess
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,15 +20,6 @@ from ckviz.store.server import RedisServer
 from tests.functional.trust_support import ckviz_command, ckviz_env
 
 ONE_CELL = ("--headless", "--scenario", "ck_trickle", "--discipline", "sfq", "--seeds", "seed-a")
-
-
-@pytest.fixture(autouse=True)
-def keep_signals() -> Iterator[None]:
-    """`main` installs SIGTERM/SIGHUP handlers; give pytest its own back."""
-    saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
-    yield
-    for signum, handler in saved.items():
-        signal.signal(signum, handler)
 
 
 def run_main(redis_server: RedisServer, out: str, *more: str) -> int:

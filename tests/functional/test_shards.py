@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import json
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,14 +21,6 @@ scenarios = ["ck_trickle", "micro_skew", "ck_balanced"]
 seeds = ["seed-a", "seed-b"]
 disciplines = ["baseline", "sfq", "vtime"]
 """
-
-
-@pytest.fixture(autouse=True)
-def keep_signals() -> Iterator[None]:
-    saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
-    yield
-    for signum, handler in saved.items():
-        signal.signal(signum, handler)
 
 
 def headless(redis_server: RedisServer, matrix: Path, out: Path, *more: str) -> int:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,15 +17,6 @@ from ckviz.help_text import ENVIRONMENT, EXAMPLES, EXIT_MEANINGS
 from ckviz.sim.session import new_namespace
 from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.store.server import RedisServer
-
-
-@pytest.fixture(autouse=True)
-def keep_signals() -> Iterator[None]:
-    """`main` installs SIGTERM/SIGHUP handlers; give pytest its own back."""
-    saved = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
-    yield
-    for signum, handler in saved.items():
-        signal.signal(signum, handler)
 
 
 def exits(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
