@@ -15,12 +15,14 @@ import redis
 
 from ckviz.errors import UsageError
 from ckviz.metrics import contention, jain
+from ckviz.model.history import Trend
 from ckviz.model.matrix import Treatment
 from ckviz.model.names import natural_key
 from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import Snapshot
 from ckviz.model.steps import StepScenario
 from ckviz.sim.driver import Driver
+from ckviz.sim.history import TrendRecorder
 from ckviz.sim.session import open_cell, open_step_cell
 from ckviz.sim.step_snapshot import step_snapshot
 from ckviz.sim.steps import STEP_DISCIPLINES, StepRunner
@@ -69,6 +71,7 @@ class Frame:
     setup: Setup
     snapshots: tuple[Snapshot, ...]
     fairness: tuple[Fairness, ...]
+    trends: tuple[Trend | None, ...] = ()  # each lane's fairness per time bucket (None: none)
 
     @property
     def done(self) -> bool:
@@ -105,7 +108,7 @@ class Lane:
         # the app asks a vtime dequeue what it looked at (headless runs never do)
         cell = open_cell(client, setup.scenario, setup.seed, treatment, prefix,
                          check_invariants=setup.check_invariants, trace=True,
-                         consumers=setup.consumers)  # fmt: skip
+                         consumers=setup.consumers, history=True)  # fmt: skip
         self.driver: Driver = self._stack.enter_context(cell)
         self.prefix = prefix
         self._weights = setup.scenario.weights()
@@ -114,11 +117,17 @@ class Lane:
         self._cost_s = 0.0
         self._stale_steps = 0
         self._dequeued = 0  # dequeues at the last frame: what the next frame took is after it
+        self._trend = TrendRecorder()
 
-    def snapshot(self) -> tuple[Snapshot, Fairness]:
+    def snapshot(self) -> tuple[Snapshot, Fairness, Trend | None]:
         snap = replace(self.driver.snapshot(), taken_from=self._dequeued)
         self._dequeued = snap.dequeued
-        return snap, self._fairness_of(snap)
+        fairness = self._fairness_of(snap)
+        if fairness.contended:
+            trend = self._trend.record(snap.t, fairness.worst_share, fairness.jain)
+        else:
+            trend = self._trend.record(snap.t, None, None)
+        return snap, fairness, trend
 
     def _fairness_of(self, snap: Snapshot) -> Fairness:
         if snap.step == self._fairness_step:
@@ -179,12 +188,12 @@ class StepLane:
     def step_instant(self) -> None:
         self.runner.step_once()
 
-    def snapshot(self) -> tuple[Snapshot, Fairness]:
+    def snapshot(self) -> tuple[Snapshot, Fairness, Trend | None]:
         snap = step_snapshot(self.runner)
         counts = {k: float(self.runner.contention.get(k, 0)) for k in self._weights}
         total = sum(counts.values())
         shares = {k: c * len(counts) / total for k, c in counts.items()} if total else {}
-        return snap, fairness_of(shares, snap.dequeued)
+        return snap, fairness_of(shares, snap.dequeued), None  # no pictures for step runs
 
     def close(self) -> None:
         self._stack.close()
@@ -259,8 +268,9 @@ class Lockstep:
     def frame(self) -> Frame | None:
         if self.setup is None or not self.lanes:
             return None
-        pairs = [lane.snapshot() for lane in self.lanes]
-        return Frame(self.setup, tuple(p[0] for p in pairs), tuple(p[1] for p in pairs))
+        lanes = [lane.snapshot() for lane in self.lanes]
+        return Frame(self.setup, tuple(s for s, _, _ in lanes), tuple(f for _, f, _ in lanes),
+                     tuple(t for _, _, t in lanes))  # fmt: skip
 
     def close(self) -> None:
         """Close every lane (keys deleted); safe to call twice."""

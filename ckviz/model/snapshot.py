@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal, overload
 
 from ckviz.model.arithmetic import scan_window
+from ckviz.model.history import History
 from ckviz.model.queue import DisciplineState, IndexEntry
 
 
@@ -131,6 +132,7 @@ class Snapshot:
     taken_from: int = 0  # events[taken_from:] are the dequeues of the last frame's step(s)
     consumers: tuple[ConsumerService, ...] = ()  # per consumer, in c1..cN order
     next_consumer: str | None = None  # whose turn the next dequeue is (None: the run is done)
+    history: History | None = None  # the run so far in time buckets (the app's pictures)
 
     @property
     def taken(self) -> Sequence[DequeueEvent]:

@@ -24,6 +24,7 @@ from ckviz.model.arithmetic import batch_room, queue_limit
 from ckviz.model.queue import LUA_ORDER, DequeuedRun, IndexEntry, PlannedRun
 from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, KeyRow, QueueEvent, Snapshot
 from ckviz.sim.consumers import Consumer, Turns, consumers_of
+from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
 from ckviz.sim.ledger import Ledger
 from ckviz.sim.projection import IndexProjection, first_difference, keys_apart
@@ -67,11 +68,14 @@ class Driver:
         discipline: Discipline,
         queue: RunQueue,
         more_consumers: Sequence[tuple[Discipline, RunQueue]] = (),
+        history: bool = False,
     ) -> None:
         """`discipline` and `queue` are consumer c1's; `more_consumers` c2..cN's (a discipline
         whose state lives in Redis is one object for all, a client-side one each their own)."""
         self.config = config
         self.turns = Turns(consumers_of([(discipline, queue), *more_consumers]), config.seed)
+        # the run's past in time buckets, for the app's pictures (headless runs skip it)
+        self.history = HistoryRecorder(config.weights) if history else None
         self.discipline = discipline
         self.plan = self.turns.consumers[0].plan  # what the discipline adds before each dequeue
         self.queue = queue  # c1's connection; the display's reads go on it
@@ -187,6 +191,8 @@ class Driver:
             self._outbox.enqueue(run, timestamp)
             self._writes.reheaded.add(run.key)
             self.ledger.enqueued(run, timestamp)
+            if self.history is not None:
+                self.history.enqueued(run.key, self.t)
             self.recent.append(QueueEvent("enqueue", self.t, run.key, run.run_id))
 
     def _serve_once(self) -> bool:
@@ -350,6 +356,8 @@ class Driver:
         if self.invariants is not None:
             self.invariants.on_dequeued(self.t, run.key, run.run_id)
         book = self.ledger.dequeued(self.t, run.key, run.run_id, SCORE_BASE)
+        if self.history is not None:
+            self.history.dequeued(run.key, self.t)
         self.recent.append(QueueEvent("dequeue", self.t, run.key, run.run_id))
         if self.invariants is not None:
             self.invariants.within_limits(self.t, run.key, book.held, len(self.ledger.holds))
@@ -422,6 +430,7 @@ class Driver:
             score_base=SCORE_BASE,
             consumers=self.turns.service(),
             next_consumer=None if self.done else turn.name,
+            history=None if self.history is None else self.history.view(self.t),
         )
 
     def _next_consumer(self) -> Consumer:

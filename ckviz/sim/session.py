@@ -36,11 +36,13 @@ def open_cell(
     check_invariants: bool = True,
     trace: bool = False,
     consumers: int | None = None,
+    history: bool = False,
 ) -> Iterator[Driver]:
     """A ready driver whose keys all start with `prefix`; they are deleted when it closes.
     `trace`: a vtime discipline's dequeue reports what it looked at (the app asks for it).
     `consumers`: how many take turns (default: the treatment's, else the scenario's), each
-    on its own connection from `client` (in a cluster, the cell's primary)."""
+    on its own connection from `client` (in a cluster, the cell's primary). `history`: the
+    driver keeps the run's past in time buckets (the app's pictures)."""
     caps = treatment.caps_on(scenario.caps)
     tuning = Tuning(vtime_knobs(scenario.vtime, treatment), trace)
     weights = scenario.weights()
@@ -68,7 +70,7 @@ def open_cell(
         queue.open()
         for _, other in more:
             other.connect()
-        yield Driver(config, generate(scenario, seed), discipline, queue, more)
+        yield Driver(config, generate(scenario, seed), discipline, queue, more, history=history)
     finally:
         with contextlib.suppress(redis.RedisError, OSError):
             queue.delete_namespace()

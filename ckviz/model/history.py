@@ -1,0 +1,176 @@
+"""A run's past in bounded time buckets: what the app's pictures (sparklines, the key x time
+strip) read.
+
+Time is cut into at most BUCKETS buckets of equal width (2**level logical ms). When the clock
+passes the last one the width doubles and neighbouring buckets merge, so a run of any length
+keeps at most BUCKETS buckets per key. Everything here is immutable: a snapshot's history
+stays as it was when stepping back. The recorder that fills it lives in ckviz/sim/history.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+BUCKETS = 64
+
+Value = TypeVar("Value")
+
+
+def level_for(t: int) -> int:
+    """The smallest level whose BUCKETS buckets reach past `t`."""
+    level = 0
+    while t >= BUCKETS << level:
+        level += 1
+    return level
+
+
+def rebucket(start: int, values: Sequence[Value], shift: int,
+             combine: Callable[[Value, Value], Value]) -> tuple[int, list[Value]]:  # fmt: skip
+    """Buckets from absolute index `start`, `shift` levels coarser: neighbours combined."""
+    if shift <= 0:
+        return start, list(values)
+    first = start >> shift
+    out: list[Value] = []
+    for offset, value in enumerate(values):
+        index = ((start + offset) >> shift) - first
+        if index == len(out):
+            out.append(value)
+        else:
+            out[index] = combine(out[index], value)
+    return first, out
+
+
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+def add_weight(a: float, b: float) -> float:
+    return a + b
+
+
+def latest(_: Value, b: Value) -> Value:
+    return b
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One key in one bucket: runs served, and the deepest its queue was."""
+
+    served: int
+    depth: int
+
+
+@dataclass(frozen=True, slots=True)
+class Track:
+    """One key's buckets from absolute index `start` (its first arrival) at `level`."""
+
+    level: int
+    start: int
+    served: tuple[int, ...]
+    counted: tuple[int, ...]  # serves inside the contention window (two or more keys waiting)
+    depth: tuple[int, ...]  # deepest queue in the bucket
+    queued: int  # queued now: the depth of every bucket after the last one
+    contended_at: int | None  # the bucket where the key first waited while another was served
+
+    def at(self, level: int) -> Track:
+        """The same track in coarser buckets."""
+        shift = level - self.level
+        if shift <= 0:
+            return self
+        start, served = rebucket(self.start, self.served, shift, add)
+        _, counted = rebucket(self.start, self.counted, shift, add)
+        _, depth = rebucket(self.start, self.depth, shift, max)
+        contended = None if self.contended_at is None else self.contended_at >> shift
+        return Track(level, start, tuple(served), tuple(counted), tuple(depth), self.queued,
+                     contended)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """Every key's buckets up to `now`, and the run's contention window per bucket."""
+
+    level: int
+    now: int  # the bucket holding the snapshot's time
+    tracks: Mapping[str, Track]  # keys that have had a run arrive
+    window: tuple[int, ...]  # serves counted in the contention window, per bucket
+    contended_weight: tuple[float, ...]  # weight of the keys first contended in each bucket
+    weights: Mapping[str, float]
+
+    @property
+    def width_ms(self) -> int:
+        """Logical ms per bucket."""
+        return 1 << self.level
+
+    @property
+    def buckets(self) -> int:
+        return self.now + 1
+
+    def track(self, key: str) -> Track | None:
+        track = self.tracks.get(key)
+        return None if track is None else track.at(self.level)
+
+    def cells(self, key: str) -> list[Cell | None]:
+        """Per bucket up to now: the key's cell, None before its first run arrived."""
+        track = self.track(key)
+        if track is None:
+            return [None] * self.buckets
+        cells: list[Cell | None] = [None] * min(track.start, self.buckets)
+        cells += [Cell(s, d) for s, d in zip(track.served, track.depth, strict=True)]
+        cells += [Cell(0, track.queued)] * (self.buckets - len(cells))
+        return cells[: self.buckets]
+
+    def shares(self, key: str) -> list[float | None]:
+        """Per bucket up to now: the key's share of the contention window so far over its
+        weight's share among the keys contended so far (ckviz.metrics' share/weight, as it
+        stood at the end of each bucket); None until the key has contended."""
+        track = self.track(key)
+        out: list[float | None] = [None] * self.buckets
+        if track is None or track.contended_at is None:
+            return out
+        weight = self.weights.get(key, 1.0)
+        counted = window = 0
+        contended_weight = 0.0
+        for b in range(self.buckets):
+            window += self.window[b] if b < len(self.window) else 0
+            contended_weight += self.contended_weight[b] if b < len(self.contended_weight) else 0
+            offset = b - track.start
+            if 0 <= offset < len(track.counted):
+                counted += track.counted[offset]
+            if b >= track.contended_at and window and contended_weight:
+                out[b] = (counted / window) / (weight / contended_weight)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Trend:
+    """A lane's fairness headline per bucket (the last figure in each); None: no contention."""
+
+    level: int
+    worst: tuple[float | None, ...]
+    jain: tuple[float | None, ...]
+
+    @property
+    def width_ms(self) -> int:
+        return 1 << self.level
+
+
+def squeeze(values: Sequence[Value], cells: int,
+            combine: Callable[[Value, Value], Value]) -> list[Value]:  # fmt: skip
+    """At most `cells` values: runs of neighbours combined (the first cells hold one more)."""
+    if cells <= 0:
+        return []
+    if len(values) <= cells:
+        return list(values)
+    out: list[Value] = []
+    size, extra = divmod(len(values), cells)
+    index = 0
+    for cell in range(cells):
+        group = values[index : index + size + (1 if cell < extra else 0)]
+        index += len(group)
+        value = group[0]
+        for other in group[1:]:
+            value = combine(value, other)
+        out.append(value)
+    return out
