@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
@@ -14,14 +17,19 @@ from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.event_log import EventLogPane
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.key_strip import KeyStripPane
 from ckviz.tui.widgets.pane import SnapshotPane
 from ckviz.tui.widgets.status import Controls, StatusBar
 
 
 class MainScreen(Screen[None]):
-    """ckIndex and per-key queues on top; held slots, discipline and events below."""
+    """ckIndex and per-key queues on top; held slots, discipline and events below; the keys
+    over time at the bottom."""
 
     AUTO_FOCUS = ""  # no pane takes focus until asked: the app's keys work from the start
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("6", "app.focus_pane(6)", "Pane 6", show=False, id="ckviz.pane_6"),
+    ]
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -33,12 +41,14 @@ class MainScreen(Screen[None]):
                 yield HeldSlotsPane(id="held")
                 yield DisciplinePane(id="discipline")
                 yield EventLogPane(id="events")
+            yield KeyStripPane(id="strip")
         yield Footer(compact=True, show_command_palette=True)
 
     def show(self, frame: Frame, palette: KeyPalette, controls: Controls) -> None:
         """Draw the first lane of `frame` in every pane."""
         snapshot = frame.snapshots[0]
         with self.app.batch_update():
+            self.query_one(KeyStripPane).light_key = frame.setup.scenario.light_key
             self.query_one(StatusBar).show(frame, controls, palette)
             for pane in self.query(SnapshotPane):
                 pane.show(snapshot, palette)

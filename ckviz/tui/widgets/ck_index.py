@@ -1,14 +1,19 @@
 """The ckIndex pane: every member in Redis order, its score, true head or rescored, the scan
-window and the entry the next dequeue picks."""
+window and the entry the next dequeue picks; for a discipline that rescores, its own order
+beside Redis's, the pick on top, so the reordering shows."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
+from ckviz.model.queue import IndexEntry
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, fit, key_cell, key_width
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
+
+GUTTER = " │ "
+SIDE_MIN = 17  # cells each side needs for Redis's order and the discipline's side by side
 
 
 class CkIndexPane(SnapshotPane):
@@ -37,6 +42,17 @@ class CkIndexPane(SnapshotPane):
         if self.compact:
             summary = "ckIndex · " + summary
         head = [new_text().append(fit(summary, width), DIM)]
+        tail: list[Text] = []
+        if not index:
+            tail.append(new_text().append("  (empty: nothing queued)", DIM))
+        if rescoring and not self.compact:
+            tail += self._rescore_note(snapshot, palette, width)
+        half = (width - len(GUTTER)) // 2
+        side = rescoring and bool(index) and half >= SIDE_MIN
+        if not self.compact:
+            self.border_title = f"{self.TITLE} · {snapshot.discipline}'s" if side else self.TITLE
+        if side:
+            return side_by_side(snapshot, palette, half, head, tail)
         keys = key_width(snapshot, width - 17)
 
         def draw(i: int) -> Text:
@@ -58,11 +74,6 @@ class CkIndexPane(SnapshotPane):
             # The score above the lowest one (13-digit raw scores say nothing); cut first.
             return out.append(f"+{entry.score - lowest:.0f}", DIM)
 
-        tail: list[Text] = []
-        if not index:
-            tail.append(new_text().append("  (empty: nothing queued)", DIM))
-        if rescoring and not self.compact:
-            tail += self._rescore_note(snapshot, palette, width)
         return Rows(head, len(index), draw, tail)
 
     @staticmethod
@@ -79,3 +90,68 @@ class CkIndexPane(SnapshotPane):
             note.append("it picks the key it ranks first (see Discipline)", DIM)
         lines.append(note)
         return lines
+
+
+def side_by_side(snapshot: Snapshot, palette: KeyPalette, half: int, head: list[Text],
+                 tail: list[Text]) -> Rows:  # fmt: skip
+    """Left, ckIndex in Redis's order as read (its scores: a true head or rescored); right,
+    the order the discipline ranks the same keys in for the next dequeue, its pick on top
+    (`▶`), with how far each key moved from its place in Redis's order (`↑3`)."""
+    index = snapshot.index_read
+    upcoming = snapshot.next_order
+    window = snapshot.scan_window
+    pick = upcoming[0] if upcoming and window else None
+    scanned = set(upcoming[:window])
+    redis_rank = {entry.key: n for n, entry in enumerate(index)}
+    heads = {row.key: row.true_head for row in snapshot.keys}
+    lowest = min(entry.score for entry in index)
+    ranks = len(str(max(len(index), len(upcoming))))
+    keys = key_width(snapshot, half - 6 - ranks)  # at least 3 cells left for score or move
+    rest = half - 3 - ranks - keys
+    header = new_text().append(fit("Redis's order (as read)", half), DIM).append(GUTTER, DIM)
+    head = [*head, header.append(fit(f"{snapshot.discipline}'s order", half), BOLD)]
+
+    def mark(out: Text, key: str, rank: int) -> None:
+        if key == pick:
+            out.append("▶ ", BOLD)
+        else:
+            out.append("│ " if key in scanned else "  ", DIM)
+        out.append(f"{rank + 1:>{ranks}} ", None if key in scanned else DIM)
+        key_cell(out, key, palette, keys, bold=key == pick)
+
+    def redis_side(out: Text, entry: IndexEntry, rank: int) -> None:
+        mark(out, entry.key, rank)
+        rescored = heads.get(entry.key) != entry.score
+        score = f"+{short(entry.score - lowest)}"
+        if rest >= 10:
+            tag = f" {'resc' if rescored else 'head'} {score}"
+        else:  # narrow: a star marks a rescored score
+            tag = f" {score}{'*' if rescored else ''}"
+        out.append(fit(tag, rest), DIM)
+
+    def discipline_side(out: Text, key: str, rank: int) -> None:
+        mark(out, key, rank)
+        moved = redis_rank.get(key, rank) - rank
+        arrow = f" ↑{moved}" if moved > 0 else f" ↓{-moved}" if moved < 0 else " ="
+        out.append(fit(arrow, rest), DIM if moved <= 0 else BOLD)
+
+    def draw(i: int) -> Text:
+        out = new_text()
+        if i < len(index):
+            redis_side(out, index[i], i)
+        else:
+            out.append(" " * half)
+        out.append(GUTTER, DIM)
+        if i < len(upcoming):
+            discipline_side(out, upcoming[i], i)
+        return out
+
+    return Rows(head, max(len(index), len(upcoming)), draw, tail)
+
+
+def short(value: float) -> str:
+    """A score difference in at most 4 characters: 840, 12k, 3M."""
+    for limit, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= limit * 0.9995:  # what would round to 1 of this unit
+            return f"{value / limit:.0f}{unit}"
+    return f"{value:.0f}"

@@ -1,5 +1,5 @@
-"""The per-key queues pane: queue depth as a bar, runs to arrive, dequeued, head age, and the
-wait so far (the served runs' and the oldest queued run's)."""
+"""The per-key queues pane: queue depth as a bar, runs to arrive, dequeued, head age, the
+wait so far (the served runs' and the oldest queued run's) and share/weight over time."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from rich.text import Text
 from ckviz.model.names import natural_key
 from ckviz.model.snapshot import KeyRow, Snapshot
 from ckviz.tui.palette import KeyPalette
+from ckviz.tui.sparkline import sparkline
 from ckviz.tui.text import (
     DIM,
     bar,
@@ -22,6 +23,8 @@ from ckviz.tui.text import (
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 
 MIN_BAR = 6  # below this many cells for the bar, the arrive column makes room
+SPARK = 12  # the share/weight sparkline's cells (the first column to go, after arrive)
+MIN_SPARK = 6
 
 
 SORTS = ("scenario", "queued", "out", "age", "wait")  # `o` cycles through them
@@ -67,12 +70,21 @@ class KeyQueuesPane(SnapshotPane):
             self.border_subtitle = f"sorted by {self.sort_by} (o) · light key, longest age first"
         keys = key_width(snapshot, width // 3)
         numbers = [("queued", 7), ("out", 5), ("age", 7), ("wait", 7)]
-        if not self.compact and width - keys - 1 - sum(w for _, w in numbers) >= 7 + MIN_BAR:
+        room = width - keys - 1 - sum(w for _, w in numbers)  # for the bar and what may go
+        history = None if self.compact else snapshot.history
+        # the sparkline narrows to make room for the bar, and goes below MIN_SPARK cells
+        cells = 0 if history is None else min(SPARK, room - MIN_BAR - 1)
+        if cells < MIN_SPARK:
+            history, cells = None, 0
+        spark = cells + 1 if cells else 0
+        if not self.compact and room >= spark + 7 + MIN_BAR:
             numbers.insert(1, ("arrive", 7))  # the least telling column: the first to go
-        bar_width = max(4, width - keys - 1 - sum(w for _, w in numbers))
+        bar_width = max(4, width - keys - 1 - spark - sum(w for _, w in numbers))
         header = new_text().append(fit("key", keys + 1) + fit("queue", bar_width), DIM)
         for label, w in numbers:
             header.append(label.rjust(w), DIM)
+        if history is not None:
+            header.append(" " + fit("share/weight", cells), DIM)
         deepest = max((r.queued for r in rows), default=0)
 
         def draw(i: int) -> Text:
@@ -91,6 +103,9 @@ class KeyQueuesPane(SnapshotPane):
             }
             for label, w in numbers:
                 out.append(values[label].rjust(w))
+            if history is not None:  # the key's share/weight bucket by bucket, 1.0 full height
+                out.append(" ")
+                sparkline(out, history.shares(row.key), cells, palette)
             return out
 
         return Rows([header], len(rows), draw)

@@ -8,10 +8,13 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ckviz.lanes import Fairness, Frame
+from ckviz.model.history import Trend
 from ckviz.tui.palette import KeyPalette
+from ckviz.tui.sparkline import sparkline
 from ckviz.tui.text import BOLD, DIM, longest_wait, ms, ratio
 
 STEPPING = "⋯ stepping"
+TREND = 8  # cells of each fairness sparkline on the status line
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,8 +30,9 @@ class Controls:
 
 
 def fairness_text(out: Text, fairness: Fairness, dequeued: int, palette: KeyPalette,
-                  short: bool = False) -> None:  # fmt: skip
-    """Worst share/weight (and whose), Jain: n/a until keys have contended; coloured by verdict."""
+                  short: bool = False, trend: Trend | None = None) -> None:  # fmt: skip
+    """Worst share/weight (and whose), Jain: n/a until keys have contended; coloured by verdict;
+    with a `trend`, each figure's sparkline over the run so far follows it."""
     out.append("worst " if short else "worst share/weight ", DIM)
     if not fairness.contended:
         out.append("n/a", DIM)
@@ -38,8 +42,14 @@ def fairness_text(out: Text, fairness: Fairness, dequeued: int, palette: KeyPale
     if fairness.worst_key is not None:
         out.append(" ")
         out.append(fairness.worst_key, palette.style(fairness.worst_key))
+    if trend is not None:
+        out.append(" ")
+        sparkline(out, trend.worst, min(TREND, len(trend.worst)), palette)
     out.append(" · Jain ", DIM)
     out.append(ratio(fairness.jain), palette.verdict(fairness.jain))
+    if trend is not None:
+        out.append(" ")
+        sparkline(out, trend.jain, min(TREND, len(trend.jain)), palette)
     if fairness.as_of != dequeued:
         out.append(f" (at {fairness.as_of} runs)", DIM)
 
@@ -96,7 +106,8 @@ class StatusBar(Static):
         state_text(out, frame, controls)
         out.append("  │ ", DIM)
         if len(snaps) == 1:
-            fairness_text(out, frame.fairness[0], snaps[0].dequeued, palette)
+            trend = frame.trends[0] if frame.trends else None
+            fairness_text(out, frame.fairness[0], snaps[0].dequeued, palette, trend=trend)
             if (oldest := longest_wait(snaps[0])) is not None:
                 out.append(" · longest wait ", DIM)
                 out.append(oldest[0], palette.style(oldest[0]))

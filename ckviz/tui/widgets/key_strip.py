@@ -1,0 +1,93 @@
+"""The key x time strip: one row per key, one cell per time bucket, so a key left waiting
+while others are served shows as a long dark run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.style import Style
+from rich.text import Text
+
+from ckviz.model.history import Cell, squeeze
+from ckviz.model.snapshot import Snapshot
+from ckviz.tui.palette import KeyPalette
+from ckviz.tui.text import DIM, fit, key_width, longest_wait, ms
+from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
+
+SERVED = "█"  # served in the bucket (the key's colour)
+WAITING = "░▒▓"  # queued and none served: 1 run, 2-9, 10 or more
+IDLE = " "  # nothing queued, or not arrived yet
+
+
+def merged(a: Cell | None, b: Cell | None) -> Cell | None:
+    """Neighbouring buckets in one cell: runs served add up, the deeper queue counts."""
+    if a is None or b is None:
+        return a or b
+    return Cell(a.served + b.served, max(a.depth, b.depth))
+
+
+def strip_keys(snapshot: Snapshot, light_key: str | None,
+               shown: Sequence[str] | None = None) -> list[str]:  # fmt: skip
+    """The rows: the scenario's light key and the longest-waiting key first, then the rest in
+    scenario order; only `shown` (a filter) if given."""
+    keys = [row.key for row in snapshot.keys] if shown is None else list(shown)
+    oldest = longest_wait(snapshot)
+    present = set(keys)
+    candidates = (light_key, oldest[0] if oldest else None)
+    pinned = list(dict.fromkeys(k for k in candidates if k is not None and k in present))
+    return pinned + [k for k in keys if k not in pinned] if pinned else keys
+
+
+class KeyStripPane(SnapshotPane):
+    """Per key and time bucket: served (█ in the key's colour), queued and none served
+    (░▒▓ by depth, dark), nothing queued (blank). Oldest bucket on the left."""
+
+    TITLE = "Keys over time · █ served · ░▒▓ queued, none served"
+
+    def __init__(self, *, compact: bool = False, id: str | None = None) -> None:
+        super().__init__(compact=compact, id=id)
+        self.light_key: str | None = None
+        self.shown_keys: Sequence[str] | None = None  # a filter's keys; None: every key
+
+    def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
+        history = snapshot.history
+        if history is None:
+            self.border_subtitle = ""
+            return Rows([new_text().append("(no time buckets for this run)", DIM)])
+        keys = strip_keys(snapshot, self.light_key, self.shown_keys)
+        key_cells = key_width(snapshot, width // 3)
+        cells = max(1, min(history.buckets, width - key_cells - 1))
+        group = -(-history.buckets // cells)  # buckets per cell
+        self.border_subtitle = f"1 cell = {ms(history.width_ms * group)} · t=0 on the left"
+        head = [self._axis(snapshot.t, key_cells, cells)]
+
+        def draw(i: int) -> Text:
+            key = keys[i]
+            out = new_text()
+            out.append(fit(key, key_cells), palette.style(key))
+            out.append(" ")
+            row = squeeze(history.cells(key), cells, merged)
+            _cells(out, row, palette.style(key), _waiting_style(palette))
+            return out
+
+        return Rows(head, len(keys), draw)
+
+    @staticmethod
+    def _axis(t: int, key_cells: int, cells: int) -> Text:
+        right = f"t={ms(t)}"
+        line = fit("key", key_cells + 1) + "0" + right.rjust(max(0, cells - 1))
+        return new_text().append(line, DIM)
+
+
+def _waiting_style(palette: KeyPalette) -> Style:
+    return Style(color=palette.starved.color, dim=True)
+
+
+def _cells(out: Text, row: Sequence[Cell | None], served: Style, waiting: Style) -> None:
+    for cell in row:
+        if cell is None or (not cell.served and not cell.depth):
+            out.append(IDLE)
+        elif cell.served:
+            out.append(SERVED, served)
+        else:
+            out.append(WAITING[0 if cell.depth == 1 else 1 if cell.depth < 10 else 2], waiting)
