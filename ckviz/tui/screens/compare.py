@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -18,11 +21,13 @@ from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.pane import SnapshotPane
 from ckviz.tui.widgets.status import Controls, StatusBar, fairness_text
+from ckviz.tui.widgets.wait_cdf import WaitCdfPane
 from ckviz.tui.widgets.wait_compare import WaitComparePane
 
 LANES = 2
 BOTTOM_SHARE = 0.27  # of the screen's height for the waits and event logs, at least...
 BOTTOM_MAX = 0.4  # ...and at most, whatever the key count
+WIDE = 140  # columns from which the wait table and the wait CDF both show (else `w` swaps)
 
 
 class LaneView(Vertical):
@@ -60,10 +65,14 @@ class CompareScreen(Screen[None]):
     lane's event log (left lane's on the left)."""
 
     AUTO_FOCUS = ""  # no pane takes focus until asked: the app's keys work from the start
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("w", "swap_waits", "Waits/CDF", id="ckviz.waits"),
+    ]
 
     def __init__(self) -> None:
         super().__init__()
         self._keys = 0
+        self._cdf_first = False  # narrow: the CDF shows in place of the wait table
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -73,6 +82,7 @@ class CompareScreen(Screen[None]):
         with Horizontal(id="compare-bottom"):
             yield EventLogPane(id="events-0")
             yield WaitComparePane(id="waits")
+            yield WaitCdfPane(id="cdf")
             yield EventLogPane(id="events-1")
         yield Footer(compact=True, show_command_palette=True)
 
@@ -88,9 +98,24 @@ class CompareScreen(Screen[None]):
                 log.border_subtitle = frame.snapshots[i].discipline
                 log.show(frame.snapshots[i], palette)
             self.query_one(WaitComparePane).show(frame, palette)
+            self.query_one(WaitCdfPane).show(frame, palette)
 
     def on_resize(self) -> None:
         self._fit_bottom()
+        self._place_waits()
+
+    def on_mount(self) -> None:
+        self._place_waits()
+
+    def action_swap_waits(self) -> None:
+        """Narrow, the wait table and the CDF share one place: show the other one."""
+        self._cdf_first = not self._cdf_first
+        self._place_waits()
+
+    def _place_waits(self) -> None:
+        wide = self.size.width >= WIDE
+        self.query_one(WaitComparePane).display = wide or not self._cdf_first
+        self.query_one(WaitCdfPane).display = wide or self._cdf_first
 
     def _fit_bottom(self) -> None:
         """Room for every key's wait row (within BOTTOM_MAX), more on a tall screen."""
