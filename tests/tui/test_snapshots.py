@@ -65,3 +65,15 @@ def test_compare_mode_with_a_starved_key(snap_compare: Snap, make_app: MakeApp) 
     # baseline serves heavy-0's backlog first: heavy-1.. starve (✖) while sfq serves them
     app = make_app("ck_sybil", "sfq")
     assert snap_compare(app, terminal_size=(200, 50), run_before=stepping("c", *["n"] * 30))
+
+
+def test_pictures_sfq_200x50(snap_compare: Snap, make_app: MakeApp) -> None:
+    # ckIndex beside sfq's order, share/weight sparklines, the key x time strip
+    app = make_app("ck_sybil", "sfq")
+    assert snap_compare(app, terminal_size=(200, 50), run_before=stepping(*["n"] * 20))
+
+
+def test_compare_wait_cdf_80x24(snap_compare: Snap, make_app: MakeApp) -> None:
+    # narrow: `w` shows the wait CDF in the wait table's place
+    app = make_app("ck_skew", "sfq")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=stepping("c", *["n"] * 15, "w"))

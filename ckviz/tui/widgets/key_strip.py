@@ -56,10 +56,14 @@ class KeyStripPane(SnapshotPane):
             return Rows([new_text().append("(no time buckets for this run)", DIM)])
         keys = strip_keys(snapshot, self.light_key, self.shown_keys)
         key_cells = key_width(snapshot, width // 3)
-        cells = max(1, min(history.buckets, width - key_cells - 1))
-        group = -(-history.buckets // cells)  # buckets per cell
-        self.border_subtitle = f"1 cell = {ms(history.width_ms * group)} · t=0 on the left"
-        head = [self._axis(snapshot.t, key_cells, cells)]
+        room = max(1, width - key_cells - 1)
+        cells = min(history.buckets, room)
+        group = -(-history.buckets // cells)  # buckets per cell, when there are more than cells
+        spread = max(1, room // history.buckets)  # cells per bucket, when there are fewer
+        step = history.width_ms * group
+        columns = "1 column" if spread == 1 else f"{spread} columns"
+        self.border_subtitle = f"{columns} = {ms(step)} · oldest on the left"
+        head = [self._axis(snapshot.t, key_cells, cells * spread)]
 
         def draw(i: int) -> Text:
             key = keys[i]
@@ -67,7 +71,7 @@ class KeyStripPane(SnapshotPane):
             out.append(fit(key, key_cells), palette.style(key))
             out.append(" ")
             row = squeeze(history.cells(key), cells, merged)
-            _cells(out, row, palette.style(key), _waiting_style(palette))
+            _cells(out, row, palette.style(key), _waiting_style(palette), spread)
             return out
 
         return Rows(head, len(keys), draw)
@@ -83,11 +87,13 @@ def _waiting_style(palette: KeyPalette) -> Style:
     return Style(color=palette.starved.color, dim=True)
 
 
-def _cells(out: Text, row: Sequence[Cell | None], served: Style, waiting: Style) -> None:
+def _cells(out: Text, row: Sequence[Cell | None], served: Style, waiting: Style,
+           spread: int) -> None:  # fmt: skip
     for cell in row:
         if cell is None or (not cell.served and not cell.depth):
-            out.append(IDLE)
+            out.append(IDLE * spread)
         elif cell.served:
-            out.append(SERVED, served)
+            out.append(SERVED * spread, served)
         else:
-            out.append(WAITING[0 if cell.depth == 1 else 1 if cell.depth < 10 else 2], waiting)
+            shade = WAITING[0 if cell.depth == 1 else 1 if cell.depth < 10 else 2]
+            out.append(shade * spread, waiting)
