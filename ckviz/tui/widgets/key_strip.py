@@ -57,13 +57,12 @@ class KeyStripPane(SnapshotPane):
         keys = strip_keys(snapshot, self.light_key, self.shown_keys)
         key_cells = key_width(snapshot, width // 3)
         room = max(1, width - key_cells - 1)
-        cells = min(history.buckets, room)
-        group = -(-history.buckets // cells)  # buckets per cell, when there are more than cells
-        spread = max(1, room // history.buckets)  # cells per bucket, when there are fewer
-        step = history.width_ms * group
-        columns = "1 column" if spread == 1 else f"{spread} columns"
-        self.border_subtitle = f"{columns} = {ms(step)} · oldest on the left"
-        head = [self._axis(snapshot.t, key_cells, cells * spread)]
+        buckets = history.buckets
+        # more buckets than columns: neighbours merge; fewer: each spreads over a few columns
+        cells = min(buckets, room)
+        slice_ms = history.width_ms * buckets / room
+        self.border_subtitle = f"1 column ≈ {ms(max(1.0, slice_ms))} · oldest on the left"
+        head = [self._axis(snapshot.t, key_cells, room)]
 
         def draw(i: int) -> Text:
             key = keys[i]
@@ -71,7 +70,8 @@ class KeyStripPane(SnapshotPane):
             out.append(fit(key, key_cells), palette.style(key))
             out.append(" ")
             row = squeeze(history.cells(key), cells, merged)
-            _cells(out, row, palette.style(key), _waiting_style(palette), spread)
+            spread = [row[c * len(row) // room] for c in range(room)] if len(row) < room else row
+            _cells(out, spread, palette.style(key), _waiting_style(palette))
             return out
 
         return Rows(head, len(keys), draw)
@@ -87,13 +87,11 @@ def _waiting_style(palette: KeyPalette) -> Style:
     return Style(color=palette.starved.color, dim=True)
 
 
-def _cells(out: Text, row: Sequence[Cell | None], served: Style, waiting: Style,
-           spread: int) -> None:  # fmt: skip
+def _cells(out: Text, row: Sequence[Cell | None], served: Style, waiting: Style) -> None:
     for cell in row:
         if cell is None or (not cell.served and not cell.depth):
-            out.append(IDLE * spread)
+            out.append(IDLE)
         elif cell.served:
-            out.append(SERVED * spread, served)
+            out.append(SERVED, served)
         else:
-            shade = WAITING[0 if cell.depth == 1 else 1 if cell.depth < 10 else 2]
-            out.append(shade * spread, waiting)
+            out.append(WAITING[0 if cell.depth == 1 else 1 if cell.depth < 10 else 2], waiting)
