@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from itertools import pairwise
 
 from ckviz import scenario_files
 from ckviz.lanes import Fairness, Frame, Setup
@@ -105,7 +106,7 @@ async def test_the_share_sparkline_rises_as_a_key_is_served() -> None:
         table = app.screen.query_one(KeyQueuesPane).plain
         b, a = spark_cells(table, "b"), spark_cells(table, "a")
         assert len(b) >= 6 and b[0] == 0 and b[-1] > b[0], table
-        assert all(x <= y for x, y in zip(b, b[1:], strict=False)), b
+        assert all(x <= y for x, y in pairwise(b)), b
         assert set(a) == {len(SPARKS) - 1}, a  # a never below its fair share: full height
         await pilot.press("q")
 
