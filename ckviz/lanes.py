@@ -168,8 +168,9 @@ class StepLane:
         self._stack = contextlib.ExitStack()
         cell = open_step_cell(client, scenario, Treatment(discipline=discipline), prefix,
                               check_invariants=setup.check_invariants, seed=setup.seed,
-                              consumers=setup.consumers)  # fmt: skip
+                              consumers=setup.consumers, history=True)  # fmt: skip
         self.runner: StepRunner = self._stack.enter_context(cell)
+        self._trend = TrendRecorder()
         self.driver = self  # what Lockstep steps
         self.prefix = prefix
         self._weights = scenario.weights()
@@ -193,7 +194,10 @@ class StepLane:
         counts = {k: float(self.runner.contention.get(k, 0)) for k in self._weights}
         total = sum(counts.values())
         shares = {k: c * len(counts) / total for k, c in counts.items()} if total else {}
-        return snap, fairness_of(shares, snap.dequeued), None  # no pictures for step runs
+        fairness = fairness_of(shares, snap.dequeued)
+        contended = fairness.contended
+        worst, jain = (fairness.worst_share, fairness.jain) if contended else (None, None)
+        return snap, fairness, self._trend.record(snap.t, worst, jain)
 
     def close(self) -> None:
         self._stack.close()

@@ -108,10 +108,11 @@ def open_step_cell(
     check_invariants: bool = True,
     seed: str = "",
     consumers: int | None = None,
+    history: bool = False,
 ) -> Iterator[StepRunner]:
     """A ready step runner whose keys all start with `prefix`; deleted when it closes.
     `consumers` (default: the treatment's, else the scenario's) call in turn each step, in an
-    order drawn from `seed` and the step."""
+    order drawn from `seed` and the step. `history`: the run's past in time buckets (steps)."""
     queue = RunQueue(client, prefix, scenario.env_limit)
     count = consumers or treatment.consumers_on(scenario.consumers)
     more = [RunQueue(client, prefix, scenario.env_limit) for _ in range(count - 1)]
@@ -121,7 +122,8 @@ def open_step_cell(
         for other in more:
             other.connect()
         yield StepRunner(scenario, treatment.discipline, queue, knobs, max_count,
-                         check_invariants, more_queues=more, seed=seed)  # fmt: skip
+                         check_invariants, more_queues=more, seed=seed,
+                         history=history)  # fmt: skip
     finally:
         with contextlib.suppress(redis.RedisError, OSError):
             queue.delete_namespace()

@@ -55,6 +55,7 @@ def step_snapshot(runner: StepRunner) -> Snapshot:
         recent=recent,
         round_trips=runner.round_trips,
         score_base=T0,
+        history=None if runner.history is None else runner.history.view(runner.step),
         consumers=runner.service(),
         next_consumer=None if runner.done else runner.next_consumer(),
     )

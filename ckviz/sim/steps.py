@@ -25,6 +25,7 @@ from ckviz.model.snapshot import ConsumerService, DequeueEvent
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
 from ckviz.sim.consumers import Tally, consumer_name, turn_order
 from ckviz.sim.driver import SCORE_BASE, WALL_NOW
+from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.step_checks import StepChecker
 from ckviz.store import vtime
 from ckviz.store.runqueue import RunQueue, Trip
@@ -73,6 +74,7 @@ class StepRunner:
         track_state: bool | None = None,
         more_queues: Sequence[RunQueue] = (),
         seed: str = "",
+        history: bool = False,
     ) -> None:
         """`track_state`: read the vtime state after every call (default: when checking).
         `more_queues`: the connections of consumers c2..cN (c1's is `queue`), who take turns
@@ -109,6 +111,8 @@ class StepRunner:
         self._dropped: set[str] = set()  # keys a trip may drop from ckVtime
         self._touched: set[str] = set()  # keys a trip enqueues or acks
         self._outbox = queue.trip()
+        # the run's past in time buckets of steps, for the app's pictures
+        self.history = HistoryRecorder(scenario.weights()) if history else None
         for spec in scenario.keys:
             for k, key in enumerate(spec.names()):
                 self.remaining[key] = 0
@@ -228,6 +232,8 @@ class StepRunner:
         self._touched.add(key)
         self._arrival[run.run_id] = self.step
         self._total += 1
+        if self.history is not None:
+            self.history.enqueued(key, self.step)
 
     def _dequeue(self) -> int:
         if self.version is None:
@@ -271,6 +277,8 @@ class StepRunner:
         self._held[run.key] = self._held.get(run.key, 0) + 1
         arrival = self._arrival.pop(run.run_id)
         self.serves.append(DequeueEvent(run.key, run.run_id, arrival, self.step))
+        if self.history is not None:
+            self.history.dequeued(run.key, self.step)
         if backlog >= 2:
             self.contention[run.key] = self.contention.get(run.key, 0) + 1
         if not self.scenario.between_calls and len(self.serves) == self._total:

@@ -217,3 +217,17 @@ async def test_6_focuses_the_strip_and_z_zooms_it(make_app: MakeApp) -> None:
         await press(pilot, "z")
         assert app.screen.maximized is None
         await pilot.press("q")
+
+
+async def test_a_step_harness_run_has_its_pictures_too(make_app: MakeApp) -> None:
+    app = make_app("vtime_fresh_flood", "vtime")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, *["n"] * 8)
+        frame = app.recording.current
+        assert frame is not None and frame.snapshots[0].history is not None
+        assert frame.trends and frame.trends[0] is not None
+        strip = app.screen.query_one(KeyStripPane).plain
+        served = [line for line in strip.splitlines()[1:] if "█" in line]
+        assert len(served) >= 2, strip  # the backlog key and the fresh keys served in turn
+        await pilot.press("q")
