@@ -48,7 +48,9 @@ class MainScreen(Screen[None]):
         """Draw the first lane of `frame` in every pane."""
         snapshot = frame.snapshots[0]
         with self.app.batch_update():
-            self.query_one(KeyStripPane).light_key = frame.setup.scenario.light_key
+            strip = self.query_one(KeyStripPane)
+            strip.light_key = frame.setup.scenario.light_key
+            strip.worst_key = frame.fairness[0].worst_key
             self.query_one(StatusBar).show(frame, controls, palette)
             for pane in self.query(SnapshotPane):
                 pane.show(snapshot, palette)

@@ -26,14 +26,14 @@ def merged(a: Cell | None, b: Cell | None) -> Cell | None:
     return Cell(a.served + b.served, max(a.depth, b.depth))
 
 
-def strip_keys(snapshot: Snapshot, light_key: str | None,
-               shown: Sequence[str] | None = None) -> list[str]:  # fmt: skip
-    """The rows: the scenario's light key and the longest-waiting key first, then the rest in
-    scenario order; only `shown` (a filter) if given."""
+def strip_keys(snapshot: Snapshot, light_key: str | None, shown: Sequence[str] | None = None,
+               worst_key: str | None = None) -> list[str]:  # fmt: skip
+    """The rows: the scenario's light key, the worst-served key (lowest share/weight) and the
+    longest-waiting key first, then the rest in scenario order; only `shown` (a filter)."""
     keys = [row.key for row in snapshot.keys] if shown is None else list(shown)
     oldest = longest_wait(snapshot)
     present = set(keys)
-    candidates = (light_key, oldest[0] if oldest else None)
+    candidates = (light_key, worst_key, oldest[0] if oldest else None)
     pinned = list(dict.fromkeys(k for k in candidates if k is not None and k in present))
     return pinned + [k for k in keys if k not in pinned] if pinned else keys
 
@@ -47,6 +47,7 @@ class KeyStripPane(SnapshotPane):
     def __init__(self, *, compact: bool = False, id: str | None = None) -> None:
         super().__init__(compact=compact, id=id)
         self.light_key: str | None = None
+        self.worst_key: str | None = None  # the fairness headline's worst key, if any
         self.shown_keys: Sequence[str] | None = None  # a filter's keys; None: every key
 
     def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
@@ -54,7 +55,7 @@ class KeyStripPane(SnapshotPane):
         if history is None:
             self.border_subtitle = ""
             return Rows([new_text().append("(no time buckets for this run)", DIM)])
-        keys = strip_keys(snapshot, self.light_key, self.shown_keys)
+        keys = strip_keys(snapshot, self.light_key, self.shown_keys, self.worst_key)
         key_cells = key_width(snapshot, width // 3)
         room = max(1, width - key_cells - 1)
         buckets = history.buckets
