@@ -92,10 +92,6 @@ class KeyPalette:
     def starved(self) -> Style:
         return self._verdicts[2]
 
-    def lane(self, index: int) -> Style:
-        """Bold in the theme's first colours: compare mode's lanes in a shared picture."""
-        return self._bold[index % len(self._bold)]
-
     def colour(self, key: str) -> str:
         return self._colours[self._slot(key)]
 

@@ -90,13 +90,21 @@ def starved(row: KeyRow, snapshot: Snapshot) -> bool:
     return row.queued > 0 and row.dequeued == 0 and snapshot.dequeued > 0
 
 
+_oldest: list[tuple[Snapshot, tuple[str, float] | None]] = []  # the last snapshot's answer
+
+
 def longest_wait(snapshot: Snapshot) -> tuple[str, float] | None:
-    """The key whose oldest queued run has waited longest right now, and for how long."""
+    """The key whose oldest queued run has waited longest right now, and for how long. The
+    status line, the per-key table and the strip all ask, so the last answer is kept."""
+    if _oldest and _oldest[0][0] is snapshot:
+        return _oldest[0][1]
     ages = [(age, row.key) for row in snapshot.keys if (age := head_age(row, snapshot)) is not None]
-    if not ages:
-        return None
-    age, key = max(ages)
-    return key, age
+    answer = None
+    if ages:
+        age, key = max(ages)
+        answer = key, age
+    _oldest[:] = [(snapshot, answer)]
+    return answer
 
 
 def ms(value: float | None) -> str:

@@ -16,7 +16,7 @@ from ckviz.tui.app import CkvizApp
 from ckviz.tui.sparkline import SPARKS
 from ckviz.tui.widgets.ck_index import GUTTER, CkIndexPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
-from ckviz.tui.widgets.key_strip import KeyStripPane
+from ckviz.tui.widgets.key_strip import KeyStripPane, strip_keys
 from ckviz.tui.widgets.status import StatusBar
 from ckviz.tui.widgets.wait_cdf import MARKS, WaitCdfPane
 from ckviz.tui.widgets.wait_compare import WaitComparePane
@@ -231,3 +231,14 @@ async def test_a_step_harness_run_has_its_pictures_too(make_app: MakeApp) -> Non
         served = [line for line in strip.splitlines()[1:] if "█" in line]
         assert len(served) >= 2, strip  # the backlog key and the fresh keys served in turn
         await pilot.press("q")
+
+
+def test_pinned_keys_come_first_then_the_rest_in_scenario_order() -> None:
+    keys = tuple(f"k{i}" for i in range(12))
+    snap = lane({k: (1, 0, float(i)) for i, k in enumerate(keys)}, 100)  # k0 waits longest
+    for light, worst in [("k7", "k3"), ("k11", None), (None, "k0"), ("k5", "k5"), (None, None)]:
+        pins = list(dict.fromkeys(k for k in (light, worst, "k0") if k is not None))
+        expected = pins + [k for k in keys if k not in pins]
+        rows = strip_keys(snap, light, worst_key=worst)
+        assert [rows[i] for i in range(len(rows))] == expected
+    assert list(strip_keys(snap, "k7", ["k9", "k7", "k1"])) == ["k7", "k9", "k1"]

@@ -27,15 +27,43 @@ def merged(a: Cell | None, b: Cell | None) -> Cell | None:
 
 
 def strip_keys(snapshot: Snapshot, light_key: str | None, shown: Sequence[str] | None = None,
-               worst_key: str | None = None) -> list[str]:  # fmt: skip
+               worst_key: str | None = None) -> Sequence[str]:  # fmt: skip
     """The rows: the scenario's light key, the worst-served key (lowest share/weight) and the
     longest-waiting key first, then the rest in scenario order; only `shown` (a filter)."""
-    keys = [row.key for row in snapshot.keys] if shown is None else list(shown)
     oldest = longest_wait(snapshot)
-    present = set(keys)
     candidates = (light_key, worst_key, oldest[0] if oldest else None)
-    pinned = list(dict.fromkeys(k for k in candidates if k is not None and k in present))
-    return pinned + [k for k in keys if k not in pinned] if pinned else keys
+    if shown is not None:
+        present = set(shown)
+        pinned = list(dict.fromkeys(k for k in candidates if k is not None and k in present))
+        return pinned + [k for k in shown if k not in pinned] if pinned else shown
+    return PinnedFirst(snapshot, [k for k in dict.fromkeys(candidates) if k is not None])
+
+
+class PinnedFirst(Sequence[str]):
+    """The snapshot's keys with a few pinned on top, looked up only for the rows drawn (a list
+    of 10,000 keys per frame would cost more than the rows on screen)."""
+
+    def __init__(self, snapshot: Snapshot, pinned: list[str]) -> None:
+        self._rows = snapshot.keys
+        wanted = set(pinned)
+        places = [n for n, row in enumerate(self._rows) if row.key in wanted] if pinned else []
+        self._pinned = [self._rows[n].key for n in places]
+        self._pinned.sort(key=pinned.index)
+        self._skipped = places  # positions of the pinned keys in the snapshot's order
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, index: int) -> str:  # type: ignore[override]
+        if index < 0:
+            index += len(self)
+        if index < len(self._pinned):
+            return self._pinned[index]
+        position = index - len(self._pinned)
+        for skipped in self._skipped:  # the rest, in order, stepping over the pinned
+            if skipped <= position:
+                position += 1
+        return self._rows[position].key
 
 
 class KeyStripPane(SnapshotPane):
