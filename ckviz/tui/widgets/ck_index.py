@@ -17,7 +17,8 @@ SIDE_MIN = 17  # cells each side needs for Redis's order and the discipline's si
 
 
 class CkIndexPane(SnapshotPane):
-    """ckIndex as the last read returned it, lowest score first."""
+    """ckIndex as the last read returned it, lowest score first; for a discipline that
+    rescores, its own order for the next dequeue beside it."""
 
     TITLE = "ckIndex · Redis's order"
     COMPACT_FILLS = True
@@ -52,7 +53,7 @@ class CkIndexPane(SnapshotPane):
         if not self.compact:
             self.border_title = f"{self.TITLE} · {snapshot.discipline}'s" if side else self.TITLE
         if side:
-            return side_by_side(snapshot, palette, half, head, tail)
+            return side_by_side(snapshot, palette, half, head, tail, heads)
         keys = key_width(snapshot, width - 17)
 
         def draw(i: int) -> Text:
@@ -93,7 +94,7 @@ class CkIndexPane(SnapshotPane):
 
 
 def side_by_side(snapshot: Snapshot, palette: KeyPalette, half: int, head: list[Text],
-                 tail: list[Text]) -> Rows:  # fmt: skip
+                 tail: list[Text], heads: dict[str, float | None]) -> Rows:  # fmt: skip
     """Left, ckIndex in Redis's order as read (its scores: a true head or rescored); right,
     the order the discipline ranks the same keys in for the next dequeue, its pick on top
     (`▶`), with how far each key moved from its place in Redis's order (`↑3`)."""
@@ -103,7 +104,6 @@ def side_by_side(snapshot: Snapshot, palette: KeyPalette, half: int, head: list[
     pick = upcoming[0] if upcoming and window else None
     scanned = set(upcoming[:window])
     redis_rank = {entry.key: n for n, entry in enumerate(index)}
-    heads = {row.key: row.true_head for row in snapshot.keys}
     lowest = min(entry.score for entry in index)
     ranks = len(str(max(len(index), len(upcoming))))
     keys = key_width(snapshot, half - 6 - ranks)  # at least 3 cells left for score or move
