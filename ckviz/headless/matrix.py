@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from redis.cluster import RedisCluster
@@ -26,7 +26,14 @@ from ckviz.headless.runner import Interrupted, run_cells
 from ckviz.headless.summary import scenario_result
 from ckviz.model.json_text import readable_json
 from ckviz.model.matrix import Treatment
-from ckviz.model.results import MatrixInfo, RedisInfo, Results, RunResult, ShardInfo
+from ckviz.model.results import (
+    MatrixInfo,
+    RedisInfo,
+    Results,
+    RunResult,
+    ShardInfo,
+    SweepInfo,
+)
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
 from ckviz.sim.namespace import claim_namespace, sweep_namespace
@@ -58,6 +65,7 @@ class MatrixPlan:
     shard: tuple[int, int] | None = None  # --shard K/N: run only cells K-1, K-1+N, ...
     flag_caps: tuple[int | None, int | None] = (None, None)  # --per-key-cap, --total-cap
     consumers: int | None = None  # --consumers, applied to every treatment
+    sweeps: Mapping[str, SweepInfo] = field(default_factory=dict)  # [sweep] variants by name
 
     def footprint(self) -> Footprint:
         """The most ckviz may hold on the server at once: `jobs` cells of the largest
@@ -274,7 +282,9 @@ def assemble(
         ),
         wall_clock_s=round(wall_s, 3),
         scenarios=[
-            scenario_result(s, labels, seeds_of[s.name], by_scenario[s.name])
+            scenario_result(
+                s, labels, seeds_of[s.name], by_scenario[s.name], plan.sweeps.get(s.name)
+            )
             for s in plan.scenarios
             if by_scenario[s.name]
         ],

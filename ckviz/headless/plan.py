@@ -15,8 +15,9 @@ from ckviz.headless.checks import known_names, unknown_names
 from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY, output_path
 from ckviz.headless.matrix import MatrixPlan, default_jobs, runs_on
 from ckviz.headless.output import check_out
-from ckviz.model.matrix import MatrixSpec, Treatment
+from ckviz.model.matrix import MatrixSpec, Sweep, Treatment
 from ckviz.model.names import check_seed, first_duplicate
+from ckviz.model.results import SweepInfo
 from ckviz.model.scenario import Scenario
 from ckviz.sim.feasibility import reject_unfinishable
 from ckviz.sim.namespace import check_root
@@ -60,8 +61,10 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     names = list(ns.scenario) + ([ns.scenario_arg] if ns.scenario_arg else [])
     sources = names or list(matrix.scenarios)
     scenarios = [scenario_files.load_any(n) for n in sources]
+    sweeps: dict[str, SweepInfo] = {}
     if not names and matrix.sweep is not None:
         variants = scenario_files.swept(matrix.sweep, ns.matrix or DEFAULT_MATRIX)
+        sweeps = _sweep_infos(matrix.sweep, variants)
         scenarios += variants
         sources += [matrix.sweep.scenario] * len(variants)
     _unique([s.name for s in scenarios], "--scenario")
@@ -111,7 +114,18 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         shard=shard,
         flag_caps=(ns.per_key_cap, ns.total_cap),
         consumers=ns.consumers,
+        sweeps=sweeps,
     )
+
+
+def _sweep_infos(sweep: Sweep, variants: list[Scenario]) -> dict[str, SweepInfo]:
+    """What each variant is, by its name: the results record it rather than the name alone."""
+    base = scenario_files.load(sweep.scenario).name
+    parameter, values = sweep.parameter()
+    return {
+        variant.name: SweepInfo(scenario=base, parameter=parameter, value=value)
+        for variant, value in zip(variants, values, strict=True)
+    }
 
 
 def parse_shard(text: str) -> tuple[int, int]:

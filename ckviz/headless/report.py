@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ckviz.headless.checks import summary_line
@@ -52,7 +53,7 @@ _MICRO_ROWS = (
 def micro_table(scenario: ScenarioResult) -> Table:
     """The reference's micro-benchmark table: metric, first treatment, second, delta, others."""
     runs = [r for r in scenario.runs if r.metrics.steps is not None]
-    table = Table(title=scenario.name, title_justify="left", title_style="bold")
+    table = Table(title=escape(scenario.name), title_justify="left", title_style="bold")
     table.add_column("metric (steps)")
     for i, run in enumerate(runs):
         table.add_column(run.treatment, justify="right")
@@ -114,7 +115,7 @@ def starvation_table(scenarios: list[ScenarioResult]) -> Table:
             if m.vtime_floor_final is not None:
                 text += f" ({m.vtime_floor_final:g})"
             cells.append(text)
-        table.add_row(scenario.name, *cells)
+        table.add_row(escape(scenario.name), *cells)
     return table
 
 
@@ -123,7 +124,7 @@ def scenario_table(scenario: ScenarioResult, first_seed: str) -> Table:
     served = {r.treatment: per_consumer(r) for r in scenario.runs if r.seed == first_seed}
     several = any(r.consumers for r in scenario.runs)
     table = Table(
-        title=f"{scenario.name}",
+        title=escape(scenario.name),  # a sweep variant's `[light.count=10]` is no markup
         title_justify="left",
         title_style="bold",
         caption=_footnote(same_as) + (f"\n{CONSUMERS_NOTE}" if several else ""),

@@ -9,6 +9,7 @@ from ckviz.model.results import (
     RunResult,
     ScenarioResult,
     Spread,
+    SweepInfo,
     TreatmentSummary,
 )
 from ckviz.model.scenario import Scenario
@@ -20,9 +21,13 @@ def scenario_result(
     labels: Sequence[str],
     seeds: Sequence[str],
     runs: Sequence[RunResult],
+    sweep: SweepInfo | None = None,
 ) -> ScenarioResult:
-    """The scenario's entry: its runs in matrix order and a summary per treatment."""
-    entry = ScenarioResult(name=scenario.name, weights=scenario.weights(), runs=[], summary=[])
+    """The scenario's entry: its runs in matrix order and a summary per treatment (and, for
+    a [sweep] variant, what it is)."""
+    entry = ScenarioResult(
+        name=scenario.name, weights=scenario.weights(), runs=[], summary=[], sweep=sweep
+    )
     if isinstance(scenario, StepScenario):
         entry.victims = list(scenario.victims)
         entry.between_calls = scenario.between_calls

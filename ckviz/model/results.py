@@ -130,6 +130,15 @@ class TreatmentSummary(_Result):
     contention_worst_share_over_weight: Spread
 
 
+class SweepInfo(_Result):
+    """What a swept scenario is (issue 10): `scenario` run with `parameter` set to `value`;
+    its name is `<scenario>[<parameter>=<value>]`, but readers need not parse it."""
+
+    scenario: str  # the swept scenario's own name
+    parameter: str  # a scenario field (`env_limit`) or a key's (`light.count`)
+    value: int | float
+
+
 class ScenarioResult(_Result):
     name: str
     weights: dict[str, float]
@@ -138,6 +147,8 @@ class ScenarioResult(_Result):
     treatments: list[TreatmentSummary] | None = None
     victims: list[str] | None = None  # step-harness scenarios
     between_calls: bool | None = None  # step-harness scenarios with arrivals between calls
+    # a matrix's [sweep] variants only (left out of the file otherwise, not written as null)
+    sweep: SweepInfo | None = Field(default=None, exclude_if=_absent)
 
 
 class RedisInfo(_Result):

@@ -1,12 +1,14 @@
 """Plain-words findings, one short list per scenario, read off the same numbers the figures
 plot (never written by hand): who cuts the headline wait, how fair each discipline is, which
-rows coincide, what each cap does, and what changed between results files."""
+rows coincide, what each cap does, and what changed between results files; per sweep, how
+each treatment's figures move as the swept value grows."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from ckviz.model.results import Spread
+from ckviz.report.sweeps import SweepView, value_text
 from ckviz.report.views import Row, ScenarioView, SourceView
 
 SAME = 0.1  # within 10% of the reference reads as "does nothing"
@@ -163,3 +165,63 @@ def _names(labels: list[str]) -> str:
     if len(labels) == 1:
         return labels[0]
     return ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+FLAT = 1.5  # timing is noisy: a cost within 1.5x either way reads as flat
+
+
+def sweep_findings(sweep: SweepView) -> list[str]:
+    """How each treatment's figures move from the smallest swept value to the largest."""
+    lo, hi = value_text(sweep.values[0]), value_text(sweep.values[-1])
+    grows = f"As {sweep.parameter} grows from {lo} to {hi}"
+    lines = [_trend(grows, "worst share/weight", sweep, lambda r: r.worst_share, share)]
+    if sweep.light_key is not None:
+        what = f"{sweep.light_key}'s mean wait"
+        lines.append(
+            _trend(grows, what, sweep, lambda r: r.light_wait, lambda v: ms(v, sweep.unit))
+        )
+    lines.append(_cost_trend(sweep, lo, hi))
+    return [line for line in lines if line]
+
+
+def _ends(sweep: SweepView, get: Callable[[Row], Spread | None]) -> list[tuple[str, float, float]]:
+    """(line, mean at its smallest value, mean at its largest) for lines with two values."""
+    ends = []
+    for line in sweep.lines:
+        points = line.figure(get)
+        if len(points) >= 2:
+            ends.append((line.label, points[0][1].mean, points[-1][1].mean))
+    return ends
+
+
+def _trend(
+    grows: str, what: str, sweep: SweepView, get: Callable[[Row], Spread | None],
+    fmt: Callable[[float], str],
+) -> str:  # fmt: skip
+    groups: dict[str, list[str]] = {"falls": [], "rises": [], "stays within 10%": []}
+    for label, first, last in _ends(sweep, get):
+        if abs(last - first) <= SAME * max(abs(first), abs(last)):
+            verb = "stays within 10%"
+        else:
+            verb = "falls" if last < first else "rises"
+        groups[verb].append(f"{label} ({fmt(first)} -> {fmt(last)})")
+    parts = [f"{verb} for {_names(members)}" for verb, members in groups.items() if members]
+    return f"{grows}, {what} " + "; ".join(parts) + "." if parts else ""
+
+
+def _cost_trend(sweep: SweepView, lo: str, hi: str) -> str:
+    parts = []
+    for label, first, last in _ends(sweep, lambda r: r.cost_per_run):
+        ratio = last / first if first else 1.0
+        span = f"{first:.2f} -> {last:.2f} ms"
+        if 1 / FLAT <= ratio <= FLAT:
+            parts.append(f"{label} stays flat ({span})")
+        else:
+            verb = "grows" if ratio > 1 else "falls to"
+            parts.append(f"{label} {verb} x{ratio:.{1 if ratio > 1 else 2}f} ({span})")
+    if not parts:
+        return ""
+    return (
+        f"Cost per dequeued run (wall ms: timing, depends on the machine) from {sweep.parameter} "
+        f"= {lo} to {hi}: " + "; ".join(parts) + "."
+    )

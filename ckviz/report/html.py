@@ -8,11 +8,20 @@ import base64
 from collections.abc import Callable, Sequence
 from html import escape
 
+from ckviz.model.results import Spread
 from ckviz.report import plots
-from ckviz.report.findings import findings
+from ckviz.report.findings import findings, sweep_findings
 from ckviz.report.sources import Source
-from ckviz.report.tables import DEFINITIONS, Table, checks_table, figures_table, optional_tables
-from ckviz.report.views import ScenarioView
+from ckviz.report.sweeps import SweepView, sweep_views
+from ckviz.report.tables import (
+    DEFINITIONS,
+    Table,
+    checks_table,
+    figures_table,
+    optional_tables,
+    sweep_table,
+)
+from ckviz.report.views import Row, ScenarioView
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;
@@ -26,6 +35,7 @@ caption{text-align:left;font-weight:600;padding:.2rem 0}
 figure{margin:1rem 0}figure img{max-width:100%;height:auto}
 figcaption{color:#555;font-size:12.5px}ul.findings li{margin:.2rem 0}
 .note{color:#555;font-size:12.5px}.failed{color:#b00020;font-weight:600}
+.sweep figure{display:inline-block;width:49%;vertical-align:top;margin:.5rem 0}
 .scroll{overflow-x:auto}.passed{color:#1b7f3b}.skipped{color:#777}nav a{margin-right:.8rem}
 """
 
@@ -42,6 +52,29 @@ CAPS_FIGURE = ("caps", plots.caps_svg, "Caps treatments: hatched bars apply a ca
                "over seeds, whisker = min..max.")  # fmt: skip
 
 
+SweepFigure = tuple[str, str, Callable[[Row], Spread | None], plots.SweepScale, str]
+
+
+def sweep_figures(sweep: SweepView) -> list[SweepFigure]:
+    """(kind, title, figure, scale, caption) of each plot a sweep's section holds."""
+    over = f"against {sweep.parameter}, one line per treatment through the means over seeds"
+    band = f"{over}, shaded min..max"
+    found: list[SweepFigure] = [
+        ("sweep-worst-share", "worst share/weight", lambda r: r.worst_share, "share",
+         f"Worst share/weight (1 = its fair share) {band}."),
+        ("sweep-jain", "Jain", lambda r: r.jain, "share", f"Jain's index {band}."),
+    ]  # fmt: skip
+    if sweep.light_key is not None:
+        what = f"{sweep.light_key} mean wait, {sweep.unit}"
+        found.append(("sweep-light-wait", what, lambda r: r.light_wait, "wait",
+                      f"The light key's mean wait {band}; log scale past 10."))  # fmt: skip
+    found.append(("sweep-cost", "ms per dequeued run (timing: machine-dependent)",
+                  lambda r: r.cost_per_run, "cost",
+                  f"Wall ms per dequeued run {over}: a timing figure, which depends on the "
+                  "machine and its load, unlike every other figure."))  # fmt: skip
+    return found
+
+
 def figure_kinds(scenario: ScenarioView) -> list[str]:
     """The figures a scenario's section holds, by kind."""
     return [kind for kind, _, _ in _figures(scenario)]
@@ -54,11 +87,15 @@ def _figures(scenario: ScenarioView) -> list[tuple[str, Drawing, str]]:
 
 
 def render_html(sources: Sequence[Source], scenarios: Sequence[ScenarioView]) -> str:
-    nav = " ".join(f'<a href="#scenario-{i}">{escape(s.name)}</a>' for i, s in enumerate(scenarios))
+    sweeps = sweep_views(sources, scenarios)
+    links = [(f"sweep-{i}", w.title) for i, w in enumerate(sweeps)]
+    links += [(f"scenario-{i}", s.name) for i, s in enumerate(scenarios)]
+    nav = " ".join(f'<a href="#{anchor}">{escape(name)}</a>' for anchor, name in links)
     body = [
         "<h1>ckviz report</h1>",
         _table_html(_sources_table(sources)),
         f"<nav>{nav}</nav>",
+        *(_sweep_html(i, w) for i, w in enumerate(sweeps)),
         *(_scenario_html(i, s) for i, s in enumerate(scenarios)),
         *(_checks_html(s) for s in sources if s.results.checks is not None),
         f'<h2 id="definitions">What the figures mean</h2><p class="note">{escape(DEFINITIONS)}</p>',
@@ -94,6 +131,18 @@ def _scenario_html(i: int, scenario: ScenarioView) -> str:
         for kind, draw, caption in _figures(scenario):
             parts.append(_figure_html(kind, draw(scenario), f"{scenario.name}: {caption}"))
         parts += [_table_html(t) for t in optional_tables(scenario)]
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _sweep_html(i: int, sweep: SweepView) -> str:
+    lines = "".join(f"<li>{escape(t)}</li>" for t in sweep_findings(sweep))
+    parts = [f'<section id="sweep-{i}" class="sweep" data-sweep="{escape(sweep.scenario)}">',
+             f"<h2>{escape(sweep.title)}</h2>", f'<ul class="findings">{lines}</ul>',
+             _table_html(sweep_table(sweep))]  # fmt: skip
+    for kind, title, get, scale, caption in sweep_figures(sweep):
+        svg = plots.sweep_svg(sweep, title, get, scale)
+        parts.append(_figure_html(kind, svg, f"{sweep.scenario}: {caption}"))
     parts.append("</section>")
     return "\n".join(parts)
 

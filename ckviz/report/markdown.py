@@ -5,9 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ckviz.report.findings import findings
+from ckviz.report.findings import findings, sweep_findings
 from ckviz.report.sources import Source
-from ckviz.report.tables import DEFINITIONS, Table, checks_table, figures_table, optional_tables
+from ckviz.report.sweeps import sweep_views
+from ckviz.report.tables import (
+    DEFINITIONS,
+    Table,
+    checks_table,
+    figures_table,
+    optional_tables,
+    sweep_table,
+)
 from ckviz.report.views import ScenarioView, scenario_views
 
 
@@ -26,6 +34,11 @@ def render_markdown(
             f"redis {r.redis.version}{state}"
         )
     out.append("")
+    for sweep in sweep_views(sources, scenarios):
+        out += [f"### {_inline(sweep.title)}", ""]
+        out += [f"- {_inline(line)}" for line in sweep_findings(sweep)]
+        table = sweep_table(sweep)
+        out += ["", *_table_md(table, titled=False), f"<sub>{_inline(table.note)}</sub>", ""]
     for scenario in scenarios:
         out += [f"### {_inline(scenario.name)}", ""]
         out += [f"- {_inline(line)}" for line in findings(scenario)]

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from ckviz.model.results import CheckResult, Spread
+from ckviz.report.sweeps import SweepView, value_text
 from ckviz.report.views import Row, ScenarioView
 
 # Figures other parts of ckviz may add to a run's metrics: shown when present, skipped when not.
@@ -73,6 +74,33 @@ def _figure_cells(r: Row, source: str | None, light: bool) -> list[str]:
     cells += [spread(r.worst_share), spread(r.jain)]
     cells += [wait(r.light_wait)] if light else []
     return [*cells, r.worst_key, wait(r.worst_wait), spread(r.makespan, 0)]
+
+
+COST = "ms per dequeued run (timing)"
+COST_NOTE = (
+    f"{COST}: each run's wall_clock_ms over its dequeued runs, mean (min..max) over seeds; a "
+    "timing figure, which depends on the machine and its load (every other figure is "
+    "deterministic)."
+)
+
+
+def sweep_table(sweep: SweepView) -> Table:
+    """A row per swept value and line: the figures the sweep's plots draw."""
+    light = sweep.light_key
+    header = [sweep.parameter, "treatment", f"{WORST_SHARE} mean (min..max)",
+              "Jain mean (min..max)"]  # fmt: skip
+    header += [f"{light} mean wait {sweep.unit}"] if light else []
+    header.append(COST)
+    rows = []
+    for value in sweep.values:
+        for line in sweep.lines:
+            row = next((p.row for p in line.points if p.value == value), None)
+            if row is None:
+                continue
+            cells = [value_text(value), line.label, spread(row.worst_share), spread(row.jain)]
+            cells += [wait(row.light_wait)] if light else []
+            rows.append([*cells, spread(row.cost_per_run, 3)])
+    return Table(sweep.title, header, rows, COST_NOTE)
 
 
 def optional_tables(scenario: ScenarioView) -> list[Table]:

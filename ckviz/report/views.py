@@ -26,6 +26,7 @@ class Row:
     makespan: Spread
     worst_key: str  # the worst-served key on the first seed
     first: RunResult  # the first seed's run: per-key rows, timeline
+    cost_per_run: Spread | None = None  # wall ms per dequeued run: timing, machine-dependent
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,15 @@ def _row(label: str, runs: list[RunResult], seeds: Sequence[str], light: str | N
         makespan=Spread.of([float(r.metrics.makespan_ms) for r in runs]),
         worst_key=worst.key if worst else "-",
         first=first,
+        cost_per_run=_cost_per_run(runs),
     )
+
+
+def _cost_per_run(runs: list[RunResult]) -> Spread | None:
+    costs = [
+        r.metrics.wall_clock_ms / r.metrics.total_dequeued for r in runs if r.metrics.total_dequeued
+    ]
+    return Spread.of(costs) if costs else None
 
 
 def worst_key_mean_wait(run: RunResult) -> float:
