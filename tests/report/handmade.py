@@ -14,6 +14,7 @@ from ckviz.model.results import (
     RunResult,
     ScenarioResult,
     Spread,
+    SweepInfo,
     TimelineResult,
     TreatmentSummary,
 )
@@ -108,3 +109,26 @@ def skew_like(
         runs.append(run("per-key-cap", seed, cap_light, discipline="baseline", worst_share=0.2,
                         makespan=cap_makespan))  # fmt: skip
     return runs
+
+
+def swept(
+    figures: dict[int, dict[str, float]], seeds: list[str] = SEEDS, name: str = "ck_many_keys"
+) -> Results:
+    """A sweep over `light.count`: per value, per treatment, a worst share/weight (the light
+    key's wait and the cost follow from it, so each figure differs by value and treatment)."""
+    entries = []
+    for value, shares in figures.items():
+        runs = []
+        for label, worst in shares.items():
+            for i, seed in enumerate(seeds):
+                r = run(label, seed, 10.0 * value * (1 - worst) + i, worst_share=worst + i / 100,
+                        jain=worst / 2, timeline=None)  # fmt: skip
+                r.metrics.wall_clock_ms = value * (3.0 if label == "sfq" else 0.01) + 20 + i
+                runs.append(r)
+        entry = results(runs, name=f"{name}[light.count={value}]").scenarios[0]
+        entry.sweep = SweepInfo(scenario=name, parameter="light.count", value=value)
+        entries.append(entry)
+    labels = list(dict.fromkeys(label for shares in figures.values() for label in shares))
+    matrix = MatrixInfo(scenarios=[e.name for e in entries], seeds=seeds, disciplines=labels,
+                        max_count=1)  # fmt: skip
+    return results([]).model_copy(update={"scenarios": entries, "matrix": matrix})
