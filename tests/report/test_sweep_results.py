@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ckviz import scenario_files
 from ckviz.cli import main
 from ckviz.store.server import RedisServer
 from tests.functional.test_headless_cli import without_timing
@@ -56,3 +57,13 @@ def test_a_real_sweep_is_recorded_sharded_merged_and_plotted(
     assert baseline_5["treatment"] == "baseline"
     share = baseline_5["metrics"]["contention_worst_share_over_weight"]
     assert f"| 5 | baseline | {share:.5f} |" in text
+
+
+def test_the_bundled_scaling_matrix_is_the_one_the_readme_runs() -> None:
+    matrix = scenario_files.load_matrix("scaling")
+    assert matrix.sweep is not None and matrix.sweep.scenario == "ck_many_keys"
+    assert matrix.sweep.parameter() == ("light.count", [10, 100, 1000])
+    assert matrix.disciplines == ["baseline", "sfq", "vtime"] and len(matrix.seeds) == 1
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    command = "uv run ckviz --headless --matrix scaling --out s.json && uv run ckviz report s.json"
+    assert command in readme
