@@ -10,8 +10,9 @@ from pathlib import Path
 from ckviz import scenario_files
 from ckviz.cli import main
 from ckviz.store.server import RedisServer
+from tests.functional.conftest import keep_signals  # noqa: F401 (an autouse fixture: main sets signals)
 from tests.functional.test_headless_cli import without_timing
-from tests.functional.test_shards import headless, keep_signals  # noqa: F401 (a fixture)
+from tests.functional.test_shards import headless
 
 MATRIX = """
 scenarios = ["ck_balanced"]
