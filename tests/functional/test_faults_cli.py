@@ -195,7 +195,7 @@ def test_an_invariant_violation_writes_partial_results_and_exits_1(tmp_path: Pat
             # back lets the Lua admit more runs than the scenario allows.
             while not stop.is_set():
                 for name in client.scan_iter(match="ckviz:*:env:e-ck:concurrency", count=1000):
-                    client.set(name, 40)
+                    client.set(name, 40, xx=True)  # never recreate a key ckviz swept
                 time.sleep(0.001)
 
         tamper = threading.Thread(target=raise_env_limits, daemon=True)
