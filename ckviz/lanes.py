@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -19,7 +20,7 @@ from ckviz.model.history import Trend
 from ckviz.model.matrix import Treatment
 from ckviz.model.names import natural_key
 from ckviz.model.scenario import Scenario
-from ckviz.model.snapshot import Snapshot
+from ckviz.model.snapshot import FULL_VIEW, Snapshot, ViewRequest
 from ckviz.model.steps import StepScenario
 from ckviz.sim.driver import Driver
 from ckviz.sim.history import TrendRecorder
@@ -30,6 +31,7 @@ from ckviz.sim.steps import STEP_DISCIPLINES, StepRunner
 # Fairness is recomputed from all events so far (metrics.py), which grows with the run. Keep
 # its amortised cost per step under this many seconds by recomputing less often when slow.
 FAIRNESS_BUDGET_S = 0.002
+RUN_CHUNK = 256  # instants stepped between looks at whether a run to the end was cancelled
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,19 @@ class LaneSource(Protocol):
         """Close every lane (their keys deleted); safe to call twice."""
         ...
 
+    def set_view(self, view: ViewRequest) -> None:
+        """The per-key rows the next frames' snapshots carry (what the panes can show)."""
+        ...
+
+    def reframe(self) -> list[Frame]:
+        """A frame of where the lanes stand now, nothing stepped (after the view changed)."""
+        ...
+
+    def run_to_end(self, cancelled: Callable[[], bool]) -> list[Frame]:
+        """Step every lane to its end without a frame per step, checking `cancelled` between
+        chunks; the one frame of where they stopped."""
+        ...
+
 
 class Lane:
     """One open cell (driver + its Redis namespace) and its running fairness figures."""
@@ -119,8 +134,11 @@ class Lane:
         self._dequeued = 0  # dequeues at the last frame: what the next frame took is after it
         self._trend = TrendRecorder()
 
-    def snapshot(self) -> tuple[Snapshot, Fairness, Trend | None]:
-        snap = replace(self.driver.snapshot(), taken_from=self._dequeued)
+    def snapshot(self, view: ViewRequest = FULL_VIEW) -> tuple[Snapshot, Fairness, Trend | None]:
+        events = self.driver.events
+        if len(events) > self._dequeued:  # the this-step line's winner shows its state
+            view = replace(view, also=(*view.also, events[self._dequeued].key))
+        snap = replace(self.driver.snapshot(view), taken_from=self._dequeued)
         self._dequeued = snap.dequeued
         fairness = self._fairness_of(snap)
         if fairness.contended:
@@ -137,11 +155,9 @@ class Lane:
         if not (due or snap.done):
             return self._fairness
         start = time.perf_counter()
-        waiting = {
-            row.key: int(row.true_head) - snap.score_base
-            for row in snap.keys
-            if row.true_head is not None
-        }
+        # every key's oldest queued run, from the books (the snapshot carries a few rows)
+        books = self.driver.ledger.books
+        waiting = {key: b.queued[0][0] - snap.score_base for key, b in books.items() if b.queued}
         shares = contention(snap.events, self._weights, waiting_since=waiting)
         self._cost_s = time.perf_counter() - start
         self._stale_steps = 0
@@ -189,8 +205,8 @@ class StepLane:
     def step_instant(self) -> None:
         self.runner.step_once()
 
-    def snapshot(self) -> tuple[Snapshot, Fairness, Trend | None]:
-        snap = step_snapshot(self.runner)
+    def snapshot(self, view: ViewRequest = FULL_VIEW) -> tuple[Snapshot, Fairness, Trend | None]:
+        snap = step_snapshot(self.runner, view)
         counts = {k: float(self.runner.contention.get(k, 0)) for k in self._weights}
         total = sum(counts.values())
         shares = {k: c * len(counts) / total for k, c in counts.items()} if total else {}
@@ -219,6 +235,7 @@ class Lockstep:
         self.namespace = namespace
         self.lanes: list[Lane | StepLane] = []
         self.setup: Setup | None = None
+        self.view = FULL_VIEW
         self._generation = 0
 
     def start(self, setup: Setup) -> list[Frame]:
@@ -272,9 +289,29 @@ class Lockstep:
     def frame(self) -> Frame | None:
         if self.setup is None or not self.lanes:
             return None
-        lanes = [lane.snapshot() for lane in self.lanes]
+        view = self.view
+        lanes = [lane.snapshot(view) for lane in self.lanes]
         return Frame(self.setup, tuple(s for s, _, _ in lanes), tuple(f for _, f, _ in lanes),
                      tuple(t for _, _, t in lanes))  # fmt: skip
+
+    def set_view(self, view: ViewRequest) -> None:
+        self.view = view
+
+    def reframe(self) -> list[Frame]:
+        frame = self.frame()
+        return [] if frame is None else [frame]
+
+    def run_to_end(self, cancelled: Callable[[], bool]) -> list[Frame]:
+        """Lanes step instants in lockstep as `advance` would, building no snapshot on the
+        way (a driver steps the same whether or not it is looked at)."""
+        while not cancelled():
+            for _ in range(RUN_CHUNK):
+                behind = self._behind()
+                if not behind:
+                    return self.reframe()
+                for lane in behind:
+                    lane.driver.step_instant()
+        return self.reframe()
 
     def close(self) -> None:
         """Close every lane (keys deleted); safe to call twice."""

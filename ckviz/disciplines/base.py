@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Protocol
 
 from ckviz.model.queue import DisciplineState, Door, IndexEntry
@@ -34,7 +34,10 @@ class Discipline(Protocol):
         """The dequeue just handed out a run of `key`."""
         ...
 
-    def state(self) -> DisciplineState: ...
+    def state(self, keys: Collection[str] | None = None) -> DisciplineState:
+        """What it shows of itself; per key only for `keys` when given (the app's view
+        shows a few keys of thousands)."""
+        ...
 
 
 class KeepsStateInRedis(Discipline, Protocol):

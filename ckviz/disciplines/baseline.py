@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ckviz.disciplines.base import by_priority
 from ckviz.model.queue import LUA_ORDER, DisciplineState, IndexEntry
@@ -25,5 +25,5 @@ class Baseline:
     def on_serviced(self, key: str) -> None:
         return None
 
-    def state(self) -> DisciplineState:
+    def state(self, keys: Collection[str] | None = None) -> DisciplineState:
         return DisciplineState(self.name, (("order", "oldest head first (age)"),))

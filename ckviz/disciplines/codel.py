@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from ckviz.disciplines.base import Discipline
 from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry
@@ -67,8 +67,8 @@ class CoDel:
     def on_serviced(self, key: str) -> None:
         self.base.on_serviced(key)
 
-    def state(self) -> DisciplineState:
-        inner = self.base.state()
+    def state(self, keys: Collection[str] | None = None) -> DisciplineState:
+        inner = self.base.state(keys)
         fields = (*inner.fields, ("escalating", ", ".join(self.escalating) or "-"))
         per_key = tuple((key, (*values, *self._above_field(key))) for key, values in inner.per_key)
         return DisciplineState(self.name, fields, per_key)

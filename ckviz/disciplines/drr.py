@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from ckviz.disciplines.base import by_priority, weight_of
@@ -86,7 +86,8 @@ class DeficitRoundRobin:
             # whichever key the next order() appends, not at the ring's start.
             self.cursor = (self.ring.index(key) + 1) % len(self.ring)
 
-    def state(self) -> DisciplineState:
+    def state(self, keys: Collection[str] | None = None) -> DisciplineState:
         cursor_key = self.ring[self.cursor] if self.cursor < len(self.ring) else "-"
-        per_key = tuple((key, (("deficit", self.deficit.get(key, 0.0)),)) for key in self.ring)
+        ring = self.ring if keys is None else [key for key in self.ring if key in keys]
+        per_key = tuple((key, (("deficit", self.deficit.get(key, 0.0)),)) for key in ring)
         return DisciplineState(self.name, (("cursor", cursor_key),), per_key)

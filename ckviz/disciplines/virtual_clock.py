@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from itertools import repeat
 
 from ckviz.disciplines.base import weight_of
@@ -48,8 +48,10 @@ class VirtualClock:
     def on_serviced(self, key: str) -> None:
         self.clock[key] = self._priority(key) + self.increment / weight_of(self.weights, key)
 
-    def state(self) -> DisciplineState:
-        per_key = tuple((key, ((self.label, value),)) for key, value in sorted(self.clock.items()))
+    def state(self, keys: Collection[str] | None = None) -> DisciplineState:
+        clock = self.clock
+        shown = clock.items() if keys is None else [(k, clock[k]) for k in keys if k in clock]
+        per_key = tuple((key, ((self.label, value),)) for key, value in sorted(shown))
         return DisciplineState(self.name, (("floor", self.floor),), per_key)
 
 

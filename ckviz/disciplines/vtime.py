@@ -7,7 +7,7 @@ what the driver reads back. Python never writes a vtime key and never ranks a se
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from ckviz.model.queue import DisciplineState, Door, IndexEntry, Shown
@@ -89,7 +89,7 @@ class VirtualTime:
             self._tags_in_order = True
         return replace(self.view, state=replace(s, tags=dict(self._tags)))  # a snapshot keeps it
 
-    def state(self) -> DisciplineState:
+    def state(self, keys: Collection[str] | None = None) -> DisciplineState:
         view = self._shown_view()
         s = view.state
         fields: list[tuple[str, Shown]] = [
@@ -100,6 +100,8 @@ class VirtualTime:
         per_key: list[tuple[str, tuple[tuple[str, Shown], ...]]] = []
         if s is not None:
             fields.append(("idle", len(s.idle)))
-            per_key = [(k, (("tag", t),)) for k, t in s.tags.items()]
-            per_key += [(k, (("parked", t),)) for k, t in s.idle.items() if k not in s.tags]
+            shown = (lambda k: True) if keys is None else keys.__contains__
+            per_key = [(k, (("tag", t),)) for k, t in s.tags.items() if shown(k)]
+            per_key += [(k, (("parked", t),)) for k, t in s.idle.items()
+                        if k not in s.tags and shown(k)]  # fmt: skip
         return DisciplineState(self.name, tuple(fields), tuple(per_key), view)

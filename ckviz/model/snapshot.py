@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal, overload
 
 from ckviz.model.arithmetic import scan_window
@@ -71,6 +71,50 @@ class KeyRow:
     def mean_wait_ms(self) -> float | None:
         return self.wait_sum_ms / self.dequeued if self.dequeued else None
 
+    def head_age(self, t: int, score_base: int) -> float | None:
+        """How long the oldest queued run has waited at `t` (None: nothing queued)."""
+        return None if self.true_head is None else t - (self.true_head - score_base)
+
+    def wait_so_far(self, t: int, score_base: int) -> float | None:
+        """The mean wait counting the oldest queued run as if served at `t` (None: no runs
+        yet). A mean over served runs alone gives a key never served no wait at all, so it
+        would look best; counting the head's age makes a starved key look as bad as it is."""
+        return wait_so_far(self.wait_sum_ms, self.dequeued, self.head_age(t, score_base))
+
+
+def wait_so_far(wait_sum_ms: int, dequeued: int, head_age: float | None) -> float | None:
+    """`KeyRow.wait_so_far` from its parts (the driver ranks keys by it without rows)."""
+    if head_age is None:
+        return wait_sum_ms / dequeued if dequeued else None
+    return (wait_sum_ms + head_age) / (dequeued + 1)
+
+
+SORTS = ("scenario", "queued", "out", "age", "wait")  # what a view may sort keys by
+
+
+@dataclass(frozen=True, slots=True)
+class ViewRequest:
+    """Which per-key rows a snapshot carries: those the app's panes can show, not all K.
+
+    The default asks for every key in the scenario's order (headless runs, tests, export).
+    A view sorts by one of SORTS (largest first, ties in natural order), keeps `limit` rows,
+    and puts `pinned` keys (then the longest-waiting key, if asked) on top. `only` is what a
+    filter lets through, in the scenario's order (None: every key); `also` names keys some
+    pane needs whatever the sort (carried in `Snapshot.rows`, not listed in `keys`);
+    `index_limit` caps the ckIndex entries and the next order's keys carried.
+    """
+
+    sort: str = SORTS[0]
+    limit: int | None = None
+    pinned: tuple[str, ...] = ()
+    pin_longest_wait: bool = False
+    only: tuple[str, ...] | None = None
+    also: tuple[str, ...] = ()
+    index_limit: int | None = None
+
+
+FULL_VIEW = ViewRequest()
+
 
 class EventLog(Sequence[DequeueEvent]):
     """A read-only prefix of the driver's append-only dequeue log (shared, never copied)."""
@@ -133,6 +177,14 @@ class Snapshot:
     consumers: tuple[ConsumerService, ...] = ()  # per consumer, in c1..cN order
     next_consumer: str | None = None  # whose turn the next dequeue is (None: the run is done)
     history: History | None = None  # the run so far in time buckets (the app's pictures)
+    # -- what the view asked for (ViewRequest), and figures over every key ----------------
+    view: ViewRequest = FULL_VIEW
+    key_names: tuple[str, ...] = ()  # every key of the run, the scenario's order (shared)
+    rows: Mapping[str, KeyRow] = field(default_factory=dict)  # every row carried, by key
+    matched: int = 0  # keys the view's filter lets through (every key without one)
+    index_size: int = 0  # ckIndex members (index_read may carry only the first ones)
+    longest_wait: tuple[str, float] | None = None  # the key whose head has waited longest
+    deepest: int = 0  # most runs queued on one key
 
     @property
     def taken(self) -> Sequence[DequeueEvent]:

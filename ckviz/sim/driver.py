@@ -22,13 +22,22 @@ from typing import Any
 from ckviz.disciplines.base import Discipline
 from ckviz.model.arithmetic import batch_room, queue_limit
 from ckviz.model.queue import LUA_ORDER, DequeuedRun, IndexEntry, PlannedRun
-from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, KeyRow, QueueEvent, Snapshot
+from ckviz.model.snapshot import (
+    FULL_VIEW,
+    DequeueEvent,
+    EventLog,
+    HeldRun,
+    QueueEvent,
+    Snapshot,
+    ViewRequest,
+)
 from ckviz.sim.consumers import Consumer, Turns, consumers_of
 from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
 from ckviz.sim.ledger import Ledger
 from ckviz.sim.projection import IndexProjection, first_difference, keys_apart
 from ckviz.sim.serving import Rescore
+from ckviz.sim.view import KeyView
 from ckviz.sim.violations import ENV_LIMIT, INDEX_AT_HEAD, ONE_PLACE, BrokenInvariant
 from ckviz.sim.vtime_invariants import VtimeLedgerCheck
 from ckviz.store.digest import QueueDigest
@@ -80,6 +89,7 @@ class Driver:
         self.plan = self.turns.consumers[0].plan  # what the discipline adds before each dequeue
         self.queue = queue  # c1's connection; the display's reads go on it
         self.ledger = Ledger(config.weights, workload)
+        self.key_view = KeyView(self.ledger.books)
         self.t = 0
         self.step_count = 0
         self.done = False
@@ -115,6 +125,7 @@ class Driver:
         self._ride_takes = False
         self._index_read: tuple[IndexEntry, ...] = ()
         self._index_stale = False  # a trip ran since `_index_read` was read
+        self._peeked: tuple[int | None, tuple[IndexEntry, ...], int] | None = None  # for a view
         self._rescore: Rescore | None = None  # what the last serve attempt wrote, if anything
         # ckIndex writes since the last read, and a projection awaiting Redis's word on it
         self._writes = IndexProjection()
@@ -309,6 +320,7 @@ class Driver:
         if state_slot is not None:
             self._state = (self.plan.state_read(replies[state_slot]), keys)
         self._index_stale = True
+        self._peeked = None  # the trip may have changed ckIndex
         if digest_slot is not None:
             self._digest, index = replies[digest_slot]
             if index is not None:
@@ -365,14 +377,19 @@ class Driver:
 
     # ---- what the UI reads --------------------------------------------------------------
 
-    def _peek_index(self) -> tuple[IndexEntry, ...]:
-        """ckIndex now, read for a snapshot only (the serve loop of a Lua-ordered discipline
-        never reads it); not counted as a round trip of the run. What the outbox still holds
-        is at most a dequeue sure to take nothing, which changes no score."""
-        if self._index_stale:
-            self._index_read = tuple(self.queue.peek_index())
-            self._index_stale = False
-        return self._index_read
+    def _peek_index(self, limit: int | None) -> tuple[tuple[IndexEntry, ...], int]:
+        """ckIndex now (its first `limit` entries when the plan serves it in Redis's order,
+        which is all a preview needs) and its size, read for a snapshot only: the serve loop
+        of a Lua-ordered discipline never reads it; not counted as a round trip of the run.
+        What the outbox still holds is at most a dequeue sure to take nothing, which changes
+        no score."""
+        if not self.plan.redis_order:
+            limit = None
+        peeked = self._peeked
+        if peeked is None or not _covers(peeked[0], limit):
+            entries, size = self.queue.peek_index(limit)
+            peeked = self._peeked = (limit, tuple(entries), size)
+        return peeked[1], peeked[2]
 
     def _shown_order(self, upcoming: tuple[str, ...]) -> tuple[str, ...]:
         """A rescoring plan's last written order, else what the Lua will serve next."""
@@ -380,30 +397,28 @@ class Driver:
             return upcoming
         return () if self._last_rescore is None else self._last_rescore.order
 
-    def snapshot(self) -> Snapshot:
-        """An immutable picture of this moment."""
+    def snapshot(self, view: ViewRequest = FULL_VIEW) -> Snapshot:
+        """An immutable picture of this moment, with the per-key rows `view` asks for."""
         cfg = self.config
         now = SCORE_BASE + self.t
-        index = self._index_read if self.plan.rescores else self._peek_index()
-        rows = tuple(
-            KeyRow(
-                key,
-                b.weight,
-                len(b.queued),
-                b.to_arrive,
-                b.dequeued,
-                b.held,
-                float(b.queued[0][0]) if b.queued else None,
-                b.wait_sum_ms,
-            )
-            for key, b in self.ledger.books.items()
-        )
+        limit = view.index_limit
+        if self.plan.rescores:
+            index, index_size = self._index_read, len(self._index_read)
+        else:
+            index, index_size = self._peek_index(limit)
+        picked = self.key_view.pick(view, self.t, SCORE_BASE)
         held = tuple(
             HeldRun(run.key, run.run_id, release)
             for release, _, run in sorted(self.ledger.releases, key=lambda r: (r[0], r[1]))
         )
         turn = self._next_consumer()
-        upcoming = turn.plan.next_order(index, now)
+        upcoming = turn.plan.next_order(index, now)[:limit]
+        index = index[:limit]
+        rows = {row.key: row for row in picked.keys}
+        full = view.limit is None and view.only is None and limit is None
+        for key in (*view.also, *(e.key for e in index), *upcoming):
+            if key not in rows and key in self.ledger.books:
+                rows[key] = self.key_view.row(key)
         return Snapshot(
             scenario=cfg.scenario,
             seed=cfg.seed,
@@ -417,11 +432,11 @@ class Driver:
             total_cap=cfg.total_cap,
             total_runs=self.ledger.total_runs,
             index_read=index,
-            index_rescored=() if self._rescore is None else self._rescore.entries,
-            keys=rows,
+            index_rescored=() if self._rescore is None else self._rescore.entries(limit),
+            keys=picked.keys,
             held=held,
-            discipline_state=turn.discipline.state(),
-            order=self._shown_order(upcoming),
+            discipline_state=turn.discipline.state(None if full else rows),
+            order=self._shown_order(upcoming)[:limit],
             next_order=() if self.done else upcoming,
             rescores=self.plan.rescores,
             events=EventLog(self.events, len(self.events)),
@@ -431,9 +446,21 @@ class Driver:
             consumers=self.turns.service(),
             next_consumer=None if self.done else turn.name,
             history=None if self.history is None else self.history.view(self.t),
+            view=view,
+            key_names=self.key_view.key_names,
+            rows=rows,
+            matched=picked.matched,
+            index_size=index_size,
+            longest_wait=picked.longest_wait,
+            deepest=picked.deepest,
         )
 
     def _next_consumer(self) -> Consumer:
         """Whose turn the next dequeue is: mid-instant the current one's, else whoever opens
         the instant the clock stands at (the pane shows that consumer's discipline state)."""
         return self.turns.current if self._instant_open else self.turns.first_at(self.t)
+
+
+def _covers(read: int | None, wanted: int | None) -> bool:
+    """Whether a read of the first `read` entries (None: all) holds the first `wanted`."""
+    return read is None or (wanted is not None and wanted <= read)

@@ -30,10 +30,12 @@ class Rescore(NamedTuple):
         """The keys, best first (built when a snapshot asks, not on every serve)."""
         return tuple(map(key_of_member, self.members))
 
-    @property
-    def entries(self) -> tuple[IndexEntry, ...]:
-        """ckIndex as rescored (built when a snapshot asks, not on every serve)."""
-        return tuple(map(IndexEntry, self.members, self.order, map(float, self.scores)))
+    def entries(self, limit: int | None = None) -> tuple[IndexEntry, ...]:
+        """ckIndex as rescored, its first `limit` entries (built when a snapshot asks, not
+        on every serve)."""
+        members = self.members[:limit]
+        keys, scores = map(key_of_member, members), map(float, self.scores[:limit])
+        return tuple(map(IndexEntry, members, keys, scores))
 
 
 class ServePlan(Protocol):
@@ -42,6 +44,7 @@ class ServePlan(Protocol):
     rescores: bool  # whether it needs a fresh ckIndex read and rewrites the scores
     version: Version | None  # a discipline in Redis: the rules its state keeps
     watched: bool  # read the discipline's state after every trip, checked or not
+    redis_order: bool  # the next dequeue serves ckIndex in Redis's order (its first = pick)
 
     def before_dequeue(
         self, trip: Trip, index: tuple[IndexEntry, ...], now: int, wall_now: int
@@ -87,6 +90,7 @@ class LuaOrder(_Plain):
     """The dequeue script orders ckIndex itself: lowest score first. Nothing to add."""
 
     rescores = False
+    redis_order = True
 
     def before_dequeue(
         self, trip: Trip, index: tuple[IndexEntry, ...], now: int, wall_now: int
@@ -100,6 +104,8 @@ class LuaOrder(_Plain):
 class InRedis(LuaOrder):
     """The discipline's order lives in Redis, kept by its own scripts: nothing to add before
     a dequeue; its dequeue reports (passes, floor) and its state read go to the discipline."""
+
+    redis_order = False  # the Lua ranks by the tags it keeps
 
     def __init__(self, discipline: KeepsStateInRedis) -> None:
         self.discipline = discipline
@@ -129,6 +135,7 @@ class Rescoring(_Plain):
     """A Python discipline ranks ckIndex as read and the trip writes that rank as scores."""
 
     rescores = True
+    redis_order = False
 
     def __init__(self, discipline: Discipline) -> None:
         self.discipline = discipline

@@ -8,13 +8,22 @@ state is what the call's trip read back, and the passes are the call's own trace
 from __future__ import annotations
 
 from ckviz.model.queue import DisciplineState, Shown
-from ckviz.model.snapshot import EventLog, HeldRun, KeyRow, QueueEvent, Snapshot
+from ckviz.model.snapshot import (
+    FULL_VIEW,
+    EventLog,
+    HeldRun,
+    KeyRow,
+    QueueEvent,
+    Snapshot,
+    ViewRequest,
+)
 from ckviz.model.vtime import VtimeView
 from ckviz.sim.steps import T0, StepRunner
 
 
-def step_snapshot(runner: StepRunner) -> Snapshot:
-    """Where `runner` stands after its last call."""
+def step_snapshot(runner: StepRunner, view: ViewRequest = FULL_VIEW) -> Snapshot:
+    """Where `runner` stands after its last call. A step scenario has few keys: its
+    snapshot carries every key's row, whatever the view asks for."""
     scenario = runner.scenario
     last = runner.calls[-1] if runner.calls else None
     served_per_key: dict[str, int] = {}
@@ -58,6 +67,11 @@ def step_snapshot(runner: StepRunner) -> Snapshot:
         history=None if runner.history is None else runner.history.view(runner.step),
         consumers=runner.service(),
         next_consumer=None if runner.done else runner.next_consumer(),
+        view=view,
+        key_names=tuple(runner.remaining),
+        rows={row.key: row for row in rows},
+        matched=len(rows),
+        deepest=max((row.queued for row in rows), default=0),
     )
 
 

@@ -251,13 +251,18 @@ class RunQueue:
             self.client.connection_pool.release(self._connection)
             self._connection = None
 
-    def peek_index(self) -> list[IndexEntry]:
-        """ckIndex with its scores, for a display: a round trip the run's figures do not count."""
-        args = ("ZRANGE", self.keys.ck_index, 0, -1, "WITHSCORES")
+    def peek_index(self, limit: int | None = None) -> tuple[list[IndexEntry], int]:
+        """ckIndex's first `limit` entries (None: all) with their scores, and its size, for a
+        display: a round trip the run's figures do not count."""
+        index = self.keys.ck_index
+        commands: list[tuple[tuple[Any, ...], Decoder, bool]] = [(("ZCARD", index), _keep, False)]
+        if limit is None or limit > 0:
+            last = -1 if limit is None else limit - 1
+            commands.append((("ZRANGE", index, 0, last, "WITHSCORES"), _index_entries, False))
         trips, sent = self.round_trips, self.commands_sent
-        (reply,) = self.execute([(args, _index_entries, False)])
+        size, *entries = self.execute(commands)
         self.round_trips, self.commands_sent = trips, sent
-        return list(reply)
+        return (list(entries[0]) if entries else []), int(size)
 
     def execute(self, commands: list[tuple[tuple[Any, ...], Decoder, bool]]) -> list[Any]:
         replies = self._roundtrip(commands)

@@ -1,0 +1,106 @@
+"""The per-key rows a snapshot carries: those a view asked for, picked from the books.
+
+The app shows a few dozen keys of thousands, so a snapshot builds rows for those only. Ranking
+the keys for a sort still looks at every key (one pass over the books, no row each); the
+figures over every key that the panes show (the longest wait, the deepest queue) come out
+of one pass too.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable, Iterable, Mapping
+from typing import NamedTuple
+
+from ckviz.model.names import natural_key
+from ckviz.model.snapshot import SORTS, KeyRow, ViewRequest, wait_so_far
+from ckviz.sim.ledger import KeyBook
+
+
+class Picked(NamedTuple):
+    """The rows a view asked for, and what a snapshot says about every key."""
+
+    keys: tuple[KeyRow, ...]  # pinned first, then the sort's, at most `limit` of them
+    matched: int  # keys the filter lets through
+    longest_wait: tuple[str, float] | None
+    deepest: int
+
+
+class KeyView:
+    """Rows of one ledger's books on demand (the books change; the key names do not)."""
+
+    def __init__(self, books: Mapping[str, KeyBook]) -> None:
+        self.books = books
+        self.key_names = tuple(books)  # shared by every snapshot, never copied
+        self._natural: dict[str, int] | None = None
+
+    def row(self, key: str) -> KeyRow:
+        b = self.books[key]
+        head = float(b.queued[0][0]) if b.queued else None
+        return KeyRow(key, b.weight, len(b.queued), b.to_arrive, b.dequeued, b.held, head,
+                      b.wait_sum_ms)  # fmt: skip
+
+    def pick(self, view: ViewRequest, t: int, score_base: int) -> Picked:
+        longest, deepest = self._extremes(t, score_base)
+        pool = self.key_names if view.only is None else view.only
+        allowed = None if view.only is None else set(view.only)
+        pins = [k for k in view.pinned if k in self.books]
+        if view.pin_longest_wait and longest is not None and longest[0] not in pins:
+            pins.append(longest[0])
+        pins = [k for k in pins if allowed is None or k in allowed]
+        pinned = set(pins)
+        rest = (k for k in pool if k not in pinned) if pinned else iter(pool)
+        chosen = pins + self._ranked(rest, view, t, score_base)
+        return Picked(tuple(map(self.row, chosen)), len(pool), longest, deepest)
+
+    def _ranked(self, keys: Iterable[str], view: ViewRequest, t: int, base: int) -> list[str]:
+        """`keys` in the view's order (largest first, ties in natural order), `limit` of them."""
+        if view.sort == SORTS[0]:
+            return list(itertools.islice(keys, view.limit))
+        value = self._value(view.sort, t, base)
+        natural = self._natural_ranks()
+
+        def rank(key: str) -> tuple[float, int]:
+            return -value(self.books[key]), natural[key]
+
+        if view.limit is None:
+            return sorted(keys, key=rank)
+        return heapq.nsmallest(view.limit, keys, key=rank)
+
+    @staticmethod
+    def _value(by: str, t: int, base: int) -> Callable[[KeyBook], float]:
+        """What `by` sorts on, as the per-key table's sort_value reads it from a row."""
+        if by not in SORTS:
+            raise ValueError(f"unknown sort {by!r}")
+
+        def value(b: KeyBook) -> float:
+            if by == "queued":
+                return len(b.queued)
+            if by == "out":
+                return b.dequeued
+            age = None if not b.queued else t - (b.queued[0][0] - base)
+            shown = age if by == "age" else wait_so_far(b.wait_sum_ms, b.dequeued, age)
+            return -1.0 if shown is None else shown
+
+        return value
+
+    def _natural_ranks(self) -> dict[str, int]:
+        if self._natural is None:
+            ordered = sorted(self.key_names, key=natural_key)  # stable: scenario order on ties
+            self._natural = {key: i for i, key in enumerate(ordered)}
+        return self._natural
+
+    def _extremes(self, t: int, base: int) -> tuple[tuple[str, float] | None, int]:
+        """The key whose oldest queued run has waited longest (ties: the greater name), and
+        the most runs queued on one key."""
+        oldest: tuple[float, str] | None = None
+        deepest = 0
+        for key, b in self.books.items():
+            queued = b.queued
+            if queued:
+                deepest = max(deepest, len(queued))
+                candidate = (t - (queued[0][0] - base), key)
+                if oldest is None or candidate > oldest:
+                    oldest = candidate
+        return (None if oldest is None else (oldest[1], float(oldest[0]))), deepest
