@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, overload
 
 from ckviz.model.arithmetic import scan_window
@@ -116,6 +116,17 @@ class ViewRequest:
 FULL_VIEW = ViewRequest()
 
 
+@dataclass(frozen=True, slots=True)
+class KeyFigures:
+    """What a snapshot says about every key, whichever rows it carries."""
+
+    key_names: tuple[str, ...]  # every key of the run, the scenario's order (shared)
+    matched: int  # keys the view's filter lets through (every key without one)
+    index_size: int  # ckIndex members (index_read may carry only the first ones)
+    longest_wait: tuple[str, float] | None  # the key whose head has waited longest, how long
+    deepest: int  # most runs queued on one key
+
+
 class EventLog(Sequence[DequeueEvent]):
     """A read-only prefix of the driver's append-only dequeue log (shared, never copied)."""
 
@@ -177,14 +188,34 @@ class Snapshot:
     consumers: tuple[ConsumerService, ...] = ()  # per consumer, in c1..cN order
     next_consumer: str | None = None  # whose turn the next dequeue is (None: the run is done)
     history: History | None = None  # the run so far in time buckets (the app's pictures)
-    # -- what the view asked for (ViewRequest), and figures over every key ----------------
+    # What the view asked for (ViewRequest), the rows carried by key (the view's and those
+    # other panes need) and the figures over every key; None: `keys` holds every key.
     view: ViewRequest = FULL_VIEW
-    key_names: tuple[str, ...] = ()  # every key of the run, the scenario's order (shared)
-    rows: Mapping[str, KeyRow] = field(default_factory=dict)  # every row carried, by key
-    matched: int = 0  # keys the view's filter lets through (every key without one)
-    index_size: int = 0  # ckIndex members (index_read may carry only the first ones)
-    longest_wait: tuple[str, float] | None = None  # the key whose head has waited longest
-    deepest: int = 0  # most runs queued on one key
+    carried: Mapping[str, KeyRow] | None = None
+    figures: KeyFigures | None = None
+
+    @property
+    def rows(self) -> Mapping[str, KeyRow]:
+        """Every row carried, by key (look it up once per frame: it may be built here)."""
+        return self.carried if self.carried is not None else {r.key: r for r in self.keys}
+
+    @property
+    def every_key(self) -> KeyFigures:
+        """Figures over every key: the driver's, or those of `keys` when it holds them all."""
+        if self.figures is not None:
+            return self.figures
+        keys = self.keys
+        ages = [
+            (age, r.key) for r in keys if (age := r.head_age(self.t, self.score_base)) is not None
+        ]
+        oldest = max(ages, default=None)
+        return KeyFigures(
+            tuple(r.key for r in keys),
+            len(keys),
+            len(self.index_read),
+            None if oldest is None else (oldest[1], oldest[0]),
+            max((r.queued for r in keys), default=0),
+        )
 
     @property
     def taken(self) -> Sequence[DequeueEvent]:

@@ -27,6 +27,7 @@ from ckviz.model.snapshot import (
     DequeueEvent,
     EventLog,
     HeldRun,
+    KeyFigures,
     QueueEvent,
     Snapshot,
     ViewRequest,
@@ -447,12 +448,14 @@ class Driver:
             next_consumer=None if self.done else turn.name,
             history=None if self.history is None else self.history.view(self.t),
             view=view,
-            key_names=self.key_view.key_names,
-            rows=rows,
-            matched=picked.matched,
-            index_size=index_size,
-            longest_wait=picked.longest_wait,
-            deepest=picked.deepest,
+            carried=rows,
+            figures=KeyFigures(
+                self.key_view.key_names,
+                picked.matched,
+                index_size,
+                picked.longest_wait,
+                picked.deepest,
+            ),
         )
 
     def _next_consumer(self) -> Consumer:

@@ -68,10 +68,6 @@ def step_snapshot(runner: StepRunner, view: ViewRequest = FULL_VIEW) -> Snapshot
         consumers=runner.service(),
         next_consumer=None if runner.done else runner.next_consumer(),
         view=view,
-        key_names=tuple(runner.remaining),
-        rows={row.key: row for row in rows},
-        matched=len(rows),
-        deepest=max((row.queued for row in rows), default=0),
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -21,6 +22,7 @@ from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
 from ckviz.disciplines.registry import check_discipline
 from ckviz.errors import CkvizError, ExitCode, RedisUnavailable
 from ckviz.lanes import Frame, LaneSource, Setup
+from ckviz.model.snapshot import FULL_VIEW, SORTS, ViewRequest
 from ckviz.scenario_files import AnyScenario
 from ckviz.scenario_files import load_any as load
 from ckviz.sim.steps import STEP_DISCIPLINES
@@ -33,7 +35,7 @@ from ckviz.tui.screens.compare import CompareScreen
 from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.main import MainScreen
 from ckviz.tui.setup_actions import SetupActions
-from ckviz.tui.widgets.key_queues import SORTS, KeyQueuesPane
+from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.pane import Pane
 from ckviz.tui.widgets.status import Controls
 
@@ -42,7 +44,7 @@ SPEEDS: tuple[tuple[float, int], ...] = (
     (1.0, 1), (0.5, 1), (0.25, 1), (0.12, 1), (0.06, 1), (0.03, 1), (0.03, 4), (0.03, 16),
 )  # fmt: skip
 DEFAULT_SPEED = 3
-RUN_CHUNK = 64  # instants per advance while running to the end (frames between are dropped)
+VIEW_ROWS = 100  # per-key rows (and ckIndex entries) a frame carries: more than a screen shows
 MAX_QUEUED = 8  # steps asked for while others are still running; more presses are dropped
 
 Job = Callable[[], list[Frame]]
@@ -71,6 +73,7 @@ class CkvizApp(SetupActions):
         Binding("t", "toggle_dark", "Theme", id="ckviz.theme"),
         Binding("x", "export", "Export", id="ckviz.export"),
         Binding("greater_than_sign", "run_to_end", "To end", key_display=">", id="ckviz.to_end"),
+        Binding("escape", "stop_run", "Stop", show=False, id="ckviz.stop_run"),
         Binding("z", "zoom", "Zoom", id="ckviz.zoom"),
         Binding("o", "sort_keys", "Sort", id="ckviz.sort"),
         *(
@@ -106,6 +109,10 @@ class CkvizApp(SetupActions):
         self._timer: Timer | None = None
         self._home_lane = 0
         self._closed = False
+        self._sort_by = SORTS[0]
+        self.only_keys: tuple[str, ...] | None = None  # what a key filter lets through
+        self._stop_run = threading.Event()  # a run to the end stops at its next look
+        self._running_to_end = False
         self._handle_signals = handle_signals
 
     # ---- lifecycle ----------------------------------------------------------------------
@@ -149,13 +156,13 @@ class CkvizApp(SetupActions):
 
     # ---- driver jobs, off the event loop --------------------------------------------------
 
-    def _submit(self, job: Job, fresh: bool = False) -> None:
+    def _submit(self, job: Job, fresh: bool = False, redrawn: bool = False) -> None:
         self._in_flight += 1
         self._show_controls()  # "stepping" until the frame arrives (on_stepped)
-        self._drive(job, fresh)
+        self._drive(job, fresh, redrawn)
 
     @work(group="driver")
-    async def _drive(self, job: Job, fresh: bool) -> None:
+    async def _drive(self, job: Job, fresh: bool, redrawn: bool = False) -> None:
         # Every driver call goes through the one driver thread, in order: a driver is never
         # used by two threads at once, and quit's close runs after the steps asked before it.
         loop = asyncio.get_running_loop()
@@ -170,15 +177,49 @@ class CkvizApp(SetupActions):
             crash = DriverCrashed(f"unexpected {type(exc).__name__}: {exc}")
             self.post_message(DriverFailed(crash))
         else:
-            self.post_message(Stepped(tuple(frames), fresh))
+            self.post_message(Stepped(tuple(frames), fresh, redrawn))
 
     def _start(self, setup: Setup) -> None:
         self._set_playing(False)
         self.setup = setup
-        self._submit(lambda: self.lockstep.start(setup), fresh=True)
+        view = self.view_request()
+        source = self.lockstep
+
+        def start() -> list[Frame]:
+            source.set_view(view)
+            return source.start(setup)
+
+        self._submit(start, fresh=True)
+
+    def view_request(self) -> ViewRequest:
+        """The rows the panes can show: the per-key table's sort with the light key and the
+        longest-waiting key pinned (single mode), or the scenario's order in every lane
+        (compare: its lanes' rows line up), within a key filter; VIEW_ROWS of them."""
+        if self.setup.compare:
+            return ViewRequest(limit=VIEW_ROWS, only=self.only_keys, index_limit=VIEW_ROWS)
+        light = self.setup.scenario.light_key
+        return ViewRequest(sort=self._sort_by, limit=VIEW_ROWS, pinned=(light,) if light else (),
+                           pin_longest_wait=True, only=self.only_keys,
+                           index_limit=VIEW_ROWS)  # fmt: skip
+
+    def change_view(self) -> None:
+        """The panes want other rows (a sort, a filter): the live frame again, for them. A
+        recorded frame shown meanwhile keeps its rows (the panes order what it carries)."""
+        self._refresh_view()
+        if self._closed or self.recording.current is None or self.error is not None:
+            return
+        view = self.view_request()
+        source = self.lockstep
+
+        def redraw() -> list[Frame]:
+            source.set_view(view)
+            return source.reframe()
+
+        self._submit(redraw, redrawn=True)
 
     async def on_stepped(self, message: Stepped) -> None:
         self._in_flight -= 1
+        self._running_to_end = self._running_to_end and self._in_flight > 0
         if self._closed:
             return
         if message.fresh and message.frames:
@@ -186,6 +227,11 @@ class CkvizApp(SetupActions):
             self.recording.reset(message.frames[0])
             await self._use_screen(message.frames[0])
             self._show(message.frames[0])
+        elif message.redrawn:
+            if message.frames and self.recording.redraw_live(message.frames[0]):
+                self._show(message.frames[0])
+            else:
+                self._show_controls()
         elif any([self.recording.append(frame) for frame in message.frames]):
             self._show(message.frames[-1])
         else:
@@ -195,6 +241,7 @@ class CkvizApp(SetupActions):
 
     def on_driver_failed(self, message: DriverFailed) -> None:
         self._in_flight -= 1
+        self._running_to_end = self._running_to_end and self._in_flight > 0
         self.error = message.error
         self._backs_pending = 0
         self._set_playing(False)
@@ -210,6 +257,7 @@ class CkvizApp(SetupActions):
         self.palette = self._new_palette(frame)
         for pane in self.screen.query(KeyQueuesPane):
             pane.light_key = frame.setup.scenario.light_key
+            pane.sort_by = self._sort_by
 
     def _new_palette(self, frame: Frame) -> KeyPalette:
         variables = self.get_css_variables()
@@ -224,7 +272,7 @@ class CkvizApp(SetupActions):
         error = str(self.error) if self.error else None
         interval, instants = SPEEDS[self._speed]
         return Controls(self._playing, self._speed + 1, replay, error, self.busy,
-                        round(instants / interval, 1))  # fmt: skip
+                        round(instants / interval, 1), self._running_to_end)  # fmt: skip
 
     def _show(self, frame: Frame) -> None:
         if frame.setup.compare == self.setup.compare and self._view().is_mounted:
@@ -321,21 +369,26 @@ class CkvizApp(SetupActions):
             self.bell()
 
     def action_run_to_end(self) -> None:
-        """Every remaining round in one driver job; only the last frame is recorded."""
+        """Every remaining round in one driver job, no frame on the way; only the last frame
+        is recorded. The app stays live meanwhile: esc (or > again) stops it where it is."""
         self._set_playing(False)
+        if self._running_to_end:
+            self.action_stop_run()
+            return
         current = self.recording.current
         if self._closed or current is None or self.error is not None or current.done:
             self.bell()
             return
         while not self.recording.live:  # a replay first catches up with the live end
             self.recording.forward()
-        self._submit(self._to_end)
+        self._stop_run.clear()
+        self._running_to_end = True
+        self._submit(lambda: self.lockstep.run_to_end(self._stop_run.is_set))
 
-    def _to_end(self) -> list[Frame]:
-        last: list[Frame] = []
-        while frames := self.lockstep.advance(True, RUN_CHUNK):
-            last = frames[-1:]
-        return last
+    def action_stop_run(self) -> None:
+        """Stop a run to the end (its frame shows where it stopped)."""
+        if self._running_to_end:
+            self._stop_run.set()
 
     def action_export(self) -> None:
         """An SVG screenshot and the run's figures as JSON, in the current folder."""
@@ -345,12 +398,37 @@ class CkvizApp(SetupActions):
             return
         folder = Path.cwd()
         try:
-            figures = write_figures(frame, folder)
             svg = self.save_screenshot(f"{export_stem(frame)}.svg", str(folder))
         except OSError as exc:
             self.notify(f"export failed: {folder}: {exc.strerror or exc}", severity="error")
             return
-        self.notify(f"wrote {Path(svg).name} and {figures.name} in {folder}")
+        live = self.recording.live and not self.busy and self.error is None and not self._closed
+        self._export_figures(frame, folder, Path(svg).name, live)
+
+    @work(group="export")
+    async def _export_figures(self, frame: Frame, folder: Path, svg: str, live: bool) -> None:
+        """The figures of every key: a frame carries only the rows its view asked for, so a
+        live one is made again with every row (a recorded one: the rows it carries)."""
+        if live:
+            view, source = self.view_request(), self.lockstep
+
+            def every_key() -> list[Frame]:
+                source.set_view(FULL_VIEW)
+                try:
+                    return source.reframe()
+                finally:
+                    source.set_view(view)
+
+            loop = asyncio.get_running_loop()
+            with contextlib.suppress(CkvizError, redis.RedisError, OSError):
+                frame = next(iter(await loop.run_in_executor(self._driver_thread, every_key)),
+                             frame)  # fmt: skip
+        try:
+            figures = write_figures(frame, folder)
+        except OSError as exc:
+            self.notify(f"export failed: {folder}: {exc.strerror or exc}", severity="error")
+            return
+        self.notify(f"wrote {svg} and {figures.name} in {folder}")
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's own commands, but its Screenshot writes where `x` does (Textual's saves
@@ -380,9 +458,10 @@ class CkvizApp(SetupActions):
 
     def action_sort_keys(self) -> None:
         """Cycle the per-key table's order: scenario, queued, out, age, wait (largest first)."""
+        self._sort_by = SORTS[(SORTS.index(self._sort_by) + 1) % len(SORTS)]
         for pane in self.screen.query(KeyQueuesPane):
-            pane.sort_by = SORTS[(SORTS.index(pane.sort_by) + 1) % len(SORTS)]
-        self._refresh_view()
+            pane.sort_by = self._sort_by
+        self.change_view()
 
     def _refresh_view(self) -> None:
         frame = self.recording.current

@@ -30,6 +30,7 @@ def figures(frame: Frame) -> dict[str, object]:
         events = [[e.key, e.run_id, e.arrival_ms, e.dequeued_ms] for e in snap.events]
         lanes.append({
             "discipline": snap.discipline, "t": snap.t, "round": snap.step,
+            "key_count": len(snap.every_key.key_names),  # more than "keys" if cut to a view
             "worst_share_over_weight": fair.worst_share if fair.contended else None,
             "worst_key": fair.worst_key, "jain": fair.jain if fair.contended else None,
             "keys": keys, "events": {"columns": ["key", "run_id", "arrival_ms", "dequeued_ms"],

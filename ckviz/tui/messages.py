@@ -11,10 +11,12 @@ from ckviz.lanes import Frame
 class Stepped(Message):
     """A driver job finished: the frames it produced, oldest first (often just one)."""
 
-    def __init__(self, frames: tuple[Frame, ...], fresh: bool = False) -> None:
+    def __init__(self, frames: tuple[Frame, ...], fresh: bool = False,
+                 redrawn: bool = False) -> None:  # fmt: skip
         super().__init__()
         self.frames = frames
         self.fresh = fresh  # a new session: the recording starts over
+        self.redrawn = redrawn  # the live moment again, for another view: it replaces the last
 
 
 class DriverCrashed(CkvizError):

@@ -40,6 +40,13 @@ class Recording:
             self.cursor = len(self.frames) - 1
         return following
 
+    def redraw_live(self, frame: Frame) -> bool:
+        """The live frame again under another view; True if the view shows it (not replaying)."""
+        if not self.frames:
+            return False
+        self.frames[-1] = frame
+        return self.live
+
     def back(self) -> Frame | None:
         """The frame before the one shown, or None at the start of the recording."""
         if self.cursor <= 0:

@@ -33,21 +33,23 @@ def number(value: str | float) -> str:
 
 
 def key_width(snapshot: Snapshot, room: int, cap: int = 16) -> int:
-    """Cells for a key column: the longest key's length, within [5, cap] and the room left."""
-    return max(5, min(cap, longest_key(snapshot.keys), room))
+    """Cells for a key column: the longest key's length (of every key of the run, so columns
+    stay put whichever keys are shown), within [5, cap] and the room left."""
+    names = snapshot.every_key.key_names
+    return max(5, min(cap, longest_key(names), room))
 
 
-_longest: list[tuple[tuple[KeyRow, ...], int]] = []  # the last snapshot's rows and their answer
+_longest: list[tuple[tuple[str, ...], int]] = []  # the last run's key names and their answer
 
 
-def longest_key(rows: tuple[KeyRow, ...]) -> int:
-    """The widest key in cells; every pane asks for the same rows, so the last answer is kept
-    (with 10,000 keys, measuring them once per frame rather than once per pane)."""
-    if _longest and _longest[0][0] is rows:
+def longest_key(names: tuple[str, ...]) -> int:
+    """The widest key in cells; every snapshot of a run shares one tuple of names, so the
+    last answer is kept (with 10,000 keys, measured once a run, not once per pane)."""
+    if _longest and _longest[0][0] is names:
         return _longest[0][1]
     # An ASCII key is as many cells as characters (isascii is a flag check, no scan).
-    width = max((len(r.key) if r.key.isascii() else cell_len(r.key) for r in rows), default=5)
-    _longest[:] = [(rows, width)]
+    width = max((len(k) if k.isascii() else cell_len(k) for k in names), default=5)
+    _longest[:] = [(names, width)]
     return width
 
 
@@ -70,19 +72,12 @@ def bar(out: Text, value: float, maximum: float, width: int, style: Style) -> No
 
 def head_age(row: KeyRow, snapshot: Snapshot) -> float | None:
     """How long the key's oldest queued run has waited at this moment (None: nothing queued)."""
-    return None if row.true_head is None else snapshot.t - (row.true_head - snapshot.score_base)
+    return row.head_age(snapshot.t, snapshot.score_base)
 
 
 def wait_so_far(row: KeyRow, snapshot: Snapshot) -> float | None:
-    """A key's mean wait counting its oldest queued run as if served now (None: no runs yet).
-
-    A mean over served runs alone gives a key that was never served no wait at all, so it
-    looks best; counting the head's age makes a starved key look as bad as it is.
-    """
-    age = head_age(row, snapshot)
-    if age is None:
-        return row.mean_wait_ms
-    return (row.wait_sum_ms + age) / (row.dequeued + 1)
+    """A key's mean wait counting its oldest queued run as if served now (KeyRow's)."""
+    return row.wait_so_far(snapshot.t, snapshot.score_base)
 
 
 def starved(row: KeyRow, snapshot: Snapshot) -> bool:
@@ -90,21 +85,12 @@ def starved(row: KeyRow, snapshot: Snapshot) -> bool:
     return row.queued > 0 and row.dequeued == 0 and snapshot.dequeued > 0
 
 
-_oldest: list[tuple[Snapshot, tuple[str, float] | None]] = []  # the last snapshot's answer
 
 
 def longest_wait(snapshot: Snapshot) -> tuple[str, float] | None:
-    """The key whose oldest queued run has waited longest right now, and for how long. The
-    status line, the per-key table and the strip all ask, so the last answer is kept."""
-    if _oldest and _oldest[0][0] is snapshot:
-        return _oldest[0][1]
-    ages = [(age, row.key) for row in snapshot.keys if (age := head_age(row, snapshot)) is not None]
-    answer = None
-    if ages:
-        age, key = max(ages)
-        answer = key, age
-    _oldest[:] = [(snapshot, answer)]
-    return answer
+    """The key whose oldest queued run has waited longest right now (of every key, not only
+    the rows carried), and for how long."""
+    return snapshot.every_key.longest_wait
 
 
 def ms(value: float | None) -> str:

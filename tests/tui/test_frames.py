@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from rich.cells import cell_len
@@ -9,7 +10,7 @@ from rich.cells import cell_len
 from ckviz import scenario_files
 from ckviz.lanes import Fairness, Frame, Setup
 from ckviz.model.queue import DisciplineState, IndexEntry
-from ckviz.model.snapshot import EventLog, HeldRun, KeyRow, Snapshot
+from ckviz.model.snapshot import EventLog, HeldRun, KeyRow, Snapshot, ViewRequest
 from ckviz.store.keys import ck_member
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.text import fit
@@ -26,6 +27,7 @@ class HandMade:
     def __init__(self, *frames: Frame) -> None:
         self.frames = list(frames)
         self.closed = 0
+        self.views: list[ViewRequest] = []  # what the app asked each frame to carry
 
     def start(self, setup: Setup) -> list[Frame]:
         return [replace(self.frames.pop(0), setup=setup)]
@@ -35,6 +37,16 @@ class HandMade:
 
     def close(self) -> None:
         self.closed += 1
+
+    def set_view(self, view: ViewRequest) -> None:
+        self.views.append(view)
+
+    def reframe(self) -> list[Frame]:
+        return []  # made by hand: nothing to make again
+
+    def run_to_end(self, cancelled: Callable[[], bool]) -> list[Frame]:
+        last, self.frames = self.frames[-1:], []
+        return last
 
 
 def snapshot(keys: tuple[str, ...], held: int, step: int, total_cap: int | None = 2) -> Snapshot:

@@ -32,10 +32,12 @@ class CkIndexPane(SnapshotPane):
         upcoming = snapshot.next_order
         scanned = set(upcoming[:window])
         pick = upcoming[0] if upcoming and window else None
-        heads = {row.key: row.true_head for row in snapshot.keys}
+        rows = snapshot.rows  # the driver carries the rows of the entries it carries
+        heads = {key: row.true_head for key, row in rows.items()}
         lowest = min((entry.score for entry in index), default=0.0)
-        noun = "entry" if len(index) == 1 else "entries"
-        summary = f"{len(index)} {noun} · scan window {window}"
+        size = max(snapshot.every_key.index_size, len(index))
+        noun = "entry" if size == 1 else "entries"
+        summary = f"{size} {noun} · scan window {window}"
         if window == 0:
             summary += f" ({snapshot.full or 'nothing to take'})"
         elif pick is not None:
@@ -44,6 +46,8 @@ class CkIndexPane(SnapshotPane):
             summary = "ckIndex · " + summary
         head = [new_text().append(fit(summary, width), DIM)]
         tail: list[Text] = []
+        if size > len(index):
+            tail.append(new_text().append(f"  … {size - len(index)} more", DIM))
         if not index:
             tail.append(new_text().append("  (empty: nothing queued)", DIM))
         if rescoring and not self.compact:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from ckviz.model.names import natural_key
-from ckviz.model.snapshot import KeyRow, Snapshot
+from ckviz.model.snapshot import SORTS, KeyRow, Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.sparkline import sparkline
 from ckviz.tui.text import (
@@ -16,7 +16,6 @@ from ckviz.tui.text import (
     head_age,
     key_cell,
     key_width,
-    longest_wait,
     ms,
     wait_so_far,
 )
@@ -25,9 +24,6 @@ from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 MIN_BAR = 6  # below this many cells for the bar, the arrive column makes room
 SPARK = 12  # the share/weight sparkline's cells (the first column to go, after arrive)
 MIN_SPARK = 6
-
-
-SORTS = ("scenario", "queued", "out", "age", "wait")  # `o` cycles through them
 
 
 def sort_value(row: KeyRow, snapshot: Snapshot, by: str) -> float:
@@ -52,9 +48,11 @@ class KeyQueuesPane(SnapshotPane):
         self.light_key: str | None = None
 
     def ordered(self, snapshot: Snapshot) -> list[KeyRow]:
-        """Pinned rows first (light key, longest head age), then the rest in the chosen order."""
+        """Pinned rows first (light key, longest head age), then the rest in the chosen order.
+        The driver already sent the rows so (the app's view asks for this pane's order); a
+        frame recorded under another order is re-sorted here, among the rows it carries."""
         rows = list(snapshot.keys)
-        oldest = longest_wait(snapshot)  # the status line names the same key
+        oldest = snapshot.every_key.longest_wait  # the status line names the same key
         pinned = [r for r in rows if r.key == self.light_key]
         if oldest is not None and oldest[0] != self.light_key:
             pinned += [r for r in rows if r.key == oldest[0]]
@@ -66,8 +64,13 @@ class KeyQueuesPane(SnapshotPane):
 
     def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
         rows = self.ordered(snapshot) if not self.compact else snapshot.keys
+        figures = snapshot.every_key
         if not self.compact:
-            self.border_subtitle = f"sorted by {self.sort_by} (o) · light key, longest age first"
+            matched = figures.matched  # the view carries the first rows of these
+            shown = "" if len(rows) >= matched else f"{len(rows)} of {matched} keys · "
+            self.border_subtitle = (
+                f"{shown}sorted by {self.sort_by} (o) · light key, longest age first"
+            )
         keys = key_width(snapshot, width // 3)
         numbers = [("queued", 7), ("out", 5), ("age", 7), ("wait", 7)]
         room = width - keys - 1 - sum(w for _, w in numbers)  # for the bar and what may go
@@ -85,7 +88,7 @@ class KeyQueuesPane(SnapshotPane):
             header.append(label.rjust(w), DIM)
         if history is not None:
             header.append(" " + fit("share/weight", cells), DIM)
-        deepest = max((r.queued for r in rows), default=0)
+        deepest = figures.deepest  # of every key: the bars keep their scale whatever is shown
 
         def draw(i: int) -> Text:
             row = rows[i]

@@ -15,6 +15,7 @@ from ckviz.tui.text import BOLD, DIM, longest_wait, ms, ratio
 
 STEPPING = "⋯ stepping"
 TREND = 8  # cells of each fairness sparkline on the status line
+RUNNING = "⋯ running to the end (esc stops)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +28,7 @@ class Controls:
     error: str | None = None
     stepping: bool = False  # a driver job is in flight: its frame has not arrived yet
     instants_per_s: float = 1.0  # what `speed` means: logical instants played a second
+    running_to_end: bool = False  # a run to the end is in flight (esc stops it)
 
 
 def fairness_text(out: Text, fairness: Fairness, dequeued: int, palette: KeyPalette,
@@ -69,7 +71,7 @@ def state_text(out: Text, frame: Frame, controls: Controls) -> None:
         shown, recorded = controls.replay
         out.append(f" │ replay: frame {shown} of {recorded} recorded", BOLD)
     if controls.stepping:
-        out.append(f" │ {STEPPING}", BOLD)
+        out.append(f" │ {RUNNING if controls.running_to_end else STEPPING}", BOLD)
 
 
 class StatusBar(Static):

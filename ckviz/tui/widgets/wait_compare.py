@@ -25,8 +25,10 @@ class WaitComparePane(Pane[Frame]):
 
     def layout_rows(self, frame: Frame, palette: KeyPalette, width: int) -> Rows:
         snaps = frame.snapshots
+        # the left lane's rows; every lane carries the same ones (the app asks each the same
+        # view), and a key a lane lacks shows blank there
         keys = [row.key for row in snaps[0].keys]
-        rows = [{row.key: row for row in snap.keys} for snap in snaps]
+        rows = [{k: r for k in keys if (r := snap.rows.get(k)) is not None} for snap in snaps]
         waits = [{k: wait_so_far(r, snap) for k, r in by.items()}
                  for snap, by in zip(snaps, rows, strict=True)]  # fmt: skip
         pairs = len(snaps) == 2
@@ -48,9 +50,13 @@ class WaitComparePane(Pane[Frame]):
             key_cell(out, key, palette, key_cells)
             out.append(" ")
             for snap, by_key, lane in zip(snaps, rows, waits, strict=True):
-                self._lane_cells(out, by_key[key], snap, lane[key], longest, bar_width, palette)
+                row = by_key.get(key)
+                if row is None:
+                    out.append(" " * column)
+                    continue
+                self._lane_cells(out, row, snap, lane[key], longest, bar_width, palette)
             if pairs:
-                out.append(*_ratio(waits[0][key], waits[1][key], palette))
+                out.append(*_ratio(waits[0].get(key), waits[1].get(key), palette))
             return out
 
         return Rows([header], len(keys), draw)
