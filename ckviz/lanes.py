@@ -202,7 +202,7 @@ class StepLane:
     def step(self) -> None:
         self.runner.step_once()
 
-    def step_instant(self) -> None:
+    def step_instant(self, watched: bool = True) -> None:
         self.runner.step_once()
 
     def snapshot(self, view: ViewRequest = FULL_VIEW) -> tuple[Snapshot, Fairness, Trend | None]:
@@ -301,16 +301,16 @@ class Lockstep:
         frame = self.frame()
         return [] if frame is None else [frame]
 
-    def run_to_end(self, cancelled: Callable[[], bool]) -> list[Frame]:
+    def run_to_end(self, cancelled: Callable[[], bool], chunk: int = RUN_CHUNK) -> list[Frame]:
         """Lanes step instants in lockstep as `advance` would, building no snapshot on the
         way (a driver steps the same whether or not it is looked at)."""
         while not cancelled():
-            for _ in range(RUN_CHUNK):
+            for _ in range(chunk):
                 behind = self._behind()
                 if not behind:
                     return self.reframe()
                 for lane in behind:
-                    lane.driver.step_instant()
+                    lane.driver.step_instant(watched=False)
         return self.reframe()
 
     def close(self) -> None:

@@ -163,12 +163,18 @@ class Driver:
         if not self._serve_once():
             self._close_instant()
 
-    def step_instant(self) -> None:
-        """Step until the logical clock moves on (or the run ends)."""
+    def step_instant(self, watched: bool = True) -> None:
+        """Step until the logical clock moves on (or the run ends). Unwatched (no snapshot
+        until the instant is over), dequeues may ride with the next trip as in `run()`; the
+        instant's end sends them all, so the books are whole again when this returns."""
         start = self.t
-        self.step()
-        while not self.done and self._instant_open and self.t == start:
+        self._ride_takes = not watched and self._takes_are_certain
+        try:
             self.step()
+            while not self.done and self._instant_open and self.t == start:
+                self.step()
+        finally:
+            self._ride_takes = False
 
     def run(self, until_dequeued: int | None = None) -> None:
         """Step to the end (or until at least `until_dequeued` runs are out, for a benchmark).

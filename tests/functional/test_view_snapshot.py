@@ -1,0 +1,194 @@
+"""A snapshot carries the rows its view asks for (the app shows a few dozen keys of thousands),
+and the same rows, figures and preview as a snapshot of every key; a run to the end without a
+frame per step ends where stepping frame by frame ends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+
+from ckviz import scenario_files
+from ckviz.lanes import Frame, Lockstep, Setup
+from ckviz.metrics import contention
+from ckviz.model.matrix import Treatment
+from ckviz.model.names import natural_key
+from ckviz.model.scenario import Scenario
+from ckviz.model.snapshot import SORTS, KeyRow, Snapshot, ViewRequest
+from ckviz.sim.driver import Driver
+from ckviz.sim.session import open_cell
+
+LIGHT = "light-3"
+SCENARIO = f"""\
+description = "A heavy backlog ahead of 40 light keys: most of them wait."
+env_limit = 2
+light_key = "{LIGHT}"
+
+[[keys]]
+name = "heavy"
+runs = 60
+arrival = "immediate"
+hold_ms_mean = 25
+
+[[keys]]
+name = "light"
+count = 40
+runs = 3
+arrival = "poisson"
+rate_per_sec = 20
+hold_ms_mean = 25
+"""
+
+
+@pytest.fixture(scope="module")
+def many_keys(tmp_path_factory: pytest.TempPathFactory) -> Scenario:
+    path = Path(tmp_path_factory.mktemp("view")) / "view_keys.toml"
+    path.write_text(SCENARIO, encoding="utf-8")
+    scenario = scenario_files.load(str(path))
+    assert isinstance(scenario, Scenario)
+    return scenario
+
+
+def value(row: KeyRow, snap: Snapshot, by: str) -> float:
+    """What the per-key table sorts on, largest first (nothing to show: -1)."""
+    if by == "queued":
+        return row.queued
+    if by == "out":
+        return row.dequeued
+    shown = row.head_age(snap.t, snap.score_base)
+    if by == "wait":
+        shown = row.wait_so_far(snap.t, snap.score_base)
+    return -1.0 if shown is None else shown
+
+
+def expected_keys(full: Snapshot, view: ViewRequest) -> list[str]:
+    """The keys a view should carry, worked out from a snapshot of every key."""
+    rows = [r for r in full.keys if view.only is None or r.key in view.only]
+    ages = [(a, r.key) for r in full.keys if (a := r.head_age(full.t, full.score_base)) is not None]
+    pins = [k for k in view.pinned if any(r.key == k for r in rows)]
+    if view.pin_longest_wait and ages:
+        oldest = max(ages)[1]
+        if oldest not in pins and any(r.key == oldest for r in rows):
+            pins.append(oldest)
+    rest = [r for r in rows if r.key not in pins]
+    if view.sort != SORTS[0]:
+        rest.sort(key=lambda r: (-value(r, full, view.sort), natural_key(r.key)))
+    return pins + [r.key for r in rest[: view.limit]]
+
+
+def stepped(driver: Driver, instants: int) -> Driver:
+    for _ in range(instants):
+        driver.step_instant()
+    return driver
+
+
+@pytest.mark.parametrize("discipline", ["baseline", "sfq"])
+def test_a_view_carries_its_pinned_and_sorted_rows_as_a_full_snapshot_has_them(
+    client: redis.Redis, prefix: str, many_keys: Scenario, discipline: str
+) -> None:
+    with open_cell(client, many_keys, "seed-a", Treatment(discipline=discipline), prefix) as d:
+        for _ in range(3):
+            stepped(d, 15)
+            full = d.snapshot()
+            oldest = full.every_key.longest_wait
+            assert oldest is not None and oldest[0] != LIGHT  # the pin below is a second key
+            for sort in SORTS:
+                view = ViewRequest(sort=sort, limit=7, pinned=(LIGHT,), pin_longest_wait=True,
+                                   index_limit=5)  # fmt: skip
+                part = d.snapshot(view)
+                assert [r.key for r in part.keys] == expected_keys(full, view)
+                assert [r.key for r in part.keys][:2] == [LIGHT, oldest[0]]
+                by_key = {r.key: r for r in full.keys}
+                assert all(by_key[r.key] == r for r in part.keys)
+                assert all(by_key[k] == r for k, r in part.rows.items())
+                assert part.every_key == full.every_key  # figures over every key, not the rows
+                assert len(full.keys) == full.every_key.matched == 41
+                assert part.index_read == full.index_read[:5]
+                assert part.every_key.index_size == len(full.index_read)
+                assert part.next_order == full.next_order[:5]
+                assert all(part.rows[e.key] == by_key[e.key] for e in part.index_read)
+                shown = dict(part.discipline_state.per_key)
+                assert set(shown) <= set(part.rows)
+                assert all(dict(full.discipline_state.per_key)[k] == v for k, v in shown.items())
+
+
+def test_a_filter_keeps_only_its_keys_in_scenario_order_pins_included(
+    client: redis.Redis, prefix: str, many_keys: Scenario
+) -> None:
+    with open_cell(client, many_keys, "seed-a", Treatment(discipline="sfq"), prefix) as d:
+        full = stepped(d, 20).snapshot()
+        only = ("heavy", "light-1", "light-2", "light-10")  # in the scenario's order
+        view = ViewRequest(pinned=(LIGHT,), pin_longest_wait=True, only=only)
+        part = d.snapshot(view)
+        assert [r.key for r in part.keys] == expected_keys(full, view)
+        assert {r.key for r in part.keys} <= set(only)  # the light key is not let through
+        assert part.every_key.matched == 4
+        longest = ViewRequest(sort="age", limit=2, only=only)
+        assert [r.key for r in d.snapshot(longest).keys] == expected_keys(full, longest)
+
+
+def server_state(client: redis.Redis, namespace: str) -> dict[str, Any]:
+    """Every key under `namespace` (the namespace cut off) and what it holds."""
+    state: dict[str, Any] = {}
+    for name in client.scan_iter(match=f"{namespace}*", count=1000):
+        kind = client.type(name)
+        read = {
+            "string": client.get,
+            "zset": lambda n: client.zrange(n, 0, -1, withscores=True),
+            "hash": client.hgetall,
+            "set": lambda n: sorted(client.smembers(n)),
+            "list": lambda n: client.lrange(n, 0, -1),
+        }[kind]
+        state[name[len(namespace) :]] = (kind, read(name))
+    return state
+
+
+def final(frame: Frame) -> list[tuple[Any, ...]]:
+    """What a lane's end must agree on: clock, rounds, every dequeue, per-key rows, shares."""
+    weights = frame.setup.scenario.weights()
+    return [
+        (s.t, s.step, s.done, list(s.events), s.keys, s.held, contention(s.events, weights))
+        for s in frame.snapshots
+    ]
+
+
+@pytest.mark.parametrize("disciplines", [("baseline",), ("sfq",), ("baseline", "vtime")])
+def test_running_to_the_end_ends_where_stepping_frame_by_frame_ends(
+    client: redis.Redis, prefix: str, disciplines: tuple[str, ...]
+) -> None:
+    setup = Setup(scenario_files.load("ck_skew"), "seed-b", disciplines)
+    ends, states = [], []
+    for mode in ("step", "run"):
+        namespace = f"{prefix}{mode}:"
+        lockstep = Lockstep(client, namespace)
+        try:
+            (last,) = lockstep.start(setup)
+            if mode == "step":
+                while (frame := lockstep.step_instant()) is not None:
+                    last = frame
+            else:
+                (last,) = lockstep.run_to_end(lambda: False)
+            assert last.done
+            ends.append(final(last))
+            states.append(server_state(client, namespace))
+        finally:
+            lockstep.close()
+    assert ends[0] == ends[1]
+    assert states[0] == states[1] and states[0]  # Redis holds the same, key for key
+
+
+def test_a_cancelled_run_to_the_end_stops_where_it_is(
+    client: redis.Redis, prefix: str, many_keys: Scenario
+) -> None:
+    lockstep = Lockstep(client, prefix)
+    try:
+        (first,) = lockstep.start(Setup(many_keys, "seed-a", ("baseline",)))
+        (stopped,) = lockstep.run_to_end(lambda: True)
+        assert final(stopped) == final(first) and not stopped.done
+        looks = iter([False, True])  # one chunk of instants, then stopped
+        (partway,) = lockstep.run_to_end(lambda: next(looks), chunk=5)
+        assert partway.snapshots[0].step >= 5 and not partway.done
+    finally:
+        lockstep.close()
