@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -12,10 +13,11 @@ from ckviz.lanes import Fairness, Frame, Setup
 from ckviz.model.queue import DisciplineState, IndexEntry
 from ckviz.model.snapshot import EventLog, HeldRun, KeyRow, Snapshot, ViewRequest
 from ckviz.store.keys import ck_member
-from ckviz.tui.app import CkvizApp
+from ckviz.tui.app import VIEW_ROWS, CkvizApp
 from ckviz.tui.text import fit
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.status import StatusBar
 from tests.tui.conftest import SIZE, press, settle
 
 BASE = 1_700_000_000_000
@@ -118,3 +120,36 @@ def test_fit_counts_cells() -> None:
     assert cell_len(fit("café-☕", 8)) == 8
     assert cell_len(fit("café-☕", 6)) == 6 and fit("café-☕", 6).endswith("…")
     assert all(cell_len(fit("日本語のキー", w)) == w for w in range(0, 15))
+
+
+class RunsUntilStopped(HandMade):
+    """A run to the end that goes on until the app stops it (or 10 s pass)."""
+
+    stopped = False
+
+    def run_to_end(self, cancelled: Callable[[], bool]) -> list[Frame]:
+        deadline = time.monotonic() + 10
+        while not cancelled() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        self.stopped = cancelled()
+        return [self.frames.pop(0)]
+
+
+async def test_the_app_asks_for_the_rows_it_shows_and_esc_stops_a_run_to_the_end() -> None:
+    keys = ("heavy", "light-0")
+    source = RunsUntilStopped(frame(keys, 0, 1), frame(keys, 0, 5))
+    app = CkvizApp(source, "ck_skew", "baseline")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = source.views[-1]  # asked before the first frame: a screenful, not every key
+        assert view.limit == VIEW_ROWS and view.index_limit == VIEW_ROWS
+        assert view.pinned == ("light-1",) and view.pin_longest_wait and view.sort == "scenario"
+        await press(pilot, "o")  # another sort: the live frame is asked for again, so sorted
+        assert source.views[-1].sort == "queued" and len(source.views) == 2
+        await pilot.press("greater_than_sign")
+        await pilot.pause()
+        assert "running to the end (esc stops)" in app.screen.query_one(StatusBar).text.plain
+        await pilot.press("escape")
+        await settle(pilot)
+        assert source.stopped and app.recording.current.snapshots[0].step == 5  # type: ignore[union-attr]
+        await pilot.press("q")
