@@ -6,37 +6,35 @@ import asyncio
 import contextlib
 import signal
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import ClassVar
 
 import redis
 from textual import work
-from textual.app import App, SystemCommand
+from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 from textual.timer import Timer
 
 from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
 from ckviz.disciplines.registry import check_discipline
 from ckviz.errors import CkvizError, ExitCode, RedisUnavailable
 from ckviz.lanes import Frame, LaneSource, Setup
-from ckviz.model.snapshot import FULL_VIEW, SORTS, ViewRequest
+from ckviz.model.snapshot import SORTS, ViewRequest
 from ckviz.scenario_files import AnyScenario
 from ckviz.scenario_files import load_any as load
 from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.tui.commands import CkvizCommands
-from ckviz.tui.export import export_stem, write_figures
 from ckviz.tui.messages import DriverCrashed, DriverFailed, Stepped
 from ckviz.tui.palette import KeyPalette, theme_colours, verdict_colours
 from ckviz.tui.recording import HISTORY_LIMIT, HISTORY_OBJECTS, Recording
+from ckviz.tui.screen_actions import ScreenActions
 from ckviz.tui.screens.compare import CompareScreen
-from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.main import MainScreen
 from ckviz.tui.setup_actions import SetupActions
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
-from ckviz.tui.widgets.pane import Pane
 from ckviz.tui.widgets.status import Controls
 
 # Play speeds: (seconds between ticks, instants per tick).
@@ -50,7 +48,7 @@ MAX_QUEUED = 8  # steps asked for while others are still running; more presses a
 Job = Callable[[], list[Frame]]
 
 
-class CkvizApp(SetupActions):
+class CkvizApp(ScreenActions, SetupActions):
     """Step a scenario's per-key dequeue on a real Redis, one discipline or two side by side."""
 
     CSS_PATH = Path(__file__).resolve().parent / "ckviz.tcss"  # absolute: subclasses too
@@ -390,72 +388,6 @@ class CkvizApp(SetupActions):
         if self._running_to_end:
             self._stop_run.set()
 
-    def action_export(self) -> None:
-        """An SVG screenshot and the run's figures as JSON, in the current folder."""
-        frame = self.recording.current
-        if frame is None:
-            self.bell()
-            return
-        folder = Path.cwd()
-        try:
-            svg = self.save_screenshot(f"{export_stem(frame)}.svg", str(folder))
-        except OSError as exc:
-            self.notify(f"export failed: {folder}: {exc.strerror or exc}", severity="error")
-            return
-        live = self.recording.live and not self.busy and self.error is None and not self._closed
-        self._export_figures(frame, folder, Path(svg).name, live)
-
-    @work(group="export")
-    async def _export_figures(self, frame: Frame, folder: Path, svg: str, live: bool) -> None:
-        """The figures of every key: a frame carries only the rows its view asked for, so a
-        live one is made again with every row (a recorded one: the rows it carries)."""
-        if live:
-            view, source = self.view_request(), self.lockstep
-
-            def every_key() -> list[Frame]:
-                source.set_view(FULL_VIEW)
-                try:
-                    return source.reframe()
-                finally:
-                    source.set_view(view)
-
-            loop = asyncio.get_running_loop()
-            with contextlib.suppress(CkvizError, redis.RedisError, OSError):
-                frame = next(iter(await loop.run_in_executor(self._driver_thread, every_key)),
-                             frame)  # fmt: skip
-        try:
-            figures = write_figures(frame, folder)
-        except OSError as exc:
-            self.notify(f"export failed: {folder}: {exc.strerror or exc}", severity="error")
-            return
-        self.notify(f"wrote {svg} and {figures.name} in {folder}")
-
-    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        """Textual's own commands, but its Screenshot writes where `x` does (Textual's saves
-        to ~/Downloads and fails with no reason where that folder is missing)."""
-        for command in super().get_system_commands(screen):
-            if command.title == "Screenshot":
-                yield SystemCommand("Screenshot", "SVG + the run's figures as JSON here (x)",
-                                    self.action_export)  # fmt: skip
-            else:
-                yield command
-
-    def action_zoom(self) -> None:
-        """The focused pane (or the per-key table) fills the screen; again to go back."""
-        screen = self.screen
-        if screen.maximized is not None:
-            screen.minimize()
-            return
-        target = self.focused if isinstance(self.focused, Pane) else None
-        target = target or next(iter(screen.query(KeyQueuesPane)), None)
-        if target is not None:
-            screen.maximize(target, container=False)
-
-    def action_focus_pane(self, number: int) -> None:
-        panes = list(self.screen.query(Pane))
-        if 0 < number <= len(panes):
-            panes[number - 1].focus()
-
     def action_sort_keys(self) -> None:
         """Cycle the per-key table's order: scenario, queued, out, age, wait (largest first)."""
         self._sort_by = SORTS[(SORTS.index(self._sort_by) + 1) % len(SORTS)]
@@ -467,10 +399,3 @@ class CkvizApp(SetupActions):
         frame = self.recording.current
         if frame is not None:
             self._show(frame)
-
-    def action_help(self) -> None:
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
-
-    def action_toggle_dark(self) -> None:
-        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
