@@ -1,13 +1,24 @@
-"""Time per step of the terminal app: engine (driver thread) + showing + render.
+"""Time per interaction of the terminal app, and of a run to the end; before/after in one run.
 
-    uv run python bench/tui_step.py [--keys 200 2000 10000] [--steps 300] [--discipline sfq]
-                                    [--compare]
+    uv run python bench/tui_step.py [--keys 200 2000 10000] [--steps 40] [--discipline sfq]
+                                    [--against main] [--to-end-keys 2000]
+                                    [--to-end-disciplines baseline vtime sfq]
 
 For each key count, writes a temporary scenario (one heavy backlog and the rest light keys
-trickling in behind it), starts the embedded Redis, runs the app headless at 160x50 and
-presses `space` (one dequeue round) `--steps` times, waiting each time until the frame is on
-screen and the screen has been rendered. Prints min, median, mean and p95 per step.
-Targets (issue 10): under 50 ms a step at 2,000 keys, under 100 ms at 10,000.
+trickling in behind it), starts the embedded Redis and runs the app headless at 160x50:
+  step      `space` (one dequeue round): until the frame is on screen and rendered
+  back      `left` (a recorded frame back), rendered
+  replay    `right` over recorded frames (no driver work), rendered
+  play      one play tick at the default speed (an instant), until rendered
+  compare   `space` in compare mode (the discipline vs baseline), until rendered
+Each is pressed --steps times; min and median per press (ms). Then `>` (run to the end) on a
+ck_many_keys-shaped scenario of --to-end-keys keys (one heavy key of 2,000 runs, the rest
+light keys of 2 runs), for each --to-end-disciplines: seconds until the last frame is shown.
+
+--against REV runs the same measurements on REV's ckviz (git archive into a temporary folder,
+first on PYTHONPATH) in a child process, alternating with this tree's per key count so both
+see the same load, and prints them side by side. Targets (issue 11): every interaction under
+50 ms at 2,000 keys and 100 ms at 10,000; a 2,000-key run to the end under 10 s.
 """
 
 from __future__ import annotations
@@ -15,19 +26,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
+import os
 import statistics
+import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
-
-from ckviz.lanes import Lockstep
-from ckviz.sim.session import new_namespace
-from ckviz.store.server import open_server
-from ckviz.tui.app import CkvizApp
-from ckviz.tui.launch import tune_gc
-from ckviz.tui.messages import DriverFailed, Stepped
 
 SCENARIO = """\
 description = "Bench: one heavy backlog and many light keys trickling in behind it."
@@ -48,105 +56,239 @@ rate_per_sec = 5
 hold_ms_mean = 25
 """
 
+TO_END = """\
+description = "Bench: ck_many_keys at {keys} keys (one heavy key of 2,000 runs, light keys of 2)."
+env_limit = 4
 
-class TimedApp(CkvizApp):
-    """The app, plus a signal when a frame has been handled and the engine time per job."""
+[[keys]]
+name = "heavy"
+runs = 2000
+arrival = "immediate"
+hold_ms_mean = 25
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.handled = asyncio.Event()
-        self.engine_s: list[float] = []
+[[keys]]
+name = "light"
+count = {light}
+runs = 2
+arrival = "poisson"
+rate_per_sec = 10
+hold_ms_mean = 25
+"""
 
-    def timed_lockstep(self) -> None:
-        for name in ("step_round", "step_instant"):
-            step = getattr(self.lockstep, name)
+ACTIONS = ("step", "back", "replay", "play", "compare")
+SIZE = (160, 50)
+ROOT = Path(__file__).resolve().parent.parent
 
-            def timed(step: Any = step) -> Any:
-                start = time.perf_counter()
-                try:
-                    return step()
-                finally:
-                    self.engine_s.append(time.perf_counter() - start)
-
-            setattr(self.lockstep, name, timed)
-
-    async def on_stepped(self, message: Stepped) -> None:
-        await super().on_stepped(message)
-        self.handled.set()
-
-    def on_driver_failed(self, message: DriverFailed) -> None:
-        super().on_driver_failed(message)
-        self.handled.set()
+Samples = dict[str, list[float]]
 
 
-async def bench(path: Path, steps: int, discipline: str, compare: bool) -> list[float]:
-    with open_server() as server, contextlib.closing(server.client()) as client:
-        compare_with = "baseline" if compare else None
-        app = TimedApp(Lockstep(client, new_namespace()), str(path), discipline,
-                       compare_with=compare_with)  # fmt: skip
-        totals: list[float] = []
-        try:
-            async with app.run_test(size=(160, 50)) as pilot:
-                while app.busy or (app.recording.current is None and app.error is None):
-                    await pilot.pause()
-                app.timed_lockstep()
-                for _ in range(steps):
-                    app.handled.clear()
-                    start = time.perf_counter()
-                    app.action_step()
-                    await app.handled.wait()
-                    app.screen._on_timer_update()  # render now, as the screen's update timer would
-                    totals.append(time.perf_counter() - start)
-                    if app.error is not None:
-                        raise SystemExit(f"the app failed: {app.error}")
-                    if app.recording.current is not None and app.recording.current.done:
-                        break
-                await pilot.press("q")
-        finally:
-            app.close_now()
-        keys = app.setup.scenario.weights()
-        label = discipline + (" vs baseline" if compare else "")
-        report(totals, app.engine_s, f"{label}, {len(keys)} keys")
-        return totals
+# ---- the child: measure one tree's app ---------------------------------------------------
 
 
-def report(totals: list[float], engine: list[float], label: str) -> None:
-    def ms(values: list[float], q: float) -> float:
-        ordered = sorted(values)
-        return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+def timed_app(*args: Any, **kwargs: Any) -> Any:
+    """The app, plus a signal when a frame has been handled (imported late: the child's
+    ckviz is whichever tree PYTHONPATH names)."""
+    from ckviz.tui.app import CkvizApp
+    from ckviz.tui.messages import DriverFailed
 
-    def line(values: list[float]) -> str:
-        return (
-            f"min {1000 * min(values):.1f} ms, median {ms(values, 0.5):.1f} ms,"
-            f" mean {1000 * statistics.mean(values):.1f} ms, p95 {ms(values, 0.95):.1f} ms"
-        )
+    class TimedApp(CkvizApp):
+        # Not another on_stepped: Textual calls every class's handler of a message, so an
+        # override calling super() would handle each frame twice.
+        def __init__(self, *a: Any, **k: Any) -> None:
+            super().__init__(*a, **k)
+            self.handled = asyncio.Event()
 
-    print(f"{label}: {len(totals)} steps")
-    print(f"  per step (engine + show + render): {line(totals)}")
-    print(f"  of which engine (driver thread):   {line(engine)}")
+        def _settled(self) -> None:  # the frame is shown and no driver job is left
+            super()._settled()
+            self.handled.set()
+
+        def on_driver_failed(self, message: DriverFailed) -> None:  # then CkvizApp's
+            self.handled.set()
+
+    return TimedApp(*args, **kwargs)
+
+
+async def open_app(client: Any, path: Path, discipline: str, compare: bool) -> Any:
+    from ckviz.lanes import Lockstep
+    from ckviz.sim.session import new_namespace
+
+    compare_with = "baseline" if compare else None
+    return timed_app(Lockstep(client, new_namespace()), str(path), discipline,
+                     compare_with=compare_with)  # fmt: skip
+
+
+async def until_shown(app: Any, pilot: Any) -> None:
+    while app.busy or (app.recording.current is None and app.error is None):
+        await pilot.pause()
+    if app.error is not None:
+        raise SystemExit(f"the app failed: {app.error}")
+
+
+async def pressed(app: Any, act: Any, wait: bool) -> float:
+    """Seconds from a press until its frame is on screen and the screen rendered."""
+    app.handled.clear()
+    start = time.perf_counter()
+    act()
+    if wait:
+        await app.handled.wait()
+    app.screen._on_timer_update()  # render now, as the screen's update timer would
+    if app.error is not None:
+        raise SystemExit(f"the app failed: {app.error}")
+    return time.perf_counter() - start
+
+
+async def interactions(client: Any, path: Path, steps: int, discipline: str) -> Samples:
+    from ckviz.tui.app import SPEEDS
+
+    samples: Samples = {action: [] for action in ACTIONS}
+    app = await open_app(client, path, discipline, compare=False)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until_shown(app, pilot)
+            for _ in range(steps):
+                samples["step"].append(await pressed(app, app.action_step, wait=True))
+            for _ in range(steps):
+                samples["back"].append(await pressed(app, app.action_step_back, wait=False))
+            while not app.recording.live:
+                samples["replay"].append(await pressed(app, app.action_step, wait=False))
+            tick = SPEEDS[app._speed][1]
+            for _ in range(steps):
+                play = await pressed(app, lambda: app._advance(instant=True, count=tick), True)
+                samples["play"].append(play)
+            await pilot.press("q")
+    finally:
+        app.close_now()
+    app = await open_app(client, path, discipline, compare=True)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until_shown(app, pilot)
+            for _ in range(steps):
+                samples["compare"].append(await pressed(app, app.action_step, wait=True))
+            await pilot.press("q")
+    finally:
+        app.close_now()
+    return samples
+
+
+async def to_end(client: Any, path: Path, discipline: str) -> float:
+    """Seconds from `>` until the run's last frame is on screen."""
+    app = await open_app(client, path, discipline, compare=False)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until_shown(app, pilot)
+            start = time.perf_counter()
+            app.action_run_to_end()
+            while app.busy or not app.recording.current.done:
+                await asyncio.sleep(0.02)
+                if app.error is not None:
+                    raise SystemExit(f"the app failed: {app.error}")
+            app.screen._on_timer_update()
+            seconds = time.perf_counter() - start
+            await pilot.press("q")
+    finally:
+        app.close_now()
+    return seconds
+
+
+def child(job: dict[str, Any]) -> dict[str, Any]:
+    import ckviz
+    from ckviz.store.server import open_server
+    from ckviz.tui.launch import tune_gc
+
+    tune_gc()  # as run_app does
+    with (
+        tempfile.TemporaryDirectory(prefix="ckviz-bench-") as tmp,
+        open_server() as server,
+        contextlib.closing(server.client()) as client,
+    ):
+        path = Path(tmp) / f"bench_{job['keys']}_keys.toml"
+        if job["kind"] == "interactions":
+            path.write_text(SCENARIO.format(light=job["keys"] - 1), encoding="utf-8")
+            coro = interactions(client, path, job["steps"], job["discipline"])
+            return {"samples": asyncio.run(coro), "ckviz": ckviz.__file__}
+        path.write_text(TO_END.format(keys=job["keys"], light=job["keys"] - 1), "utf-8")
+        seconds = asyncio.run(to_end(client, path, job["discipline"]))
+        return {"seconds": seconds, "ckviz": ckviz.__file__}
+
+
+# ---- the parent: run the trees, print side by side ----------------------------------------
+
+
+def export_tree(rev: str, into: Path) -> Path:
+    """REV's files (git archive), for its ckviz to be imported from."""
+    archive = into / "tree.tar"
+    subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(archive), rev],
+                   check=True)  # fmt: skip
+    with tarfile.open(archive) as tar:
+        tar.extractall(into / "tree", filter="data")
+    return into / "tree"
+
+
+def run_child(tree: Path, job: dict[str, Any]) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(job)], env=env,
+                          capture_output=True, text=True)  # fmt: skip
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark child failed ({tree}):\n{proc.stderr[-2000:]}")
+    return dict(json.loads(proc.stdout.splitlines()[-1]))
+
+
+def ms(values: list[float]) -> str:
+    if not values:
+        return "-"
+    return f"{1000 * min(values):6.1f} / {1000 * statistics.median(values):6.1f}"
+
+
+def target_s(keys: int) -> float:
+    """Issue 11's targets: 50 ms an interaction up to 2,000 keys, 100 ms at 10,000."""
+    return 0.050 if keys <= 2000 else 0.100
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keys", type=int, nargs="+", default=[200, 2000, 10000])
-    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--discipline", default="sfq")
-    parser.add_argument("--compare", action="store_true", help="two lanes (vs baseline)")
+    parser.add_argument("--against", metavar="REV", help="also measure REV's code (e.g. main)")
+    parser.add_argument("--to-end-keys", type=int, default=2000)
+    parser.add_argument("--to-end-disciplines", nargs="*", default=["baseline", "vtime", "sfq"])
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    tune_gc()  # as run_app does
+    if args.child:
+        print(json.dumps(child(json.loads(args.child))))
+        return 0
+    with tempfile.TemporaryDirectory(prefix="ckviz-bench-tree-") as tmp:
+        trees = {"this tree": ROOT}
+        if args.against:
+            trees = {args.against: export_tree(args.against, Path(tmp)), **trees}
+        return report(trees, args)
+
+
+def report(trees: dict[str, Path], args: argparse.Namespace) -> int:
+    names = list(trees)
+    print(f"ms per press, min / median of {args.steps} presses; app at {SIZE[0]}x{SIZE[1]}, "
+          f"{args.discipline}; compare: {args.discipline} vs baseline")  # fmt: skip
+    print(f"{'keys':>6} {'action':<8} " + " ".join(f"{n:>17}" for n in names))
     met = True
     for keys in args.keys:
-        with tempfile.TemporaryDirectory(prefix="ckviz-bench-") as tmp:
-            path = Path(tmp) / f"bench_{keys}_keys.toml"
-            path.write_text(SCENARIO.format(light=keys - 1), encoding="utf-8")
-            totals = asyncio.run(bench(path, args.steps, args.discipline, args.compare))
-        met &= statistics.median(totals) < target_s(keys)
+        job = {"kind": "interactions", "keys": keys, "steps": args.steps,
+               "discipline": args.discipline}  # fmt: skip
+        runs = {name: run_child(tree, job) for name, tree in trees.items()}
+        if keys == args.keys[0]:
+            print("  " + ", ".join(f"{n}: {r['ckviz']}" for n, r in runs.items()))
+        results = {name: run["samples"] for name, run in runs.items()}
+        for action in ACTIONS:
+            cells = " ".join(f"{ms(results[n][action]):>17}" for n in names)
+            print(f"{keys:>6} {action:<8} {cells}", flush=True)
+            mine = results[names[-1]][action]
+            met &= not mine or statistics.median(mine) < target_s(keys)
+    print(f"\nrun to the end (>), {args.to_end_keys} keys, seconds until the last frame shows")
+    for discipline in args.to_end_disciplines:
+        job = {"kind": "to_end", "keys": args.to_end_keys, "discipline": discipline}
+        seconds = {name: run_child(tree, job)["seconds"] for name, tree in trees.items()}
+        cells = " ".join(f"{seconds[n]:>17.1f}" for n in names)
+        print(f"{'':>6} {discipline:<8} {cells}", flush=True)
     return 0 if met else 1
-
-
-def target_s(keys: int) -> float:
-    """Issue 10's targets: 50 ms a step up to 2,000 keys, 100 ms at 10,000."""
-    return 0.050 if keys <= 2000 else 0.100
 
 
 if __name__ == "__main__":
