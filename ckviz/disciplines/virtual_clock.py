@@ -29,6 +29,8 @@ class VirtualClock:
 
     def _floor_with(self, active: Sequence[IndexEntry]) -> float:
         """The floor once `active` is seen: it rises to the lowest clock among them."""
+        if len(self.clock) < len(active):  # a key without a clock sits at the floor (and a
+            return self.floor  # ckIndex member is one key), so the lowest is not above it
         lowest = min(map(self.clock.get, [e.key for e in active], repeat(self.floor)))
         return max(self.floor, lowest)
 
