@@ -27,7 +27,6 @@ from ckviz.model.snapshot import (
     DequeueEvent,
     EventLog,
     HeldRun,
-    KeyFigures,
     QueueEvent,
     Snapshot,
     ViewRequest,
@@ -38,7 +37,7 @@ from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
 from ckviz.sim.ledger import Ledger
 from ckviz.sim.projection import IndexProjection, first_difference, keys_apart
 from ckviz.sim.serving import Rescore
-from ckviz.sim.view import KeyView
+from ckviz.sim.view import IndexPeek, KeyView
 from ckviz.sim.violations import ENV_LIMIT, INDEX_AT_HEAD, ONE_PLACE, BrokenInvariant
 from ckviz.sim.vtime_invariants import VtimeLedgerCheck
 from ckviz.store.digest import QueueDigest
@@ -126,7 +125,7 @@ class Driver:
         self._ride_takes = False
         self._index_read: tuple[IndexEntry, ...] = ()
         self._index_stale = False  # a trip ran since `_index_read` was read
-        self._peeked: tuple[int | None, tuple[IndexEntry, ...], int] | None = None  # for a view
+        self._peek = IndexPeek(queue)  # ckIndex as a snapshot reads it
         self._rescore: Rescore | None = None  # what the last serve attempt wrote, if anything
         # ckIndex writes since the last read, and a projection awaiting Redis's word on it
         self._writes = IndexProjection()
@@ -327,7 +326,7 @@ class Driver:
         if state_slot is not None:
             self._state = (self.plan.state_read(replies[state_slot]), keys)
         self._index_stale = True
-        self._peeked = None  # the trip may have changed ckIndex
+        self._peek.forget()  # the trip may have changed ckIndex
         if digest_slot is not None:
             self._digest, index = replies[digest_slot]
             if index is not None:
@@ -384,20 +383,6 @@ class Driver:
 
     # ---- what the UI reads --------------------------------------------------------------
 
-    def _peek_index(self, limit: int | None) -> tuple[tuple[IndexEntry, ...], int]:
-        """ckIndex now (its first `limit` entries when the plan serves it in Redis's order,
-        which is all a preview needs) and its size, read for a snapshot only: the serve loop
-        of a Lua-ordered discipline never reads it; not counted as a round trip of the run.
-        What the outbox still holds is at most a dequeue sure to take nothing, which changes
-        no score."""
-        if not self.plan.redis_order:
-            limit = None
-        peeked = self._peeked
-        if peeked is None or not _covers(peeked[0], limit):
-            entries, size = self.queue.peek_index(limit)
-            peeked = self._peeked = (limit, tuple(entries), size)
-        return peeked[1], peeked[2]
-
     def _shown_order(self, upcoming: tuple[str, ...]) -> tuple[str, ...]:
         """A rescoring plan's last written order, else what the Lua will serve next."""
         if not self.plan.rescores:
@@ -411,9 +396,9 @@ class Driver:
         limit = view.index_limit
         if self.plan.rescores:
             index, index_size = self._index_read, len(self._index_read)
-        else:
-            index, index_size = self._peek_index(limit)
-        picked = self.key_view.pick(view, self.t, SCORE_BASE)
+        else:  # a preview of Redis's own order needs only its first entries
+            index, index_size = self._peek.read(limit if self.plan.redis_order else None)
+        picked = self.key_view.pick(view, self.t, SCORE_BASE, index_size)
         held = tuple(
             HeldRun(run.key, run.run_id, release)
             for release, _, run in sorted(self.ledger.releases, key=lambda r: (r[0], r[1]))
@@ -421,11 +406,8 @@ class Driver:
         turn = self._next_consumer()
         upcoming = turn.plan.next_order(index, now)[:limit]
         index = index[:limit]
-        rows = {row.key: row for row in picked.keys}
+        rows = self.key_view.carried(picked.keys, view.also, (e.key for e in index), upcoming)
         full = view.limit is None and view.only is None and limit is None
-        for key in (*view.also, *(e.key for e in index), *upcoming):
-            if key not in rows and key in self.ledger.books:
-                rows[key] = self.key_view.row(key)
         return Snapshot(
             scenario=cfg.scenario,
             seed=cfg.seed,
@@ -455,21 +437,10 @@ class Driver:
             history=None if self.history is None else self.history.view(self.t),
             view=view,
             carried=rows,
-            figures=KeyFigures(
-                self.key_view.key_names,
-                picked.matched,
-                index_size,
-                picked.longest_wait,
-                picked.deepest,
-            ),
+            figures=picked.figures,
         )
 
     def _next_consumer(self) -> Consumer:
         """Whose turn the next dequeue is: mid-instant the current one's, else whoever opens
         the instant the clock stands at (the pane shows that consumer's discipline state)."""
         return self.turns.current if self._instant_open else self.turns.first_at(self.t)
-
-
-def _covers(read: int | None, wanted: int | None) -> bool:
-    """Whether a read of the first `read` entries (None: all) holds the first `wanted`."""
-    return read is None or (wanted is not None and wanted <= read)

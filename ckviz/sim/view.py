@@ -14,17 +14,17 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
 from ckviz.model.names import natural_key
-from ckviz.model.snapshot import SORTS, KeyRow, ViewRequest, wait_so_far
+from ckviz.model.queue import IndexEntry
+from ckviz.model.snapshot import SORTS, KeyFigures, KeyRow, ViewRequest, wait_so_far
 from ckviz.sim.ledger import KeyBook
+from ckviz.store.runqueue import RunQueue
 
 
 class Picked(NamedTuple):
     """The rows a view asked for, and what a snapshot says about every key."""
 
     keys: tuple[KeyRow, ...]  # pinned first, then the sort's, at most `limit` of them
-    matched: int  # keys the filter lets through
-    longest_wait: tuple[str, float] | None
-    deepest: int
+    figures: KeyFigures
 
 
 class KeyView:
@@ -41,7 +41,7 @@ class KeyView:
         return KeyRow(key, b.weight, len(b.queued), b.to_arrive, b.dequeued, b.held, head,
                       b.wait_sum_ms)  # fmt: skip
 
-    def pick(self, view: ViewRequest, t: int, score_base: int) -> Picked:
+    def pick(self, view: ViewRequest, t: int, score_base: int, index_size: int) -> Picked:
         longest, deepest = self._extremes(t, score_base)
         pool = self.key_names if view.only is None else view.only
         allowed = None if view.only is None else set(view.only)
@@ -52,7 +52,16 @@ class KeyView:
         pinned = set(pins)
         rest = (k for k in pool if k not in pinned) if pinned else iter(pool)
         chosen = pins + self._ranked(rest, view, t, score_base)
-        return Picked(tuple(map(self.row, chosen)), len(pool), longest, deepest)
+        figures = KeyFigures(self.key_names, len(pool), index_size, longest, deepest)
+        return Picked(tuple(map(self.row, chosen)), figures)
+
+    def carried(self, keys: tuple[KeyRow, ...], *also: Iterable[str]) -> dict[str, KeyRow]:
+        """The rows by key: `keys`, and a row for each key named in `also` (other panes')."""
+        rows = {row.key: row for row in keys}
+        for key in itertools.chain(*also):
+            if key not in rows and key in self.books:
+                rows[key] = self.row(key)
+        return rows
 
     def _ranked(self, keys: Iterable[str], view: ViewRequest, t: int, base: int) -> list[str]:
         """`keys` in the view's order (largest first, ties in natural order), `limit` of them."""
@@ -104,3 +113,26 @@ class KeyView:
                 if oldest is None or candidate > oldest:
                     oldest = candidate
         return (None if oldest is None else (oldest[1], float(oldest[0]))), deepest
+
+
+class IndexPeek:
+    """ckIndex as a snapshot reads it: its first entries (or all) and its size, read once
+    between trips. Not a round trip of the run: the serve loop of a Lua-ordered discipline
+    never reads it. What the outbox still holds is at most a dequeue sure to take nothing,
+    which changes no score."""
+
+    def __init__(self, queue: RunQueue) -> None:
+        self.queue = queue
+        self._read: tuple[int | None, tuple[IndexEntry, ...], int] | None = None
+
+    def read(self, limit: int | None) -> tuple[tuple[IndexEntry, ...], int]:
+        """The first `limit` entries (None: all) and the size; read again only if needed."""
+        read = self._read
+        if read is None or not (read[0] is None or (limit is not None and limit <= read[0])):
+            entries, size = self.queue.peek_index(limit)
+            read = self._read = (limit, tuple(entries), size)
+        return read[1], read[2]
+
+    def forget(self) -> None:
+        """A trip ran: ckIndex may have changed."""
+        self._read = None
