@@ -85,8 +85,6 @@ def starved(row: KeyRow, snapshot: Snapshot) -> bool:
     return row.queued > 0 and row.dequeued == 0 and snapshot.dequeued > 0
 
 
-
-
 def longest_wait(snapshot: Snapshot) -> tuple[str, float] | None:
     """The key whose oldest queued run has waited longest right now (of every key, not only
     the rows carried), and for how long."""
