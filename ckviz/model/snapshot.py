@@ -101,7 +101,8 @@ class ViewRequest:
     and puts `pinned` keys (then the longest-waiting key, if asked) on top. `only` is what a
     filter lets through, in the scenario's order (None: every key); `also` names keys some
     pane needs whatever the sort (carried in `Snapshot.rows`, not listed in `keys`);
-    `index_limit` caps the ckIndex entries and the next order's keys carried.
+    `index_limit` caps the ckIndex entries and the next order's keys carried. `waits` asks
+    for every matched key's wait so far (compare mode's CDF draws all of them, not the rows).
     """
 
     sort: str = SORTS[0]
@@ -111,6 +112,7 @@ class ViewRequest:
     only: tuple[str, ...] | None = None
     also: tuple[str, ...] = ()
     index_limit: int | None = None
+    waits: bool = False
 
 
 FULL_VIEW = ViewRequest()
@@ -125,6 +127,8 @@ class KeyFigures:
     index_size: int  # ckIndex members (index_read may carry only the first ones)
     longest_wait: tuple[str, float] | None  # the key whose head has waited longest, how long
     deepest: int  # most runs queued on one key
+    # every matched key's wait so far, lowest first, when the view asked (else None)
+    waits: tuple[float, ...] | None = None
 
 
 class EventLog(Sequence[DequeueEvent]):

@@ -52,7 +52,8 @@ class KeyView:
         pinned = set(pins)
         rest = (k for k in pool if k not in pinned) if pinned else iter(pool)
         chosen = pins + self._ranked(rest, view, t, score_base)
-        figures = KeyFigures(self.key_names, len(pool), index_size, longest, deepest)
+        waits = self._waits(pool, t, score_base) if view.waits else None
+        figures = KeyFigures(self.key_names, len(pool), index_size, longest, deepest, waits)
         return Picked(tuple(map(self.row, chosen)), figures)
 
     def carried(self, keys: tuple[KeyRow, ...], *also: Iterable[str]) -> dict[str, KeyRow]:
@@ -93,6 +94,17 @@ class KeyView:
             return -1.0 if shown is None else shown
 
         return value
+
+    def _waits(self, keys: Iterable[str], t: int, base: int) -> tuple[float, ...]:
+        """Each key's wait so far (its oldest queued run counted), lowest first: one pass."""
+        waits = []
+        for key in keys:
+            b = self.books[key]
+            age = t - (b.queued[0][0] - base) if b.queued else None
+            wait = wait_so_far(b.wait_sum_ms, b.dequeued, age)
+            if wait is not None:
+                waits.append(wait)
+        return tuple(sorted(waits))
 
     def _natural_ranks(self) -> dict[str, int]:
         if self._natural is None:

@@ -194,7 +194,8 @@ class CkvizApp(ScreenActions, SetupActions):
         longest-waiting key pinned (single mode), or the scenario's order in every lane
         (compare: its lanes' rows line up), within a key filter; VIEW_ROWS of them."""
         if self.setup.compare:
-            return ViewRequest(limit=VIEW_ROWS, only=self.only_keys, index_limit=VIEW_ROWS)
+            return ViewRequest(limit=VIEW_ROWS, only=self.only_keys, index_limit=VIEW_ROWS,
+                               waits=True)  # fmt: skip
         light = self.setup.scenario.light_key
         return ViewRequest(sort=self._sort_by, limit=VIEW_ROWS, pinned=(light,) if light else (),
                            pin_longest_wait=True, only=self.only_keys,

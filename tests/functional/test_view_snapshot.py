@@ -84,6 +84,23 @@ def stepped(driver: Driver, instants: int) -> Driver:
     return driver
 
 
+def test_a_view_asked_for_waits_carries_every_matched_keys_wait_not_only_its_rows(
+    client: redis.Redis, prefix: str, many_keys: Scenario
+) -> None:
+    # Compare mode's wait CDF is over every key; the view's 5 rows are not enough for it.
+    with open_cell(client, many_keys, "seed-a", Treatment(discipline="baseline"), prefix) as d:
+        full = stepped(d, 30).snapshot()
+        waits = {r.key: r.wait_so_far(full.t, full.score_base) for r in full.keys}
+        every = sorted(w for w in waits.values() if w is not None)
+        part = d.snapshot(ViewRequest(limit=5, waits=True))
+        assert len(part.keys) == 5 and part.every_key.waits == tuple(every)
+        assert len(every) > 5 and max(every) > 0
+        only = tuple(k for k in full.every_key.key_names if k.startswith("light-1"))
+        some = d.snapshot(ViewRequest(limit=5, only=only, waits=True)).every_key.waits
+        assert some == tuple(sorted(w for k, w in waits.items() if k in only and w is not None))
+        assert d.snapshot(ViewRequest(limit=5)).every_key.waits is None
+
+
 @pytest.mark.parametrize("discipline", ["baseline", "sfq"])
 def test_a_view_carries_its_pinned_and_sorted_rows_as_a_full_snapshot_has_them(
     client: redis.Redis, prefix: str, many_keys: Scenario, discipline: str

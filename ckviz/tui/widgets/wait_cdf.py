@@ -25,6 +25,8 @@ LABEL = 5  # "100% "
 def lane_waits(snapshot: Snapshot, shown: Sequence[str] | None = None) -> list[float]:
     """Each key's wait so far (its oldest queued run counted, as the waits table does),
     lowest first; keys with no run yet have none."""
+    if snapshot.every_key.waits is not None:  # the driver's, over every key the view matched
+        return list(snapshot.every_key.waits)
     keys = None if shown is None else set(shown)
     waits = [
         wait
