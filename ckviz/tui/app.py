@@ -25,14 +25,15 @@ from ckviz.scenario_files import AnyScenario
 from ckviz.scenario_files import load_any as load
 from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.tui.commands import CkvizCommands
-from ckviz.tui.export import export_stem, write_figures
+from ckviz.tui.export import export_stem, write_csv, write_figures
+from ckviz.tui.jumps import Jump
 from ckviz.tui.messages import DriverCrashed, DriverFailed, Stepped
+from ckviz.tui.nav_actions import NavActions
 from ckviz.tui.palette import KeyPalette, theme_colours, verdict_colours
 from ckviz.tui.recording import HISTORY_LIMIT, HISTORY_OBJECTS, Recording
 from ckviz.tui.screens.compare import CompareScreen
 from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.main import MainScreen
-from ckviz.tui.setup_actions import SetupActions
 from ckviz.tui.widgets.key_queues import SORTS, KeyQueuesPane
 from ckviz.tui.widgets.pane import Pane
 from ckviz.tui.widgets.status import Controls
@@ -45,10 +46,11 @@ DEFAULT_SPEED = 3
 RUN_CHUNK = 64  # instants per advance while running to the end (frames between are dropped)
 MAX_QUEUED = 8  # steps asked for while others are still running; more presses are dropped
 
-Job = Callable[[], list[Frame]]
+Job = Callable[[], list[Frame] | Jump]
+SPEED = Binding.Group("Speed", compact=True)
 
 
-class CkvizApp(SetupActions):
+class CkvizApp(NavActions):
     """Step a scenario's per-key dequeue on a real Redis, one discipline or two side by side."""
 
     CSS_PATH = Path(__file__).resolve().parent / "ckviz.tcss"  # absolute: subclasses too
@@ -58,9 +60,18 @@ class CkvizApp(SetupActions):
         Binding("space", "step", "Step", id="ckviz.step"),
         Binding("n", "instant", "Next", id="ckviz.instant"),
         Binding("p", "play", "Play", id="ckviz.play"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+", id="ckviz.faster"),
-        Binding("minus", "speed(-1)", "Slower", key_display="-", id="ckviz.slower"),
+        Binding(
+            "plus,equals_sign",
+            "speed(1)",
+            "Faster",
+            key_display="+",
+            id="ckviz.faster",
+            group=SPEED,
+        ),
+        Binding("minus", "speed(-1)", "Slower", key_display="-", id="ckviz.slower", group=SPEED),
         Binding("left,b", "step_back", "Back a frame", key_display="←", id="ckviz.back"),
+        Binding("slash", "filter", "Filter", key_display="/", id="ckviz.filter"),
+        Binding("escape", "clear_filter", "Clear filter", key_display="esc", id="ckviz.unfilter"),
         Binding("right", "step", "Step", show=False, id="ckviz.forward"),
         Binding("r", "restart", "Restart", id="ckviz.restart"),
         Binding("d", "pick_discipline(0)", "Discipline", id="ckviz.discipline"),
@@ -71,6 +82,9 @@ class CkvizApp(SetupActions):
         Binding("t", "toggle_dark", "Theme", id="ckviz.theme"),
         Binding("x", "export", "Export", id="ckviz.export"),
         Binding("greater_than_sign", "run_to_end", "To end", key_display=">", id="ckviz.to_end"),
+        Binding("colon", "go_to", "Go to", key_display=":", id="ckviz.go_to"),
+        Binding("u", "run_until_served", "Until served", id="ckviz.until"),
+        Binding("ctrl+o", "open_scenario_file", "Open file", id="ckviz.open"),
         Binding("z", "zoom", "Zoom", id="ckviz.zoom"),
         Binding("o", "sort_keys", "Sort", id="ckviz.sort"),
         *(
@@ -170,7 +184,14 @@ class CkvizApp(SetupActions):
             crash = DriverCrashed(f"unexpected {type(exc).__name__}: {exc}")
             self.post_message(DriverFailed(crash))
         else:
+            if isinstance(frames, Jump):  # a long move: its frame, and what to tell the user
+                if frames.note:
+                    self.call_later(self.notify, frames.note, severity=frames.severity)
+                frames = frames.frames
             self.post_message(Stepped(tuple(frames), fresh))
+
+    def _jump(self, job: Callable[[], Jump], fresh: bool = False) -> None:
+        self._submit(job, fresh)
 
     def _start(self, setup: Setup) -> None:
         self._set_playing(False)
@@ -185,6 +206,7 @@ class CkvizApp(SetupActions):
             self.error = None
             self.recording.reset(message.frames[0])
             await self._use_screen(message.frames[0])
+            self._show_filter()
             self._show(message.frames[0])
         elif any([self.recording.append(frame) for frame in message.frames]):
             self._show(message.frames[-1])
@@ -192,6 +214,7 @@ class CkvizApp(SetupActions):
             self._show_controls()
         if not self._in_flight:
             self._settled()
+        self.footer_follows()  # done, replaying, another mode
 
     def on_driver_failed(self, message: DriverFailed) -> None:
         self._in_flight -= 1
@@ -282,6 +305,7 @@ class CkvizApp(SetupActions):
             self.bell()
         else:
             self._show(frame)
+            self.footer_follows()
 
     def _settled(self) -> None:
         """The driver thread has nothing left to do: apply step-backs asked meanwhile."""
@@ -299,6 +323,7 @@ class CkvizApp(SetupActions):
         if self._timer is not None:
             (self._timer.resume if self._playing else self._timer.pause)()
         self._show_controls()
+        self.footer_follows()
 
     def _tick(self) -> None:
         if not self._playing or self._in_flight:
@@ -338,26 +363,29 @@ class CkvizApp(SetupActions):
         return last
 
     def action_export(self) -> None:
-        """An SVG screenshot and the run's figures as JSON, in the current folder."""
+        """An SVG screenshot, the run's figures as JSON and as CSV, in the current folder."""
         frame = self.recording.current
         if frame is None:
             self.bell()
             return
         folder = Path.cwd()
         try:
-            figures = write_figures(frame, folder)
-            svg = self.save_screenshot(f"{export_stem(frame)}.svg", str(folder))
+            written = [write_figures(frame, folder), *write_csv(frame, folder)]
+            written.append(Path(self.save_screenshot(f"{export_stem(frame)}.svg", str(folder))))
         except OSError as exc:
-            self.notify(f"export failed: {folder}: {exc.strerror or exc}", severity="error")
+            where = exc.filename or folder
+            self.notify(f"export failed: {where}: {exc.strerror or exc}", severity="error")
             return
-        self.notify(f"wrote {Path(svg).name} and {figures.name} in {folder}")
+        stem = export_stem(frame)
+        kinds = ", ".join(p.name.removeprefix(stem) for p in written)
+        self.notify(f"wrote {stem}{{{kinds}}} in {folder}", title="export")
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's own commands, but its Screenshot writes where `x` does (Textual's saves
         to ~/Downloads and fails with no reason where that folder is missing)."""
         for command in super().get_system_commands(screen):
             if command.title == "Screenshot":
-                yield SystemCommand("Screenshot", "SVG + the run's figures as JSON here (x)",
+                yield SystemCommand("Screenshot", "SVG + the run as JSON and CSV here (x)",
                                     self.action_export)  # fmt: skip
             else:
                 yield command

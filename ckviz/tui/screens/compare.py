@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ckviz.lanes import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
@@ -17,6 +17,8 @@ from ckviz.tui.text import BOLD, DIM
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.event_log import EventLogPane
+from ckviz.tui.widgets.filter_bar import FilterBar
+from ckviz.tui.widgets.footer import ContextFooter
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.pane import SnapshotPane
@@ -84,7 +86,8 @@ class CompareScreen(Screen[None]):
             yield WaitComparePane(id="waits")
             yield WaitCdfPane(id="cdf")
             yield EventLogPane(id="events-1")
-        yield Footer(compact=True, show_command_palette=True)
+        yield FilterBar()
+        yield ContextFooter(compact=True, show_command_palette=True)
 
     def show(self, frame: Frame, palette: KeyPalette, controls: Controls) -> None:
         with self.app.batch_update():

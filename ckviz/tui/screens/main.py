@@ -8,13 +8,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from ckviz.lanes import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.event_log import EventLogPane
+from ckviz.tui.widgets.filter_bar import FilterBar
+from ckviz.tui.widgets.footer import ContextFooter
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.key_strip import KeyStripPane
@@ -42,7 +43,8 @@ class MainScreen(Screen[None]):
                 yield DisciplinePane(id="discipline")
                 yield EventLogPane(id="events")
             yield KeyStripPane(id="strip")
-        yield Footer(compact=True, show_command_palette=True)
+        yield FilterBar()
+        yield ContextFooter(compact=True, show_command_palette=True)
 
     def show(self, frame: Frame, palette: KeyPalette, controls: Controls) -> None:
         """Draw the first lane of `frame` in every pane."""

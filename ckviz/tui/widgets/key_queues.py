@@ -20,7 +20,7 @@ from ckviz.tui.text import (
     ms,
     wait_so_far,
 )
-from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
+from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, no_match
 
 MIN_BAR = 6  # below this many cells for the bar, the arrive column makes room
 SPARK = 12  # the share/weight sparkline's cells (the first column to go, after arrive)
@@ -52,11 +52,16 @@ class KeyQueuesPane(SnapshotPane):
         self.light_key: str | None = None
 
     def ordered(self, snapshot: Snapshot) -> list[KeyRow]:
-        """Pinned rows first (light key, longest head age), then the rest in the chosen order."""
-        rows = list(snapshot.keys)
+        """Pinned rows first (light key, longest head age), then the rest in the chosen order;
+        with a `/` filter, only matching rows (a pinned key that does not match is not shown)."""
+        rows = self.key_filter.keep_rows(snapshot.keys)
         oldest = longest_wait(snapshot)  # the status line names the same key
         pinned = [r for r in rows if r.key == self.light_key]
-        if oldest is not None and oldest[0] != self.light_key:
+        if (
+            oldest is not None
+            and oldest[0] != self.light_key
+            and self.key_filter.matches(oldest[0])
+        ):
             pinned += [r for r in rows if r.key == oldest[0]]
         keys = {r.key for r in pinned}
         rest = [r for r in rows if r.key not in keys] if pinned else rows
@@ -65,9 +70,13 @@ class KeyQueuesPane(SnapshotPane):
         return pinned + rest
 
     def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
-        rows = self.ordered(snapshot) if not self.compact else snapshot.keys
+        rows = (
+            self.ordered(snapshot) if not self.compact else self.key_filter.keep_rows(snapshot.keys)
+        )
         if not self.compact:
             self.border_subtitle = f"sorted by {self.sort_by} (o) · light key, longest age first"
+            if self.key_filter:
+                self.border_subtitle = f"/{self.key_filter.query} · {self.border_subtitle}"
         keys = key_width(snapshot, width // 3)
         numbers = [("queued", 7), ("out", 5), ("age", 7), ("wait", 7)]
         room = width - keys - 1 - sum(w for _, w in numbers)  # for the bar and what may go
@@ -108,4 +117,5 @@ class KeyQueuesPane(SnapshotPane):
                 sparkline(out, history.shares(row.key), cells, palette)
             return out
 
-        return Rows([header], len(rows), draw)
+        tail = [no_match(self.key_filter)] if self.key_filter and not rows else []
+        return Rows([header], len(rows), draw, tail)

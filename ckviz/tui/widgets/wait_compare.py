@@ -9,7 +9,7 @@ from ckviz.lanes import Frame
 from ckviz.model.snapshot import KeyRow, Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, bar, fit, key_cell, key_width, ms, starved, wait_so_far
-from ckviz.tui.widgets.pane import Pane, Rows, new_text
+from ckviz.tui.widgets.pane import Pane, Rows, new_text, no_match
 
 VALUES = "  wait  out"  # the figures after each lane's bar
 RATIO = 9  # the last column: right lane's wait over the left's
@@ -25,7 +25,7 @@ class WaitComparePane(Pane[Frame]):
 
     def layout_rows(self, frame: Frame, palette: KeyPalette, width: int) -> Rows:
         snaps = frame.snapshots
-        keys = [row.key for row in snaps[0].keys]
+        keys = [row.key for row in self.key_filter.keep_rows(snaps[0].keys)]
         rows = [{row.key: row for row in snap.keys} for snap in snaps]
         waits = [{k: wait_so_far(r, snap) for k, r in by.items()}
                  for snap, by in zip(snaps, rows, strict=True)]  # fmt: skip
@@ -53,7 +53,8 @@ class WaitComparePane(Pane[Frame]):
                 out.append(*_ratio(waits[0][key], waits[1][key], palette))
             return out
 
-        return Rows([header], len(keys), draw)
+        tail = [no_match(self.key_filter)] if self.key_filter and not keys else []
+        return Rows([header], len(keys), draw, tail)
 
     @staticmethod
     def _lane_cells(out: Text, row: KeyRow, snap: Snapshot, wait: float | None, longest: float,
