@@ -395,11 +395,12 @@ class CkvizApp(NavActions):
         screen = self.screen
         if screen.maximized is not None:
             screen.minimize()
-            return
-        target = self.focused if isinstance(self.focused, Pane) else None
-        target = target or next(iter(screen.query(KeyQueuesPane)), None)
-        if target is not None:
-            screen.maximize(target, container=False)
+        else:
+            target = self.focused if isinstance(self.focused, Pane) else None
+            target = target or next(iter(screen.query(KeyQueuesPane)), None)
+            if target is not None:
+                screen.maximize(target, container=False)
+        self.footer_follows()
 
     def action_focus_pane(self, number: int) -> None:
         panes = list(self.screen.query(Pane))

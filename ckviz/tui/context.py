@@ -74,7 +74,7 @@ def _setup(ctx: Context) -> dict[str, Offer]:
         "compare": Offer(40),
         "export": Offer(38),
         "pick_discipline(0)": Offer(36, "Left lane" if ctx.compare else None),
-        "toggle_dark": Offer(34),
+        "toggle_dark": Offer(48),
         "pick_scenario": Offer(30),
         "open_scenario_file": Offer(25, "Open file"),
         "restart": Offer(24),
@@ -90,8 +90,11 @@ def fitting(offered: list[tuple[str, int]], offers: dict[str, Offer], room: int)
     """The offered actions (with their widths) that fit in `room` cells, best ranked first."""
     chosen: set[str] = set()
     ranked = sorted(offered, key=lambda item: -offers[item[0]].rank)
+    full = False
     for action, width in ranked:
-        if offers[action].rank >= ALWAYS or width <= room:
+        always = offers[action].rank >= ALWAYS
+        full = full or (not always and width > room)  # a smaller key further down waits too
+        if always or not full:
             chosen.add(action)
             room -= width
     return chosen

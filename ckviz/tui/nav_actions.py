@@ -102,15 +102,15 @@ class NavActions(SetupActions):
     def _use_filter(self, query: str) -> None:
         """Every pane of both modes lists only the keys matching `query` ("" lists all)."""
         self.key_filter = KeyFilter(query) if query.strip() else NO_FILTER
-        for name in ("single", "compare"):
-            for pane in self.get_screen(name).query(Pane):
-                pane.key_filter = self.key_filter
         self._show_filter()
         self._refresh_view()
         self.footer_follows()
 
     def _show_filter(self) -> None:
-        """The filter bar of the mode on screen says what is in force (after a mode switch too)."""
+        """The panes and the filter bar of the mode on screen follow the filter in force (the
+        other mode's follow when it is shown: its panes may not exist yet)."""
+        for pane in self.screen.query(Pane):
+            pane.key_filter = self.key_filter
         bar = self._bar()
         if bar is None:
             return

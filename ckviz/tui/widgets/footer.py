@@ -41,13 +41,16 @@ class ContextFooter(Footer):
         """The offered actions that fit the width beside the groups and the palette key."""
         room = (self.app.size.width or 80) - PALETTE_CELLS
         offered: dict[str, int] = {}
-        groups = set()
+        grouped: set[str] = set()
         for _, binding, _, _ in self.screen.active_bindings.values():
             if not binding.show:
                 continue
-            if binding.group is not None:
-                room -= 2 if binding.group in groups else cell_len(binding.group.description) + 3
-                groups.add(binding.group)
+            if binding.group is not None:  # `+-` then `Speed`: each key a cell or two, once
+                if not grouped & {binding.action}:
+                    first = not any(a.startswith("group:") for a in grouped)
+                    room -= cell_len(self.app.get_key_display(binding))
+                    room -= cell_len(binding.group.description) + 2 if first else 0
+                    grouped |= {binding.action, "group:"}
                 continue
             if binding.action in offers and binding.action not in offered:
                 label = offers[binding.action].label or binding.description
