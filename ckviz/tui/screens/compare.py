@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from ckviz.lanes import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
+from ckviz.tui.screens.main import BREAKPOINTS
 from ckviz.tui.text import BOLD, DIM
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
@@ -64,7 +65,9 @@ def lane_header(t: int, dequeued: int, total: int, fairness: Fairness,
 
 class CompareScreen(Screen[None]):
     """Two LaneViews in lockstep; below them the per-key wait comparison between each
-    lane's event log (left lane's on the left)."""
+    lane's event log (left lane's on the left; narrow, the logs give way to the waits)."""
+
+    HORIZONTAL_BREAKPOINTS = BREAKPOINTS
 
     AUTO_FOCUS = ""  # no pane takes focus until asked: the app's keys work from the start
     BINDINGS: ClassVar[list[BindingType]] = [

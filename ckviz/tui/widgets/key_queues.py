@@ -40,6 +40,27 @@ def sort_value(row: KeyRow, snapshot: Snapshot, by: str) -> float:
     return -1.0 if value is None else value
 
 
+COLUMNS = (("queued", 7), ("arrive", 7), ("out", 5), ("age", 7), ("wait", 7))
+GIVE_WAY = ("arrive", "bar", "out", "age")  # least telling first: the queued number stays
+
+
+def columns(room: int, with_arrive: bool = True) -> tuple[list[tuple[str, int]], int]:
+    """The number columns that fit `room` cells beside a bar of at least MIN_BAR (its width
+    returned; 0: no bar), dropping GIVE_WAY's columns in turn rather than squeezing them."""
+    numbers = [c for c in COLUMNS if with_arrive or c[0] != "arrive"]
+    bar_shown = True
+    for going in GIVE_WAY:
+        spare = room - sum(w for _, w in numbers)
+        if spare >= (MIN_BAR if bar_shown else 0):
+            break
+        if going == "bar":
+            bar_shown = False
+        else:
+            numbers = [c for c in numbers if c[0] != going]
+    spare = room - sum(w for _, w in numbers)
+    return numbers, (max(MIN_BAR, spare) if bar_shown else 0)
+
+
 class KeyQueuesPane(SnapshotPane):
     """One row per key: the scenario's light key and the longest-waiting key pinned on top,
     then the scenario's order or the chosen sort (largest first)."""
@@ -78,17 +99,15 @@ class KeyQueuesPane(SnapshotPane):
             if self.key_filter:
                 self.border_subtitle = f"/{self.key_filter.query} · {self.border_subtitle}"
         keys = key_width(snapshot, width // 3)
-        numbers = [("queued", 7), ("out", 5), ("age", 7), ("wait", 7)]
-        room = width - keys - 1 - sum(w for _, w in numbers)  # for the bar and what may go
+        room = width - keys - 1  # for the bar, the numbers and the sparkline
+        base = sum(w for label, w in COLUMNS if label != "arrive")
         history = None if self.compact else snapshot.history
         # the sparkline narrows to make room for the bar, and goes below MIN_SPARK cells
-        cells = 0 if history is None else min(SPARK, room - MIN_BAR - 1)
+        cells = 0 if history is None else min(SPARK, room - base - MIN_BAR - 1)
         if cells < MIN_SPARK:
             history, cells = None, 0
         spark = cells + 1 if cells else 0
-        if not self.compact and room >= spark + 7 + MIN_BAR:
-            numbers.insert(1, ("arrive", 7))  # the least telling column: the first to go
-        bar_width = max(4, width - keys - 1 - spark - sum(w for _, w in numbers))
+        numbers, bar_width = columns(room - spark, with_arrive=not self.compact)
         header = new_text().append(fit("key", keys + 1) + fit("queue", bar_width), DIM)
         for label, w in numbers:
             header.append(label.rjust(w), DIM)
@@ -101,8 +120,9 @@ class KeyQueuesPane(SnapshotPane):
             out = new_text()
             key_cell(out, row.key, palette, keys)
             out.append(" ")
-            bar(out, row.queued, deepest, bar_width - 1, palette.style(row.key))
-            out.append(" ")  # the bar never runs into the first number
+            if bar_width:
+                bar(out, row.queued, deepest, bar_width - 1, palette.style(row.key))
+                out.append(" ")  # the bar never runs into the first number
             values = {
                 "queued": str(row.queued),
                 "arrive": str(row.to_arrive),
