@@ -133,6 +133,7 @@ class Snapshot:
     consumers: tuple[ConsumerService, ...] = ()  # per consumer, in c1..cN order
     next_consumer: str | None = None  # whose turn the next dequeue is (None: the run is done)
     history: History | None = None  # the run so far in time buckets (the app's pictures)
+    time_unit: str = "ms"  # what `t` and the times count: "ms", or "step" (step harness)
 
     @property
     def taken(self) -> Sequence[DequeueEvent]:

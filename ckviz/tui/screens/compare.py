@@ -47,17 +47,17 @@ class LaneView(Vertical):
         snapshot = frame.snapshots[index]
         self.border_title = snapshot.discipline
         header = lane_header(snapshot.t, snapshot.dequeued, snapshot.total_runs,
-                             frame.fairness[index], palette)  # fmt: skip
+                             frame.fairness[index], palette, snapshot.time_unit)  # fmt: skip
         self.query_one(".lane-header", Static).update(header, layout=False)
         for pane in self.query(SnapshotPane):
             pane.show(snapshot, palette)
 
 
 def lane_header(t: int, dequeued: int, total: int, fairness: Fairness,
-                palette: KeyPalette) -> Text:  # fmt: skip
+                palette: KeyPalette, unit: str = "ms") -> Text:  # fmt: skip
     out = Text(no_wrap=True, overflow="ellipsis", end="")
-    out.append("t=", DIM)
-    out.append(f"{t}ms", BOLD)
+    out.append("t=" if unit == "ms" else f"{unit} ", DIM)
+    out.append(f"{t}ms" if unit == "ms" else str(t), BOLD)
     out.append(f" · {dequeued}/{total} · ", DIM)
     fairness_text(out, fairness, dequeued, palette, short=True)
     return out

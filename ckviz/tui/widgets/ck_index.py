@@ -18,6 +18,12 @@ from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, no_match
 GUTTER = " │ "
 SIDE_MIN = 17  # cells each side needs for Redis's order and the discipline's side by side
 
+STEP_NOTE = {  # what ckIndex is to a step scenario's discipline
+    "vtime": "pass 2 reads it, oldest first; pass 1 goes by tag (Discipline)",
+    "vtime-v17": "pass 2 reads it, oldest first; pass 1 goes by tag (Discipline)",
+    "": "the base dequeue scans it, lowest score first",
+}
+
 
 class CkIndexPane(SnapshotPane):
     """ckIndex as the last read returned it, lowest score first; for a discipline that
@@ -32,14 +38,19 @@ class CkIndexPane(SnapshotPane):
         rescoring = snapshot.rescores
         # The next dequeue scans ckIndex in `next_order` (after a rescore, for disciplines that
         # rescore): its window is that order's first `window` keys, its pick the first one.
-        upcoming = snapshot.next_order
+        # A step scenario's snapshot has the base queue's ckIndex but no heads and no scan of
+        # its own to preview (vtime picks by tag first): the entries only, and why.
+        steps = snapshot.time_unit != "ms"
+        upcoming = () if steps else snapshot.next_order
         scanned = set(upcoming[:window])
         pick = upcoming[0] if upcoming and window else None
         heads = {row.key: row.true_head for row in snapshot.keys}
         lowest = min((entry.score for entry in index), default=0.0)
         noun = "entry" if len(index) == 1 else "entries"
         summary = f"{len(index)} {noun} · scan window {window}"
-        if window == 0:
+        if steps:
+            summary = f"{len(index)} {noun} · {STEP_NOTE.get(snapshot.discipline, STEP_NOTE[''])}"
+        elif window == 0:
             summary += f" ({snapshot.full or 'nothing to take'})"
         elif pick is not None:
             summary += " · ▶ next pick" + (" (after rescore)" if rescoring else "")
@@ -82,7 +93,9 @@ class CkIndexPane(SnapshotPane):
             style = None if in_window else DIM
             out.append(f"{i + 1:>3} ", style)
             key_cell(out, entry.key, palette, keys, bold=picked)
-            if heads.get(entry.key) == entry.score:
+            if steps:
+                out.append(" " * 13)
+            elif heads.get(entry.key) == entry.score:
                 out.append(fit(f" head t={entry.score - snapshot.score_base:.0f}", 13), style)
             else:
                 out.append(fit(" rescored", 13), BOLD if in_window else DIM)

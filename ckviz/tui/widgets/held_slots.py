@@ -28,6 +28,8 @@ class HeldSlotsPane(SnapshotPane):
         if self.compact:
             return Rows([self._slot_strip(snapshot, palette, width), counts[0]])
         title = f"{len(snapshot.held)}/{snapshot.env_limit} held · release in"
+        if snapshot.time_unit != "ms":
+            title += f" ({snapshot.time_unit}s)"
         keys = key_width(snapshot, width - 11)
         taken = {event.run_id for event in snapshot.taken}
         # `/`: only the slots held by matching keys (free slots are nobody's), numbered as before
@@ -45,7 +47,7 @@ class HeldSlotsPane(SnapshotPane):
                 f"{'▶' if run.run_id in taken else ''}{slot + 1}".rjust(3) + " "
             )
             key_cell(out, run.key, palette, keys)
-            out.append(f" {ms(run.release_ms - snapshot.t):>6} ")
+            out.append(f" {ms(run.release_ms - snapshot.t, snapshot.time_unit):>6} ")
             return out.append(run_label(run.key, run.run_id), DIM)  # cut at the edge if narrow
 
         count = snapshot.env_limit if slots is None else len(slots)

@@ -96,6 +96,10 @@ class KeyQueuesPane(SnapshotPane):
         )
         if not self.compact:
             self.border_subtitle = f"sorted by {self.sort_by} (o) · light key, longest age first"
+            if snapshot.time_unit != "ms":
+                self.border_subtitle = (
+                    f"age, wait in {snapshot.time_unit}s · {self.border_subtitle}"
+                )
             if self.key_filter:
                 self.border_subtitle = f"/{self.key_filter.query} · {self.border_subtitle}"
         keys = key_width(snapshot, width // 3)
@@ -127,8 +131,8 @@ class KeyQueuesPane(SnapshotPane):
                 "queued": str(row.queued),
                 "arrive": str(row.to_arrive),
                 "out": str(row.dequeued),
-                "age": ms(head_age(row, snapshot)),
-                "wait": ms(wait_so_far(row, snapshot)),
+                "age": ms(head_age(row, snapshot), snapshot.time_unit),
+                "wait": ms(wait_so_far(row, snapshot), snapshot.time_unit),
             }
             for label, w in numbers:
                 out.append(values[label].rjust(w))

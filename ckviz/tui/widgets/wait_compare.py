@@ -64,7 +64,7 @@ class WaitComparePane(Pane[Frame]):
         # The bar stops a cell short so it never runs into its number.
         bar(out, wait or 0.0, longest, bar_width - 1, style)
         out.append(" ")
-        out.append(f"{ms(wait):>6}", palette.starved if is_starved else None)
+        out.append(f"{ms(wait, snap.time_unit):>6}", palette.starved if is_starved else None)
         out.append(f"{row.dequeued:>5}")
         out.append(f" {STARVED} " if is_starved else "   ", palette.starved)
 
