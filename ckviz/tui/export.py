@@ -55,15 +55,16 @@ def write_figures(frame: Frame, folder: Path) -> Path:
 EVENT_COLUMNS = ("lane", "discipline", "key", "run_id", "arrival", "dequeued", "wait")
 KEY_COLUMNS = ("lane", "discipline", "key", "weight", "queued", "to_arrive", "dequeued", "held",
                "mean_wait", "wait_so_far", "head_age")  # fmt: skip
+EVENT_TIMES = {"arrival", "dequeued", "wait"}  # these columns get the time unit: `wait_ms`
+KEY_TIMES = {"mean_wait", "wait_so_far", "head_age"}  # (a key's `dequeued` is a count)
 
 
 def csv_tables(frame: Frame) -> dict[str, list[list[object]]]:
     """The run so far as two tables (header row first): every dequeue, and per-key figures.
     Time columns end in `_ms`, or `_step` for a step scenario."""
     unit = "_step" if isinstance(frame.setup.scenario, StepScenario) else "_ms"
-    timed = {"arrival", "dequeued", "wait", "mean_wait", "wait_so_far", "head_age"}
-    events: list[list[object]] = [[c + unit if c in timed else c for c in EVENT_COLUMNS]]
-    keys: list[list[object]] = [[c + unit if c in timed else c for c in KEY_COLUMNS]]
+    events: list[list[object]] = [[c + unit if c in EVENT_TIMES else c for c in EVENT_COLUMNS]]
+    keys: list[list[object]] = [[c + unit if c in KEY_TIMES else c for c in KEY_COLUMNS]]
     for lane, snap in enumerate(frame.snapshots):
         for e in snap.events:
             events.append([lane, snap.discipline, e.key, e.run_id, e.arrival_ms, e.dequeued_ms,
