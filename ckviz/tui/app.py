@@ -34,8 +34,7 @@ from ckviz.tui.recording import HISTORY_LIMIT, HISTORY_OBJECTS, Recording
 from ckviz.tui.screens.compare import CompareScreen
 from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.main import MainScreen
-from ckviz.tui.widgets.key_queues import SORTS, KeyQueuesPane
-from ckviz.tui.widgets.pane import Pane
+from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.status import Controls
 
 # Play speeds: (seconds between ticks, instants per tick).
@@ -389,29 +388,6 @@ class CkvizApp(NavActions):
                                     self.action_export)  # fmt: skip
             else:
                 yield command
-
-    def action_zoom(self) -> None:
-        """The focused pane (or the per-key table) fills the screen; again to go back."""
-        screen = self.screen
-        if screen.maximized is not None:
-            screen.minimize()
-        else:
-            target = self.focused if isinstance(self.focused, Pane) else None
-            target = target or next(iter(screen.query(KeyQueuesPane)), None)
-            if target is not None:
-                screen.maximize(target, container=False)
-        self.footer_follows()
-
-    def action_focus_pane(self, number: int) -> None:
-        panes = list(self.screen.query(Pane))
-        if 0 < number <= len(panes):
-            panes[number - 1].focus()
-
-    def action_sort_keys(self) -> None:
-        """Cycle the per-key table's order: scenario, queued, out, age, wait (largest first)."""
-        for pane in self.screen.query(KeyQueuesPane):
-            pane.sort_by = SORTS[(SORTS.index(pane.sort_by) + 1) % len(SORTS)]
-        self._refresh_view()
 
     def _refresh_view(self) -> None:
         frame = self.recording.current

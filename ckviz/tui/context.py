@@ -21,6 +21,7 @@ class Context:
     filtered: bool = False  # a `/` filter is in force
     pane: str | None = None  # the focused pane's id
     zoomed: bool = False
+    typing: bool = False  # the `/` field has the keys: letters type, they are no commands
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +37,8 @@ def footer_offers(ctx: Context) -> dict[str, Offer]:
     (its key still works)."""
     # `+`/`-` are one group in the footer (`+- Speed`), always shown
     offers = {"help": Offer(ALWAYS), "quit": Offer(ALWAYS), "filter": Offer(70)}
+    if ctx.typing:  # the filter bar says enter keeps, esc clears
+        return {"help": Offer(ALWAYS), "quit": Offer(ALWAYS), "clear": Offer(99, "Clear filter")}
     if ctx.filtered:
         offers["clear_filter"] = Offer(96, "Clear filter")
     if ctx.playing:

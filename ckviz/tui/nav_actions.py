@@ -1,11 +1,13 @@
-"""The app's ways to move around: the `/` key filter, go to a time or step, run until a key is
-served, open a scenario file by path; and the situation the footer reads."""
+"""The app's ways to move around: panes (focus, zoom, sort), the `/` key filter, go to a time or
+step, run until a key is served, open a scenario file by path; the situation the footer reads."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from textual.widgets import Input
 
 from ckviz.errors import CkvizError
 from ckviz.model.names import natural_key
@@ -19,6 +21,7 @@ from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.screens.prompt import Prompt
 from ckviz.tui.setup_actions import SetupActions
 from ckviz.tui.widgets.filter_bar import FilterBar
+from ckviz.tui.widgets.key_queues import SORTS, KeyQueuesPane
 from ckviz.tui.widgets.pane import Pane
 
 if TYPE_CHECKING:
@@ -72,7 +75,33 @@ class NavActions(SetupActions):
             filtered=bool(self.key_filter),
             pane=focused.id if isinstance(focused, Pane) else None,
             zoomed=getattr(screen, "maximized", None) is not None,
+            typing=isinstance(focused, Input),
         )
+
+    # ---- panes ----------------------------------------------------------------------------
+
+    def action_zoom(self) -> None:
+        """The focused pane (or the per-key table) fills the screen; again to go back."""
+        screen = self.screen
+        if screen.maximized is not None:
+            screen.minimize()
+        else:
+            target = self.focused if isinstance(self.focused, Pane) else None
+            target = target or next(iter(screen.query(KeyQueuesPane)), None)
+            if target is not None:
+                screen.maximize(target, container=False)
+        self.footer_follows()
+
+    def action_focus_pane(self, number: int) -> None:
+        panes = list(self.screen.query(Pane))
+        if 0 < number <= len(panes):
+            panes[number - 1].focus()
+
+    def action_sort_keys(self) -> None:
+        """Cycle the per-key table's order: scenario, queued, out, age, wait (largest first)."""
+        for pane in self.screen.query(KeyQueuesPane):
+            pane.sort_by = SORTS[(SORTS.index(pane.sort_by) + 1) % len(SORTS)]
+        self._refresh_view()
 
     # ---- the `/` filter -----------------------------------------------------------------
 
