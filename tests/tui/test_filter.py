@@ -128,5 +128,7 @@ async def test_a_filter_matching_nothing_says_so(make_app: MakeApp) -> None:
         await pilot.press("slash", "z", "z", "z", "enter")
         await settle(pilot)
         assert "no key here matches /zzz" in app.screen.query_one(KeyQueuesPane).plain
-        assert "0 of 5 keys" in str(app.screen.query_one(FilterBar).query_one("#filter-count").render())
+        assert "0 of 5 keys" in str(
+            app.screen.query_one(FilterBar).query_one("#filter-count").render()
+        )
         await pilot.press("q")
