@@ -55,6 +55,7 @@ class CkvizApp(NavActions):
     CSS_PATH = Path(__file__).resolve().parent / "ckviz.tcss"  # absolute: subclasses too
     TITLE = "ckviz"
     COMMANDS = App.COMMANDS | {CkvizCommands}
+    ESCAPE_TO_MINIMIZE = False  # esc clears a `/` filter first, then leaves a zoom (nav_actions)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "step", "Step", id="ckviz.step"),
         Binding("n", "instant", "Next", id="ckviz.instant"),

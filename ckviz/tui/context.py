@@ -77,7 +77,7 @@ def _setup(ctx: Context) -> dict[str, Offer]:
         "compare": Offer(40),
         "export": Offer(38),
         "pick_discipline(0)": Offer(36, "Left lane" if ctx.compare else None),
-        "toggle_dark": Offer(48),
+        "toggle_dark": Offer(58),
         "pick_scenario": Offer(30),
         "open_scenario_file": Offer(25, "Open file"),
         "restart": Offer(24),

@@ -118,7 +118,11 @@ class NavActions(SetupActions):
             self.footer_follows()
 
     def action_clear_filter(self) -> None:
-        self._use_filter("")
+        """esc: clears the filter; with none, leaves a zoomed pane (as Textual's maximize does)."""
+        if self.key_filter:
+            self._use_filter("")
+        elif self.screen.maximized is not None:
+            self.action_zoom()
 
     def on_filter_bar_changed(self, message: FilterBar.Changed) -> None:
         self._use_filter(message.query)

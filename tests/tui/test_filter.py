@@ -132,3 +132,24 @@ async def test_a_filter_matching_nothing_says_so(make_app: MakeApp) -> None:
             app.screen.query_one(FilterBar).query_one("#filter-count").render()
         )
         await pilot.press("q")
+
+
+async def test_the_palette_opens_the_filter_and_esc_also_leaves_a_zoom(make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "sfq")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "ctrl+p")
+        await pilot.press(*"filter keys")
+        await pilot.pause(0.3)
+        await press(pilot, "enter")
+        assert isinstance(app.focused, Input)
+        await pilot.press("h", "v", "enter")
+        await settle(pilot)
+        assert app.key_filter.query == "hv"
+        await press(pilot, "z")
+        assert app.screen.maximized is not None
+        await press(pilot, "escape")  # the filter goes first
+        assert not app.key_filter and app.screen.maximized is not None
+        await press(pilot, "escape")  # then the zoom
+        assert app.screen.maximized is None
+        await pilot.press("q")
