@@ -42,7 +42,7 @@ def served_count(rows: Sequence[KeyRow], key: str, hint: list[int]) -> int:
 
 def served_again(frame: Frame, key: str) -> Reached:
     """Some lane has dequeued a run of `key` since `frame`."""
-    hints = [[] for _ in frame.snapshots]  # type: list[list[int]]
+    hints: list[list[int]] = [[] for _ in frame.snapshots]
     before = [served_count(s.keys, key, h) for s, h in zip(frame.snapshots, hints, strict=True)]
 
     def reached(now: Frame) -> bool:
