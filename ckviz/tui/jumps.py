@@ -12,6 +12,11 @@ from ckviz.lanes import Frame, LaneSource, Setup
 from ckviz.model.snapshot import KeyRow
 
 Reached = Callable[[Frame], bool]
+Stop = Callable[[], bool]  # asked between rounds: the user wants the jump to stop here
+
+
+def never() -> bool:
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,39 +57,48 @@ def served_again(frame: Frame, key: str) -> Reached:
     return reached
 
 
-def advance_until(source: LaneSource, reached: Reached, instant: bool) -> tuple[list[Frame], bool]:
-    """Advance one round (or instant) at a time until `reached` or the end; the last frame
-    and whether it was reached."""
+def advance_until(source: LaneSource, reached: Reached, instant: bool,
+                  stop: Stop = never) -> tuple[list[Frame], str]:  # fmt: skip
+    """Advance one round (or instant) at a time until `reached`, the end, or `stop()`: the
+    last frame and which ("reached", "end", "stopped")."""
     last: list[Frame] = []
     while frames := source.advance(instant, 1):
         last = frames[-1:]
         if reached(last[0]):
-            return last, True
-    return last, False
+            return last, "reached"
+        if stop():
+            return last, "stopped"
+    return last, "end"
 
 
-def go_to(source: LaneSource, target: int, unit: str) -> Jump:
+def go_to(source: LaneSource, target: int, unit: str, stop: Stop = never) -> Jump:
     """Forward to the first instant at or after `target`."""
-    frames, reached = advance_until(source, at_time(target), instant=True)
-    if reached:
+    frames, outcome = advance_until(source, at_time(target), True, stop)
+    if outcome == "reached":
         return Jump(frames)
+    if outcome == "stopped":
+        return Jump(frames, f"stopped on the way to {unit} {target}")
     return Jump(frames, f"the run ended before {unit} {target}", "warning")
 
 
-def replay_to(source: LaneSource, setup: Setup, target: int, unit: str) -> Jump:
+def replay_to(source: LaneSource, setup: Setup, target: int, unit: str,
+              stop: Stop = never) -> Jump:  # fmt: skip
     """Before the recording's first frame: start over and run to `target`."""
     start = source.start(setup)
     if start and at_time(target)(start[0]):
         return Jump(start)
-    jump = go_to(source, target, unit)
+    jump = go_to(source, target, unit, stop)
     return Jump(jump.frames or start, jump.note, jump.severity)
 
 
-def until_served(source: LaneSource, frame: Frame, key: str, steps: bool) -> Jump:
+def until_served(source: LaneSource, frame: Frame, key: str, steps: bool,
+                 stop: Stop = never) -> Jump:  # fmt: skip
     """Round by round until some lane dequeues a run of `key`, or the end (said so)."""
-    frames, reached = advance_until(source, served_again(frame, key), instant=False)
-    if reached:
+    frames, outcome = advance_until(source, served_again(frame, key), False, stop)
+    if outcome == "reached":
         return Jump(frames, f"{key} served at {when(frames[0], steps)}")
+    if outcome == "stopped":
+        return Jump(frames, f"stopped before {key} was served")
     return Jump(frames, f"{key} was not served again before the end", "warning")
 
 

@@ -3,6 +3,7 @@ step, run until a key is served, open a scenario file by path; the situation the
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from ckviz.tui.recording import Recording
 
 JumpJob = Callable[[], Jump]
+PICK_LIMIT = 1000  # keys listed by `u`'s picker (10,000 options take most of a second to show)
 
 
 class NavActions(SetupActions):
@@ -40,6 +42,10 @@ class NavActions(SetupActions):
     error: CkvizError | None
     _playing: bool
     key_filter: KeyFilter = NO_FILTER
+
+    @property
+    def busy(self) -> bool:
+        raise NotImplementedError
 
     def _jump(self, job: JumpJob, fresh: bool = False) -> None:
         raise NotImplementedError
@@ -117,9 +123,18 @@ class NavActions(SetupActions):
             bar.open(self.key_filter.query)
             self.footer_follows()
 
+    def _stoppable(self) -> Callable[[], bool]:
+        """A fresh stop flag for the next long move (esc sets it while the move runs)."""
+        self._stop_jump = threading.Event()
+        return self._stop_jump.is_set
+
     def action_clear_filter(self) -> None:
-        """esc: clears the filter; with none, leaves a zoomed pane (as Textual's maximize does)."""
-        if self.key_filter:
+        """esc: stops a long move (go to, run until served) where it is; else clears the
+        filter; else leaves a zoomed pane (as Textual's maximize does)."""
+        stop = getattr(self, "_stop_jump", None)
+        if self.busy and stop is not None and not stop.is_set():
+            stop.set()
+        elif self.key_filter:
             self._use_filter("")
         elif self.screen.maximized is not None:
             self.action_zoom()
@@ -192,12 +207,13 @@ class NavActions(SetupActions):
             if live.done:
                 self.notify(f"the run ended before {unit} {target}", severity="warning")
                 return
-            self._jump(lambda: go_to(self.lockstep, target, unit))
+            stop = self._stoppable()
+            self._jump(lambda: go_to(self.lockstep, target, unit, stop))
         elif recording.seek(lambda f: min(f.times) >= target) is not None:
             self._refresh_view()
         else:  # before the first frame kept: start over and run to it
-            setup = self.setup
-            self._jump(lambda: replay_to(self.lockstep, setup, target, unit), fresh=True)
+            setup, stop = self.setup, self._stoppable()
+            self._jump(lambda: replay_to(self.lockstep, setup, target, unit, stop), fresh=True)
 
     def action_run_until_served(self) -> None:
         """Pick a key, then step round by round until a run of it is dequeued."""
@@ -206,7 +222,8 @@ class NavActions(SetupActions):
             self.bell()
             return
         keys = sorted((row.key for row in current.snapshots[0].keys), key=natural_key)
-        choices = self.key_filter.keep(keys, str)  # a filter in force narrows the list
+        # a filter in force narrows the list; past PICK_LIMIT keys, type the name (fuzzy)
+        choices = self.key_filter.keep(keys, str)[:PICK_LIMIT]
         picker = Picker("Run until served", choices or keys, choices[0] if choices else keys[0],
                         custom="key name (fuzzy)")  # fmt: skip
 
@@ -233,8 +250,8 @@ class NavActions(SetupActions):
         if frame is None or frame.done:
             self.bell()
             return
-        steps = self.steps
-        self._jump(lambda: until_served(self.lockstep, frame, key, steps))
+        steps, stop = self.steps, self._stoppable()
+        self._jump(lambda: until_served(self.lockstep, frame, key, steps, stop))
 
     def action_open_scenario_file(self) -> None:
         """Ask for a scenario file's path; a bad one is a one-line notification."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +13,15 @@ import pytest
 from textual.widgets import Input
 
 from ckviz.tui.app import CkvizApp
+from ckviz.tui.jumps import go_to
 from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.screens.prompt import Prompt
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.status import StatusBar
 from tests.tui.conftest import SIZE, press, settle
+from tests.tui.test_explain_and_keys import compare_frame
+from tests.tui.test_frames import HandMade
 
 MakeApp = Callable[..., CkvizApp]
 
@@ -260,3 +264,20 @@ async def test_step_scenarios_count_steps_and_show_no_seed(make_app: MakeApp, tm
         events = read_csv(tmp_path / f"{stem}-events.csv")
         assert events and "wait_step" in events[0] and "wait_ms" not in events[0]
         await pilot.press("q")
+
+
+def test_a_long_move_stops_when_asked_and_says_why() -> None:
+    frames = [replace(compare_frame(), snapshots=compare_frame().snapshots[:1],
+                      fairness=compare_frame().fairness[:1]) for _ in range(6)]  # fmt: skip
+    frames = [
+        replace(f, snapshots=(replace(f.snapshots[0], t=10 * i),)) for i, f in enumerate(frames)
+    ]
+    asked = iter([False, False, True])
+    source = HandMade(*frames)
+    jump = go_to(source, 1000, "t", stop=lambda: next(asked))
+    assert jump.frames[0].times == (20,) and jump.note == "stopped on the way to t 1000"
+    assert len(source.frames) == 3  # three rounds ran, three left
+    ended = go_to(HandMade(*frames), 1000, "t")
+    assert ended.frames[0].times == (50,) and ended.severity == "warning"
+    reached = go_to(HandMade(*frames), 25, "t")
+    assert reached.frames[0].times == (30,) and reached.note is None
