@@ -84,6 +84,7 @@ def _setup(ctx: Context) -> dict[str, Offer]:
     }
     if ctx.compare:
         offers["pick_discipline(1)"] = Offer(37)
+        offers["swap_waits"] = Offer(39)
     if not ctx.steps:  # a step scenario has no seed
         offers["pick_seed"] = Offer(20)
     return offers

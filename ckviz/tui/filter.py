@@ -68,9 +68,5 @@ class KeyFilter:
             self._positions[len(rows)] = positions
         return [rows[i] for i in positions]
 
-    def count(self, keys: Sequence[str]) -> int:
-        """How many of `keys` match (for the filter bar's "n of m keys")."""
-        return sum(1 for key in keys if self.matches(key)) if self else len(keys)
-
 
 NO_FILTER = KeyFilter()

@@ -157,16 +157,18 @@ class NavActions(SetupActions):
     def _show_filter(self) -> None:
         """The panes and the filter bar of the mode on screen follow the filter in force (the
         other mode's follow when it is shown: its panes may not exist yet)."""
+        current = self.recording.current
+        keys = [row.key for row in current.snapshots[0].keys] if current is not None else []
+        # the pictures (key strip, wait CDF) take the matching keys themselves
+        matching = self.key_filter.keep(keys, str) if self.key_filter else None
         for pane in self.screen.query(Pane):
             pane.key_filter = self.key_filter
+            if hasattr(pane, "shown_keys"):
+                pane.shown_keys = matching
         bar = self._bar()
-        if bar is None:
-            return
-        count = ""
-        if self.key_filter and (current := self.recording.current) is not None:
-            keys = [row.key for row in current.snapshots[0].keys]
-            count = f"{self.key_filter.count(keys)} of {len(keys)} keys"
-        bar.show_query(self.key_filter.query, count)
+        if bar is not None:
+            count = f"{len(matching)} of {len(keys)} keys" if matching is not None else ""
+            bar.show_query(self.key_filter.query, count)
 
     # ---- go to, run until, open -----------------------------------------------------------
 

@@ -16,6 +16,7 @@ from ckviz.tui.widgets.event_log import EventLogPane
 from ckviz.tui.widgets.filter_bar import FilterBar
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.key_strip import KeyStripPane
 from ckviz.tui.widgets.wait_compare import WaitComparePane
 from tests.tui.conftest import SIZE, press, settle
 
@@ -69,8 +70,9 @@ async def test_slash_filters_every_pane_and_esc_clears_it(make_app: MakeApp) -> 
         queues = screen.query_one(KeyQueuesPane).plain
         assert lines_with(queues, "light-1") and not lines_with(queues, "heavy")
         assert not lines_with(queues, "light-2")
+        assert lines_with(screen.query_one(KeyStripPane).plain, "light-1")
         assert "/lt1" in str(screen.query_one(KeyQueuesPane).border_subtitle)
-        for pane in (HeldSlotsPane, EventLogPane, DisciplinePane, CkIndexPane):
+        for pane in (HeldSlotsPane, EventLogPane, DisciplinePane, CkIndexPane, KeyStripPane):
             text = screen.query_one(pane).plain
             assert not lines_with(text, "heavy~") and not lines_with(text, " heavy "), pane
         # the bar says what is in force and how many keys match
