@@ -45,6 +45,8 @@ async def test_panes_stack_when_narrow_and_never_overlap(make_app: MakeApp, widt
         await press(pilot, "4")  # focusing a pane below the fold scrolls it into view
         focused = app.focused
         assert isinstance(focused, Pane) and focused.region.height > 0
+        await press(pilot, "z")  # zoomed, it fills the screen between status and footer
+        assert app.screen.maximized is focused and focused.region.height >= height - 6
         await pilot.press("q")
 
 
