@@ -132,13 +132,20 @@ class Lane:
         self._cost_s = 0.0
         self._stale_steps = 0
         self._dequeued = 0  # dequeues at the last frame: what the next frame took is after it
+        self._taken_from = 0  # the last frame's: a frame made again shows the same step
         self._trend = TrendRecorder()
 
-    def snapshot(self, view: ViewRequest = FULL_VIEW) -> tuple[Snapshot, Fairness, Trend | None]:
+    def snapshot(
+        self, view: ViewRequest = FULL_VIEW, again: bool = False
+    ) -> tuple[Snapshot, Fairness, Trend | None]:
+        """A frame of now; `again`: the last frame made again (another view), nothing new
+        taken since, so its "this step" is still the last frame's."""
+        if not again:
+            self._taken_from = self._dequeued
         events = self.driver.events
-        if len(events) > self._dequeued:  # the this-step line's winner shows its state
-            view = replace(view, also=(*view.also, events[self._dequeued].key))
-        snap = replace(self.driver.snapshot(view), taken_from=self._dequeued)
+        if len(events) > self._taken_from:  # the this-step line's winner shows its state
+            view = replace(view, also=(*view.also, events[self._taken_from].key))
+        snap = replace(self.driver.snapshot(view), taken_from=self._taken_from)
         self._dequeued = snap.dequeued
         fairness = self._fairness_of(snap)
         if fairness.contended:
@@ -205,7 +212,9 @@ class StepLane:
     def step_instant(self, watched: bool = True) -> None:
         self.runner.step_once()
 
-    def snapshot(self, view: ViewRequest = FULL_VIEW) -> tuple[Snapshot, Fairness, Trend | None]:
+    def snapshot(
+        self, view: ViewRequest = FULL_VIEW, again: bool = False
+    ) -> tuple[Snapshot, Fairness, Trend | None]:
         snap = step_snapshot(self.runner, view)
         counts = {k: float(self.runner.contention.get(k, 0)) for k in self._weights}
         total = sum(counts.values())
@@ -286,11 +295,11 @@ class Lockstep:
         earliest = min(lane.driver.t for lane in live)
         return [lane for lane in live if lane.driver.t == earliest]
 
-    def frame(self) -> Frame | None:
+    def frame(self, again: bool = False) -> Frame | None:
         if self.setup is None or not self.lanes:
             return None
         view = self.view
-        lanes = [lane.snapshot(view) for lane in self.lanes]
+        lanes = [lane.snapshot(view, again) for lane in self.lanes]
         return Frame(self.setup, tuple(s for s, _, _ in lanes), tuple(f for _, f, _ in lanes),
                      tuple(t for _, _, t in lanes))  # fmt: skip
 
@@ -298,7 +307,7 @@ class Lockstep:
         self.view = view
 
     def reframe(self) -> list[Frame]:
-        frame = self.frame()
+        frame = self.frame(again=True)
         return [] if frame is None else [frame]
 
     def run_to_end(self, cancelled: Callable[[], bool], chunk: int = RUN_CHUNK) -> list[Frame]:
@@ -308,10 +317,14 @@ class Lockstep:
             for _ in range(chunk):
                 behind = self._behind()
                 if not behind:
-                    return self.reframe()
+                    return self._framed()
                 for lane in behind:
                     lane.driver.step_instant(watched=False)
-        return self.reframe()
+        return self._framed()
+
+    def _framed(self) -> list[Frame]:
+        frame = self.frame()
+        return [] if frame is None else [frame]
 
     def close(self) -> None:
         """Close every lane (keys deleted); safe to call twice."""

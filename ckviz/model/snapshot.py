@@ -221,6 +221,8 @@ class Snapshot:
             max((r.queued for r in keys), default=0),
         )
 
+    time_unit: str = "ms"  # what `t` and the times count: "ms", or "step" (step harness)
+
     @property
     def taken(self) -> Sequence[DequeueEvent]:
         """The runs dequeued since the frame before this one (the "this step" line's)."""

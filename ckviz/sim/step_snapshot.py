@@ -27,12 +27,15 @@ def step_snapshot(runner: StepRunner, view: ViewRequest = FULL_VIEW) -> Snapshot
     scenario = runner.scenario
     last = runner.calls[-1] if runner.calls else None
     served_per_key: dict[str, int] = {}
+    waited: dict[str, int] = {}  # steps between a run's arrival and its serve, summed per key
     for event in runner.serves:
         served_per_key[event.key] = served_per_key.get(event.key, 0) + 1
+        waited[event.key] = waited.get(event.key, 0) + event.wait_ms
     rows = tuple(
-        KeyRow(key, 1.0, left, 0, served_per_key.get(key, 0), runner.held_of(key), None, 0)
+        KeyRow(key, 1.0, left, 0, served_per_key.get(key, 0), runner.held_of(key), None,
+               waited.get(key, 0))
         for key, left in runner.remaining.items()
-    )
+    )  # fmt: skip
     hold = scenario.harness.hold_steps
     held = tuple(HeldRun(r.key, r.run_id, r.served_at + hold) for r in runner.in_flight)
     recent = tuple(
@@ -52,7 +55,7 @@ def step_snapshot(runner: StepRunner, view: ViewRequest = FULL_VIEW) -> Snapshot
         per_key_cap=None,
         total_cap=None,
         total_runs=runner.total,
-        index_read=(),
+        index_read=tuple(runner.queue.peek_index(view.index_limit)[0]),  # vtime's pass 2 reads it
         index_rescored=(),
         keys=rows,
         held=held,
@@ -68,6 +71,7 @@ def step_snapshot(runner: StepRunner, view: ViewRequest = FULL_VIEW) -> Snapshot
         consumers=runner.service(),
         next_consumer=None if runner.done else runner.next_consumer(),
         view=view,
+        time_unit="step",
     )
 
 

@@ -27,13 +27,14 @@ from ckviz.scenario_files import AnyScenario
 from ckviz.scenario_files import load_any as load
 from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.tui.commands import CkvizCommands
+from ckviz.tui.jumps import Jump
 from ckviz.tui.messages import DriverCrashed, DriverFailed, Stepped
+from ckviz.tui.nav_actions import NavActions
 from ckviz.tui.palette import KeyPalette, theme_colours, verdict_colours
 from ckviz.tui.recording import HISTORY_LIMIT, HISTORY_OBJECTS, Recording
 from ckviz.tui.screen_actions import ScreenActions
 from ckviz.tui.screens.compare import CompareScreen
 from ckviz.tui.screens.main import MainScreen
-from ckviz.tui.setup_actions import SetupActions
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.status import Controls
 
@@ -45,22 +46,33 @@ DEFAULT_SPEED = 3
 VIEW_ROWS = 100  # per-key rows (and ckIndex entries) a frame carries: more than a screen shows
 MAX_QUEUED = 8  # steps asked for while others are still running; more presses are dropped
 
-Job = Callable[[], list[Frame]]
+Job = Callable[[], list[Frame] | Jump]
+SPEED = Binding.Group("Speed", compact=True)
 
 
-class CkvizApp(ScreenActions, SetupActions):
+class CkvizApp(NavActions, ScreenActions):
     """Step a scenario's per-key dequeue on a real Redis, one discipline or two side by side."""
 
     CSS_PATH = Path(__file__).resolve().parent / "ckviz.tcss"  # absolute: subclasses too
     TITLE = "ckviz"
     COMMANDS = App.COMMANDS | {CkvizCommands}
+    ESCAPE_TO_MINIMIZE = False  # esc clears a `/` filter first, then leaves a zoom (nav_actions)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("space", "step", "Step", id="ckviz.step"),
         Binding("n", "instant", "Next", id="ckviz.instant"),
         Binding("p", "play", "Play", id="ckviz.play"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+", id="ckviz.faster"),
-        Binding("minus", "speed(-1)", "Slower", key_display="-", id="ckviz.slower"),
+        Binding(
+            "plus,equals_sign",
+            "speed(1)",
+            "Faster",
+            key_display="+",
+            id="ckviz.faster",
+            group=SPEED,
+        ),
+        Binding("minus", "speed(-1)", "Slower", key_display="-", id="ckviz.slower", group=SPEED),
         Binding("left,b", "step_back", "Back a frame", key_display="←", id="ckviz.back"),
+        Binding("slash", "filter", "Filter", key_display="/", id="ckviz.filter"),
+        Binding("escape", "clear_filter", "Clear filter", key_display="esc", id="ckviz.unfilter"),
         Binding("right", "step", "Step", show=False, id="ckviz.forward"),
         Binding("r", "restart", "Restart", id="ckviz.restart"),
         Binding("d", "pick_discipline(0)", "Discipline", id="ckviz.discipline"),
@@ -71,7 +83,9 @@ class CkvizApp(ScreenActions, SetupActions):
         Binding("t", "toggle_dark", "Theme", id="ckviz.theme"),
         Binding("x", "export", "Export", id="ckviz.export"),
         Binding("greater_than_sign", "run_to_end", "To end", key_display=">", id="ckviz.to_end"),
-        Binding("escape", "stop_run", "Stop", show=False, id="ckviz.stop_run"),
+        Binding("colon", "go_to", "Go to", key_display=":", id="ckviz.go_to"),
+        Binding("u", "run_until_served", "Until served", id="ckviz.until"),
+        Binding("ctrl+o", "open_scenario_file", "Open file", id="ckviz.open"),
         Binding("z", "zoom", "Zoom", id="ckviz.zoom"),
         Binding("o", "sort_keys", "Sort", id="ckviz.sort"),
         *(
@@ -175,7 +189,14 @@ class CkvizApp(ScreenActions, SetupActions):
             crash = DriverCrashed(f"unexpected {type(exc).__name__}: {exc}")
             self.post_message(DriverFailed(crash))
         else:
+            if isinstance(frames, Jump):  # a long move: its frame, and what to tell the user
+                if frames.note:
+                    self.call_later(self.notify, frames.note, severity=frames.severity)
+                frames = frames.frames
             self.post_message(Stepped(tuple(frames), fresh, redrawn))
+
+    def _jump(self, job: Callable[[], Jump], fresh: bool = False) -> None:
+        self._submit(job, fresh)
 
     def _start(self, setup: Setup) -> None:
         self._set_playing(False)
@@ -225,6 +246,7 @@ class CkvizApp(ScreenActions, SetupActions):
             self.error = None
             self.recording.reset(message.frames[0])
             await self._use_screen(message.frames[0])
+            self._show_filter()
             self._show(message.frames[0])
         elif message.redrawn:
             if message.frames and self.recording.redraw_live(message.frames[0]):
@@ -237,6 +259,7 @@ class CkvizApp(ScreenActions, SetupActions):
             self._show_controls()
         if not self._in_flight:
             self._settled()
+        self.footer_follows()  # done, replaying, another mode
 
     def on_driver_failed(self, message: DriverFailed) -> None:
         self._in_flight -= 1
@@ -329,6 +352,7 @@ class CkvizApp(ScreenActions, SetupActions):
             self.bell()
         else:
             self._show(frame)
+            self.footer_follows()
 
     def _settled(self) -> None:
         """The driver thread has nothing left to do: apply step-backs asked meanwhile."""
@@ -346,6 +370,7 @@ class CkvizApp(ScreenActions, SetupActions):
         if self._timer is not None:
             (self._timer.resume if self._playing else self._timer.pause)()
         self._show_controls()
+        self.footer_follows()
 
     def _tick(self) -> None:
         if not self._playing or self._in_flight:

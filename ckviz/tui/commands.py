@@ -1,4 +1,5 @@
-"""ckviz's actions in the command palette (ctrl+p): stepping, running to the end, export."""
+"""ckviz's actions in the command palette (ctrl+p): stepping, going to a time, running until a
+key is served, opening a scenario file, filtering, export."""
 
 from __future__ import annotations
 
@@ -23,14 +24,27 @@ class CkvizCommands(Provider):
             (f"Step {n} dequeue rounds", partial(app.action_step_many, n), f"{n} rounds at once")
             for n in STEP_COUNTS
         ]
+        go_to = "Go to step…" if app.steps else "Go to time…"
         return [
             (
                 "Run to the end",
                 app.action_run_to_end,
-                "every remaining round, last frame shown",
+                "every remaining round, last frame shown (>)",
             ),
             *steps,
-            ("Export screenshot and figures", app.action_export, "SVG + JSON in this folder"),
+            (go_to, app.action_go_to, "the first frame at or after it; back replays (:)"),
+            (
+                "Run until a key is served…",
+                app.action_run_until_served,
+                "pick a key; stops when a run of it is dequeued (u)",
+            ),
+            ("Open a scenario file…", app.action_open_scenario_file, "a .toml by path (ctrl+o)"),
+            ("Filter keys…", app.action_filter, "fuzzy by name, in every pane (/)"),
+            (
+                "Export screenshot and figures",
+                app.action_export,
+                "SVG, JSON and CSV in this folder (x)",
+            ),
             ("Pick discipline", partial(app.action_pick_discipline, 0), "d"),
             ("Pick scenario", app.action_pick_scenario, "s"),
             ("Pick seed", app.action_pick_seed, "e"),

@@ -1,19 +1,25 @@
-"""What `x` writes: the run so far as JSON (per-key figures and every dequeue)."""
+"""What `x` writes: the run so far as JSON (per-key figures and every dequeue) and as two CSV
+files (every dequeue; per-key figures), named after scenario, discipline(s) and round."""
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
 from ckviz.lanes import Frame
-from ckviz.tui.text import wait_so_far
+from ckviz.model.steps import StepScenario
+from ckviz.tui.text import head_age, wait_so_far
 
 
 def export_stem(frame: Frame) -> str:
     """`ckviz-<scenario>-<discipline(s)>-round<step>`: one name per moment, safe in a path."""
     snaps = frame.snapshots
     name = f"ckviz-{frame.setup.scenario.name}-{'-vs-'.join(s.discipline for s in snaps)}"
-    name += f"-round{snaps[0].step}"
+    if isinstance(frame.setup.scenario, StepScenario):
+        name += f"-step{snaps[0].t}"
+    else:
+        name += f"-round{snaps[0].step}"
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
 
 
@@ -45,3 +51,45 @@ def write_figures(frame: Frame, folder: Path) -> Path:
     path = folder / f"{export_stem(frame)}.json"
     path.write_text(json.dumps(figures(frame), indent=1) + "\n", encoding="utf-8")
     return path
+
+
+EVENT_COLUMNS = ("lane", "discipline", "key", "run_id", "arrival", "dequeued", "wait")
+KEY_COLUMNS = ("lane", "discipline", "key", "weight", "queued", "to_arrive", "dequeued", "held",
+               "mean_wait", "wait_so_far", "head_age")  # fmt: skip
+EVENT_TIMES = {"arrival", "dequeued", "wait"}  # these columns get the time unit: `wait_ms`
+KEY_TIMES = {"mean_wait", "wait_so_far", "head_age"}  # (a key's `dequeued` is a count)
+
+
+def csv_tables(frame: Frame) -> dict[str, list[list[object]]]:
+    """The run so far as two tables (header row first): every dequeue, and per-key figures.
+    Time columns end in `_ms`, or `_step` for a step scenario."""
+    unit = "_step" if isinstance(frame.setup.scenario, StepScenario) else "_ms"
+    events: list[list[object]] = [[c + unit if c in EVENT_TIMES else c for c in EVENT_COLUMNS]]
+    keys: list[list[object]] = [[c + unit if c in KEY_TIMES else c for c in KEY_COLUMNS]]
+    for lane, snap in enumerate(frame.snapshots):
+        for e in snap.events:
+            events.append([lane, snap.discipline, e.key, e.run_id, e.arrival_ms, e.dequeued_ms,
+                           e.wait_ms])  # fmt: skip
+        for r in snap.keys:
+            keys.append([lane, snap.discipline, r.key, r.weight, r.queued, r.to_arrive,
+                         r.dequeued, r.held, _blank(r.mean_wait_ms),
+                         _blank(wait_so_far(r, snap)), _blank(head_age(r, snap))])  # fmt: skip
+    return {"events": events, "keys": keys}
+
+
+def _blank(value: float | None) -> object:
+    """None (nothing queued, nothing served) is an empty cell; whole numbers without `.0`."""
+    if value is None:
+        return ""
+    return int(value) if float(value).is_integer() else round(value, 3)
+
+
+def write_csv(frame: Frame, folder: Path) -> list[Path]:
+    """`<stem>-events.csv` and `<stem>-keys.csv` in `folder`; the paths written."""
+    paths = []
+    for name, rows in csv_tables(frame).items():
+        path = folder / f"{export_stem(frame)}-{name}.csv"
+        with path.open("w", encoding="utf-8", newline="") as out:
+            csv.writer(out).writerows(rows)
+        paths.append(path)
+    return paths

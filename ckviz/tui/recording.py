@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ckviz.lanes import Frame
 
 HISTORY_LIMIT = 2000
@@ -71,6 +73,18 @@ class Recording:
             self.cursor += 1
             if self.frames[self.cursor].times != start:
                 return self.frames[self.cursor]
+        return None
+
+    def seek(self, reached: Callable[[Frame], bool]) -> Frame | None:
+        """Show the first recorded frame for which `reached` holds. None, the cursor staying:
+        no such frame, or only the first one kept and it is not the run's start (the frame
+        sought may be among those dropped)."""
+        for index, frame in enumerate(self.frames):
+            if reached(frame):
+                if index == 0 and any(s.step for s in frame.snapshots):
+                    return None
+                self.cursor = index
+                return frame
         return None
 
     @property

@@ -16,7 +16,7 @@ from textual.screen import Screen
 
 from ckviz.errors import CkvizError
 from ckviz.model.snapshot import FULL_VIEW, ViewRequest
-from ckviz.tui.export import export_stem, write_figures
+from ckviz.tui.export import export_stem, write_csv, write_figures
 from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.pane import Pane
@@ -43,7 +43,7 @@ class ScreenActions(App[int]):
         raise NotImplementedError
 
     def action_export(self) -> None:
-        """An SVG screenshot and the run's figures as JSON, in the current folder."""
+        """An SVG screenshot, the run's figures as JSON and as CSV, in the current folder."""
         frame = self.recording.current
         if frame is None:
             self.bell()
@@ -52,7 +52,8 @@ class ScreenActions(App[int]):
         try:
             svg = self.save_screenshot(f"{export_stem(frame)}.svg", str(folder))
         except OSError as exc:
-            self.notify(f"export failed: {folder}: {exc.strerror or exc}", severity="error")
+            where = exc.filename or folder
+            self.notify(f"export failed: {where}: {exc.strerror or exc}", severity="error")
             return
         live = self.recording.live and not self.busy and self.error is None and not self._closed
         self._export_figures(frame, folder, Path(svg).name, live)
@@ -76,18 +77,21 @@ class ScreenActions(App[int]):
                 frame = next(iter(await loop.run_in_executor(self._driver_thread, every_key)),
                              frame)  # fmt: skip
         try:
-            figures = write_figures(frame, folder)
+            written = [write_figures(frame, folder), *write_csv(frame, folder)]
         except OSError as exc:
-            self.notify(f"export failed: {folder}: {exc.strerror or exc}", severity="error")
+            where = exc.filename or folder
+            self.notify(f"export failed: {where}: {exc.strerror or exc}", severity="error")
             return
-        self.notify(f"wrote {svg} and {figures.name} in {folder}")
+        stem = export_stem(frame)
+        kinds = ", ".join(p.name.removeprefix(stem) for p in written)
+        self.notify(f"wrote {svg} and {stem}{{{kinds}}} in {folder}", title="export")
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's own commands, but its Screenshot writes where `x` does (Textual's saves
         to ~/Downloads and fails with no reason where that folder is missing)."""
         for command in super().get_system_commands(screen):
             if command.title == "Screenshot":
-                yield SystemCommand("Screenshot", "SVG + the run's figures as JSON here (x)",
+                yield SystemCommand("Screenshot", "SVG + the run as JSON and CSV here (x)",
                                     self.action_export)  # fmt: skip
             else:
                 yield command

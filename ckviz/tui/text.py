@@ -91,10 +91,13 @@ def longest_wait(snapshot: Snapshot) -> tuple[str, float] | None:
     return snapshot.every_key.longest_wait
 
 
-def ms(value: float | None) -> str:
-    """A duration in logical milliseconds, short: '-', '840ms', '12.3s'."""
+def ms(value: float | None, unit: str = "ms") -> str:
+    """A duration in logical milliseconds, short: '-', '840ms', '12.3s'; in steps (a step
+    scenario's clock) a bare count, its pane saying the unit."""
     if value is None:
         return "-"
+    if unit != "ms":
+        return f"{value:.0f}"
     if abs(value) >= 10_000:
         return f"{value / 1000:.1f}s"
     return f"{value:.0f}ms"

@@ -209,3 +209,25 @@ def test_a_cancelled_run_to_the_end_stops_where_it_is(
         assert partway.snapshots[0].step >= 5 and not partway.done
     finally:
         lockstep.close()
+
+
+def test_a_frame_made_again_for_another_view_keeps_its_this_step(
+    client: redis.Redis, prefix: str
+) -> None:
+    # A sort or a filter asks for the live frame again: what the step took must not vanish.
+    setup = Setup(scenario_files.load("ck_skew"), "seed-a", ("sfq",))
+    lockstep = Lockstep(client, prefix)
+    try:
+        lockstep.start(setup)
+        frame = None
+        while frame is None or not frame.snapshots[0].taken:
+            frame = lockstep.step_instant()
+            assert frame is not None
+        lockstep.set_view(ViewRequest(sort="queued", limit=3))
+        (again,) = lockstep.reframe()
+        assert again.snapshots[0].taken == frame.snapshots[0].taken
+        assert len(again.snapshots[0].keys) == 3
+        nxt = lockstep.step_instant()
+        assert nxt is not None and nxt.snapshots[0].taken_from == frame.snapshots[0].dequeued
+    finally:
+        lockstep.close()

@@ -9,14 +9,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ckviz.lanes import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
+from ckviz.tui.screens.main import BREAKPOINTS
 from ckviz.tui.text import BOLD, DIM
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.event_log import EventLogPane
+from ckviz.tui.widgets.filter_bar import FilterBar
+from ckviz.tui.widgets.footer import ContextFooter
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.pane import SnapshotPane
@@ -44,17 +47,17 @@ class LaneView(Vertical):
         snapshot = frame.snapshots[index]
         self.border_title = snapshot.discipline
         header = lane_header(snapshot.t, snapshot.dequeued, snapshot.total_runs,
-                             frame.fairness[index], palette)  # fmt: skip
+                             frame.fairness[index], palette, snapshot.time_unit)  # fmt: skip
         self.query_one(".lane-header", Static).update(header, layout=False)
         for pane in self.query(SnapshotPane):
             pane.show(snapshot, palette)
 
 
 def lane_header(t: int, dequeued: int, total: int, fairness: Fairness,
-                palette: KeyPalette) -> Text:  # fmt: skip
+                palette: KeyPalette, unit: str = "ms") -> Text:  # fmt: skip
     out = Text(no_wrap=True, overflow="ellipsis", end="")
-    out.append("t=", DIM)
-    out.append(f"{t}ms", BOLD)
+    out.append("t=" if unit == "ms" else f"{unit} ", DIM)
+    out.append(f"{t}ms" if unit == "ms" else str(t), BOLD)
     out.append(f" · {dequeued}/{total} · ", DIM)
     fairness_text(out, fairness, dequeued, palette, short=True)
     return out
@@ -62,7 +65,9 @@ def lane_header(t: int, dequeued: int, total: int, fairness: Fairness,
 
 class CompareScreen(Screen[None]):
     """Two LaneViews in lockstep; below them the per-key wait comparison between each
-    lane's event log (left lane's on the left)."""
+    lane's event log (left lane's on the left; narrow, the logs give way to the waits)."""
+
+    HORIZONTAL_BREAKPOINTS = BREAKPOINTS
 
     AUTO_FOCUS = ""  # no pane takes focus until asked: the app's keys work from the start
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -84,7 +89,8 @@ class CompareScreen(Screen[None]):
             yield WaitComparePane(id="waits")
             yield WaitCdfPane(id="cdf")
             yield EventLogPane(id="events-1")
-        yield Footer(compact=True, show_command_palette=True)
+        yield FilterBar()
+        yield ContextFooter(compact=True, show_command_palette=True)
 
     def show(self, frame: Frame, palette: KeyPalette, controls: Controls) -> None:
         with self.app.batch_update():

@@ -6,25 +6,32 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from ckviz.lanes import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.event_log import EventLogPane
+from ckviz.tui.widgets.filter_bar import FilterBar
+from ckviz.tui.widgets.footer import ContextFooter
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.key_strip import KeyStripPane
 from ckviz.tui.widgets.pane import SnapshotPane
 from ckviz.tui.widgets.status import Controls, StatusBar
 
+NARROW = 100  # columns: below this the panes stack instead of squeezing side by side
+BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]  # the screen's class by its width
+
 
 class MainScreen(Screen[None]):
     """ckIndex and per-key queues on top; held slots, discipline and events below; the keys
-    over time at the bottom."""
+    over time at the bottom. On a narrow terminal, one pane under the other, full width,
+    scrolling (focusing one shows it)."""
+
+    HORIZONTAL_BREAKPOINTS = BREAKPOINTS
 
     AUTO_FOCUS = ""  # no pane takes focus until asked: the app's keys work from the start
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -33,7 +40,8 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
-        with Vertical(id="panes"):
+        # below NARROW columns the panes stack full width and this scrolls (ckviz.tcss)
+        with VerticalScroll(id="panes", can_focus=False):
             with Horizontal(id="top"):
                 yield CkIndexPane(id="ckindex")
                 yield KeyQueuesPane(id="queues")
@@ -42,7 +50,8 @@ class MainScreen(Screen[None]):
                 yield DisciplinePane(id="discipline")
                 yield EventLogPane(id="events")
             yield KeyStripPane(id="strip")
-        yield Footer(compact=True, show_command_palette=True)
+        yield FilterBar()
+        yield ContextFooter(compact=True, show_command_palette=True)
 
     def show(self, frame: Frame, palette: KeyPalette, controls: Controls) -> None:
         """Draw the first lane of `frame` in every pane."""

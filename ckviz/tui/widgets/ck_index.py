@@ -4,16 +4,25 @@ beside Redis's, the pick on top, so the reordering shows."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 
 from ckviz.model.queue import IndexEntry
 from ckviz.model.snapshot import Snapshot
+from ckviz.tui.filter import NO_FILTER, KeyFilter
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, fit, key_cell, key_width
-from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
+from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, no_match
 
 GUTTER = " │ "
 SIDE_MIN = 17  # cells each side needs for Redis's order and the discipline's side by side
+
+STEP_NOTE = {  # what ckIndex is to a step scenario's discipline
+    "vtime": "pass 2 reads it, oldest first; pass 1 goes by tag (Discipline)",
+    "vtime-v17": "pass 2 reads it, oldest first; pass 1 goes by tag (Discipline)",
+    "": "the base dequeue scans it, lowest score first",
+}
 
 
 class CkIndexPane(SnapshotPane):
@@ -29,7 +38,10 @@ class CkIndexPane(SnapshotPane):
         rescoring = snapshot.rescores
         # The next dequeue scans ckIndex in `next_order` (after a rescore, for disciplines that
         # rescore): its window is that order's first `window` keys, its pick the first one.
-        upcoming = snapshot.next_order
+        # A step scenario's snapshot has the base queue's ckIndex but no heads and no scan of
+        # its own to preview (vtime picks by tag first): the entries only, and why.
+        steps = snapshot.time_unit != "ms"
+        upcoming = () if steps else snapshot.next_order
         scanned = set(upcoming[:window])
         pick = upcoming[0] if upcoming and window else None
         rows = snapshot.rows  # the driver carries the rows of the entries it carries
@@ -38,10 +50,20 @@ class CkIndexPane(SnapshotPane):
         size = max(snapshot.every_key.index_size, len(index))
         noun = "entry" if size == 1 else "entries"
         summary = f"{size} {noun} · scan window {window}"
-        if window == 0:
+        if steps:
+            summary = f"{size} {noun} · {STEP_NOTE.get(snapshot.discipline, STEP_NOTE[''])}"
+        elif window == 0:
             summary += f" ({snapshot.full or 'nothing to take'})"
         elif pick is not None:
             summary += " · ▶ next pick" + (" (after rescore)" if rescoring else "")
+        # `/`: only matching entries, each keeping its rank in Redis's order
+        shown = (
+            [i for i, e in enumerate(index) if self.key_filter.matches(e.key)]
+            if self.key_filter
+            else None
+        )
+        if shown is not None:
+            summary = f"{len(shown)} of {summary}"
         if self.compact:
             summary = "ckIndex · " + summary
         head = [new_text().append(fit(summary, width), DIM)]
@@ -50,6 +72,8 @@ class CkIndexPane(SnapshotPane):
             tail.append(new_text().append(f"  … {size - len(index)} more", DIM))
         if not index:
             tail.append(new_text().append("  (empty: nothing queued)", DIM))
+        elif shown == []:
+            tail.append(no_match(self.key_filter))
         if rescoring and not self.compact:
             tail += self._rescore_note(snapshot, palette, width)
         half = (width - len(GUTTER)) // 2
@@ -57,11 +81,12 @@ class CkIndexPane(SnapshotPane):
         if not self.compact:
             self.border_title = f"{self.TITLE} · {snapshot.discipline}'s" if side else self.TITLE
         if side:
-            return side_by_side(snapshot, palette, half, head, tail, heads)
+            return side_by_side(snapshot, palette, half, head, tail, heads, self.key_filter)
         keys = key_width(snapshot, width - 17)
 
-        def draw(i: int) -> Text:
+        def draw(row: int) -> Text:
             out = new_text()
+            i = row if shown is None else shown[row]
             entry = index[i]
             in_window = entry.key in scanned
             picked = entry.key == pick
@@ -72,14 +97,16 @@ class CkIndexPane(SnapshotPane):
             style = None if in_window else DIM
             out.append(f"{i + 1:>3} ", style)
             key_cell(out, entry.key, palette, keys, bold=picked)
-            if heads.get(entry.key) == entry.score:
+            if steps:
+                out.append(" " * 13)
+            elif heads.get(entry.key) == entry.score:
                 out.append(fit(f" head t={entry.score - snapshot.score_base:.0f}", 13), style)
             else:
                 out.append(fit(" rescored", 13), BOLD if in_window else DIM)
             # The score above the lowest one (13-digit raw scores say nothing); cut first.
             return out.append(f"+{entry.score - lowest:.0f}", DIM)
 
-        return Rows(head, len(index), draw, tail)
+        return Rows(head, len(index) if shown is None else len(shown), draw, tail)
 
     @staticmethod
     def _rescore_note(snapshot: Snapshot, palette: KeyPalette, width: int) -> list[Text]:
@@ -98,7 +125,8 @@ class CkIndexPane(SnapshotPane):
 
 
 def side_by_side(snapshot: Snapshot, palette: KeyPalette, half: int, head: list[Text],
-                 tail: list[Text], heads: dict[str, float | None]) -> Rows:  # fmt: skip
+                 tail: list[Text], heads: dict[str, float | None],
+                 key_filter: KeyFilter = NO_FILTER) -> Rows:  # fmt: skip
     """Left, ckIndex in Redis's order as read (its scores: a true head or rescored); right,
     the order the discipline ranks the same keys in for the next dequeue, its pick on top
     (`▶`), with how far each key moved from its place in Redis's order (`↑3`)."""
@@ -139,18 +167,25 @@ def side_by_side(snapshot: Snapshot, palette: KeyPalette, half: int, head: list[
         arrow = f" ↑{moved}" if moved > 0 else f" ↓{-moved}" if moved < 0 else " ="
         out.append(fit(arrow, rest), DIM if moved <= 0 else BOLD)
 
-    def draw(i: int) -> Text:
+    # `/`: each side lists its matching keys, each keeping its rank on that side
+    left: Sequence[int] = range(len(index))
+    right: Sequence[int] = range(len(upcoming))
+    if key_filter:
+        left = [i for i, entry in enumerate(index) if key_filter.matches(entry.key)]
+        right = [i for i, key in enumerate(upcoming) if key_filter.matches(key)]
+
+    def draw(row: int) -> Text:
         out = new_text()
-        if i < len(index):
-            redis_side(out, index[i], i)
+        if row < len(left):
+            redis_side(out, index[left[row]], left[row])
         else:
             out.append(" " * half)
         out.append(GUTTER, DIM)
-        if i < len(upcoming):
-            discipline_side(out, upcoming[i], i)
+        if row < len(right):
+            discipline_side(out, upcoming[right[row]], right[row])
         return out
 
-    return Rows(head, max(len(index), len(upcoming)), draw, tail)
+    return Rows(head, max(len(left), len(right)), draw, tail)
 
 
 def short(value: float) -> str:

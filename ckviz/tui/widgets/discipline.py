@@ -12,7 +12,7 @@ from ckviz.tui.decision import this_step
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, key_cell, key_width, number
 from ckviz.tui.widgets.consumers import consumers_line
-from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
+from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, no_match
 from ckviz.tui.widgets.vtime import vtime_lines
 
 
@@ -44,7 +44,7 @@ class DisciplinePane(SnapshotPane):
         head = [now, fields] + [line for line in [consumers_line(snapshot)] if line is not None]
         if self.compact:
             order = new_text().append(f"{which}: ", DIM)
-            for n, key in enumerate(chosen[:12]):
+            for n, key in enumerate(self.key_filter.keep(chosen, str)[:12]):
                 order.append(" > " if n else "", DIM)
                 order.append(key, palette.style(key))
             return Rows([*head, order, *extra])
@@ -53,8 +53,15 @@ class DisciplinePane(SnapshotPane):
         in_order = set(listed)
         ranked = listed + sorted((k for k in per_key if k not in in_order), key=natural_key)
         keys = key_width(snapshot, width - 14)
+        # `/`: only matching keys, each keeping its rank in the discipline's order
+        shown = (
+            [r for r, k in enumerate(ranked) if self.key_filter.matches(k)]
+            if self.key_filter
+            else None
+        )
 
-        def draw(rank: int) -> Text:
+        def draw(row: int) -> Text:
+            rank = row if shown is None else shown[row]
             key = ranked[rank]
             out = new_text().append(f"{rank + 1:>3} " if rank < len(listed) else "  - ", DIM)
             key_cell(out, key, palette, keys, bold=rank == 0)
@@ -63,4 +70,7 @@ class DisciplinePane(SnapshotPane):
 
         head.append(new_text().append(f"{which}, best first:", DIM))
         tail = [] if ranked else [new_text().append("  (nothing queued)", DIM)]
-        return Rows(head, len(ranked), draw, tail + extra)
+        if ranked and shown == []:
+            tail = [no_match(self.key_filter)]
+        count = len(ranked) if shown is None else len(shown)
+        return Rows(head, count, draw, tail + extra)

@@ -26,7 +26,7 @@ class EventLogPane(SnapshotPane):
             self.show(*self._shown)
 
     def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
-        events = snapshot.recent[-max(1, self.text_height) :]
+        events = self.key_filter.keep(snapshot.recent, lambda e: e.key)[-max(1, self.text_height) :]
         narrow = width < NARROW
         clock = 6 if not narrow else 5 if width >= CLOCK_FROM else 0
         kind_width = 2 if narrow else 8
@@ -41,6 +41,8 @@ class EventLogPane(SnapshotPane):
             out.append(f"{kind:<{kind_width}}", KIND_STYLE[event.kind])
             return out.append(fit(event.run_id, run_width), palette.style(event.key))
 
+        if not events and self.key_filter:
+            return Rows([new_text().append(f"(no recent events of /{self.key_filter.query})", DIM)])
         if not events:
             hint = "(no events yet)" if narrow else "(no events yet: space steps, p plays)"
             return Rows([new_text().append(hint, DIM)])

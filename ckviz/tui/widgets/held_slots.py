@@ -28,10 +28,17 @@ class HeldSlotsPane(SnapshotPane):
         if self.compact:
             return Rows([self._slot_strip(snapshot, palette, width), counts[0]])
         title = f"{len(snapshot.held)}/{snapshot.env_limit} held · release in"
+        if snapshot.time_unit != "ms":
+            title += f" ({snapshot.time_unit}s)"
         keys = key_width(snapshot, width - 11)
         taken = {event.run_id for event in snapshot.taken}
+        # `/`: only the slots held by matching keys (free slots are nobody's), numbered as before
+        slots = self._matching_slots(snapshot)
+        if slots is not None:
+            title = f"/{self.key_filter.query}: {len(slots)} of " + title
 
-        def draw(slot: int) -> Text:
+        def draw(row: int) -> Text:
+            slot = row if slots is None else slots[row]
             if slot >= len(snapshot.held):
                 return new_text().append(f"{slot + 1:>3} ").append("· free", DIM)
             run = snapshot.held[slot]
@@ -40,24 +47,30 @@ class HeldSlotsPane(SnapshotPane):
                 f"{'▶' if run.run_id in taken else ''}{slot + 1}".rjust(3) + " "
             )
             key_cell(out, run.key, palette, keys)
-            out.append(f" {ms(run.release_ms - snapshot.t):>6} ")
+            out.append(f" {ms(run.release_ms - snapshot.t, snapshot.time_unit):>6} ")
             return out.append(run_label(run.key, run.run_id), DIM)  # cut at the edge if narrow
 
-        return Rows([new_text().append(fit(title, width), DIM)], snapshot.env_limit, draw,
-                    counts)  # fmt: skip
+        count = snapshot.env_limit if slots is None else len(slots)
+        return Rows([new_text().append(fit(title, width), DIM)], count, draw, counts)
 
-    @staticmethod
-    def _slot_strip(snapshot: Snapshot, palette: KeyPalette, width: int) -> Text:
+    def _matching_slots(self, snapshot: Snapshot) -> list[int] | None:
+        """The held slots whose key matches the filter (None: no filter, every slot)."""
+        if not self.key_filter:
+            return None
+        return [n for n, run in enumerate(snapshot.held) if self.key_filter.matches(run.key)]
+
+    def _slot_strip(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Text:
         out = new_text().append("held ", DIM)
         if snapshot.env_limit > max(4, width - 5):
             return out.append(f"{len(snapshot.held)}/{snapshot.env_limit}")
-        for run in snapshot.held:
-            out.append(BAR, palette.style(run.key))
+        for run in snapshot.held:  # a key the filter hides: a dim cell, so the count still reads
+            shown = self.key_filter.matches(run.key)
+            out.append(BAR if shown else "▪", palette.style(run.key) if shown else DIM)
         return out.append("·" * snapshot.free_slots, DIM)
 
     def _counts(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> list[Text]:
         """Held runs per key, most first, then the free slots; wrapped (one line if compact)."""
-        counts = Counter(run.key for run in snapshot.held)
+        counts = Counter(run.key for run in snapshot.held if self.key_filter.matches(run.key))
         lines = [new_text()]
         for key, count in sorted(counts.items(), key=lambda kv: (-kv[1], natural_key(kv[0]))):
             item = f"{key} {count}  "

@@ -19,7 +19,7 @@ from ckviz.tui.text import (
     ms,
     wait_so_far,
 )
-from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
+from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, no_match
 
 MIN_BAR = 6  # below this many cells for the bar, the arrive column makes room
 SPARK = 12  # the share/weight sparkline's cells (the first column to go, after arrive)
@@ -36,6 +36,27 @@ def sort_value(row: KeyRow, snapshot: Snapshot, by: str) -> float:
     return -1.0 if value is None else value
 
 
+COLUMNS = (("queued", 7), ("arrive", 7), ("out", 5), ("age", 7), ("wait", 7))
+GIVE_WAY = ("arrive", "bar", "out", "age")  # least telling first: the queued number stays
+
+
+def columns(room: int, with_arrive: bool = True) -> tuple[list[tuple[str, int]], int]:
+    """The number columns that fit `room` cells beside a bar of at least MIN_BAR (its width
+    returned; 0: no bar), dropping GIVE_WAY's columns in turn rather than squeezing them."""
+    numbers = [c for c in COLUMNS if with_arrive or c[0] != "arrive"]
+    bar_shown = True
+    for going in GIVE_WAY:
+        spare = room - sum(w for _, w in numbers)
+        if spare >= (MIN_BAR if bar_shown else 0):
+            break
+        if going == "bar":
+            bar_shown = False
+        else:
+            numbers = [c for c in numbers if c[0] != going]
+    spare = room - sum(w for _, w in numbers)
+    return numbers, (max(MIN_BAR, spare) if bar_shown else 0)
+
+
 class KeyQueuesPane(SnapshotPane):
     """One row per key: the scenario's light key and the longest-waiting key pinned on top,
     then the scenario's order or the chosen sort (largest first)."""
@@ -48,13 +69,18 @@ class KeyQueuesPane(SnapshotPane):
         self.light_key: str | None = None
 
     def ordered(self, snapshot: Snapshot) -> list[KeyRow]:
-        """Pinned rows first (light key, longest head age), then the rest in the chosen order.
-        The driver already sent the rows so (the app's view asks for this pane's order); a
-        frame recorded under another order is re-sorted here, among the rows it carries."""
-        rows = list(snapshot.keys)
+        """Pinned rows first (light key, longest head age), then the rest in the chosen order;
+        with a `/` filter, only matching rows (a pinned key that does not match is not shown).
+        The driver already sent the rows so (the app's view asks for this pane's order and
+        filter); a frame recorded under another order is re-sorted here, among its rows."""
+        rows = self.key_filter.keep_rows(snapshot.keys)
         oldest = snapshot.every_key.longest_wait  # the status line names the same key
         pinned = [r for r in rows if r.key == self.light_key]
-        if oldest is not None and oldest[0] != self.light_key:
+        if (
+            oldest is not None
+            and oldest[0] != self.light_key
+            and self.key_filter.matches(oldest[0])
+        ):
             pinned += [r for r in rows if r.key == oldest[0]]
         keys = {r.key for r in pinned}
         rest = [r for r in rows if r.key not in keys] if pinned else rows
@@ -63,7 +89,9 @@ class KeyQueuesPane(SnapshotPane):
         return pinned + rest
 
     def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
-        rows = self.ordered(snapshot) if not self.compact else snapshot.keys
+        rows = (
+            self.ordered(snapshot) if not self.compact else self.key_filter.keep_rows(snapshot.keys)
+        )
         figures = snapshot.every_key
         if not self.compact:
             matched = figures.matched  # the view carries the first rows of these
@@ -71,18 +99,22 @@ class KeyQueuesPane(SnapshotPane):
             self.border_subtitle = (
                 f"{shown}sorted by {self.sort_by} (o) · light key, longest age first"
             )
+            if snapshot.time_unit != "ms":
+                self.border_subtitle = (
+                    f"age, wait in {snapshot.time_unit}s · {self.border_subtitle}"
+                )
+            if self.key_filter:
+                self.border_subtitle = f"/{self.key_filter.query} · {self.border_subtitle}"
         keys = key_width(snapshot, width // 3)
-        numbers = [("queued", 7), ("out", 5), ("age", 7), ("wait", 7)]
-        room = width - keys - 1 - sum(w for _, w in numbers)  # for the bar and what may go
+        room = width - keys - 1  # for the bar, the numbers and the sparkline
+        base = sum(w for label, w in COLUMNS if label != "arrive")
         history = None if self.compact else snapshot.history
         # the sparkline narrows to make room for the bar, and goes below MIN_SPARK cells
-        cells = 0 if history is None else min(SPARK, room - MIN_BAR - 1)
+        cells = 0 if history is None else min(SPARK, room - base - MIN_BAR - 1)
         if cells < MIN_SPARK:
             history, cells = None, 0
         spark = cells + 1 if cells else 0
-        if not self.compact and room >= spark + 7 + MIN_BAR:
-            numbers.insert(1, ("arrive", 7))  # the least telling column: the first to go
-        bar_width = max(4, width - keys - 1 - spark - sum(w for _, w in numbers))
+        numbers, bar_width = columns(room - spark, with_arrive=not self.compact)
         header = new_text().append(fit("key", keys + 1) + fit("queue", bar_width), DIM)
         for label, w in numbers:
             header.append(label.rjust(w), DIM)
@@ -95,14 +127,15 @@ class KeyQueuesPane(SnapshotPane):
             out = new_text()
             key_cell(out, row.key, palette, keys)
             out.append(" ")
-            bar(out, row.queued, deepest, bar_width - 1, palette.style(row.key))
-            out.append(" ")  # the bar never runs into the first number
+            if bar_width:
+                bar(out, row.queued, deepest, bar_width - 1, palette.style(row.key))
+                out.append(" ")  # the bar never runs into the first number
             values = {
                 "queued": str(row.queued),
                 "arrive": str(row.to_arrive),
                 "out": str(row.dequeued),
-                "age": ms(head_age(row, snapshot)),
-                "wait": ms(wait_so_far(row, snapshot)),
+                "age": ms(head_age(row, snapshot), snapshot.time_unit),
+                "wait": ms(wait_so_far(row, snapshot), snapshot.time_unit),
             }
             for label, w in numbers:
                 out.append(values[label].rjust(w))
@@ -111,4 +144,5 @@ class KeyQueuesPane(SnapshotPane):
                 sparkline(out, history.shares(row.key), cells, palette)
             return out
 
-        return Rows([header], len(rows), draw)
+        tail = [no_match(self.key_filter)] if self.key_filter and not rows else []
+        return Rows([header], len(rows), draw, tail)

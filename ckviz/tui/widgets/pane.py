@@ -17,6 +17,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ckviz.model.snapshot import Snapshot
+from ckviz.tui.filter import NO_FILTER, KeyFilter
 from ckviz.tui.palette import KeyPalette
 
 MIN_WIDTH = 16
@@ -25,6 +26,11 @@ Shown = TypeVar("Shown")
 
 def new_text() -> Text:
     return Text(no_wrap=True, overflow="crop", end="")
+
+
+def no_match(key_filter: KeyFilter) -> Text:
+    """The line a filtered pane shows when none of its keys match."""
+    return new_text().append(f"  (no key here matches /{key_filter.query})", "dim")
 
 
 class Rows:
@@ -79,6 +85,7 @@ class Pane(ScrollView, Generic[Shown], can_focus=True, inherit_bindings=False):
         self._strips: dict[int, Strip] = {}
         self._width = 0
         self._style = Style()
+        self.key_filter: KeyFilter = NO_FILTER  # `/`: the keys this pane lists (set by the app)
         if self.TITLE and not compact:
             self.border_title = self.TITLE
 

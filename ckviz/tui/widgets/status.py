@@ -64,14 +64,19 @@ def state_text(out: Text, frame: Frame, controls: Controls) -> None:
         if held:
             out.append(f" ({held} slots still held: released after the last dequeue)", DIM)
     elif controls.playing:
-        out.append(f"▶ playing {controls.instants_per_s:g} instants/s", BOLD)
+        out.append(f"▶ playing {controls.instants_per_s:g} {_per_s(frame)}", BOLD)
     else:
-        out.append(f"paused · play speed {controls.instants_per_s:g} instants/s", DIM)
+        out.append(f"paused · play speed {controls.instants_per_s:g} {_per_s(frame)}", DIM)
     if controls.replay is not None:
         shown, recorded = controls.replay
         out.append(f" │ replay: frame {shown} of {recorded} recorded", BOLD)
     if controls.stepping:
         out.append(f" │ {RUNNING if controls.running_to_end else STEPPING}", BOLD)
+
+
+def _per_s(frame: Frame) -> str:
+    """What play speed counts: logical instants a second, or a step scenario's steps."""
+    return "steps/s" if frame.snapshots[0].time_unit == "step" else "instants/s"
 
 
 class StatusBar(Static):
@@ -86,16 +91,18 @@ class StatusBar(Static):
     def render_frame(frame: Frame, controls: Controls, palette: KeyPalette) -> Text:
         setup, snaps = frame.setup, frame.snapshots
         out = Text(no_wrap=True, overflow="ellipsis", end="")
+        steps = snaps[0].time_unit == "step"  # a step scenario: no seed, time in steps
         out.append(f" {setup.scenario.name}", BOLD)
-        out.append(" · seed ", DIM)
-        out.append(setup.seed)
+        if not steps:
+            out.append(" · seed ", DIM)
+            out.append(setup.seed)
         out.append(" · ", DIM)
         out.append(" vs ".join(s.discipline for s in snaps), BOLD)
-        out.append(" · t=", DIM)
-        out.append("/".join(str(s.t) for s in snaps) + "ms")
+        out.append(" · step " if steps else " · t=", DIM)
+        out.append("/".join(str(s.t) for s in snaps) + ("" if steps else "ms"))
         if len(snaps) == 1:
             snap = snaps[0]
-            out.append(f" · dequeue round {snap.step} · ", DIM)
+            out.append(" · " if steps else f" · dequeue round {snap.step} · ", DIM)
             out.append(f"{snap.dequeued}/{snap.total_runs}")
             out.append(" runs out · ", DIM)
             out.append(f"{len(snap.held)}/{snap.env_limit}")
@@ -113,7 +120,7 @@ class StatusBar(Static):
             if (oldest := longest_wait(snaps[0])) is not None:
                 out.append(" · longest wait ", DIM)
                 out.append(oldest[0], palette.style(oldest[0]))
-                out.append(f" {ms(oldest[1])}")
+                out.append(f" {ms(oldest[1], snaps[0].time_unit)}")
         else:
             out.append("lockstep: a lane ahead in logical time waits", DIM)
         return out

@@ -9,7 +9,7 @@ from ckviz.lanes import Frame
 from ckviz.model.snapshot import KeyRow, Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, bar, fit, key_cell, key_width, ms, starved, wait_so_far
-from ckviz.tui.widgets.pane import Pane, Rows, new_text
+from ckviz.tui.widgets.pane import Pane, Rows, new_text, no_match
 
 VALUES = "  wait  out"  # the figures after each lane's bar
 RATIO = 9  # the last column: right lane's wait over the left's
@@ -25,9 +25,9 @@ class WaitComparePane(Pane[Frame]):
 
     def layout_rows(self, frame: Frame, palette: KeyPalette, width: int) -> Rows:
         snaps = frame.snapshots
-        # the left lane's rows; every lane carries the same ones (the app asks each the same
-        # view), and a key a lane lacks shows blank there
-        keys = [row.key for row in snaps[0].keys]
+        # the left lane's rows (with a `/` filter, those that match); every lane carries the
+        # same ones (the app asks each the same view), and a key a lane lacks shows blank there
+        keys = [row.key for row in self.key_filter.keep_rows(snaps[0].keys)]
         rows = [{k: r for k in keys if (r := snap.rows.get(k)) is not None} for snap in snaps]
         waits = [{k: wait_so_far(r, snap) for k, r in by.items()}
                  for snap, by in zip(snaps, rows, strict=True)]  # fmt: skip
@@ -59,7 +59,8 @@ class WaitComparePane(Pane[Frame]):
                 out.append(*_ratio(waits[0].get(key), waits[1].get(key), palette))
             return out
 
-        return Rows([header], len(keys), draw)
+        tail = [no_match(self.key_filter)] if self.key_filter and not keys else []
+        return Rows([header], len(keys), draw, tail)
 
     @staticmethod
     def _lane_cells(out: Text, row: KeyRow, snap: Snapshot, wait: float | None, longest: float,
@@ -69,7 +70,7 @@ class WaitComparePane(Pane[Frame]):
         # The bar stops a cell short so it never runs into its number.
         bar(out, wait or 0.0, longest, bar_width - 1, style)
         out.append(" ")
-        out.append(f"{ms(wait):>6}", palette.starved if is_starved else None)
+        out.append(f"{ms(wait, snap.time_unit):>6}", palette.starved if is_starved else None)
         out.append(f"{row.dequeued:>5}")
         out.append(f" {STARVED} " if is_starved else "   ", palette.starved)
 

@@ -1,0 +1,110 @@
+"""Long moves through a run in one driver job: go to a time (or step), run until a key is
+served. Textual-free: the app runs these on its driver thread and shows the frame they end on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ckviz.lanes import Frame, LaneSource, Setup
+from ckviz.model.snapshot import KeyRow
+
+Reached = Callable[[Frame], bool]
+Stop = Callable[[], bool]  # asked between rounds: the user wants the jump to stop here
+
+
+def never() -> bool:
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Jump:
+    """What a long move ends on (only its last frame is recorded), and what to tell the user."""
+
+    frames: list[Frame] = field(default_factory=list)
+    note: str | None = None
+    severity: Literal["information", "warning", "error"] = "information"
+
+
+def at_time(target: int) -> Reached:
+    """Every lane's clock has reached `target` (ms, or steps for a step scenario)."""
+    return lambda frame: min(frame.times) >= target
+
+
+def served_count(rows: Sequence[KeyRow], key: str, hint: list[int]) -> int:
+    """Runs of `key` dequeued so far; `hint` remembers its row (rows keep the scenario order,
+    so a step looks at one row, not every key)."""
+    if hint and hint[0] < len(rows) and rows[hint[0]].key == key:
+        return rows[hint[0]].dequeued
+    for i, row in enumerate(rows):
+        if row.key == key:
+            hint[:] = [i]
+            return row.dequeued
+    return 0
+
+
+def served_again(frame: Frame, key: str) -> Reached:
+    """Some lane has dequeued a run of `key` since `frame`."""
+    hints: list[list[int]] = [[] for _ in frame.snapshots]
+    before = [served_count(s.keys, key, h) for s, h in zip(frame.snapshots, hints, strict=True)]
+
+    def reached(now: Frame) -> bool:
+        counts = zip(now.snapshots, hints, before, strict=True)
+        return any(served_count(s.keys, key, h) > b for s, h, b in counts)
+
+    return reached
+
+
+def advance_until(source: LaneSource, reached: Reached, instant: bool,
+                  stop: Stop = never) -> tuple[list[Frame], str]:  # fmt: skip
+    """Advance one round (or instant) at a time until `reached`, the end, or `stop()`: the
+    last frame and which ("reached", "end", "stopped")."""
+    last: list[Frame] = []
+    while frames := source.advance(instant, 1):
+        last = frames[-1:]
+        if reached(last[0]):
+            return last, "reached"
+        if stop():
+            return last, "stopped"
+    return last, "end"
+
+
+def go_to(source: LaneSource, target: int, unit: str, stop: Stop = never) -> Jump:
+    """Forward to the first instant at or after `target`."""
+    frames, outcome = advance_until(source, at_time(target), True, stop)
+    if outcome == "reached":
+        return Jump(frames)
+    if outcome == "stopped":
+        return Jump(frames, f"stopped on the way to {unit} {target}")
+    return Jump(frames, f"the run ended before {unit} {target}", "warning")
+
+
+def replay_to(source: LaneSource, setup: Setup, target: int, unit: str,
+              stop: Stop = never) -> Jump:  # fmt: skip
+    """Before the recording's first frame: start over and run to `target`."""
+    start = source.start(setup)
+    if start and at_time(target)(start[0]):
+        return Jump(start)
+    jump = go_to(source, target, unit, stop)
+    return Jump(jump.frames or start, jump.note, jump.severity)
+
+
+def until_served(source: LaneSource, frame: Frame, key: str, steps: bool,
+                 stop: Stop = never) -> Jump:  # fmt: skip
+    """Round by round until some lane dequeues a run of `key`, or the end (said so)."""
+    frames, outcome = advance_until(source, served_again(frame, key), False, stop)
+    if outcome == "reached":
+        return Jump(frames, f"{key} served at {when(frames[0], steps)}")
+    if outcome == "stopped":
+        return Jump(frames, f"stopped before {key} was served")
+    return Jump(frames, f"{key} was not served again before the end", "warning")
+
+
+def when(frame: Frame, steps: bool) -> str:
+    """`t=120ms (round 14)`, or `step 12` in a step scenario (a round is a step's call)."""
+    times = "/".join(str(t) for t in frame.times)
+    if steps:
+        return f"step {times}"
+    return f"t={times}ms (round {'/'.join(str(s.step) for s in frame.snapshots)})"

@@ -1,0 +1,119 @@
+"""Issue 11: the footer changes with the situation and always shows `?` and `q`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.binding import Binding
+from textual.widgets._footer import FooterKey, FooterLabel
+
+import ckviz.tui
+from ckviz.tui.app import CkvizApp
+from ckviz.tui.context import ALWAYS, Context, Offer, fitting, footer_offers
+from tests.tui.conftest import press, settle
+
+MakeApp = Callable[..., CkvizApp]
+
+
+def footer(app: Any) -> str:
+    """The footer as read: `key label` items in order, the speed group as `+- Speed`."""
+    items = []
+    for widget in app.screen.query("ContextFooter *"):
+        if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+            items.append(f"{widget.key_display} {widget.description}".strip())
+        elif isinstance(widget, FooterLabel):
+            items.append(str(widget.render()))
+    return " | ".join(items)
+
+
+def test_fitting_keeps_the_best_ranked_and_always_help_and_quit() -> None:
+    offers = {"help": Offer(ALWAYS), "quit": Offer(ALWAYS), "step": Offer(90), "seed": Offer(10)}
+    offered = [("step", 10), ("seed", 10), ("help", 7), ("quit", 7)]
+    assert fitting(offered, offers, 30) == {"help", "quit", "step"}
+    assert fitting(offered, offers, 0) == {"help", "quit"}
+
+
+def test_offers_follow_the_situation() -> None:
+    paused = footer_offers(Context())
+    assert paused["step"].label == "Step" and "instant" in paused and "clear_filter" not in paused
+    playing = footer_offers(Context(playing=True))
+    assert playing["play"].label == "Pause" and "step" not in playing
+    steps = footer_offers(Context(steps=True))
+    assert steps["step"].label == "Call" and "instant" not in steps and "pick_seed" not in steps
+    assert steps["go_to"].label == "Go to step"
+    assert "pick_discipline(1)" in footer_offers(Context(compare=True))
+    assert "pick_discipline(1)" not in paused
+    assert "clear_filter" in footer_offers(Context(filtered=True))
+    done = footer_offers(Context(done=True))
+    assert "restart" in done and "step" not in done
+    assert footer_offers(Context(pane="queues"))["sort_keys"].rank > paused["toggle_dark"].rank
+
+
+@pytest.mark.parametrize("width", [80, 99, 120, 200])
+async def test_the_footer_fits_and_always_shows_help_and_quit(make_app: MakeApp,
+                                                              width: int) -> None:  # fmt: skip
+    app = make_app("ck_skew", "sfq")
+    async with app.run_test(size=(width, 30)) as pilot:
+        await settle(pilot)
+        shown = footer(app)
+        assert "? Help" in shown and "q Quit" in shown and "+- | Speed" not in shown
+        assert "Speed" in shown and "space Step" in shown
+        cells = sum(w.region.width for w in app.screen.query("ContextFooter > *"))
+        assert cells <= width, shown
+        print(width, shown)
+        if width >= 120:
+            assert "t Theme" in shown and ": Go to t" in shown
+        await pilot.press("p")
+        await settle(pilot)
+        playing = footer(app)
+        assert "p Pause" in playing and "space Step" not in playing and "? Help" in playing
+        await pilot.press("p")
+        await pilot.press("q")
+
+
+async def test_the_footer_in_compare_mode_filtered_and_step_scenarios(make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "sfq")
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot)
+        assert "D Right lane" not in footer(app)
+        await press(pilot, "c")
+        assert "D Right lane" in footer(app) and "d Left lane" in footer(app)
+        await pilot.press("slash", "h", "enter")
+        await settle(pilot)
+        assert "esc Clear filter" in footer(app)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "esc Clear filter" not in footer(app)
+        await pilot.press("q")
+    app = make_app("micro_skew", "vtime")
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot)
+        shown = footer(app)
+        assert "space Call" in shown and "n Instant" not in shown and "e Seed" not in shown
+        assert ": Go to step" in shown
+        await pilot.press("q")
+
+
+async def test_focus_and_zoom_change_the_footer(make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "sfq")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert "z Zoom" not in footer(app)
+        await press(pilot, "2")  # the per-key queues
+        assert "z Zoom" in footer(app) and "o Sort" in footer(app)
+        await press(pilot, "z")
+        assert "z Unzoom" in footer(app)
+        await pilot.press("q")
+
+
+def test_help_lists_every_key_the_footer_can_offer() -> None:
+    help_text = (Path(ckviz.tui.__file__).parent / "help.md").read_text(encoding="utf-8")
+    for binding in CkvizApp.BINDINGS:
+        assert isinstance(binding, Binding)
+        if not binding.show:
+            continue
+        names = [binding.key_display, *binding.key.split(",")]
+        assert any(f"`{name}`" in help_text for name in names if name), (names, binding.action)
