@@ -3,13 +3,14 @@
 SPEC section 5, made steppable. Round trips are saved without changing what the server
 sees: commands are queued in an *outbox* and sent together, and a dequeue attempt that is
 certain to take nothing (the env is full, or nothing is queued) is still sent, but rides
-with the next trip instead of costing its own. The server executes exactly the reference's
-command sequence; only the packets differ.
+with the next trip instead of costing its own; a rescoring discipline ranks ckIndex as
+projected after the outbox's writes (sim/projection.py), confirmed by the read the same trip
+carries. The server executes exactly the reference's command sequence; only the packets
+differ.
 
-Several consumers (sim/consumers.py) take turns at the dequeue, each sending its trips on its
-own connection; enqueues and acks travel with the next trip, whichever consumer's it is. With
-more than one, a dequeue goes out on its own consumer's connection in the turn it is made: the
-ride-alongs are single-consumer savings.
+Several consumers (sim/consumers.py) take turns at the dequeue, each on its own connection;
+enqueues and acks ride with the next trip, whoever sends it. With more than one, a dequeue goes
+out in its own turn: the ride-alongs are single-consumer savings.
 """
 
 from __future__ import annotations
@@ -25,23 +26,22 @@ from ckviz.model.queue import LUA_ORDER, DequeuedRun, IndexEntry, PlannedRun
 from ckviz.model.snapshot import (
     FULL_VIEW,
     DequeueEvent,
-    EventLog,
-    HeldRun,
     QueueEvent,
     Snapshot,
     ViewRequest,
 )
 from ckviz.sim.consumers import Consumer, Turns, consumers_of
+from ckviz.sim.driver_snapshot import driver_snapshot
 from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
 from ckviz.sim.ledger import Ledger
-from ckviz.sim.projection import IndexProjection, first_difference, keys_apart
+from ckviz.sim.projection import Projections
 from ckviz.sim.serving import Rescore
 from ckviz.sim.view import IndexPeek, KeyView
-from ckviz.sim.violations import ENV_LIMIT, INDEX_AT_HEAD, ONE_PLACE, BrokenInvariant
+from ckviz.sim.violations import ENV_LIMIT, ONE_PLACE, BrokenInvariant
 from ckviz.sim.vtime_invariants import VtimeLedgerCheck
 from ckviz.store.digest import QueueDigest
-from ckviz.store.runqueue import IndexPairs, RunQueue
+from ckviz.store.runqueue import RunQueue
 
 # Message timestamps are SCORE_BASE + arrival_ms. WALL_NOW stands in for the reference's
 # real clock: above every timestamp, and below 1e13 so Lua's 14-digit number formatting
@@ -69,6 +69,8 @@ class DriverConfig:
 
 class Driver:
     """Steps one (scenario, seed, discipline) run; `snapshot()` shows where it stands."""
+
+    score_base = SCORE_BASE  # a message's timestamp is this plus its arrival ms
 
     def __init__(
         self,
@@ -128,8 +130,7 @@ class Driver:
         self._peek = IndexPeek(queue)  # ckIndex as a snapshot reads it
         self._rescore: Rescore | None = None  # what the last serve attempt wrote, if anything
         # ckIndex writes since the last read, and a projection awaiting Redis's word on it
-        self._writes = IndexProjection()
-        self._projected: list[tuple[int, IndexPairs]] = []
+        self._projections = Projections()
         self._last_rescore: Rescore | None = None  # the order the snapshot shows
 
     @property
@@ -198,7 +199,7 @@ class Driver:
     def _release(self) -> None:
         for run in self.ledger.releases_due(self.t):
             self._outbox.ack(run.run_id, run.key)
-            self._writes.reheaded.add(run.key)
+            self._projections.writes.reheaded.add(run.key)
             self.ledger.acked(run)
             self.recent.append(QueueEvent("ack", self.t, run.key, run.run_id))
 
@@ -206,7 +207,7 @@ class Driver:
         for run in self.ledger.arrivals_due(self.t):
             timestamp = SCORE_BASE + run.arrival_ms
             self._outbox.enqueue(run, timestamp)
-            self._writes.reheaded.add(run.key)
+            self._projections.writes.reheaded.add(run.key)
             self.ledger.enqueued(run, timestamp)
             if self.history is not None:
                 self.history.enqueued(run.key, self.t)
@@ -227,7 +228,7 @@ class Driver:
         rescore = plan.before_dequeue(self._outbox, self._index_read, now, WALL_NOW)
         if rescore is not None:
             self._last_rescore = self._rescore = rescore
-            self._writes.rescored(rescore.members, rescore.scores)
+            self._projections.writes.rescored(rescore.members, rescore.scores)
         room = batch_room(self.config.max_count, held, cap)
         slot = self._outbox.dequeue(room, WALL_NOW)
         if self._certainly_empty(held):
@@ -252,17 +253,13 @@ class Driver:
 
     def _rank_after_writes(self) -> None:
         """Give the discipline ckIndex as it stands after the outbox's writes: projected from
-        the last read (sim/projection.py), and read by the same trip where the reference reads
-        it, before the rescore, to confirm. Checked or not: a rescore ranked on a projection
-        Redis disagrees with cannot be followed, so the difference is always reported."""
+        the last read, confirmed by the same trip (sim/projection.py), checked or not."""
         if self._index_stale:
             self._send(read_index=True)
             self._check()
-            return
-        projected = self._writes.project(self._index_read, self.ledger.books)
-        self._projected.append((self._outbox.read_index(entries=False), projected.pairs))
-        self._index_read = projected.entries
-        self._writes.clear()  # what follows (a rescore, then acks...) applies to the projection
+        else:
+            read, books = self._index_read, self.ledger.books
+            self._index_read = self._projections.rank_on(self._outbox, read, books)
 
     def _settle(self) -> bool:
         """End the instant's serving: dequeues that rode along are sent and recorded first,
@@ -322,7 +319,7 @@ class Driver:
             if self.plan.watched:  # the app shows it
                 state_slot = self.plan.read_state(outbox, LISTING_LIMIT, ())
         replies = outbox.send(via)
-        self._writes.clear()
+        self._projections.writes.clear()
         if state_slot is not None:
             self._state = (self.plan.state_read(replies[state_slot]), keys)
         self._index_stale = True
@@ -350,16 +347,8 @@ class Driver:
                 taken = [run.run_id for run in runs]
                 detail = f"a dequeue that should have taken nothing took {taken}"
                 raise BrokenInvariant(why, self.t, sorted({r.key for r in runs}), detail)
-        self._confirm_projections(replies)  # after the takes: a wrong one explains a difference
+        self._projections.confirm(replies, self.t)  # after the takes: they explain a difference
         return replies
-
-    def _confirm_projections(self, replies: list[Any]) -> None:
-        projections, self._projected = self._projected, []
-        for slot, projected in projections:
-            seen = replies[slot]
-            if seen != projected:
-                detail = first_difference(seen, projected)
-                raise BrokenInvariant(INDEX_AT_HEAD, self.t, keys_apart(seen, projected), detail)
 
     def _check(self) -> None:
         """Check the last trip's digest against the books, once its replies are recorded."""
@@ -381,66 +370,31 @@ class Driver:
             self.invariants.within_limits(self.t, run.key, book.held, len(self.ledger.holds))
         consumer.discipline.on_serviced(run.key)  # its own state only (sim/consumers.py)
 
-    # ---- what the UI reads --------------------------------------------------------------
+    # ---- what the UI reads (sim/driver_snapshot.py draws the picture) --------------------
 
-    def _shown_order(self, upcoming: tuple[str, ...]) -> tuple[str, ...]:
+    def snapshot(self, view: ViewRequest = FULL_VIEW) -> Snapshot:
+        """An immutable picture of this moment, with the per-key rows `view` asks for."""
+        return driver_snapshot(self, view)
+
+    def index_shown(self, limit: int | None) -> tuple[tuple[IndexEntry, ...], int]:
+        """ckIndex for a picture, and its size: as a rescoring plan last ranked it, else
+        Redis's own (its first `limit` entries are enough to preview the Lua's order)."""
+        if self.plan.rescores:
+            return self._index_read, len(self._index_read)
+        return self._peek.read(limit if self.plan.redis_order else None)
+
+    @property
+    def rescore(self) -> Rescore | None:
+        """What the last serve attempt wrote into ckIndex, if anything."""
+        return self._rescore
+
+    def shown_order(self, upcoming: tuple[str, ...]) -> tuple[str, ...]:
         """A rescoring plan's last written order, else what the Lua will serve next."""
         if not self.plan.rescores:
             return upcoming
         return () if self._last_rescore is None else self._last_rescore.order
 
-    def snapshot(self, view: ViewRequest = FULL_VIEW) -> Snapshot:
-        """An immutable picture of this moment, with the per-key rows `view` asks for."""
-        cfg = self.config
-        now = SCORE_BASE + self.t
-        limit = view.index_limit
-        if self.plan.rescores:
-            index, index_size = self._index_read, len(self._index_read)
-        else:  # a preview of Redis's own order needs only its first entries
-            index, index_size = self._peek.read(limit if self.plan.redis_order else None)
-        picked = self.key_view.pick(view, self.t, SCORE_BASE, index_size)
-        held = tuple(
-            HeldRun(run.key, run.run_id, release)
-            for release, _, run in sorted(self.ledger.releases, key=lambda r: (r[0], r[1]))
-        )
-        turn = self._next_consumer()
-        upcoming = turn.plan.next_order(index, now)[:limit]
-        index = index[:limit]
-        rows = self.key_view.carried(picked.keys, view.also, (e.key for e in index), upcoming)
-        full = view.limit is None and view.only is None and limit is None
-        return Snapshot(
-            scenario=cfg.scenario,
-            seed=cfg.seed,
-            discipline=self.discipline.name,
-            step=self.step_count,
-            t=self.t,
-            done=self.done,
-            env_limit=cfg.env_limit,
-            max_count=cfg.max_count,
-            per_key_cap=cfg.per_key_cap,
-            total_cap=cfg.total_cap,
-            total_runs=self.ledger.total_runs,
-            index_read=index,
-            index_rescored=() if self._rescore is None else self._rescore.entries(limit),
-            keys=picked.keys,
-            held=held,
-            discipline_state=turn.discipline.state(None if full else rows),
-            order=self._shown_order(upcoming)[:limit],
-            next_order=() if self.done else upcoming,
-            rescores=self.plan.rescores,
-            events=EventLog(self.events, len(self.events)),
-            recent=tuple(self.recent),
-            round_trips=self.round_trips,
-            score_base=SCORE_BASE,
-            consumers=self.turns.service(),
-            next_consumer=None if self.done else turn.name,
-            history=None if self.history is None else self.history.view(self.t),
-            view=view,
-            carried=rows,
-            figures=picked.figures,
-        )
-
-    def _next_consumer(self) -> Consumer:
+    def next_consumer(self) -> Consumer:
         """Whose turn the next dequeue is: mid-instant the current one's, else whoever opens
         the instant the clock stands at (the pane shows that consumer's discipline state)."""
         return self.turns.current if self._instant_open else self.turns.first_at(self.t)

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from operator import itemgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ckviz.model.queue import IndexEntry, index_entry
 from ckviz.sim.ledger import KeyBook
+from ckviz.sim.violations import INDEX_AT_HEAD, BrokenInvariant
 from ckviz.store.keys import KEY_OF, ck_member, key_of_member
-from ckviz.store.runqueue import IndexPairs
+from ckviz.store.runqueue import IndexPairs, Trip
 
 _MEMBER, _SCORE = itemgetter(0), itemgetter(2)  # of an IndexEntry
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
@@ -92,6 +93,34 @@ class IndexProjection:
             return None
         head_members, head_scores = [m for _, m in front], [s for s, _ in front]
         return head_members + members, head_scores + list(map(float, written))
+
+
+class Projections:
+    """The writes since ckIndex was last read, and the projections whose reads a trip carries
+    (each is confirmed, or reported, when the trip's replies come back)."""
+
+    def __init__(self) -> None:
+        self.writes = IndexProjection()
+        self._pending: list[tuple[int, IndexPairs]] = []
+
+    def rank_on(
+        self, trip: Trip, read: tuple[IndexEntry, ...], books: Mapping[str, KeyBook]
+    ) -> tuple[IndexEntry, ...]:
+        """ckIndex projected from `read` and the writes: what the discipline ranks. The trip
+        reads ckIndex right here, where the reference reads it before a rescore."""
+        projected = self.writes.project(read, books)
+        self._pending.append((trip.read_index(entries=False), projected.pairs))
+        self.writes.clear()  # what follows (a rescore, then acks...) applies to the projection
+        return projected.entries
+
+    def confirm(self, replies: list[Any], t: int) -> None:
+        """Each projection against the read its trip carried: a difference is `ck-index-head`."""
+        pending, self._pending = self._pending, []
+        for slot, projected in pending:
+            seen = replies[slot]
+            if seen != projected:
+                detail = first_difference(seen, projected)
+                raise BrokenInvariant(INDEX_AT_HEAD, t, keys_apart(seen, projected), detail)
 
 
 class Projected(NamedTuple):
