@@ -22,7 +22,7 @@ from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
 from ckviz.disciplines.registry import check_discipline
 from ckviz.errors import CkvizError, ExitCode, RedisUnavailable
 from ckviz.lanes import Frame, LaneSource, Setup
-from ckviz.model.snapshot import SORTS, ViewRequest
+from ckviz.model.snapshot import SORTS
 from ckviz.scenario_files import AnyScenario
 from ckviz.scenario_files import load_any as load
 from ckviz.sim.steps import STEP_DISCIPLINES
@@ -43,7 +43,6 @@ SPEEDS: tuple[tuple[float, int], ...] = (
     (1.0, 1), (0.5, 1), (0.25, 1), (0.12, 1), (0.06, 1), (0.03, 1), (0.03, 4), (0.03, 16),
 )  # fmt: skip
 DEFAULT_SPEED = 3
-VIEW_ROWS = 100  # per-key rows (and ckIndex entries) a frame carries: more than a screen shows
 MAX_QUEUED = 8  # steps asked for while others are still running; more presses are dropped
 
 Job = Callable[[], list[Frame] | Jump]
@@ -209,33 +208,6 @@ class CkvizApp(NavActions, ScreenActions):
             return source.start(setup)
 
         self._submit(start, fresh=True)
-
-    def view_request(self) -> ViewRequest:
-        """The rows the panes can show: the per-key table's sort with the light key and the
-        longest-waiting key pinned (single mode), or the scenario's order in every lane
-        (compare: its lanes' rows line up), within a key filter; VIEW_ROWS of them."""
-        if self.setup.compare:
-            return ViewRequest(limit=VIEW_ROWS, only=self.only_keys, index_limit=VIEW_ROWS,
-                               waits=True)  # fmt: skip
-        light = self.setup.scenario.light_key
-        return ViewRequest(sort=self._sort_by, limit=VIEW_ROWS, pinned=(light,) if light else (),
-                           pin_longest_wait=True, only=self.only_keys,
-                           index_limit=VIEW_ROWS)  # fmt: skip
-
-    def change_view(self) -> None:
-        """The panes want other rows (a sort, a filter): the live frame again, for them. A
-        recorded frame shown meanwhile keeps its rows (the panes order what it carries)."""
-        self._refresh_view()
-        if self._closed or self.recording.current is None or self.error is not None:
-            return
-        view = self.view_request()
-        source = self.lockstep
-
-        def redraw() -> list[Frame]:
-            source.set_view(view)
-            return source.reframe()
-
-        self._submit(redraw, redrawn=True)
 
     async def on_stepped(self, message: Stepped) -> None:
         self._in_flight -= 1
@@ -413,13 +385,6 @@ class CkvizApp(NavActions, ScreenActions):
         """Stop a run to the end (its frame shows where it stopped)."""
         if self._running_to_end:
             self._stop_run.set()
-
-    def action_sort_keys(self) -> None:
-        """Cycle the per-key table's order: scenario, queued, out, age, wait (largest first)."""
-        self._sort_by = SORTS[(SORTS.index(self._sort_by) + 1) % len(SORTS)]
-        for pane in self.screen.query(KeyQueuesPane):
-            pane.sort_by = self._sort_by
-        self.change_view()
 
     def _refresh_view(self) -> None:
         frame = self.recording.current

@@ -12,6 +12,7 @@ from textual.widgets import Input
 
 from ckviz.errors import CkvizError
 from ckviz.model.names import natural_key
+from ckviz.model.snapshot import ViewRequest
 from ckviz.model.steps import StepScenario
 from ckviz.scenario_files import load_any
 from ckviz.sim.steps import STEP_DISCIPLINES
@@ -26,11 +27,12 @@ from ckviz.tui.widgets.key_queues import SORTS, KeyQueuesPane
 from ckviz.tui.widgets.pane import Pane
 
 if TYPE_CHECKING:
-    from ckviz.lanes import LaneSource
+    from ckviz.lanes import Frame, LaneSource
     from ckviz.scenario_files import AnyScenario
     from ckviz.tui.recording import Recording
 
 JumpJob = Callable[[], Jump]
+VIEW_ROWS = 100  # per-key rows (and ckIndex entries) a frame carries: more than a screen shows
 PICK_LIMIT = 1000  # keys listed by `u`'s picker (10,000 options take most of a second to show)
 
 
@@ -43,6 +45,8 @@ class NavActions(SetupActions):
     _playing: bool
     key_filter: KeyFilter = NO_FILTER
     only_keys: tuple[str, ...] | None  # what the filter lets through, asked of the driver
+    _sort_by: str  # the per-key table's order, asked of the driver
+    _closed: bool
 
     @property
     def busy(self) -> bool:
@@ -57,7 +61,8 @@ class NavActions(SetupActions):
     def _refresh_view(self) -> None:
         raise NotImplementedError
 
-    def change_view(self) -> None:
+    def _submit(self, job: Callable[[], list[Frame]], fresh: bool = False,
+                redrawn: bool = False) -> None:  # fmt: skip
         raise NotImplementedError
 
     @property
@@ -109,9 +114,39 @@ class NavActions(SetupActions):
 
     def action_sort_keys(self) -> None:
         """Cycle the per-key table's order: scenario, queued, out, age, wait (largest first)."""
+        self._sort_by = SORTS[(SORTS.index(self._sort_by) + 1) % len(SORTS)]
         for pane in self.screen.query(KeyQueuesPane):
-            pane.sort_by = SORTS[(SORTS.index(pane.sort_by) + 1) % len(SORTS)]
+            pane.sort_by = self._sort_by
+        self.change_view()
+
+    # ---- what the panes view: a sort, a filter ------------------------------------------
+
+    def view_request(self) -> ViewRequest:
+        """The rows the panes can show: the per-key table's sort with the light key and the
+        longest-waiting key pinned (single mode), or the scenario's order in every lane
+        (compare: its lanes' rows line up), within a key filter; VIEW_ROWS of them."""
+        if self.setup.compare:
+            return ViewRequest(limit=VIEW_ROWS, only=self.only_keys, index_limit=VIEW_ROWS,
+                               waits=True)  # fmt: skip
+        light = self.setup.scenario.light_key
+        return ViewRequest(sort=self._sort_by, limit=VIEW_ROWS, pinned=(light,) if light else (),
+                           pin_longest_wait=True, only=self.only_keys,
+                           index_limit=VIEW_ROWS)  # fmt: skip
+
+    def change_view(self) -> None:
+        """The panes want other rows (a sort, a filter): the live frame again, for them. A
+        recorded frame shown meanwhile keeps its rows (the panes order what it carries)."""
         self._refresh_view()
+        if self._closed or self.recording.current is None or self.error is not None:
+            return
+        view = self.view_request()
+        source = self.lockstep
+
+        def redraw() -> list[Frame]:
+            source.set_view(view)
+            return source.reframe()
+
+        self._submit(redraw, redrawn=True)
 
     # ---- the `/` filter -----------------------------------------------------------------
 

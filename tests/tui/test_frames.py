@@ -13,7 +13,8 @@ from ckviz.lanes import Fairness, Frame, Setup
 from ckviz.model.queue import DisciplineState, IndexEntry
 from ckviz.model.snapshot import EventLog, HeldRun, KeyRow, Snapshot, ViewRequest
 from ckviz.store.keys import ck_member
-from ckviz.tui.app import VIEW_ROWS, CkvizApp
+from ckviz.tui.app import CkvizApp
+from ckviz.tui.nav_actions import VIEW_ROWS
 from ckviz.tui.text import fit
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
