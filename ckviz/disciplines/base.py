@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Protocol
 
-from ckviz.model.queue import DisciplineState, Door, IndexEntry
+from ckviz.model.queue import DisciplineState, Door, IndexEntry, columns_of
 from ckviz.model.vtime import Version, VtimeDequeue, VtimeState
 
 
@@ -60,7 +60,8 @@ def by_priority(active: Sequence[IndexEntry], priority: Callable[[str], float]) 
     """Members sorted by (priority of key, score as read, member): the reference's tie-break."""
     # Members are unique (a sorted set's), so sorting the plain tuples is the same total order
     # without a key function per entry.
-    ranked = sorted([(priority(e.key), e.score, e.member) for e in active])
+    members, keys, scores = columns_of(active)
+    ranked = sorted(zip(map(priority, keys), scores, members, strict=True))
     return [member for _, _, member in ranked]
 
 

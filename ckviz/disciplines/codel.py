@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from ckviz.disciplines.base import Discipline
-from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry
+from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry, columns_of
 
 TARGET_MS = 200
 INTERVAL_MS = 100
@@ -33,8 +33,9 @@ class CoDel:
     def _judge(self, active: Sequence[IndexEntry], now: int) -> tuple[dict[str, int], set[str]]:
         """Since when each key with a head above target has been so, and which escalate."""
         heads: dict[str, float] = {}
-        for entry in active:
-            heads[entry.key] = min(heads.get(entry.key, entry.score), entry.score)
+        _, keys, scores = columns_of(active)
+        for key, score in zip(keys, scores, strict=True):
+            heads[key] = min(heads.get(key, score), score)
         above: dict[str, int] = {}
         escalating: set[str] = set()
         for key, head in heads.items():
@@ -49,7 +50,8 @@ class CoDel:
         base_order: list[str], active: Sequence[IndexEntry], escalating: set[str]
     ) -> tuple[list[str], list[str]]:
         """The base order with escalating keys moved to the front; and those keys, in order."""
-        member_key = {e.member: e.key for e in active}
+        members, keys, _ = columns_of(active)
+        member_key = dict(zip(members, keys, strict=True))
         front = [m for m in base_order if member_key[m] in escalating]
         back = [m for m in base_order if member_key[m] not in escalating]
         return front + back, [member_key[m] for m in front]

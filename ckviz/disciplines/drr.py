@@ -6,7 +6,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from ckviz.disciplines.base import by_priority, weight_of
-from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry
+from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry, columns_of
 
 _COST = 1.0  # every run costs one unit of deficit
 
@@ -35,13 +35,14 @@ class DeficitRoundRobin:
 
     def _synced_ring(self, active: Sequence[IndexEntry]) -> tuple[list[str], int]:
         # the keys still active, in ring order, then the newcomers in ckIndex order
-        present = {e.key for e in active}
+        keys = columns_of(active)[1]
+        present = set(keys)
         ring = [key for key in self.ring if key in present]
         known = set(self.ring)
-        for entry in active:
-            if entry.key not in known:
-                ring.append(entry.key)
-                known.add(entry.key)
+        for key in keys:
+            if key not in known:
+                ring.append(key)
+                known.add(key)
         return ring, self.cursor if self.cursor < len(ring) else 0
 
     def _visit(self, active: Sequence[IndexEntry]) -> _Visit:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from itertools import repeat
+from operator import itemgetter
 
 from ckviz.disciplines.base import weight_of
-from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry
+from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry, columns_of
+
+_LAST = itemgetter(2)  # the member of a (priority, score, member) rank
 
 
 class VirtualClock:
@@ -31,14 +34,15 @@ class VirtualClock:
         """The floor once `active` is seen: it rises to the lowest clock among them."""
         if len(self.clock) < len(active):  # a key without a clock sits at the floor (and a
             return self.floor  # ckIndex member is one key), so the lowest is not above it
-        lowest = min(map(self.clock.get, [e.key for e in active], repeat(self.floor)))
+        lowest = min(map(self.clock.get, columns_of(active)[1], repeat(self.floor)))
         return max(self.floor, lowest)
 
     def _rank(self, active: Sequence[IndexEntry], floor: float) -> list[str]:
-        # by_priority's order, spelled out: this runs over every key on every serve attempt
-        get = self.clock.get
-        ranked = sorted([(max(get(e.key, floor), floor), e.score, e.member) for e in active])
-        return [member for _, _, member in ranked]
+        # by_priority's order, spelled out over the columns: this runs over every key on
+        # every serve attempt
+        members, keys, scores = columns_of(active)
+        clocks = map(max, map(self.clock.get, keys, repeat(floor)), repeat(floor))
+        return list(map(_LAST, sorted(zip(clocks, scores, members, strict=True))))
 
     def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
         return self._rank(active, self._floor_with(active))

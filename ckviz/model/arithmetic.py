@@ -40,4 +40,4 @@ def scan_window(max_count: int, env_limit: int, held: int, total_cap: int | None
 def rescore_scores(count: int, now: int) -> list[int]:
     """The scores a rescore writes, best first: member i of n gets now - (n - i), all below
     `now` so the dequeue's `ZRANGEBYSCORE -inf now` sees every one."""
-    return [now - (count - i) for i in range(count)]
+    return list(range(now - count, now))  # now - (count - i) for i in range(count)

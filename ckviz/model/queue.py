@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 
 class IndexEntry(NamedTuple):
@@ -19,9 +20,53 @@ class IndexEntry(NamedTuple):
     score: float
 
 
-# Builds an IndexEntry from a (member, key, score) tuple without a Python-level call: a
-# rescoring discipline's trip makes K of them per serve attempt.
+# Builds an IndexEntry from a (member, key, score) tuple without a Python-level call.
 index_entry = partial(tuple.__new__, IndexEntry)
+
+
+class IndexColumns(Sequence[IndexEntry]):
+    """ckIndex as three parallel lists: members, their keys and scores, in Redis's order.
+
+    A rescoring discipline ranks all K entries on every serve attempt; it reads the columns
+    (`columns_of`), so no per-entry tuple is built for it. Entries are made only when someone
+    iterates or indexes (a picture, a test).
+    """
+
+    __slots__ = ("keys", "members", "scores")
+
+    def __init__(self, members: list[str], keys: list[str], scores: list[float]) -> None:
+        self.members, self.keys, self.scores = members, keys, scores
+
+    def __len__(self) -> int:
+        return len(self.members)
+
+    @overload
+    def __getitem__(self, i: int) -> IndexEntry: ...
+    @overload
+    def __getitem__(self, i: slice) -> IndexColumns: ...
+    def __getitem__(self, i: int | slice) -> IndexEntry | IndexColumns:
+        if isinstance(i, slice):
+            return IndexColumns(self.members[i], self.keys[i], self.scores[i])
+        return IndexEntry(self.members[i], self.keys[i], self.scores[i])
+
+    def __iter__(self) -> Iterator[IndexEntry]:
+        return map(index_entry, zip(self.members, self.keys, self.scores, strict=True))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable lists inside
+
+    def __repr__(self) -> str:
+        return f"IndexColumns({list(self)!r})"
+
+
+def columns_of(index: Sequence[IndexEntry]) -> tuple[list[str], list[str], list[float]]:
+    """(members, keys, scores) of `index`: its own lists when it is IndexColumns."""
+    if isinstance(index, IndexColumns):
+        return index.members, index.keys, index.scores
+    return [e.member for e in index], [e.key for e in index], [e.score for e in index]
+
 
 Shown = str | float  # a state value; a pane decides how a number reads
 

@@ -23,13 +23,8 @@ from typing import Any
 from ckviz.disciplines.base import Discipline
 from ckviz.model.arithmetic import batch_room, queue_limit
 from ckviz.model.queue import LUA_ORDER, DequeuedRun, IndexEntry, PlannedRun
-from ckviz.model.snapshot import (
-    FULL_VIEW,
-    DequeueEvent,
-    QueueEvent,
-    Snapshot,
-    ViewRequest,
-)
+from ckviz.model.snapshot import FULL_VIEW, DequeueEvent, QueueEvent, Snapshot, ViewRequest
+from ckviz.sim.collector import roomy_young_generation
 from ckviz.sim.consumers import Consumer, Turns, consumers_of
 from ckviz.sim.driver_snapshot import driver_snapshot
 from ckviz.sim.history import HistoryRecorder
@@ -125,7 +120,7 @@ class Driver:
             and queue_limit(config.per_key_cap, config.env_limit) >= config.env_limit
         )
         self._ride_takes = False
-        self._index_read: tuple[IndexEntry, ...] = ()
+        self._index_read: Sequence[IndexEntry] = ()
         self._index_stale = False  # a trip ran since `_index_read` was read
         self._peek = IndexPeek(queue)  # ckIndex as a snapshot reads it
         self._rescore: Rescore | None = None  # what the last serve attempt wrote, if anything
@@ -183,8 +178,9 @@ class Driver:
         self._ride_takes = self._takes_are_certain
         stop = until_dequeued
         try:
-            while not self.done and (stop is None or len(self.ledger.events) < stop):
-                self.step()
+            with roomy_young_generation():  # sim/collector.py: why
+                while not self.done and (stop is None or len(self.ledger.events) < stop):
+                    self.step()
         finally:
             self._ride_takes = False
 
@@ -327,9 +323,9 @@ class Driver:
         if digest_slot is not None:
             self._digest, index = replies[digest_slot]
             if index is not None:
-                self._index_read, self._index_stale = tuple(index), False
+                self._index_read, self._index_stale = index, False
         elif index_slot is not None:
-            self._index_read, self._index_stale = tuple(replies[index_slot]), False
+            self._index_read, self._index_stale = replies[index_slot], False
         for slot, consumer in expected_one:  # in serve order, before the trip's last dequeue
             ridden = consumer.plan.taken(replies[slot])
             consumer.called(len(ridden))
@@ -376,7 +372,7 @@ class Driver:
         """An immutable picture of this moment, with the per-key rows `view` asks for."""
         return driver_snapshot(self, view)
 
-    def index_shown(self, limit: int | None) -> tuple[tuple[IndexEntry, ...], int]:
+    def index_shown(self, limit: int | None) -> tuple[Sequence[IndexEntry], int]:
         """ckIndex for a picture, and its size: as a rescoring plan last ranked it, else
         Redis's own (its first `limit` entries are enough to preview the Lua's order)."""
         if self.plan.rescores:

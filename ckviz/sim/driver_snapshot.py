@@ -40,7 +40,7 @@ def driver_snapshot(driver: Driver, view: ViewRequest) -> Snapshot:
         per_key_cap=cfg.per_key_cap,
         total_cap=cfg.total_cap,
         total_runs=ledger.total_runs,
-        index_read=index,
+        index_read=tuple(index),
         index_rescored=() if rescore is None else rescore.entries(limit),
         keys=picked.keys,
         held=held,

@@ -11,17 +11,16 @@ invariant `ck-index-head`, never a silently different run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from ckviz.model.queue import IndexEntry, index_entry
+from ckviz.model.queue import IndexColumns, IndexEntry, columns_of
 from ckviz.sim.ledger import KeyBook
 from ckviz.sim.violations import INDEX_AT_HEAD, BrokenInvariant
 from ckviz.store.keys import KEY_OF, ck_member, key_of_member
 from ckviz.store.runqueue import IndexPairs, Trip
 
-_MEMBER, _SCORE = itemgetter(0), itemgetter(2)  # of an IndexEntry
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
@@ -41,12 +40,11 @@ class IndexProjection:
         """A rescore of the index as last read or projected: it names every member of it."""
         self.rescore = (members, scores)
 
-    def project(self, read: tuple[IndexEntry, ...], books: Mapping[str, KeyBook]) -> Projected:
+    def project(self, read: Sequence[IndexEntry], books: Mapping[str, KeyBook]) -> Projected:
         """`read` with the writes applied, in Redis's order: score, then member."""
         members, values = self._after_rescore(len(read), books) or self._sorted(read, books)
-        keys = map(KEY_OF.__getitem__, members)
-        entries = tuple(map(index_entry, zip(members, keys, values, strict=True)))
-        return Projected(entries, (members, values))
+        keys = list(map(KEY_OF.__getitem__, members))
+        return Projected(IndexColumns(members, keys, values), (members, values))
 
     def _heads(self, books: Mapping[str, KeyBook]) -> tuple[dict[str, float], set[str]]:
         """Re-headed members at their CK queue's head, and those whose queue is now empty."""
@@ -60,9 +58,10 @@ class IndexProjection:
         return heads, gone
 
     def _sorted(
-        self, read: tuple[IndexEntry, ...], books: Mapping[str, KeyBook]
+        self, read: Sequence[IndexEntry], books: Mapping[str, KeyBook]
     ) -> tuple[list[str], list[float]]:
-        scores = dict(zip(map(_MEMBER, read), map(_SCORE, read), strict=True))
+        members, _, values = columns_of(read)
+        scores = dict(zip(members, values, strict=True))
         if self.rescore is not None:
             members, written = self.rescore
             scores.update(zip(members, map(float, written), strict=True))
@@ -104,8 +103,8 @@ class Projections:
         self._pending: list[tuple[int, IndexPairs]] = []
 
     def rank_on(
-        self, trip: Trip, read: tuple[IndexEntry, ...], books: Mapping[str, KeyBook]
-    ) -> tuple[IndexEntry, ...]:
+        self, trip: Trip, read: Sequence[IndexEntry], books: Mapping[str, KeyBook]
+    ) -> IndexColumns:
         """ckIndex projected from `read` and the writes: what the discipline ranks. The trip
         reads ckIndex right here, where the reference reads it before a rescore."""
         projected = self.writes.project(read, books)
@@ -127,7 +126,7 @@ class Projected(NamedTuple):
     """A projection: the entries the discipline ranks, and the (members, scores) a read of
     ckIndex must return (compared as two lists, without building entries for the read)."""
 
-    entries: tuple[IndexEntry, ...]
+    entries: IndexColumns
     pairs: IndexPairs
 
 

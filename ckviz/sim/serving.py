@@ -47,12 +47,12 @@ class ServePlan(Protocol):
     redis_order: bool  # the next dequeue serves ckIndex in Redis's order (its first = pick)
 
     def before_dequeue(
-        self, trip: Trip, index: tuple[IndexEntry, ...], now: int, wall_now: int
+        self, trip: Trip, index: Sequence[IndexEntry], now: int, wall_now: int
     ) -> Rescore | None:
         """Add what goes before the dequeue to `trip`; `index` is ckIndex as last read."""
         ...
 
-    def next_order(self, index: tuple[IndexEntry, ...], now: int) -> tuple[str, ...]:
+    def next_order(self, index: Sequence[IndexEntry], now: int) -> tuple[str, ...]:
         """The keys in the order the next dequeue would see them (no side effects)."""
         ...
 
@@ -93,11 +93,11 @@ class LuaOrder(_Plain):
     redis_order = True
 
     def before_dequeue(
-        self, trip: Trip, index: tuple[IndexEntry, ...], now: int, wall_now: int
+        self, trip: Trip, index: Sequence[IndexEntry], now: int, wall_now: int
     ) -> Rescore | None:
         return None
 
-    def next_order(self, index: tuple[IndexEntry, ...], now: int) -> tuple[str, ...]:
+    def next_order(self, index: Sequence[IndexEntry], now: int) -> tuple[str, ...]:
         return age_order(index)
 
 
@@ -112,7 +112,7 @@ class InRedis(LuaOrder):
         self.version = discipline.version
         self.watched = discipline.traced
 
-    def next_order(self, index: tuple[IndexEntry, ...], now: int) -> tuple[str, ...]:
+    def next_order(self, index: Sequence[IndexEntry], now: int) -> tuple[str, ...]:
         keys = {e.member: e.key for e in index}
         return tuple(keys[m] for m in self.discipline.order(index, now))
 
@@ -141,7 +141,7 @@ class Rescoring(_Plain):
         self.discipline = discipline
 
     def before_dequeue(
-        self, trip: Trip, index: tuple[IndexEntry, ...], now: int, wall_now: int
+        self, trip: Trip, index: Sequence[IndexEntry], now: int, wall_now: int
     ) -> Rescore | None:
         if not index:
             return None
@@ -150,7 +150,7 @@ class Rescoring(_Plain):
         trip.rescore(order, scores)
         return Rescore(order, scores)
 
-    def next_order(self, index: tuple[IndexEntry, ...], now: int) -> tuple[str, ...]:
+    def next_order(self, index: Sequence[IndexEntry], now: int) -> tuple[str, ...]:
         if not index:
             return ()
         keys = {e.member: e.key for e in index}

@@ -24,7 +24,7 @@ from ckviz.model.arithmetic import (
     HELD_SUFFIX,
     SCAN_FACTOR,
 )
-from ckviz.model.queue import LUA_ORDER, Door, IndexEntry, PlannedRun, index_entry
+from ckviz.model.queue import LUA_ORDER, Door, IndexColumns, IndexEntry, PlannedRun
 from ckviz.store.cluster import Keyspace
 from ckviz.store.digest import QueueDigest, decode_digest
 from ckviz.store.keys import KEY_OF, MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member
@@ -90,21 +90,24 @@ def message_payload(run: PlannedRun, timestamp: int) -> str:
     )
 
 
-def _index_entries(reply: list[str]) -> list[IndexEntry]:
-    # Read before every rescore, K entries each: built in bulk (map over slices), not per item.
+def _index_entries(reply: list[str]) -> IndexColumns:
+    # Read before every rescore, K entries each: as columns, built in bulk over slices.
     members = reply[0::2]
-    keys, scores = map(KEY_OF.__getitem__, members), map(float, reply[1::2])
-    return list(map(index_entry, zip(members, keys, scores, strict=True)))
+    return IndexColumns(members, list(map(KEY_OF.__getitem__, members)), _scores(reply))
+
+
+def _scores(reply: list[str]) -> list[float]:
+    return list(map(float, reply[1::2]))
 
 
 IndexPairs = tuple[list[str], list[float]]  # ckIndex's members and their scores, in order
 
 
 def _index_pairs(reply: list[str]) -> IndexPairs:
-    return reply[0::2], list(map(float, reply[1::2]))
+    return reply[0::2], _scores(reply)
 
 
-def _digest_and_index(reply: list[Any]) -> tuple[QueueDigest, list[IndexEntry]]:
+def _digest_and_index(reply: list[Any]) -> tuple[QueueDigest, IndexColumns]:
     return decode_digest(reply[0]), _index_entries(reply[1])
 
 
