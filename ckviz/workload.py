@@ -109,7 +109,7 @@ def generate(scenario: Scenario, seed: str) -> list[PlannedRun]:
         return replay(scenario.replay)
     rng = SeedRandom(seed)
     runs: list[PlannedRun] = []
-    for spec in scenario.expanded_keys():
+    for name, spec in scenario.named_keys():
         cursor = spec.start_at_ms
         gap_mean = 1000 / spec.rate_per_sec
         for i in range(spec.runs):
@@ -117,6 +117,6 @@ def generate(scenario: Scenario, seed: str) -> list[PlannedRun]:
                 cursor += exp_ms(rng, gap_mean)
             hold = exp_ms(rng, spec.hold_ms_mean)
             arrival = cursor if spec.arrival == "poisson" else spec.start_at_ms
-            runs.append(PlannedRun(spec.name, run_id(spec.name, i), arrival, hold))
+            runs.append(PlannedRun(name, run_id(name, i), arrival, hold))
     runs.sort(key=lambda r: (r.arrival_ms, js_string_order(r.key), js_string_order(r.run_id)))
     return runs

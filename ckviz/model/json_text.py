@@ -4,6 +4,8 @@ one line, so a timeline of 65 counts is one line rather than 65."""
 from __future__ import annotations
 
 import json
+import math
+from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
 
 INDENT = "  "
@@ -18,7 +20,7 @@ def _render(node: Any, depth: int) -> str:
         if not node:
             return "{}"
         inner = INDENT * (depth + 1)
-        items = [f"{inner}{json.dumps(k)}: {_render(v, depth + 1)}" for k, v in node.items()]
+        items = [f"{inner}{_scalar(k)}: {_render(v, depth + 1)}" for k, v in node.items()]
         return "{\n" + ",\n".join(items) + "\n" + INDENT * depth + "}"
     if isinstance(node, list):
         if all(not isinstance(v, dict | list) for v in node):
@@ -26,4 +28,17 @@ def _render(node: Any, depth: int) -> str:
         inner = INDENT * (depth + 1)
         items = [f"{inner}{_render(v, depth + 1)}" for v in node]
         return "[\n" + ",\n".join(items) + "\n" + INDENT * depth + "]"
-    return json.dumps(node)
+    return _scalar(node)
+
+
+def _scalar(value: Any) -> str:
+    """json.dumps(value) for a plain value, without its per-call encoder setup: a results file
+    of 10,000 keys holds hundreds of thousands of them."""
+    kind = type(value)
+    if kind is str:
+        return str(encode_basestring_ascii(value))
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float and math.isfinite(value):
+        return float.__repr__(value)
+    return json.dumps(value)  # bool, None, NaN and the infinities, subclasses

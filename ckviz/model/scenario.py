@@ -65,10 +65,13 @@ class KeySpec(_Strict):
     def expand(self) -> list[KeySpec]:
         if self.count is None:
             return [self]
-        return [
-            self.model_copy(update={"name": f"{self.name}-{i}", "count": None})
-            for i in range(self.count)
-        ]
+        return [self.model_copy(update={"name": name, "count": None}) for name in self.names()]
+
+    def names(self) -> list[str]:
+        """The keys this entry declares: itself, or its family's `<name>-<i>`."""
+        return (
+            [self.name] if self.count is None else [f"{self.name}-{i}" for i in range(self.count)]
+        )
 
 
 class Caps(_Strict):
@@ -204,7 +207,7 @@ class Scenario(_Strict):
         declared = sum(k.count or 1 for k in self.keys)  # before expanding a million of them
         if declared > MAX_KEYS:
             raise ValueError(f"{declared} keys; at most {MAX_KEYS} are supported")
-        names = [k.name for k in self.expanded_keys()]
+        names = [name for name, _ in self.named_keys()]
         dup = first_duplicate(names)
         if dup is not None:
             raise ValueError(f"key '{dup}' is declared twice")
@@ -217,6 +220,11 @@ class Scenario(_Strict):
 
     def expanded_keys(self) -> list[KeySpec]:
         return [k for spec in self.keys for k in spec.expand()]
+
+    def named_keys(self) -> list[tuple[str, KeySpec]]:
+        """Every key's name and the entry that declares it (a family shares one): what
+        expanded_keys says, without a copy of the entry per key (10,000 of them at scale)."""
+        return [(name, spec) for spec in self.keys for name in spec.names()]
 
     @property
     def replay(self) -> TraceSummary | None:
@@ -241,4 +249,4 @@ class Scenario(_Strict):
     def weights(self) -> dict[str, float]:
         if self._replay is not None:
             return dict(self._replay.weights)
-        return {k.name: k.weight for k in self.expanded_keys()}
+        return {name: spec.weight for name, spec in self.named_keys()}

@@ -41,6 +41,7 @@ class Ledger:
         self.holds: dict[str, int] = {}  # run id -> release time
         self.releases: list[tuple[int, int, PlannedRun]] = []  # heap of (release_ms, seq, run)
         self.active: set[str] = set()  # keys with runs queued or held
+        self._active_peak = 0  # the most keys `active` has held since it was last rebuilt
         self.touched: set[str] = set()  # keys changed since the driver last took them
         self.queued_count = 0
         self.queued_keys = 0  # keys with runs queued
@@ -94,6 +95,7 @@ class Ledger:
         book.to_arrive -= 1
         self.queued_count += 1
         self.active.add(run.key)
+        self._active_peak = max(self._active_peak, len(self.active))
         self.touched.add(run.key)
 
     def acked(self, run: PlannedRun) -> None:
@@ -102,7 +104,15 @@ class Ledger:
         book.held -= 1
         if not book.held and not book.queued:
             self.active.discard(run.key)
+            self._shrink_active()
         self.touched.add(run.key)
+
+    def _shrink_active(self) -> None:
+        # A set keeps the table of its largest size, and walking it costs that size: once
+        # 10,000 keys have drained, every check of the 7 still active would walk 32,768 slots.
+        if len(self.active) * 8 < self._active_peak:
+            self.active = set(self.active)
+            self._active_peak = len(self.active)
 
     def dequeued(self, t: int, key: str, run_id: str, score_base: int) -> KeyBook:
         """Move a run Redis handed out from queued to held; its hold ends at t + hold.

@@ -196,3 +196,14 @@ def test_validate_command(tmp_path: Path) -> None:
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 2 and all(line.startswith(f"{bad}: keys[0] (a).") for line in lines)
     assert "Traceback" not in proc.stderr
+
+
+def test_named_keys_are_the_expanded_keys() -> None:
+    """Names and their declaring entries, as expanded_keys (one copy per key) gives them."""
+    sc = scenario_files.load("ck_many_keys")
+    named = sc.named_keys()
+    expanded = sc.expanded_keys()
+    assert [n for n, _ in named] == [k.name for k in expanded]
+    fields = ("runs", "arrival", "rate_per_sec", "hold_ms_mean", "start_at_ms", "weight")
+    for (_, spec), key in zip(named, expanded, strict=True):
+        assert all(getattr(spec, f) == getattr(key, f) for f in fields)

@@ -1,0 +1,49 @@
+"""The results file's text: every plain value written exactly as json.dumps writes it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ckviz.model.json_text import INDENT, readable_json
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text()
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def by_json_dumps(node: Any, depth: int = 0) -> str:
+    """The layout spelled with json.dumps for every value (how the file was written before)."""
+    if isinstance(node, dict) and node:
+        inner = INDENT * (depth + 1)
+        items = [f"{inner}{json.dumps(k)}: {by_json_dumps(v, depth + 1)}" for k, v in node.items()]
+        return "{\n" + ",\n".join(items) + "\n" + INDENT * depth + "}"
+    if isinstance(node, list) and any(isinstance(v, dict | list) for v in node):
+        items = [f"{INDENT * (depth + 1)}{by_json_dumps(v, depth + 1)}" for v in node]
+        return "[\n" + ",\n".join(items) + "\n" + INDENT * depth + "]"
+    return json.dumps(node)
+
+
+@given(values)
+def test_every_value_is_written_as_json_dumps_writes_it(node: Any) -> None:
+    assert readable_json(node) == by_json_dumps(node) + "\n"
+
+
+def test_subclasses_and_specials_are_json_dumps_own() -> None:
+    class Count(int):
+        pass
+
+    node = {"n": Count(3), "t": True, "nan": float("nan"), "inf": -float("inf"), "é": "ü"}
+    assert readable_json(node) == by_json_dumps(node) + "\n"
