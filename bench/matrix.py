@@ -25,7 +25,7 @@ def command_counts(client) -> tuple[int, int]:  # type: ignore[no-untyped-def]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--jobs", type=int, default=default_jobs(), help="default: cores + 1")
+    parser.add_argument("--jobs", type=int, default=default_jobs(), help="default: as ckviz")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument(
         "--no-check-invariants",

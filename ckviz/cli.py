@@ -149,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="worker processes for independent cells (default: cores + 1)",
+        help="worker processes for independent cells (default: 2 x cores + 1, at most 16)",
     )
     p.add_argument(
         "--redis-url",

@@ -297,11 +297,14 @@ def write_results(results: Results, out: Path) -> None:
     write_out(readable_json(results.model_dump(mode="json")), out)
 
 
+MAX_DEFAULT_JOBS = 16  # one server serves every worker: past a dozen or so it is the limit
+
+
 def default_jobs() -> int:
-    """One worker more than cores: a worker spends much of a cell waiting on Redis's replies,
-    so a third process keeps two cores busy (measured by bench/matrix.py: 2 cores, 2 workers
-    5 s, 3 workers 4 s, 4 workers no better)."""
-    return (os.cpu_count() or 1) + 1
+    """Twice the cores, plus one: a worker spends about half of a cell waiting on Redis's
+    replies, so two per core keep the cores busy; forked workers cost little to start
+    (bench/matrix.py, 2 cores, default matrix: 3 workers 2.95-3.09 s, 5 workers 2.70-2.80 s)."""
+    return min(2 * (os.cpu_count() or 1) + 1, MAX_DEFAULT_JOBS)
 
 
 def stdout_console() -> Console:

@@ -6,6 +6,7 @@ import itertools
 import multiprocessing
 import os
 import signal
+import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -50,12 +51,21 @@ def _in_order(
     return outcomes
 
 
+# On Linux a worker is forked: it starts with ckviz already imported, where a spawned one
+# spends a quarter of a second importing it again (a default matrix is ~4 s on 2 cores). The
+# pool forks every worker before its own thread starts, and the parent runs no other thread.
+# Elsewhere (macOS: fork is unsafe with its system libraries) workers are spawned.
+_START_METHOD = "fork" if sys.platform == "linux" else "spawn"
+
+
 def _worker_init(parent_pid: int) -> None:
     # Workers leave Ctrl-C to the parent, which stops handing out cells; a cell in flight
     # finishes and deletes its keys instead of dying half-way. If the parent dies anyway
-    # (killed), the worker goes with it rather than wait forever for work.
+    # (killed), the worker goes with it rather than wait forever for work (by SIGTERM, whose
+    # default action a forked worker gets back from the parent's stop request).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)  # a closed terminal reaches the whole group
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent(parent_pid)
 
 
@@ -85,7 +95,7 @@ class _StopRequest:
 def _in_pool(
     url: str, cells: Sequence[Cell], jobs: int, on_done: Progress, stop_when: StopWhen
 ) -> list[CellOutcome]:
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context(_START_METHOD)
     done: dict[int, CellOutcome] = {}
     workers = min(jobs, len(cells))
     with (

@@ -11,7 +11,7 @@ trip carries right before it (any other plain write there is refused in one line
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import redis
@@ -31,6 +31,7 @@ from ckviz.store.keys import KEY_OF, MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, c
 from ckviz.store.preflight import raise_refusal
 from ckviz.store.replies import DEQUEUE_REPLIES, READ_REPLIES, dequeued_runs
 from ckviz.store.scripts import load_scripts
+from ckviz.store.wire import Wire
 
 _hiredis_pack: Callable[..., bytes] | None
 try:
@@ -225,6 +226,7 @@ class RunQueue:
         self.round_trips = 0
         self.commands_sent = 0
         self._connection: Any = None
+        self._wire: Wire | None = None
 
     def trip(self) -> Trip:
         return Trip(self)
@@ -242,6 +244,7 @@ class RunQueue:
         """Take a dedicated connection only: another consumer's, on a namespace already open."""
         try:
             self._connection = self.client.connection_pool.get_connection()
+            self._wire = Wire(self._connection)
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             raise RedisUnavailable(f"cannot connect to Redis: {exc}") from None
 
@@ -252,7 +255,7 @@ class RunQueue:
     def close(self) -> None:
         if self._connection is not None:
             self.client.connection_pool.release(self._connection)
-            self._connection = None
+            self._connection = self._wire = None
 
     def peek_index(self, limit: int | None = None) -> tuple[list[IndexEntry], int]:
         """ckIndex's first `limit` entries (None: all) with their scores, and its size, for a
@@ -289,24 +292,16 @@ class RunQueue:
     def _roundtrip(self, commands: Sequence[tuple[tuple[Any, ...], Decoder, bool]]) -> list[Any]:
         if not commands:
             return []
-        conn = self._connection
+        conn, wire = self._connection, self._wire
+        assert wire is not None
         try:
-            conn.send_packed_command(_pack(conn, [c[0] for c in commands]), False)
-            replies = list(self._read_replies(conn, len(commands)))
+            replies = wire.roundtrip(_pack(conn, [c[0] for c in commands]), len(commands))
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             conn.disconnect()
             raise RedisUnavailable(f"lost the Redis server mid-run: {exc}") from None
         self.round_trips += 1
         self.commands_sent += len(commands)
         return replies
-
-    @staticmethod
-    def _read_replies(conn: Any, count: int) -> Iterator[Any]:
-        for _ in range(count):
-            try:
-                yield conn.read_response()
-            except ResponseError as exc:
-                yield exc
 
     def delete_namespace(self) -> int:
         """Delete every key under this run's prefix (and nothing else)."""
