@@ -13,7 +13,7 @@ from typing import Any, NamedTuple, Protocol, cast
 
 from ckviz.disciplines.base import Discipline, KeepsStateInRedis
 from ckviz.model.arithmetic import rescore_scores
-from ckviz.model.queue import DequeuedRun, IndexEntry
+from ckviz.model.queue import DequeuedRun, IndexEntry, columns_of
 from ckviz.model.vtime import Version, VtimeDequeue, VtimeState
 from ckviz.store.keys import key_of_member
 from ckviz.store.runqueue import Trip
@@ -113,7 +113,7 @@ class InRedis(LuaOrder):
         self.watched = discipline.traced
 
     def next_order(self, index: Sequence[IndexEntry], now: int) -> tuple[str, ...]:
-        keys = {e.member: e.key for e in index}
+        keys = dict(zip(*columns_of(index)[:2], strict=True))  # member -> key
         return tuple(keys[m] for m in self.discipline.order(index, now))
 
     def taken(self, reply: Any) -> list[DequeuedRun]:
@@ -153,7 +153,7 @@ class Rescoring(_Plain):
     def next_order(self, index: Sequence[IndexEntry], now: int) -> tuple[str, ...]:
         if not index:
             return ()
-        keys = {e.member: e.key for e in index}
+        keys = dict(zip(*columns_of(index)[:2], strict=True))  # member -> key
         return tuple(keys[m] for m in self.discipline.order(index, now))
 
 
