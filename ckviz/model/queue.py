@@ -12,7 +12,7 @@ class IndexEntry(NamedTuple):
     """One ckIndex member as read: the CK queue, its concurrency key, and the score Redis holds.
 
     After a rescore the score is the rescored value, not the CK queue's true head. A named
-    tuple, not a dataclass: a rescoring discipline's trip builds K of them per read.
+    tuple, built from IndexColumns when a picture or a test asks for entries.
     """
 
     member: str

@@ -7,11 +7,10 @@ import gc
 from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
 from ckviz.errors import ExitCode
 from ckviz.lanes import Lockstep
+from ckviz.sim.collector import YOUNG_THRESHOLD
 from ckviz.sim.session import new_namespace
 from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
-
-GC_THRESHOLD = 20_000
 
 
 def tune_gc() -> None:
@@ -21,9 +20,10 @@ def tune_gc() -> None:
     With CPython's default first threshold (700) many live just long enough to be promoted,
     which sets off full collections of the whole heap: 100-300 ms pauses with 200 keys.
     A larger first threshold keeps those pauses out of stepping. Process-wide, so only the
-    process that runs the app calls it.
+    process that runs the app calls it (a run to the end raises it the same way, for any
+    caller: sim/collector.py).
     """
-    gc.set_threshold(GC_THRESHOLD, 20, 20)
+    gc.set_threshold(YOUNG_THRESHOLD, 20, 20)
 
 
 def run_app(server: RedisServer, scenario_name: str = DEFAULT_SCENARIO,
