@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from ckviz import scenario_files
 from ckviz.headless.cells import CellOutcome
 from ckviz.headless.matrix import MatrixPlan, default_jobs
 from ckviz.headless.runner import run_cells
+from ckviz.inputs import scenario_files
 from ckviz.sim.session import new_namespace
 from ckviz.store.server import open_server
 

@@ -29,8 +29,8 @@ from typing import Any
 
 from redis.exceptions import ResponseError
 
-from ckviz import scenario_files
 from ckviz.disciplines.registry import FACTORIES, make_discipline
+from ckviz.inputs import scenario_files
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.sim.session import new_namespace, open_cell

@@ -17,7 +17,7 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from ckviz.trace import read_trace, replay
+from ckviz.inputs.trace import read_trace, replay
 
 
 def write_trace(path: Path, runs: int, keys: int, run_ids: bool) -> None:

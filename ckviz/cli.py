@@ -45,7 +45,7 @@ HEADLESS_ONLY = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ckviz.help_text import epilog
+    from ckviz.commands.help_text import epilog
 
     p = OneLineParser(
         prog="ckviz",
@@ -213,7 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return unusable
     try:
         if args[:1] == ["validate"]:
-            from ckviz.validate import validate_files
+            from ckviz.commands.validate import validate_files
 
             return validate_files(args[1:])
         if args[:1] == ["stress"]:
@@ -304,8 +304,8 @@ def _headless(ns: argparse.Namespace) -> int:
 
 
 def _app(ns: argparse.Namespace) -> int:
-    from ckviz import scenario_files
     from ckviz.headless.plan import check_consumers
+    from ckviz.inputs import scenario_files
     from ckviz.sim.namespace import check_root, claim_namespace, sweep_namespace
     from ckviz.store.preflight import Footprint, check_eviction
     from ckviz.store.server import open_server

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ckviz import scenario_files
 from ckviz.disciplines.registry import FACTORIES
+from ckviz.inputs import scenario_files
 from ckviz.model.results import CheckResult, ScenarioResult, TreatmentSummary
 from ckviz.model.scenario import COMPARISONS, Expectation, Scenario
 

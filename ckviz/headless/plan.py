@@ -6,7 +6,6 @@ import argparse
 import math
 import os
 
-from ckviz import scenario_files
 from ckviz.defaults import DEFAULT_MATRIX, DEFAULT_OUT, MAX_CONSUMERS
 from ckviz.disciplines import registry
 from ckviz.disciplines.registry import FACTORIES
@@ -15,6 +14,7 @@ from ckviz.headless.checks import known_names, unknown_names
 from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY, output_path
 from ckviz.headless.matrix import MatrixPlan, default_jobs, runs_on
 from ckviz.headless.output import check_out
+from ckviz.inputs import scenario_files
 from ckviz.model.matrix import MatrixSpec, Sweep, Treatment
 from ckviz.model.names import check_seed, first_duplicate
 from ckviz.model.results import SweepInfo

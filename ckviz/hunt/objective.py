@@ -26,13 +26,13 @@ from itertools import groupby
 import redis
 
 from ckviz.hunt.space import HuntCase
+from ckviz.inputs.workload import generate
 from ckviz.metrics import run_metrics, step_run_metrics
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.model.steps import StepScenario
 from ckviz.sim.session import open_cell, open_step_cell
-from ckviz.workload import generate
 
 
 @dataclass(frozen=True, slots=True)

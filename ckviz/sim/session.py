@@ -10,6 +10,7 @@ import redis
 
 from ckviz.defaults import ROOT_PREFIX
 from ckviz.disciplines.registry import make_discipline
+from ckviz.inputs.workload import generate
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario, VtimeSettings
 from ckviz.model.steps import StepScenario
@@ -17,7 +18,6 @@ from ckviz.model.vtime import Tuning, VtimeKnobs
 from ckviz.sim.driver import Driver, DriverConfig
 from ckviz.sim.steps import StepRunner
 from ckviz.store.runqueue import RunQueue
-from ckviz.workload import generate
 
 
 def new_namespace(root: str = ROOT_PREFIX) -> str:

@@ -8,12 +8,12 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from ckviz.inputs.workload import PlannedRun
 from ckviz.model.queue import DequeuedRun
 from ckviz.store.runqueue import RunQueue, Trip
 from ckviz.stress.ledger import Ledger
 from ckviz.stress.ops import QueueOps
 from ckviz.stress.plan import Arrival, StressPlan, fresh_key
-from ckviz.workload import PlannedRun
 
 # A test-only fault, called by a consumer after each run it is served (never set by the CLI).
 Hook = Callable[[RunQueue, QueueOps, DequeuedRun], None]

@@ -83,7 +83,7 @@ def _check_args(ns: argparse.Namespace) -> None:
 def stress_main(argv: Sequence[str]) -> int:
     ns = build_parser().parse_args(list(argv))
     _check_args(ns)
-    from ckviz import scenario_files
+    from ckviz.inputs import scenario_files
     from ckviz.sim.namespace import check_root, claim_namespace, sweep_namespace
     from ckviz.store.preflight import Footprint, check_eviction
     from ckviz.store.server import open_server

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ckviz.inputs.workload import PlannedRun
 from ckviz.model.queue import DequeuedRun
 from ckviz.sim.driver import WALL_NOW
 from ckviz.sim.steps import T0, VERSIONS
@@ -12,7 +13,6 @@ from ckviz.store import vtime
 from ckviz.store.keys import KeyLayout
 from ckviz.store.runqueue import Trip
 from ckviz.store.vtime import VtimeDequeue, VtimeKnobs
-from ckviz.workload import PlannedRun
 
 # Disciplines whose state lives in Redis: every consumer calls the same atomic scripts.
 SERVER_SIDE: tuple[str, ...] = ("baseline", "vtime", "vtime-v17")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ckviz.inputs.workload import PlannedRun, generate
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
-from ckviz.workload import PlannedRun, generate
 
 MS_SEED = "seed-a"  # a millisecond scenario's runs are those of this seed
 

@@ -21,10 +21,10 @@ from textual.timer import Timer
 from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
 from ckviz.disciplines.registry import check_discipline
 from ckviz.errors import CkvizError, ExitCode, RedisUnavailable
+from ckviz.inputs.scenario_files import AnyScenario
+from ckviz.inputs.scenario_files import load_any as load
 from ckviz.lanes import Frame, LaneSource, Setup
 from ckviz.model.snapshot import SORTS
-from ckviz.scenario_files import AnyScenario
-from ckviz.scenario_files import load_any as load
 from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.tui.commands import CkvizCommands
 from ckviz.tui.jumps import Jump

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from ckviz import scenario_files
 from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
 from ckviz.disciplines.registry import FACTORIES, check_discipline
 from ckviz.errors import UsageError
+from ckviz.inputs import scenario_files
 from ckviz.model.names import check_seed
 from ckviz.model.steps import StepScenario
 from ckviz.sim.steps import STEP_DISCIPLINES

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 from textual.widgets import Input
 
 from ckviz.errors import CkvizError
+from ckviz.inputs.scenario_files import load_any
 from ckviz.model.names import natural_key
 from ckviz.model.snapshot import ViewRequest
 from ckviz.model.steps import StepScenario
-from ckviz.scenario_files import load_any
 from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.tui.context import Context
 from ckviz.tui.filter import NO_FILTER, KeyFilter, fuzzy_match
@@ -27,8 +27,8 @@ from ckviz.tui.widgets.key_queues import SORTS, KeyQueuesPane
 from ckviz.tui.widgets.pane import Pane
 
 if TYPE_CHECKING:
+    from ckviz.inputs.scenario_files import AnyScenario
     from ckviz.lanes import Frame, LaneSource
-    from ckviz.scenario_files import AnyScenario
     from ckviz.tui.recording import Recording
 
 JumpJob = Callable[[], Jump]

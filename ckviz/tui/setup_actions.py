@@ -11,8 +11,8 @@ from textual.app import App
 from ckviz.defaults import DEFAULT_SEEDS
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES
 from ckviz.errors import CkvizError
-from ckviz.scenario_files import bundled_names
-from ckviz.scenario_files import load_any as load
+from ckviz.inputs.scenario_files import bundled_names
+from ckviz.inputs.scenario_files import load_any as load
 from ckviz.tui.decision import RULES
 from ckviz.tui.screens.pickers import Picker
 

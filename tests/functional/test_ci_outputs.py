@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ckviz import scenario_files
 from ckviz.headless.junit import junit_xml
+from ckviz.inputs import scenario_files
 from ckviz.model.results import CheckResult
 from tests.functional.test_headless_cli import ckviz
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import redis
 
-from ckviz import scenario_files
 from ckviz.cli import main
 from ckviz.errors import ExitCode
+from ckviz.inputs import scenario_files
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Caps
 from ckviz.model.steps import StepScenario

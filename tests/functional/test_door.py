@@ -7,14 +7,14 @@ from importlib import resources
 
 import redis
 
-from ckviz import scenario_files
 from ckviz.disciplines.baseline import Baseline
+from ckviz.inputs import scenario_files
+from ckviz.inputs.workload import generate
 from ckviz.model.queue import DisciplineState, Door, IndexEntry, PlannedRun
 from ckviz.sim.driver import Driver, DriverConfig
 from ckviz.store.keys import BASE
 from ckviz.store.runqueue import RunQueue
 from ckviz.store.scripts import load_scripts
-from ckviz.workload import generate
 
 
 def test_every_lua_file_but_the_lib_is_a_script_with_the_lib_in_front() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import redis
 
-from ckviz import scenario_files
+from ckviz.inputs import scenario_files
 from ckviz.metrics import RunMetrics, run_metrics
 from ckviz.model.matrix import Treatment
 from ckviz.sim.session import open_cell

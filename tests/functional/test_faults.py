@@ -11,8 +11,8 @@ import time
 import pytest
 import redis
 
-from ckviz import scenario_files
 from ckviz.errors import ExitCode, RedisUnavailable
+from ckviz.inputs import scenario_files
 from ckviz.sim.session import open_cell
 from tests.functional.trust_support import OwnRedis, own_redis, treatment
 

@@ -14,8 +14,8 @@ from ckviz.hunt.found import write_found
 from ckviz.hunt.objective import Verdict, evaluate
 from ckviz.hunt.search import hunt
 from ckviz.hunt.space import HuntCase, ms_workloads, step_workloads
+from ckviz.inputs.scenario_files import load
 from ckviz.model.results import Results
-from ckviz.scenario_files import load
 from ckviz.sim.violations import BrokenInvariant
 from ckviz.store.server import RedisServer
 from tests.functional.test_headless_cli import ckviz

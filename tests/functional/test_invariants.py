@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 import redis
 
-from ckviz import scenario_files
+from ckviz.inputs import scenario_files
 from ckviz.model.matrix import Treatment
 from ckviz.sim import driver as driver_module
 from ckviz.sim.driver import SCORE_BASE, Driver, DriverConfig

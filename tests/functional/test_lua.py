@@ -6,11 +6,11 @@ import pytest
 import redis
 
 from ckviz.errors import RedisUnavailable
+from ckviz.inputs.workload import run_id
 from ckviz.model.arithmetic import rescore_scores
 from ckviz.model.queue import PlannedRun
 from ckviz.store.keys import MASTER_MEMBER, ck_member
 from ckviz.store.runqueue import RunQueue
-from ckviz.workload import run_id
 
 NOW = 2_000_000_000_000
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import redis
 
-from ckviz import scenario_files
+from ckviz.inputs import scenario_files
 from ckviz.model.matrix import Treatment
 from ckviz.sim.session import open_cell
 from ckviz.store import runqueue

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import redis
 
-from ckviz import scenario_files
+from ckviz.inputs import scenario_files
 from ckviz.model.matrix import Treatment
 from ckviz.sim.session import open_cell
 from tests.functional.test_headless_cli import ckviz

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ckviz import scenario_files
 from ckviz.errors import UsageError
+from ckviz.inputs import scenario_files
 from ckviz.model.matrix import MatrixSpec
 from ckviz.store.server import RedisServer
 from tests.functional.test_headless_cli import ckviz

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from ckviz import __version__, scenario_files
+from ckviz import __version__
 from ckviz.cli import HEADLESS_ONLY, build_parser, main
+from ckviz.commands.help_text import ENVIRONMENT, EXAMPLES, EXIT_MEANINGS
 from ckviz.disciplines.registry import FACTORIES, SUMMARIES
 from ckviz.errors import ExitCode
-from ckviz.help_text import ENVIRONMENT, EXAMPLES, EXIT_MEANINGS
+from ckviz.inputs import scenario_files
 from ckviz.sim.session import new_namespace
 from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.store.server import RedisServer

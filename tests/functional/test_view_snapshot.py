@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import redis
 
-from ckviz import scenario_files
+from ckviz.inputs import scenario_files
 from ckviz.lanes import Frame, Lockstep, Setup
 from ckviz.metrics import contention
 from ckviz.model.matrix import Treatment

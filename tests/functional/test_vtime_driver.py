@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import redis
 
-from ckviz import scenario_files
+from ckviz.inputs import scenario_files
 from ckviz.metrics import run_metrics
 from ckviz.model.matrix import Treatment
 from ckviz.model.vtime import VtimeView

@@ -12,11 +12,11 @@ import redis
 from ckviz.cli import main
 from ckviz.errors import ExitCode
 from ckviz.headless.cells import key_serves
+from ckviz.inputs.scenario_files import load_any
 from ckviz.metrics import step_figures
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import Results
 from ckviz.model.steps import StepScenario, VtimeSettings
-from ckviz.scenario_files import load_any
 from ckviz.sim.session import open_step_cell, step_knobs
 from ckviz.sim.step_checks import FLOOR_MONOTONE, TAG_MONOTONE, TAGS_KNOWN, BrokenStepInvariant
 from ckviz.sim.steps import StepRunner

@@ -42,7 +42,7 @@ def test_installed_wheel_finds_bundled_scenarios(wheel: Path, tmp_path: Path) ->
     target = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(target)  # a wheel is a zip laid out as site-packages
     code = (
-        "from ckviz import scenario_files as s; import ckviz;"
+        "from ckviz.inputs import scenario_files as s; import ckviz;"
         "print(ckviz.__file__); print(s.bundled_dir()); print(s.load('ck_sybil').total_runs);"
         "print(s.load_matrix('caps').scenarios)"
     )

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES
+from ckviz.inputs.workload import generate
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.sim.session import new_namespace, open_cell
-from ckviz.workload import generate
 from tests.property.test_driver_properties import SETTINGS, caps, scenarios, step_and_check_limits
 
 

@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES
+from ckviz.inputs.workload import generate
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import KeySpec, Scenario
 from ckviz.sim.driver import Driver
 from ckviz.sim.session import new_namespace, open_cell
-from ckviz.workload import generate
 
 KEY_NAMES = ["a", "b", "heavy", "tenant:42", "tenant", "café-☕", "k~0#1", " x "]
 

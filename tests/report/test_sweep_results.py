@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ckviz import scenario_files
 from ckviz.cli import main
+from ckviz.inputs import scenario_files
 from ckviz.store.server import RedisServer
 from tests.functional.conftest import keep_signals  # noqa: F401 (an autouse fixture: main sets signals)
 from tests.functional.test_headless_cli import without_timing

@@ -12,7 +12,7 @@ import pytest
 from rich.text import Text
 from textual.widgets import OptionList
 
-from ckviz import scenario_files
+from ckviz.inputs import scenario_files
 from ckviz.lanes import Fairness, Frame, Setup, fairness_of
 from ckviz.model.snapshot import DequeueEvent, EventLog, KeyRow
 from ckviz.tui.app import CkvizApp

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from rich.cells import cell_len
 
-from ckviz import scenario_files
+from ckviz.inputs import scenario_files
 from ckviz.lanes import Fairness, Frame, Setup
 from ckviz.model.queue import DisciplineState, IndexEntry
 from ckviz.model.snapshot import EventLog, HeldRun, KeyRow, Snapshot, ViewRequest

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from itertools import pairwise
 
-from ckviz import scenario_files
+from ckviz.inputs import scenario_files
 from ckviz.lanes import Fairness, Frame, Setup
 from ckviz.model.history import History
 from ckviz.model.snapshot import KeyRow, Snapshot

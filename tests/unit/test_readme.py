@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ckviz import scenario_files
+from ckviz.inputs import scenario_files
 from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS
 from ckviz.sim.driver import MAX_LOGICAL_MS
 

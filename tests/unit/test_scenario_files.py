@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ckviz import scenario_files
 from ckviz.errors import UsageError
+from ckviz.inputs import scenario_files
 from ckviz.model.matrix import MatrixSpec
 
 # The reference's caps matrix, in its order.

@@ -7,10 +7,10 @@ import math
 import pytest
 from pydantic import ValidationError
 
+from ckviz.inputs.scenario_files import load_any
 from ckviz.metrics import step_figures
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.model.steps import StepScenario
-from ckviz.scenario_files import load_any
 
 
 def step(name: str) -> StepScenario:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ckviz import scenario_files
 from ckviz.errors import UsageError
-from ckviz.trace import MAX_PROBLEMS, TraceProblems, read_trace, replay
-from ckviz.workload import generate
+from ckviz.inputs import scenario_files
+from ckviz.inputs.trace import MAX_PROBLEMS, TraceProblems, read_trace, replay
+from ckviz.inputs.workload import generate
 
 HEADER = "key,arrival_ms,hold_ms\n"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ckviz import scenario_files
-from ckviz.workload import SeedRandom, exp_ms, generate, js_round, run_id
+from ckviz.inputs import scenario_files
+from ckviz.inputs.workload import SeedRandom, exp_ms, generate, js_round, run_id
 
 
 @pytest.mark.parametrize(

@@ -3,9 +3,9 @@ environment and examples, each built from where it is defined (nothing to keep i
 
 from __future__ import annotations
 
-from ckviz import scenario_files
 from ckviz.disciplines.registry import SUMMARIES
 from ckviz.errors import ExitCode
+from ckviz.inputs import scenario_files
 
 EXIT_MEANINGS: dict[ExitCode, str] = {
     ExitCode.OK: "ok",

@@ -9,11 +9,11 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
-from ckviz import scenario_files
 from ckviz.defaults import DEFAULT_SEEDS
 from ckviz.disciplines.registry import FACTORIES, check_discipline
 from ckviz.errors import CkvizError, ExitCode, OneLineParser, UsageError, one_line
 from ckviz.headless.checks import known_names, unknown_names
+from ckviz.inputs import scenario_files
 from ckviz.model.matrix import MatrixSpec, Treatment
 from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS, Scenario
 from ckviz.sim.feasibility import reject_unfinishable

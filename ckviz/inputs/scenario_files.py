@@ -10,10 +10,10 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ckviz.errors import UsageError, echo, first_line
+from ckviz.inputs.trace import TRACE_SUFFIXES, TraceProblems, is_trace, read_trace
 from ckviz.model.matrix import MatrixSpec, Sweep, SweepValue
 from ckviz.model.scenario import KeySpec, Scenario, TraceSpec
 from ckviz.model.steps import StepScenario
-from ckviz.trace import TRACE_SUFFIXES, TraceProblems, is_trace, read_trace
 
 AnyScenario = Scenario | StepScenario
 
@@ -26,7 +26,7 @@ def bundled_dir() -> Path:
     packaged = Path(str(resources.files("ckviz"))) / "scenarios"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parent.parent / "scenarios"
+    return Path(__file__).resolve().parents[2] / "scenarios"
 
 
 def matrices_dir() -> Path:
