@@ -109,8 +109,8 @@ def timed_app(*args: Any, **kwargs: Any) -> Any:
 
 
 async def open_app(client: Any, path: Path, discipline: str, compare: bool) -> Any:
-    from ckviz.lanes import Lockstep
     from ckviz.sim.session import new_namespace
+    from ckviz.tui.lanes import Lockstep
 
     compare_with = "baseline" if compare else None
     return timed_app(Lockstep(client, new_namespace()), str(path), discipline,

@@ -23,11 +23,11 @@ from ckviz.disciplines.registry import check_discipline
 from ckviz.errors import CkvizError, ExitCode, RedisUnavailable
 from ckviz.inputs.scenario_files import AnyScenario
 from ckviz.inputs.scenario_files import load_any as load
-from ckviz.lanes import Frame, LaneSource, Setup
 from ckviz.model.snapshot import SORTS
 from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.tui.commands import CkvizCommands
 from ckviz.tui.jumps import Jump
+from ckviz.tui.lanes import Frame, LaneSource, Setup
 from ckviz.tui.messages import DriverCrashed, DriverFailed, Stepped
 from ckviz.tui.nav_actions import NavActions
 from ckviz.tui.palette import KeyPalette, theme_colours, verdict_colours

@@ -7,8 +7,8 @@ import csv
 import json
 from pathlib import Path
 
-from ckviz.lanes import Frame
 from ckviz.model.steps import StepScenario
+from ckviz.tui.lanes import Frame
 from ckviz.tui.text import head_age, wait_so_far
 
 

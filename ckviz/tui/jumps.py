@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ckviz.lanes import Frame, LaneSource, Setup
 from ckviz.model.snapshot import KeyRow
+from ckviz.tui.lanes import Frame, LaneSource, Setup
 
 Reached = Callable[[Frame], bool]
 Stop = Callable[[], bool]  # asked between rounds: the user wants the jump to stop here

@@ -6,11 +6,11 @@ import gc
 
 from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
 from ckviz.errors import ExitCode
-from ckviz.lanes import Lockstep
 from ckviz.sim.collector import YOUNG_THRESHOLD
 from ckviz.sim.session import new_namespace
 from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
+from ckviz.tui.lanes import Lockstep
 
 
 def tune_gc() -> None:

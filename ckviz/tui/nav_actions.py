@@ -28,7 +28,7 @@ from ckviz.tui.widgets.pane import Pane
 
 if TYPE_CHECKING:
     from ckviz.inputs.scenario_files import AnyScenario
-    from ckviz.lanes import Frame, LaneSource
+    from ckviz.tui.lanes import Frame, LaneSource
     from ckviz.tui.recording import Recording
 
 JumpJob = Callable[[], Jump]

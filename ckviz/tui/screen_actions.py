@@ -22,7 +22,7 @@ from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.pane import Pane
 
 if TYPE_CHECKING:
-    from ckviz.lanes import Frame, LaneSource
+    from ckviz.tui.lanes import Frame, LaneSource
     from ckviz.tui.recording import Recording
 
 

@@ -17,7 +17,7 @@ from ckviz.tui.decision import RULES
 from ckviz.tui.screens.pickers import Picker
 
 if TYPE_CHECKING:
-    from ckviz.lanes import Setup
+    from ckviz.tui.lanes import Setup
 
 
 def scenario_descriptions(names: list[str]) -> dict[str, str]:

@@ -11,7 +11,6 @@ import pytest
 import redis
 
 from ckviz.inputs import scenario_files
-from ckviz.lanes import Frame, Lockstep, Setup
 from ckviz.metrics import contention
 from ckviz.model.matrix import Treatment
 from ckviz.model.names import natural_key
@@ -19,6 +18,7 @@ from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import SORTS, KeyRow, Snapshot, ViewRequest
 from ckviz.sim.driver import Driver
 from ckviz.sim.session import open_cell
+from ckviz.tui.lanes import Frame, Lockstep, Setup
 
 LIGHT = "light-3"
 SCENARIO = f"""\

@@ -51,7 +51,7 @@ def test_the_engine_and_the_headless_path_load_no_textual() -> None:
         for p in (PACKAGE / folder).glob("*.py")
         if p.name != "__init__.py"
     )
-    modules = ["ckviz.cli", "ckviz.lanes", *engine]
+    modules = ["ckviz.cli", "ckviz.tui.lanes", *engine]
     code = "\n".join(
         [
             "import importlib, sys",

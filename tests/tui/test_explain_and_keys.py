@@ -13,9 +13,9 @@ from rich.text import Text
 from textual.widgets import OptionList
 
 from ckviz.inputs import scenario_files
-from ckviz.lanes import Fairness, Frame, Setup, fairness_of
 from ckviz.model.snapshot import DequeueEvent, EventLog, KeyRow
 from ckviz.tui.app import CkvizApp
+from ckviz.tui.lanes import Fairness, Frame, Setup, fairness_of
 from ckviz.tui.palette import KeyPalette, theme_colours
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane

@@ -9,11 +9,11 @@ from dataclasses import replace
 from rich.cells import cell_len
 
 from ckviz.inputs import scenario_files
-from ckviz.lanes import Fairness, Frame, Setup
 from ckviz.model.queue import DisciplineState, IndexEntry
 from ckviz.model.snapshot import EventLog, HeldRun, KeyRow, Snapshot, ViewRequest
 from ckviz.store.keys import ck_member
 from ckviz.tui.app import CkvizApp
+from ckviz.tui.lanes import Fairness, Frame, Setup
 from ckviz.tui.nav_actions import VIEW_ROWS
 from ckviz.tui.text import fit
 from ckviz.tui.widgets.ck_index import CkIndexPane

@@ -11,10 +11,10 @@ import pytest
 import redis
 
 from ckviz.errors import ExitCode, UsageError
-from ckviz.lanes import Frame, Lockstep
 from ckviz.sim.session import new_namespace
 from ckviz.store.server import open_server
 from ckviz.tui.app import CkvizApp
+from ckviz.tui.lanes import Frame, Lockstep
 from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.widgets.status import STEPPING, StatusBar

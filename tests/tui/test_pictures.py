@@ -8,11 +8,11 @@ from dataclasses import replace
 from itertools import pairwise
 
 from ckviz.inputs import scenario_files
-from ckviz.lanes import Fairness, Frame, Setup
 from ckviz.model.history import History
 from ckviz.model.snapshot import KeyRow, Snapshot
 from ckviz.sim.history import HistoryRecorder
 from ckviz.tui.app import CkvizApp
+from ckviz.tui.lanes import Fairness, Frame, Setup
 from ckviz.tui.sparkline import SPARKS
 from ckviz.tui.widgets.ck_index import GUTTER, CkIndexPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane

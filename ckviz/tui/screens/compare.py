@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ckviz.lanes import Fairness, Frame
+from ckviz.tui.lanes import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.screens.main import BREAKPOINTS
 from ckviz.tui.text import BOLD, DIM

@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 
-from ckviz.lanes import Frame
+from ckviz.tui.lanes import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane

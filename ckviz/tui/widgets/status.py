@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
-from ckviz.lanes import Fairness, Frame
 from ckviz.model.history import Trend
+from ckviz.tui.lanes import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.sparkline import sparkline
 from ckviz.tui.text import BOLD, DIM, longest_wait, ms, ratio

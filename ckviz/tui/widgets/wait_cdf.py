@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from rich.style import Style
 from rich.text import Text
 
-from ckviz.lanes import Frame
 from ckviz.model.snapshot import Snapshot
+from ckviz.tui.lanes import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, fit, ms, wait_so_far
 from ckviz.tui.widgets.pane import Pane, Rows, new_text

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
-from ckviz.lanes import Frame
 from ckviz.model.snapshot import KeyRow, Snapshot
+from ckviz.tui.lanes import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, bar, fit, key_cell, key_width, ms, starved, wait_so_far
 from ckviz.tui.widgets.pane import Pane, Rows, new_text, no_match

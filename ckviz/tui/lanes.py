@@ -1,7 +1,7 @@
 """The cells the app steps: one lane per discipline, kept level in logical time.
 
-Textual-free on purpose (it sits under tui/ and headless/, over metrics): the app calls a
-`LaneSource` on its single driver thread and only ever looks at the `Frame`s it returns.
+Textual-free on purpose (the app's model, over metrics; lint-imports keeps Textual out): the
+app calls a `LaneSource` on its single driver thread and only ever looks at its `Frame`s.
 """
 
 from __future__ import annotations
