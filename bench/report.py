@@ -18,8 +18,11 @@ def main() -> None:
         path = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(folder) / "results.json"
         if len(sys.argv) == 1:
             print("running the default matrix for a results file ...", flush=True)
-            subprocess.run([sys.executable, "-m", "ckviz", "--headless", "--out", str(path)],
-                           check=True, capture_output=True)  # fmt: skip
+            subprocess.run(
+                [sys.executable, "-m", "ckviz", "--headless", "--out", str(path)],
+                check=True,
+                capture_output=True,
+            )
         started = time.perf_counter()
         from ckviz.report import plots
         from ckviz.report.html import render_html
@@ -36,8 +39,10 @@ def main() -> None:
         for draw in (plots.fairness_svg, plots.wait_cdf_svg, plots.service_svg):
             t = time.perf_counter()
             sizes = [len(draw(s)) for s in scenarios]
-            print(f"{draw.__name__}: {time.perf_counter() - t:.2f} s for {len(scenarios)} "
-                  f"scenarios, {sum(sizes) // 1024} KiB of SVG")  # fmt: skip
+            print(
+                f"{draw.__name__}: {time.perf_counter() - t:.2f} s for {len(scenarios)} "
+                f"scenarios, {sum(sizes) // 1024} KiB of SVG"
+            )
         t = time.perf_counter()
         page = render_html(sources, scenarios)
         html_s = time.perf_counter() - t

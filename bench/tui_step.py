@@ -113,8 +113,9 @@ async def open_app(client: Any, path: Path, discipline: str, compare: bool) -> A
     from ckviz.tui.lanes import Lockstep
 
     compare_with = "baseline" if compare else None
-    return timed_app(Lockstep(client, new_namespace()), str(path), discipline,
-                     compare_with=compare_with)  # fmt: skip
+    return timed_app(
+        Lockstep(client, new_namespace()), str(path), discipline, compare_with=compare_with
+    )
 
 
 async def until_shown(app: Any, pilot: Any) -> None:
@@ -217,8 +218,9 @@ def child(job: dict[str, Any]) -> dict[str, Any]:
 def export_tree(rev: str, into: Path) -> Path:
     """REV's files (git archive), for its ckviz to be imported from."""
     archive = into / "tree.tar"
-    subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(archive), rev],
-                   check=True)  # fmt: skip
+    subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(archive), rev], check=True
+    )
     with tarfile.open(archive) as tar:
         tar.extractall(into / "tree", filter="data")
     return into / "tree"
@@ -226,8 +228,12 @@ def export_tree(rev: str, into: Path) -> Path:
 
 def run_child(tree: Path, job: dict[str, Any]) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(job)], env=env,
-                          capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", json.dumps(job)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"benchmark child failed ({tree}):\n{proc.stderr[-2000:]}")
     return dict(json.loads(proc.stdout.splitlines()[-1]))
@@ -266,13 +272,19 @@ def main() -> int:
 
 def report(trees: dict[str, Path], args: argparse.Namespace) -> int:
     names = list(trees)
-    print(f"ms per press, min / median of {args.steps} presses; app at {SIZE[0]}x{SIZE[1]}, "
-          f"{args.discipline}; compare: {args.discipline} vs baseline")  # fmt: skip
+    print(
+        f"ms per press, min / median of {args.steps} presses; app at {SIZE[0]}x{SIZE[1]}, "
+        f"{args.discipline}; compare: {args.discipline} vs baseline"
+    )
     print(f"{'keys':>6} {'action':<8} " + " ".join(f"{n:>17}" for n in names))
     met = True
     for keys in args.keys:
-        job = {"kind": "interactions", "keys": keys, "steps": args.steps,
-               "discipline": args.discipline}  # fmt: skip
+        job = {
+            "kind": "interactions",
+            "keys": keys,
+            "steps": args.steps,
+            "discipline": args.discipline,
+        }
         runs = {name: run_child(tree, job) for name, tree in trees.items()}
         if keys == args.keys[0]:
             print("  " + ", ".join(f"{n}: {r['ckviz']}" for n, r in runs.items()))

@@ -29,9 +29,10 @@ from typing import Any
 
 import redis
 
+from ckviz.model.clock import T0
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.sim.session import new_namespace
-from ckviz.sim.steps import DEFAULT_KNOBS, T0
+from ckviz.sim.steps import DEFAULT_KNOBS
 from ckviz.store import runqueue, vtime
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue, Trip, delete_prefix
@@ -88,8 +89,16 @@ class Bench:
         if self.version is None:
             slot = trip.dequeue(10, NOW)
         else:
-            slot = vtime.dequeue(trip, self.q.keys, self.q.env_limit, 10, NOW, self.version,
-                                 DEFAULT_KNOBS, trace=self.trace)  # fmt: skip
+            slot = vtime.dequeue(
+                trip,
+                self.q.keys,
+                self.q.env_limit,
+                10,
+                NOW,
+                self.version,
+                DEFAULT_KNOBS,
+                trace=self.trace,
+            )
         reply = trip.send()[slot]
         return reply.runs if isinstance(reply, VtimeDequeue) else list(reply)
 
@@ -173,18 +182,28 @@ def measure(client: redis.Redis, mode: str, keys: int, calls: int) -> dict[str, 
 # The commands SPEC-vtime 5.2 adds to a HEAD dequeue call that serves 10 keys and drains
 # none: (label, times per call, the Lua that runs it once; `m` is one of the 10 first members).
 SPEC_COMMANDS: tuple[tuple[str, int, str], ...] = (
-    ("ZADD ckVtime tag advance (per serve)", 10,
-     "redis.call('ZADD', z, 1, m) redis.call('ZADD', z, 0, m)"),
+    (
+        "ZADD ckVtime tag advance (per serve)",
+        10,
+        "redis.call('ZADD', z, 1, m) redis.call('ZADD', z, 0, m)",
+    ),
     ("ZRANGE ckVtime 0 59 (pass-1 scan, names)", 1, "redis.call('ZRANGE', z, 0, 59)"),
     ("ZSCORE ckVtime (floor repair, per serve)", 11, "redis.call('ZSCORE', z, m)"),
-    ("ZRANGEBYSCORE ckIndex LIMIT 0 30 (pass 2)", 1,
-     "redis.call('ZRANGEBYSCORE', z, '-inf', '+inf', 'LIMIT', 0, 30)"),
+    (
+        "ZRANGEBYSCORE ckIndex LIMIT 0 30 (pass 2)",
+        1,
+        "redis.call('ZRANGEBYSCORE', z, '-inf', '+inf', 'LIMIT', 0, 30)",
+    ),
     ("GET floor", 1, "redis.call('GET', f)"),
     ("SET floor EX", 1, "redis.call('SET', f, '0', 'EX', 86400)"),
-    ("ZREMRANGEBYSCORE + ZREMRANGEBYRANK idle", 1,
-     "redis.call('ZREMRANGEBYSCORE', i, '-inf', '0') redis.call('ZREMRANGEBYRANK', i, 0, -10001)"),
+    (
+        "ZREMRANGEBYSCORE + ZREMRANGEBYRANK idle",
+        1,
+        "redis.call('ZREMRANGEBYSCORE', i, '-inf', '0') "
+        "redis.call('ZREMRANGEBYRANK', i, 0, -10001)",
+    ),
     ("EXPIRE ckVtime", 1, "redis.call('EXPIRE', z, 86400)"),
-)  # fmt: skip
+)
 _LOOP = """local z, f, i = KEYS[1], KEYS[2], KEYS[3]
 local members = redis.call('ZRANGE', z, 0, 9)
 for n = 1, tonumber(ARGV[1]) do
@@ -243,11 +262,22 @@ def main() -> None:
     modes = (*MODES, BEFORE) if before else MODES
     with open_server() as server:
         client = server.client()
-        print(f"redis {server.version}, {args.calls} calls of max_count 10 per cell, "
-              f"{args.repeat} rounds (min / median)")  # fmt: skip
-        head = ("keys", "mode", "us/dequeue min (x baseline)", "us/dequeue median",
-                "cmds/dequeue", "us/ack", "cmds/ack", "cmds/served run", "us/gated call",
-                "cmds/gated call")  # fmt: skip
+        print(
+            f"redis {server.version}, {args.calls} calls of max_count 10 per cell, "
+            f"{args.repeat} rounds (min / median)"
+        )
+        head = (
+            "keys",
+            "mode",
+            "us/dequeue min (x baseline)",
+            "us/dequeue median",
+            "cmds/dequeue",
+            "us/ack",
+            "cmds/ack",
+            "cmds/served run",
+            "us/gated call",
+            "cmds/gated call",
+        )
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
         for keys in sizes:

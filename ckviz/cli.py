@@ -248,8 +248,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _reject_headless_only(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> None:
     """The app ignores the matrix's flags: given without --headless they are a mistake."""
-    given = [flag for dest, flag in HEADLESS_ONLY.items()
-             if getattr(ns, dest) != parser.get_default(dest)]  # fmt: skip
+    given = [
+        flag
+        for dest, flag in HEADLESS_ONLY.items()
+        if getattr(ns, dest) != parser.get_default(dest)
+    ]
     if given:
         raise UsageError(
             f"{given[0]} is for --headless (the terminal app ignores it); add --headless to run "
@@ -324,8 +327,15 @@ def _app(ns: argparse.Namespace) -> int:
             check_eviction(client, lanes, f"{server.source} {server.shown_url}")
         namespace = claim_namespace(client, root, ns.reuse_prefix)
         try:
-            code = run_app(server, scenario, discipline, seed, namespace=namespace,
-                           check_invariants=ns.check_invariants, consumers=consumers)  # fmt: skip
+            code = run_app(
+                server,
+                scenario,
+                discipline,
+                seed,
+                namespace=namespace,
+                check_invariants=ns.check_invariants,
+                consumers=consumers,
+            )
         finally:
             left = sweep_namespace(client, namespace)  # the app deletes its keys; the net
             client.close()

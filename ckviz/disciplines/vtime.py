@@ -102,6 +102,7 @@ class VirtualTime:
             fields.append(("idle", len(s.idle)))
             shown = (lambda k: True) if keys is None else keys.__contains__
             per_key = [(k, (("tag", t),)) for k, t in s.tags.items() if shown(k)]
-            per_key += [(k, (("parked", t),)) for k, t in s.idle.items()
-                        if k not in s.tags and shown(k)]  # fmt: skip
+            per_key += [
+                (k, (("parked", t),)) for k, t in s.idle.items() if k not in s.tags and shown(k)
+            ]
         return DisciplineState(self.name, tuple(fields), tuple(per_key), view)

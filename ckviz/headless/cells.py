@@ -100,8 +100,15 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
 def _run_step_cell(
     client: redis.Redis, cell: Cell, scenario: StepScenario, started: float
 ) -> CellOutcome:
-    with open_step_cell(client, scenario, cell.treatment, cell.prefix, cell.step_max_count,
-                        cell.check_invariants, seed=cell.seed) as runner:  # fmt: skip
+    with open_step_cell(
+        client,
+        scenario,
+        cell.treatment,
+        cell.prefix,
+        cell.step_max_count,
+        cell.check_invariants,
+        seed=cell.seed,
+    ) as runner:
         runner.run()
         elapsed_ms = (time.perf_counter() - started) * 1000
         trips, sent = runner.round_trips, runner.commands_sent

@@ -259,8 +259,10 @@ def assemble(
     complete: bool,
 ) -> Results:
     labels = [t.name for t in plan.treatments]
-    seeds_of = {s.name: plan.seeds[:1] if isinstance(s, StepScenario) else plan.seeds
-                for s in plan.scenarios}  # fmt: skip
+    seeds_of = {
+        s.name: plan.seeds[:1] if isinstance(s, StepScenario) else plan.seeds
+        for s in plan.scenarios
+    }
     by_scenario: dict[str, list[RunResult]] = {s.name: [] for s in plan.scenarios}
     scenario_of = {c.index: c.scenario.name for c in plan.cells("")}
     for outcome in sorted(outcomes, key=lambda o: o.index):

@@ -60,8 +60,10 @@ def merge(parts: Sequence[tuple[str, Results]]) -> Results:
         if part.matrix != first.matrix or part.shard.count != _count(first):
             raise UsageError(f"{name}: a different matrix, flags or shard count than {first_name}")
         if part.ckviz_version != first.ckviz_version:
-            raise UsageError(f"{name}: written by ckviz {part.ckviz_version}, not "
-                             f"{first.ckviz_version} like {first_name}")  # fmt: skip
+            raise UsageError(
+                f"{name}: written by ckviz {part.ckviz_version}, not "
+                f"{first.ckviz_version} like {first_name}"
+            )
     seen = sorted(p.shard.index for _, p in parts if p.shard)
     wanted = list(range(1, _count(first) + 1))
     if seen != wanted:

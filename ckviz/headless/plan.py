@@ -44,8 +44,7 @@ def parse_seeds(text: str, flag: str = "--seeds") -> list[str]:
 def check_consumers(value: int | None, flag: str = "--consumers") -> int | None:
     """How many consumers take turns at the dequeue: 1 to MAX_CONSUMERS, each a connection."""
     if value is not None and not 1 <= value <= MAX_CONSUMERS:
-        raise UsageError(f"{flag}: must be 1 to {MAX_CONSUMERS} (one connection each), "
-                         f"got {value}")  # fmt: skip
+        raise UsageError(f"{flag}: must be 1 to {MAX_CONSUMERS} (one connection each), got {value}")
     return value
 
 
@@ -76,8 +75,9 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     stepped = next((s.name for s in scenarios if not isinstance(s, Scenario)), None)
     if stepped and (ns.per_key_cap or ns.total_cap):
         flag = "--per-key-cap" if ns.per_key_cap else "--total-cap"
-        raise UsageError(f"{flag}: scenario '{stepped}' runs in the step harness, which has "
-                         "no caps")  # fmt: skip
+        raise UsageError(
+            f"{flag}: scenario '{stepped}' runs in the step harness, which has no caps"
+        )
     step_max_count = _positive("--max-count", ns.max_count)
     max_count = step_max_count or matrix.max_count
     jobs = _positive("--jobs", ns.jobs) or default_jobs()
@@ -202,8 +202,9 @@ def _treatments(ns: argparse.Namespace, matrix: MatrixSpec) -> list[Treatment]:
     return [t.model_copy(update=given) for t in base] if given else base
 
 
-def _knob(flag: str, value: float | None, *, above: float | None = None,
-          at_least: float | None = None) -> float | None:  # fmt: skip
+def _knob(
+    flag: str, value: float | None, *, above: float | None = None, at_least: float | None = None
+) -> float | None:
     if value is None:
         return None
     if not math.isfinite(value):

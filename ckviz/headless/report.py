@@ -69,8 +69,9 @@ def micro_table(scenario: ScenarioResult) -> Table:
     table.add_row("all keys: Jain", *_with_delta([r.metrics.contention_jain for r in runs]))
     if any(r.consumers for r in runs):
         shares = [per_consumer(r) for r in runs]
-        table.add_row("runs per consumer", *shares[:2], *(["-"] if len(runs) >= 2 else []),
-                      *shares[2:])  # fmt: skip
+        table.add_row(
+            "runs per consumer", *shares[:2], *(["-"] if len(runs) >= 2 else []), *shares[2:]
+        )
     return table
 
 

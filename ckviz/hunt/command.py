@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--redis-url", default=os.environ.get("CKVIZ_REDIS_URL"), metavar="URL")
     p.add_argument("--prefix", default="ckviz", metavar="ROOT")
     p.add_argument("--reuse-prefix", action="store_true")
-    return p  # fmt: skip
+    return p
 
 
 def hunt_main(argv: Sequence[str]) -> int:

@@ -117,12 +117,12 @@ def _no_local_constants() -> Iterator[None]:
     none = copy.deepcopy(providers._local_constants)  # same shape, emptied below
     for values in (none.integers, none.floats, none.bytes, none.strings):
         values.clear()
-    providers._get_local_constants = lambda: none  # type: ignore[attr-defined]
+    providers._get_local_constants = lambda: none
     cache.cache.clear()  # constants chosen with the loaded modules' help are forgotten
     try:
         yield
     finally:
-        providers._get_local_constants = found  # type: ignore[attr-defined]
+        providers._get_local_constants = found
         cache.cache.clear()
 
 

@@ -97,8 +97,10 @@ class _Check:
         if item.weight is not None:
             given = self.weights.setdefault(item.key, (item.weight, item.number))
             if given[0] != item.weight:
-                self.problem(f"{where}: weight: {item.weight:g} differs from the {given[0]:g} "
-                             f"given for key '{item.key}' on line {given[1]}")  # fmt: skip
+                self.problem(
+                    f"{where}: weight: {item.weight:g} differs from the {given[0]:g} "
+                    f"given for key '{item.key}' on line {given[1]}"
+                )
         if item.run_id is not None:
             if item.run_id in self.ids:
                 self.problem(
@@ -190,8 +192,10 @@ def _csv_lines(path: Path, f: Any) -> Iterator[_Line | str]:
 def _header_problem(header: list[str]) -> str | None:
     unknown = [h for h in header if h not in FIELDS]
     if unknown:
-        return (f"unknown column '{unknown[0]}' (a header row naming {', '.join(REQUIRED)} "
-                f"and optionally run_id, weight comes first)")  # fmt: skip
+        return (
+            f"unknown column '{unknown[0]}' (a header row naming {', '.join(REQUIRED)} "
+            f"and optionally run_id, weight comes first)"
+        )
     missing = [h for h in REQUIRED if h not in header]
     if missing:
         return f"the header has no '{missing[0]}' column"

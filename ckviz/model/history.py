@@ -18,16 +18,9 @@ BUCKETS = 64
 Value = TypeVar("Value")
 
 
-def level_for(t: int) -> int:
-    """The smallest level whose BUCKETS buckets reach past `t`."""
-    level = 0
-    while t >= BUCKETS << level:
-        level += 1
-    return level
-
-
-def rebucket(start: int, values: Sequence[Value], shift: int,
-             combine: Callable[[Value, Value], Value]) -> tuple[int, list[Value]]:  # fmt: skip
+def rebucket(
+    start: int, values: Sequence[Value], shift: int, combine: Callable[[Value, Value], Value]
+) -> tuple[int, list[Value]]:
     """Buckets from absolute index `start`, `shift` levels coarser: neighbours combined."""
     if shift <= 0:
         return start, list(values)
@@ -83,8 +76,9 @@ class Track:
         _, counted = rebucket(self.start, self.counted, shift, add)
         _, depth = rebucket(self.start, self.depth, shift, max)
         contended = None if self.contended_at is None else self.contended_at >> shift
-        return Track(level, start, tuple(served), tuple(counted), tuple(depth), self.queued,
-                     contended)  # fmt: skip
+        return Track(
+            level, start, tuple(served), tuple(counted), tuple(depth), self.queued, contended
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,8 +150,9 @@ class Trend:
         return 1 << self.level
 
 
-def squeeze(values: Sequence[Value], cells: int,
-            combine: Callable[[Value, Value], Value]) -> list[Value]:  # fmt: skip
+def squeeze(
+    values: Sequence[Value], cells: int, combine: Callable[[Value, Value], Value]
+) -> list[Value]:
     """At most `cells` values: runs of neighbours combined (the first cells hold one more)."""
     if cells <= 0:
         return []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 INDENT = "  "

@@ -21,8 +21,11 @@ def build_parser() -> argparse.ArgumentParser:
         "Several files are shown side by side, e.g. two commits.",
     )
     p.add_argument("results", nargs="+", metavar="RESULTS.json", help="results of --headless")
-    p.add_argument("--out", metavar="PATH", help=f"HTML report (default {DEFAULT_HTML} "
-                   "unless only --markdown is given)")  # fmt: skip
+    p.add_argument(
+        "--out",
+        metavar="PATH",
+        help=f"HTML report (default {DEFAULT_HTML} unless only --markdown is given)",
+    )
     p.add_argument("--markdown", metavar="PATH", help="Markdown report")
     return p
 

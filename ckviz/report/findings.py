@@ -195,9 +195,12 @@ def _ends(sweep: SweepView, get: Callable[[Row], Spread | None]) -> list[tuple[s
 
 
 def _trend(
-    grows: str, what: str, sweep: SweepView, get: Callable[[Row], Spread | None],
+    grows: str,
+    what: str,
+    sweep: SweepView,
+    get: Callable[[Row], Spread | None],
     fmt: Callable[[float], str],
-) -> str:  # fmt: skip
+) -> str:
     groups: dict[str, list[str]] = {"falls": [], "rises": [], "stays within 10%": []}
     for label, first, last in _ends(sweep, get):
         if abs(last - first) <= SAME * max(abs(first), abs(last)):

@@ -41,15 +41,29 @@ figcaption{color:#555;font-size:12.5px}ul.findings li{margin:.2rem 0}
 
 Drawing = Callable[[ScenarioView], str]
 FIGURES: tuple[tuple[str, Drawing, str], ...] = (
-    ("fairness", plots.fairness_svg, "Fairness and waits by treatment: bar = mean over seeds, "
-     "whisker = min..max; waits on a log scale past 10 ms."),
-    ("wait-cdf", plots.wait_cdf_svg, "Per-key wait distribution (first seed): the share of a "
-     "key's runs that waited at most x ms; the light key in black, pooled keys grey."),
-    ("service", plots.service_svg, "Service over time (first seed): each key's share of all "
-     "runs dequeued so far."),
-)  # fmt: skip
-CAPS_FIGURE = ("caps", plots.caps_svg, "Caps treatments: hatched bars apply a cap; bar = mean "
-               "over seeds, whisker = min..max.")  # fmt: skip
+    (
+        "fairness",
+        plots.fairness_svg,
+        "Fairness and waits by treatment: bar = mean over seeds, "
+        "whisker = min..max; waits on a log scale past 10 ms.",
+    ),
+    (
+        "wait-cdf",
+        plots.wait_cdf_svg,
+        "Per-key wait distribution (first seed): the share of a "
+        "key's runs that waited at most x ms; the light key in black, pooled keys grey.",
+    ),
+    (
+        "service",
+        plots.service_svg,
+        "Service over time (first seed): each key's share of all runs dequeued so far.",
+    ),
+)
+CAPS_FIGURE = (
+    "caps",
+    plots.caps_svg,
+    "Caps treatments: hatched bars apply a cap; bar = mean over seeds, whisker = min..max.",
+)
 
 
 SweepFigure = tuple[str, str, Callable[[Row], Spread | None], plots.SweepScale, str]
@@ -60,18 +74,36 @@ def sweep_figures(sweep: SweepView) -> list[SweepFigure]:
     over = f"against {sweep.parameter}, one line per treatment through the means over seeds"
     band = f"{over}, shaded min..max"
     found: list[SweepFigure] = [
-        ("sweep-worst-share", "worst share/weight", lambda r: r.worst_share, "share",
-         f"Worst share/weight (1 = its fair share) {band}."),
+        (
+            "sweep-worst-share",
+            "worst share/weight",
+            lambda r: r.worst_share,
+            "share",
+            f"Worst share/weight (1 = its fair share) {band}.",
+        ),
         ("sweep-jain", "Jain", lambda r: r.jain, "share", f"Jain's index {band}."),
-    ]  # fmt: skip
+    ]
     if sweep.light_key is not None:
         what = f"{sweep.light_key} mean wait, {sweep.unit}"
-        found.append(("sweep-light-wait", what, lambda r: r.light_wait, "wait",
-                      f"The light key's mean wait {band}; log scale past 10."))  # fmt: skip
-    found.append(("sweep-cost", "ms per dequeued run (timing: machine-dependent)",
-                  lambda r: r.cost_per_run, "cost",
-                  f"Wall ms per dequeued run {over}: a timing figure, which depends on the "
-                  "machine and its load, unlike every other figure."))  # fmt: skip
+        found.append(
+            (
+                "sweep-light-wait",
+                what,
+                lambda r: r.light_wait,
+                "wait",
+                f"The light key's mean wait {band}; log scale past 10.",
+            )
+        )
+    found.append(
+        (
+            "sweep-cost",
+            "ms per dequeued run (timing: machine-dependent)",
+            lambda r: r.cost_per_run,
+            "cost",
+            f"Wall ms per dequeued run {over}: a timing figure, which depends on the "
+            "machine and its load, unlike every other figure.",
+        )
+    )
     return found
 
 
@@ -114,9 +146,18 @@ def _sources_table(sources: Sequence[Source]) -> Table:
     for s in sources:
         r = s.results
         complete = "yes" if r.complete else f"no: {r.error or 'incomplete'}"
-        rows.append([s.label, str(s.path), r.ckviz_version, f"{r.redis.version} ({r.redis.mode})",
-                     complete, ", ".join(r.matrix.seeds), ", ".join(r.matrix.disciplines),
-                     f"{r.wall_clock_s:.1f}"])  # fmt: skip
+        rows.append(
+            [
+                s.label,
+                str(s.path),
+                r.ckviz_version,
+                f"{r.redis.version} ({r.redis.mode})",
+                complete,
+                ", ".join(r.matrix.seeds),
+                ", ".join(r.matrix.disciplines),
+                f"{r.wall_clock_s:.1f}",
+            ]
+        )
     return Table("Results files", header, rows)
 
 
@@ -137,9 +178,12 @@ def _scenario_html(i: int, scenario: ScenarioView) -> str:
 
 def _sweep_html(i: int, sweep: SweepView) -> str:
     lines = "".join(f"<li>{escape(t)}</li>" for t in sweep_findings(sweep))
-    parts = [f'<section id="sweep-{i}" class="sweep" data-sweep="{escape(sweep.scenario)}">',
-             f"<h2>{escape(sweep.title)}</h2>", f'<ul class="findings">{lines}</ul>',
-             _table_html(sweep_table(sweep))]  # fmt: skip
+    parts = [
+        f'<section id="sweep-{i}" class="sweep" data-sweep="{escape(sweep.scenario)}">',
+        f"<h2>{escape(sweep.title)}</h2>",
+        f'<ul class="findings">{lines}</ul>',
+        _table_html(sweep_table(sweep)),
+    ]
     for kind, title, get, scale, caption in sweep_figures(sweep):
         svg = plots.sweep_svg(sweep, title, get, scale)
         parts.append(_figure_html(kind, svg, f"{sweep.scenario}: {caption}"))

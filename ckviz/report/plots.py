@@ -26,9 +26,19 @@ from ckviz.report.views import Row, ScenarioView, SourceView
 
 SOURCE_COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860")
 KEY_COLOURS = (
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-    "#e377c2", "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a",
-)  # fmt: skip
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#bcbd22",
+    "#17becf",
+    "#aec7e8",
+    "#ffbb78",
+    "#98df8a",
+)
 LIGHT_COLOUR, POOLED_COLOUR = "#000000", "#b0b0b0"
 STYLE: dict[Any, Any] = {  # keys are rcParams names
     "svg.fonttype": "path",  # glyphs as paths: no font lookup when the page is opened
@@ -122,8 +132,15 @@ def _bars(ax: Axes, view: SourceView, labels: list[str], get: Getter, i: int, n:
         highs.append(max(0.0, spread.max - spread.mean))  # past them by an ulp
         hatches.append("///" if row.label != row.discipline else "")
     colour = SOURCE_COLOURS[i % len(SOURCE_COLOURS)]
-    bars = ax.barh(ys, means, height=width * 0.9, xerr=[lows, highs], color=colour,
-                   error_kw={"elinewidth": 0.8, "capsize": 2}, label=view.source)  # fmt: skip
+    bars = ax.barh(
+        ys,
+        means,
+        height=width * 0.9,
+        xerr=[lows, highs],
+        color=colour,
+        error_kw={"elinewidth": 0.8, "capsize": 2},
+        label=view.source,
+    )
     for bar, hatch in zip(bars, hatches, strict=True):
         bar.set_hatch(hatch)
 
@@ -160,8 +177,14 @@ def wait_cdf_svg(scenario: ScenarioView) -> str:
         shares = [p / 100 for p in timeline.wait_percentiles]
         for s in timeline.series:
             width = 1.6 if s.key == scenario.light_key else 0.9
-            ax.plot(s.wait_quantiles, shares, color=colour(s.key, s.keys), linewidth=width,
-                    label=s.key, drawstyle="steps-post")  # fmt: skip
+            ax.plot(
+                s.wait_quantiles,
+                shares,
+                color=colour(s.key, s.keys),
+                linewidth=width,
+                label=s.key,
+                drawstyle="steps-post",
+            )
         _log_x(ax)
         ax.set_ylim(0, 1.02)
         ax.set_xlabel("wait, ms")
@@ -174,10 +197,17 @@ def service_svg(scenario: ScenarioView) -> str:
 
     def draw(ax: Axes, timeline: TimelineResult, colour: Callable[[str, int], str]) -> None:
         totals = [sum(col) for col in zip(*(s.served for s in timeline.series), strict=True)]
-        shares = [[c / t if t else 0.0 for c, t in zip(s.served, totals, strict=True)]
-                  for s in timeline.series]  # fmt: skip
-        ax.stackplot(timeline.t_ms, shares, colors=[colour(s.key, s.keys) for s in timeline.series],
-                     labels=[s.key for s in timeline.series], linewidth=0)  # fmt: skip
+        shares = [
+            [c / t if t else 0.0 for c, t in zip(s.served, totals, strict=True)]
+            for s in timeline.series
+        ]
+        ax.stackplot(
+            timeline.t_ms,
+            shares,
+            colors=[colour(s.key, s.keys) for s in timeline.series],
+            labels=[s.key for s in timeline.series],
+            linewidth=0,
+        )
         ax.set_ylim(0, 1)
         ax.set_xlabel("time, ms")
 
@@ -211,8 +241,13 @@ def _grid(
         for ax in axes[len(panels) :]:
             ax.set_visible(False)
         if handles:
-            fig.legend(list(handles.values()), list(handles), loc="outside right upper",
-                       frameon=False, fontsize=7)  # fmt: skip
+            fig.legend(
+                list(handles.values()),
+                list(handles),
+                loc="outside right upper",
+                frameon=False,
+                fontsize=7,
+            )
         return to_svg(fig)
 
 
@@ -236,11 +271,24 @@ def sweep_svg(sweep: SweepView, title: str, get: Getter, scale: SweepScale) -> s
                 continue
             xs = [float(v) for v, _ in points]
             colour = KEY_COLOURS[i % len(KEY_COLOURS)]
-            ax.plot(xs, [s.mean for _, s in points], color=colour, linewidth=1.2, markersize=3.5,
-                    marker=MARKERS[i % len(MARKERS)], label=line.label)  # fmt: skip
+            ax.plot(
+                xs,
+                [s.mean for _, s in points],
+                color=colour,
+                linewidth=1.2,
+                markersize=3.5,
+                marker=MARKERS[i % len(MARKERS)],
+                label=line.label,
+            )
             if any(s.min != s.max for _, s in points):
-                ax.fill_between(xs, [s.min for _, s in points], [s.max for _, s in points],
-                                color=colour, alpha=0.18, linewidth=0)  # fmt: skip
+                ax.fill_between(
+                    xs,
+                    [s.min for _, s in points],
+                    [s.max for _, s in points],
+                    color=colour,
+                    alpha=0.18,
+                    linewidth=0,
+                )
         _sweep_x(ax, sweep)
         _sweep_y(ax, scale, wide=lowest > 0 and highest >= 10 * lowest)
         ax.set_title(title, loc="left")

@@ -93,12 +93,19 @@ def _lines(
     lines = []
     for source, entries in files.items():
         ordered = sorted(entries)
-        rows = [(value, view) for value, name in ordered for view in by_name[name].views
-                if view.source == source]  # fmt: skip
+        rows = [
+            (value, view)
+            for value, name in ordered
+            for view in by_name[name].views
+            if view.source == source
+        ]
         labels = list(dict.fromkeys(r.label for _, view in rows for r in view.rows))
         for label in labels:
-            points = [SweepPoint(value, row) for value, view in rows
-                      if (row := view.row(label)) is not None]  # fmt: skip
+            points = [
+                SweepPoint(value, row)
+                for value, view in rows
+                if (row := view.row(label)) is not None
+            ]
             lines.append(SweepLine(f"{label} · {source}" if several else label, points))
     return lines
 

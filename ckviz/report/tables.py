@@ -87,8 +87,12 @@ COST_NOTE = (
 def sweep_table(sweep: SweepView) -> Table:
     """A row per swept value and line: the figures the sweep's plots draw."""
     light = sweep.light_key
-    header = [sweep.parameter, "treatment", f"{WORST_SHARE} mean (min..max)",
-              "Jain mean (min..max)"]  # fmt: skip
+    header = [
+        sweep.parameter,
+        "treatment",
+        f"{WORST_SHARE} mean (min..max)",
+        "Jain mean (min..max)",
+    ]
     header += [f"{light} mean wait {sweep.unit}"] if light else []
     header.append(COST)
     rows = []

@@ -22,6 +22,7 @@ from typing import Any
 
 from ckviz.disciplines.base import Discipline
 from ckviz.model.arithmetic import batch_room, queue_limit
+from ckviz.model.clock import MAX_LOGICAL_MS, SCORE_BASE, WALL_NOW
 from ckviz.model.queue import LUA_ORDER, DequeuedRun, IndexEntry, PlannedRun
 from ckviz.model.snapshot import FULL_VIEW, DequeueEvent, QueueEvent, Snapshot, ViewRequest
 from ckviz.sim.collector import roomy_young_generation
@@ -38,12 +39,6 @@ from ckviz.sim.vtime_invariants import VtimeLedgerCheck
 from ckviz.store.digest import QueueDigest
 from ckviz.store.runqueue import RunQueue
 
-# Message timestamps are SCORE_BASE + arrival_ms. WALL_NOW stands in for the reference's
-# real clock: above every timestamp, and below 1e13 so Lua's 14-digit number formatting
-# stays exact.
-SCORE_BASE = 1_700_000_000_000
-WALL_NOW = SCORE_BASE + 1_000_000_000
-MAX_LOGICAL_MS = 600_000
 RECENT_LIMIT = 200
 
 

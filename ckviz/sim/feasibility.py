@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 from ckviz.errors import UsageError
 from ckviz.inputs.workload import generate
+from ckviz.model.clock import MAX_LOGICAL_MS
 from ckviz.model.matrix import Treatment
 from ckviz.model.queue import PlannedRun
 from ckviz.model.scenario import Scenario
-from ckviz.sim.driver import MAX_LOGICAL_MS
 
 
 @dataclass(frozen=True, slots=True)

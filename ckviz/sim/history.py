@@ -53,8 +53,15 @@ class KeyLog:
             self.depth.append(self.queued)
 
     def freeze(self) -> Track:
-        return Track(self.level, self.start, tuple(self.served), tuple(self.counted),
-                     tuple(self.depth), self.queued, self.contended_at)  # fmt: skip
+        return Track(
+            self.level,
+            self.start,
+            tuple(self.served),
+            tuple(self.counted),
+            tuple(self.depth),
+            self.queued,
+            self.contended_at,
+        )
 
 
 class HistoryRecorder:
@@ -141,8 +148,14 @@ class HistoryRecorder:
                 self._frozen[key] = self._logs[key].freeze()
             self._dirty.clear()
             tracks = dict(self._frozen)
-        self._view = History(self.level, now, tracks, tuple(self._window),
-                             tuple(self._contended_weight), self.weights)  # fmt: skip
+        self._view = History(
+            self.level,
+            now,
+            tracks,
+            tuple(self._window),
+            tuple(self._contended_weight),
+            self.weights,
+        )
         return self._view
 
 

@@ -54,8 +54,9 @@ def open_cell(
         # a client-side discipline's state is each consumer's own (sim/consumers.py)
         own = discipline.door.rescores
         theirs = make_discipline(treatment.discipline, weights, tuning) if own else discipline
-        more.append((theirs, RunQueue(client, prefix, scenario.env_limit, caps.per_key,
-                                      discipline.door)))  # fmt: skip
+        more.append(
+            (theirs, RunQueue(client, prefix, scenario.env_limit, caps.per_key, discipline.door))
+        )
     config = DriverConfig(
         scenario=scenario.name,
         seed=seed,
@@ -121,9 +122,17 @@ def open_step_cell(
         queue.open()
         for other in more:
             other.connect()
-        yield StepRunner(scenario, treatment.discipline, queue, knobs, max_count,
-                         check_invariants, more_queues=more, seed=seed,
-                         history=history)  # fmt: skip
+        yield StepRunner(
+            scenario,
+            treatment.discipline,
+            queue,
+            knobs,
+            max_count,
+            check_invariants,
+            more_queues=more,
+            seed=seed,
+            history=history,
+        )
     finally:
         with contextlib.suppress(redis.RedisError, OSError):
             queue.delete_namespace()

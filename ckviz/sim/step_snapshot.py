@@ -7,6 +7,7 @@ state is what the call's trip read back, and the passes are the call's own trace
 
 from __future__ import annotations
 
+from ckviz.model.clock import T0
 from ckviz.model.queue import DisciplineState, Shown
 from ckviz.model.snapshot import (
     FULL_VIEW,
@@ -18,7 +19,7 @@ from ckviz.model.snapshot import (
     ViewRequest,
 )
 from ckviz.model.vtime import VtimeView
-from ckviz.sim.steps import T0, StepRunner
+from ckviz.sim.steps import StepRunner
 
 
 def step_snapshot(runner: StepRunner, view: ViewRequest = FULL_VIEW) -> Snapshot:
@@ -32,10 +33,18 @@ def step_snapshot(runner: StepRunner, view: ViewRequest = FULL_VIEW) -> Snapshot
         served_per_key[event.key] = served_per_key.get(event.key, 0) + 1
         waited[event.key] = waited.get(event.key, 0) + event.wait_ms
     rows = tuple(
-        KeyRow(key, 1.0, left, 0, served_per_key.get(key, 0), runner.held_of(key), None,
-               waited.get(key, 0))
+        KeyRow(
+            key,
+            1.0,
+            left,
+            0,
+            served_per_key.get(key, 0),
+            runner.held_of(key),
+            None,
+            waited.get(key, 0),
+        )
         for key, left in runner.remaining.items()
-    )  # fmt: skip
+    )
     hold = scenario.harness.hold_steps
     held = tuple(HeldRun(r.key, r.run_id, r.served_at + hold) for r in runner.in_flight)
     recent = tuple(

@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ckviz.model.clock import T0, WALL_NOW
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.model.snapshot import ConsumerService, DequeueEvent
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
 from ckviz.sim.consumers import Tally, consumer_name, turn_order
-from ckviz.sim.driver import SCORE_BASE, WALL_NOW
 from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.step_checks import StepChecker
 from ckviz.store import vtime
@@ -37,7 +37,6 @@ DEFAULT_KNOBS = VtimeKnobs()
 # Up to this many tagged keys every call's check reads all of ckVtime and the idle set; past
 # it, the floor and the keys the call's trip touched (checks cost what a call does).
 LISTING_LIMIT = 256
-T0 = SCORE_BASE  # far in the past of WALL_NOW (the dequeue's `now`), as the reference's t0
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,8 +223,9 @@ class StepRunner:
         if self.version is None:
             self._outbox.enqueue(run, T0 + offset_ms)
         else:
-            vtime.enqueue(self._outbox, self.queue.keys, run, T0 + offset_ms, self.version,
-                          self.knobs)  # fmt: skip
+            vtime.enqueue(
+                self._outbox, self.queue.keys, run, T0 + offset_ms, self.version, self.knobs
+            )
         self.remaining[key] = self.remaining.get(key, 0) + 1
         self._enqueued.add(key)
         self._backlog.add(key)
@@ -239,8 +239,9 @@ class StepRunner:
         if self.version is None:
             return self._outbox.dequeue(self.max_count, WALL_NOW)
         q = self.queue
-        return vtime.dequeue(self._outbox, q.keys, q.env_limit, self.max_count, WALL_NOW,
-                             self.version, self.knobs)  # fmt: skip
+        return vtime.dequeue(
+            self._outbox, q.keys, q.env_limit, self.max_count, WALL_NOW, self.version, self.knobs
+        )
 
     def _reply(self, reply: Any) -> tuple[list[DequeuedRun], tuple[Visit, ...], float | None]:
         if isinstance(reply, VtimeDequeue):
@@ -257,8 +258,9 @@ class StepRunner:
                 if self.version is None:
                     self._outbox.ack(run.run_id, run.key)
                 else:
-                    vtime.ack(self._outbox, self.queue.keys, run.run_id, run.key, self.version,
-                              self.knobs)  # fmt: skip
+                    vtime.ack(
+                        self._outbox, self.queue.keys, run.run_id, run.key, self.version, self.knobs
+                    )
                     self._dropped.add(run.key)
                 self._touched.add(run.key)
 

@@ -38,8 +38,9 @@ class KeyView:
     def row(self, key: str) -> KeyRow:
         b = self.books[key]
         head = float(b.queued[0][0]) if b.queued else None
-        return KeyRow(key, b.weight, len(b.queued), b.to_arrive, b.dequeued, b.held, head,
-                      b.wait_sum_ms)  # fmt: skip
+        return KeyRow(
+            key, b.weight, len(b.queued), b.to_arrive, b.dequeued, b.held, head, b.wait_sum_ms
+        )
 
     def pick(self, view: ViewRequest, t: int, score_base: int, index_size: int) -> Picked:
         longest, deepest = self._extremes(t, score_base)

@@ -61,9 +61,18 @@ def layout_slot(prefix: str) -> int:
     """The one slot every key of a cell under `prefix` hashes to; ServerRefused if the layout
     would spread them (a script call would fail with CROSSSLOT half-way through a run)."""
     layout = KeyLayout(prefix)
-    samples = [layout.ck_index, layout.env_held, layout.env_limit, layout.env_queue,
-               layout.master_queue, layout.queue_limit, layout.ck_vtime, layout.message("r"),
-               layout.ck_queue("key"), layout.ck_held("key{x}")]  # fmt: skip
+    samples = [
+        layout.ck_index,
+        layout.env_held,
+        layout.env_limit,
+        layout.env_queue,
+        layout.master_queue,
+        layout.queue_limit,
+        layout.ck_vtime,
+        layout.message("r"),
+        layout.ck_queue("key"),
+        layout.ck_held("key{x}"),
+    ]
     slots = {key_slot(k.encode()) for k in samples}
     if len(slots) != 1:
         raise ServerRefused(
@@ -78,7 +87,7 @@ def route_cells(client: RedisCluster, url: str, prefixes: Iterable[str]) -> dict
     `url`'s). Every primary that owns a cell must answer as a writable primary."""
     routes: dict[str, str] = {}
     for prefix in prefixes:
-        node = client.get_node_from_key(KeyLayout(prefix).ck_index)
+        node = client.get_node_from_key(KeyLayout(prefix).ck_index)  # type: ignore[no-untyped-call]
         if node is None:
             raise ServerRefused(
                 f"Redis Cluster at {redact(url)}: no node owns the slot of {prefix}"
@@ -90,10 +99,6 @@ def route_cells(client: RedisCluster, url: str, prefixes: Iterable[str]) -> dict
     return routes
 
 
-def primary_urls(client: RedisCluster, url: str) -> list[str]:
-    return sorted(node_url(url, n.host, int(n.port)) for n in client.get_primaries())
-
-
 def node_url(url: str, host: str, port: int) -> str:
     """`url` pointed at another node: same scheme, user and password, database 0."""
     parts = urllib.parse.urlsplit(url)
@@ -103,8 +108,9 @@ def node_url(url: str, host: str, port: int) -> str:
 
 
 def _check_primary(url: str) -> None:
-    client = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5,
-                                  socket_connect_timeout=5)  # fmt: skip
+    client = redis.Redis.from_url(
+        url, decode_responses=True, socket_timeout=5, socket_connect_timeout=5
+    )
     try:
         role = client.info("replication").get("role")
     except (redis.RedisError, OSError) as exc:

@@ -68,7 +68,7 @@ def connect(url: str, **kwargs: object) -> redis.Redis:
         "protocol": 2,
     }
     options.update(kwargs)
-    return redis.Redis.from_url(url, **options)  # type: ignore[arg-type]
+    return redis.Redis.from_url(url, **options)
 
 
 def redis_timeout() -> float:
@@ -230,7 +230,7 @@ def _check_cluster(url: str, shown: str, allowed: bool) -> None:
 def docker_server() -> Iterator[RedisServer]:
     """A throwaway Redis container via testcontainers, where a Docker engine is available."""
     try:
-        from testcontainers.redis import RedisContainer  # type: ignore[import-not-found]
+        from testcontainers.redis import RedisContainer
     except ImportError:
         raise RedisUnavailable(
             "--redis docker needs the docker extra: uv run --extra docker ckviz ..., "

@@ -44,8 +44,14 @@ def _state_keys(k: KeyLayout) -> tuple[str, str, str]:
     return (k.ck_vtime, k.ck_vtime_floor, k.ck_vtime_idle)
 
 
-def enqueue(trip: Trip, layout: KeyLayout, run: PlannedRun, timestamp: int,
-            version: Version, knobs: VtimeKnobs) -> int:  # fmt: skip
+def enqueue(
+    trip: Trip,
+    layout: KeyLayout,
+    run: PlannedRun,
+    timestamp: int,
+    version: Version,
+    knobs: VtimeKnobs,
+) -> int:
     """enqueue.lua plus the version's ckVtime registration."""
     k = layout
     keys = (*run_keys(k, run.run_id, run.key), *_state_keys(k))
@@ -60,8 +66,16 @@ def enqueue(trip: Trip, layout: KeyLayout, run: PlannedRun, timestamp: int,
     return trip.call("vtime_enqueue", keys, argv)
 
 
-def dequeue(trip: Trip, layout: KeyLayout, env_limit: int, max_count: int, now: int,
-            version: Version, knobs: VtimeKnobs, trace: bool = True) -> int:  # fmt: skip
+def dequeue(
+    trip: Trip,
+    layout: KeyLayout,
+    env_limit: int,
+    max_count: int,
+    now: int,
+    version: Version,
+    knobs: VtimeKnobs,
+    trace: bool = True,
+) -> int:
     """One two-pass dequeue call; its reply decodes to a `VtimeDequeue` (whose `visits` are
     empty without `trace`)."""
     k = layout
@@ -85,8 +99,9 @@ def dequeue(trip: Trip, layout: KeyLayout, env_limit: int, max_count: int, now: 
     return trip.call("vtime_dequeue", keys, argv, vtime_dequeue)
 
 
-def ack(trip: Trip, layout: KeyLayout, run_id: str, key: str, version: Version,
-        knobs: VtimeKnobs) -> int:  # fmt: skip
+def ack(
+    trip: Trip, layout: KeyLayout, run_id: str, key: str, version: Version, knobs: VtimeKnobs
+) -> int:
     """V17 acks like the baseline (ack.lua); HEAD parks a drained key's tag."""
     if version == "v17":
         return trip.ack(run_id, key)

@@ -27,7 +27,7 @@ _CHUNK = 65536
 
 def parse_error(text: str) -> ResponseError:
     """An error reply as the exception redis-py would raise for it (NOSCRIPT, ...)."""
-    return redis.connection.DefaultParser.parse_error(text)  # type: ignore[no-any-return]
+    return redis.connection.DefaultParser.parse_error(text)  # type: ignore[no-untyped-call,no-any-return]
 
 
 class Wire:

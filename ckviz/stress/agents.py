@@ -8,8 +8,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from ckviz.inputs.workload import PlannedRun
-from ckviz.model.queue import DequeuedRun
+from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.store.runqueue import RunQueue, Trip
 from ckviz.stress.ledger import Ledger
 from ckviz.stress.ops import QueueOps
@@ -25,8 +24,9 @@ LISTING_LIMIT = 1000  # the watcher compares tags while ckVtime has at most this
 class Agent(threading.Thread):
     """A daemon thread (it dies with the process); an exception stops the whole run."""
 
-    def __init__(self, name: str, queue: RunQueue, ops: QueueOps, ledger: Ledger,
-                 stop: threading.Event) -> None:  # fmt: skip
+    def __init__(
+        self, name: str, queue: RunQueue, ops: QueueOps, ledger: Ledger, stop: threading.Event
+    ) -> None:
         super().__init__(name=f"ckviz-stress-{name}", daemon=True)
         self.queue = queue
         self.ops = ops

@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run on a server whose eviction policy and headroom could evict others' keys",
     )
-    return p  # fmt: skip
+    return p
 
 
 def check_discipline(name: str) -> None:
@@ -98,8 +98,9 @@ def stress_main(argv: Sequence[str]) -> int:
             check_eviction(client, footprint, f"{server.source} {server.shown_url}")
         namespace = claim_namespace(client, root, ns.reuse_prefix)
         try:
-            report = run_stress(client, namespace, scenario, ns.discipline, ns.consumers,
-                                ns.seconds)  # fmt: skip
+            report = run_stress(
+                client, namespace, scenario, ns.discipline, ns.consumers, ns.seconds
+            )
         finally:
             sweep_namespace(client, namespace)
             client.close()

@@ -22,8 +22,15 @@ ENV_LIMIT = "env-limit"
 FLOOR_MONOTONE = "vtime-floor-monotone"  # per consumer's replies and per watcher read
 TAG_MONOTONE = "vtime-tag-monotone"  # no tag rewound while its key stayed registered
 ENDS_EMPTY = "ends-empty"  # nothing queued or held on the server at the end
-INVARIANTS = (DEQUEUED_ONCE, SERVED_ALL, PER_KEY_LIMIT, ENV_LIMIT, FLOOR_MONOTONE,
-              TAG_MONOTONE, ENDS_EMPTY)  # fmt: skip
+INVARIANTS = (
+    DEQUEUED_ONCE,
+    SERVED_ALL,
+    PER_KEY_LIMIT,
+    ENV_LIMIT,
+    FLOOR_MONOTONE,
+    TAG_MONOTONE,
+    ENDS_EMPTY,
+)
 _EXAMPLES = 3  # details kept per broken invariant
 
 
@@ -151,8 +158,9 @@ class Ledger:
             if state is not None and state.floor is not None:
                 self._floor_seen("watcher", state.floor)
 
-    def tags_compared(self, before: dict[str, float], after: dict[str, float],
-                      quiet: Iterable[str]) -> None:  # fmt: skip
+    def tags_compared(
+        self, before: dict[str, float], after: dict[str, float], quiet: Iterable[str]
+    ) -> None:
         """Two watcher reads; `quiet`: keys with no enqueue in flight between them."""
         with self._lock:
             for key in quiet:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ckviz.inputs.workload import PlannedRun
-from ckviz.model.queue import DequeuedRun
-from ckviz.sim.driver import WALL_NOW
-from ckviz.sim.steps import T0, VERSIONS
+from ckviz.model.clock import T0, WALL_NOW
+from ckviz.model.queue import DequeuedRun, PlannedRun
+from ckviz.sim.steps import VERSIONS
 from ckviz.store import vtime
 from ckviz.store.keys import KeyLayout
 from ckviz.store.runqueue import Trip
@@ -29,8 +28,9 @@ class Served:
 class QueueOps:
     """Which scripts a discipline calls; the same for every agent of a stress run."""
 
-    def __init__(self, discipline: str, layout: KeyLayout, env_limit: int,
-                 knobs: VtimeKnobs) -> None:  # fmt: skip
+    def __init__(
+        self, discipline: str, layout: KeyLayout, env_limit: int, knobs: VtimeKnobs
+    ) -> None:
         self.version = VERSIONS.get(discipline)
         self.layout = layout
         self.env_limit = env_limit
@@ -45,8 +45,16 @@ class QueueOps:
         """Its reply decodes to `Served` through `served()`."""
         if self.version is None:
             return trip.dequeue(max_count, WALL_NOW)
-        return vtime.dequeue(trip, self.layout, self.env_limit, max_count, WALL_NOW,
-                             self.version, self.knobs, trace=False)  # fmt: skip
+        return vtime.dequeue(
+            trip,
+            self.layout,
+            self.env_limit,
+            max_count,
+            WALL_NOW,
+            self.version,
+            self.knobs,
+            trace=False,
+        )
 
     def ack(self, trip: Trip, run: DequeuedRun) -> int:
         if self.version is None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ckviz.inputs.workload import PlannedRun, generate
+from ckviz.inputs.workload import generate
+from ckviz.model.queue import PlannedRun
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
 

@@ -79,8 +79,11 @@ def run_stress(
         for queue in queues:  # setup writes the limits; after it the watcher only reads
             queue.open()
         eaters = [Consumer(i, plan, hook, queues[i], ops, ledger, stop) for i in range(consumers)]
-        agents = [Producer(plan, queues[-2], ops, ledger, stop), *eaters,
-                  Watcher("watcher", queues[-1], ops, ledger, stop)]  # fmt: skip
+        agents = [
+            Producer(plan, queues[-2], ops, ledger, stop),
+            *eaters,
+            Watcher("watcher", queues[-1], ops, ledger, stop),
+        ]
         started = time.monotonic()
         for agent in agents:
             agent.start()
@@ -89,8 +92,16 @@ def run_stress(
         stop.set()
         _join(agents)
         _settle(client, ops, ledger)
-        report = StressReport(plan, discipline, elapsed, [c.calls for c in eaters],
-                              [c.serves for c in eaters], ledger, cut, ledger.refeeds)  # fmt: skip
+        report = StressReport(
+            plan,
+            discipline,
+            elapsed,
+            [c.calls for c in eaters],
+            [c.serves for c in eaters],
+            ledger,
+            cut,
+            ledger.refeeds,
+        )
     finally:
         stop.set()
         _join(agents)
@@ -101,8 +112,9 @@ def run_stress(
     return report
 
 
-def _wait(eaters: list[Consumer], ledger: Ledger, stop: threading.Event, started: float,
-          seconds: float) -> bool:  # fmt: skip
+def _wait(
+    eaters: list[Consumer], ledger: Ledger, stop: threading.Event, started: float, seconds: float
+) -> bool:
     """Until every consumer is done: production stops at `seconds`, consumers at `seconds`
     plus a grace to drain. True if the clock stopped production."""
     cut = False

@@ -13,7 +13,7 @@ from textual.widgets import Input
 from ckviz.errors import CkvizError
 from ckviz.inputs.scenario_files import load_any
 from ckviz.model.names import natural_key
-from ckviz.model.snapshot import ViewRequest
+from ckviz.model.snapshot import SORTS, ViewRequest
 from ckviz.model.steps import StepScenario
 from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.tui.context import Context
@@ -23,7 +23,7 @@ from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.screens.prompt import Prompt
 from ckviz.tui.setup_actions import SetupActions
 from ckviz.tui.widgets.filter_bar import FilterBar
-from ckviz.tui.widgets.key_queues import SORTS, KeyQueuesPane
+from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.pane import Pane
 
 if TYPE_CHECKING:

@@ -74,10 +74,27 @@ def _nodes(binary: Path, folder: Path, ports: list[int]) -> Iterator[LocalCluste
     cluster = LocalCluster(ports)
     try:
         for port in ports:
-            command = [str(binary), "--port", str(port), "--bind", "127.0.0.1",
-                       "--cluster-enabled", "yes", "--cluster-config-file", f"nodes-{port}.conf",
-                       "--save", "", "--appendonly", "no", "--dir", str(folder),
-                       "--daemonize", "no", "--logfile", f"node-{port}.log"]  # fmt: skip
+            command = [
+                str(binary),
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                f"nodes-{port}.conf",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(folder),
+                "--daemonize",
+                "no",
+                "--logfile",
+                f"node-{port}.log",
+            ]
             cluster.processes.append(
                 subprocess.Popen(
                     command,
@@ -120,8 +137,12 @@ def local_cluster(nodes: int = 3, replicas: int = 0) -> Iterator[LocalCluster]:
             first = cluster.node(0).execute_command("CLUSTER", "MYID")
             for i in range(nodes, len(ports)):
                 cluster.node(i).execute_command("CLUSTER", "REPLICATE", first)
-            _wait(lambda: all(cluster.node(i).info("cluster") and
-                              _state_ok(cluster.node(i)) for i in range(len(ports))))  # fmt: skip
+            _wait(
+                lambda: all(
+                    cluster.node(i).info("cluster") and _state_ok(cluster.node(i))
+                    for i in range(len(ports))
+                )
+            )
             yield cluster
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -166,8 +166,11 @@ def test_unreadable_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     binary.write_bytes(b"\xff\xfe not text")
     folder = tmp_path / "folder.toml"
     folder.mkdir()
-    cases = [(binary, "cannot read"), (folder, "scenario file not found"),
-             (tmp_path / "absent.toml", "scenario file not found")]  # fmt: skip
+    cases = [
+        (binary, "cannot read"),
+        (folder, "scenario file not found"),
+        (tmp_path / "absent.toml", "scenario file not found"),
+    ]
     for path, needle in cases:
         code = main(["--headless", "--scenario", str(path), "--out", str(tmp_path / "r.json")])
         assert code == ExitCode.USAGE and needle in one_error_line(capsys)
@@ -196,8 +199,14 @@ def test_bad_flags(args: list[str], needle: str, capsys: pytest.CaptureFixture[s
 
 
 def test_a_bad_timeout_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    proc = run_ckviz("--headless", "--scenario", "ck_skew", "--out", str(tmp_path / "r.json"),
-                     env=ckviz_env(CKVIZ_REDIS_TIMEOUT="soon"))  # fmt: skip
+    proc = run_ckviz(
+        "--headless",
+        "--scenario",
+        "ck_skew",
+        "--out",
+        str(tmp_path / "r.json"),
+        env=ckviz_env(CKVIZ_REDIS_TIMEOUT="soon"),
+    )
     assert proc.returncode == ExitCode.USAGE
     (line,) = stderr_lines(proc)
     assert "CKVIZ_REDIS_TIMEOUT: expected seconds" in line and "Traceback" not in proc.stderr
@@ -213,8 +222,21 @@ def test_the_real_command_prints_one_line(name: str, tmp_path: Path) -> None:
     assert FILES[name][1] in proc.stderr
 
 
-ODD_KEYS = ["tenant:42", "tenant", "tenant:4", "café-☕", "a:b:c", ":lead", "trail:", "*[glob]?",
-            " spaced out ", "ckIndex", "{org:o-ck}", "x~0#1", "日本語のキー"]  # fmt: skip
+ODD_KEYS = [
+    "tenant:42",
+    "tenant",
+    "tenant:4",
+    "café-☕",
+    "a:b:c",
+    ":lead",
+    "trail:",
+    "*[glob]?",
+    " spaced out ",
+    "ckIndex",
+    "{org:o-ck}",
+    "x~0#1",
+    "日本語のキー",
+]
 
 
 def test_unicode_and_colons_in_keys_work_end_to_end(tmp_path: Path) -> None:
@@ -227,9 +249,25 @@ def test_unicode_and_colons_in_keys_work_end_to_end(tmp_path: Path) -> None:
     path = tmp_path / "odd.toml"
     path.write_text("env_limit = 3\n" + "".join(blocks), encoding="utf-8")
     out = tmp_path / "r.json"
-    args = ("--headless", "--scenario", str(path), "--discipline", "baseline",
-            "--discipline", "sfq", "--discipline", "drr", "--seeds", "seed-a,seed-b",
-            "--max-count", "2", "--per-key-cap", "1", "--out", str(out))  # fmt: skip
+    args = (
+        "--headless",
+        "--scenario",
+        str(path),
+        "--discipline",
+        "baseline",
+        "--discipline",
+        "sfq",
+        "--discipline",
+        "drr",
+        "--seeds",
+        "seed-a,seed-b",
+        "--max-count",
+        "2",
+        "--per-key-cap",
+        "1",
+        "--out",
+        str(out),
+    )
     proc = run_ckviz(*args)
     assert proc.returncode == 0, proc.stderr
     results = json.loads(out.read_text(encoding="utf-8"))
@@ -256,8 +294,12 @@ def test_deeply_nested_toml_is_one_line(
 ) -> None:
     path = tmp_path / "deep.toml"
     path.write_text(DEEP[shape], encoding="utf-8")
-    args = {"validate": ["validate", str(path)], "headless": ["--headless", "--scenario", str(path)],
-            "matrix": ["--headless", "--matrix", str(path)], "app": [str(path)]}[how]  # fmt: skip
+    args = {
+        "validate": ["validate", str(path)],
+        "headless": ["--headless", "--scenario", str(path)],
+        "matrix": ["--headless", "--matrix", str(path)],
+        "app": [str(path)],
+    }[how]
     assert main(args) == ExitCode.USAGE
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.splitlines()) == 1
@@ -269,9 +311,13 @@ def test_an_unwritable_stdout_or_stderr_is_one_line(stream: str, tmp_path: Path)
     env = ckviz_env()
     args = ("--headless", "--scenario", "ck_trickle", "--out", str(tmp_path / "r.json"))
     with open("/dev/full", "w") as full:
-        proc = subprocess.run(ckviz_command(*args), env=env, text=True, timeout=60,
-                              **{stream: full, ("stderr" if stream == "stdout" else "stdout"):
-                                 subprocess.PIPE})  # fmt: skip
+        proc = subprocess.run(
+            ckviz_command(*args),
+            env=env,
+            text=True,
+            timeout=60,
+            **{stream: full, ("stderr" if stream == "stdout" else "stdout"): subprocess.PIPE},
+        )
     shutil.rmtree(env["TMPDIR"], ignore_errors=True)
     assert proc.returncode == ExitCode.USAGE
     if stream == "stdout":  # stderr still works: one line there

@@ -111,8 +111,20 @@ def test_check_counts_skipped_rules_and_junit_lists_every_rule(tmp_path: Path) -
 
 def test_check_on_a_run_without_rules_says_so(tmp_path: Path) -> None:
     junit = tmp_path / "junit.xml"
-    proc = ckviz("--headless", "--scenario", "ck_balanced", "--discipline", "sfq", "--seeds", "seed-a",
-                 "--check", "--junit", str(junit), "--out", str(tmp_path / "r.json"))  # fmt: skip
+    proc = ckviz(
+        "--headless",
+        "--scenario",
+        "ck_balanced",
+        "--discipline",
+        "sfq",
+        "--seeds",
+        "seed-a",
+        "--check",
+        "--junit",
+        str(junit),
+        "--out",
+        str(tmp_path / "r.json"),
+    )
     assert proc.returncode == 0, proc.stderr
     assert "checks: no [[expect]] rules in the scenarios run" in proc.stdout
     root = ET.parse(junit).getroot()
@@ -125,10 +137,25 @@ def test_summary_markdown_is_written_and_appended_to_the_job_summary(tmp_path: P
     job.write_text("earlier step\n", encoding="utf-8")
     env = {**os.environ, "GITHUB_STEP_SUMMARY": str(job)}
     proc = subprocess.run(
-        [sys.executable, "-m", "ckviz", "--headless", "--scenario", str(path), *QUICK, "--check",
-         "--summary-md", str(md), "--out", str(tmp_path / "r.json")],
-        capture_output=True, text=True, env=env, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "ckviz",
+            "--headless",
+            "--scenario",
+            str(path),
+            *QUICK,
+            "--check",
+            "--summary-md",
+            str(md),
+            "--out",
+            str(tmp_path / "r.json"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode == 1, proc.stderr
     text = md.read_text(encoding="utf-8")
     assert text.startswith("## ckviz report") and "### rules" in text

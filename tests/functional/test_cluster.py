@@ -28,8 +28,18 @@ from tests.functional.test_headless_cli import without_timing
 
 REASON = cluster_support()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"no Redis Cluster here: {REASON}")
-CELLS = ["--scenario", "ck_trickle", "--discipline", "baseline", "--discipline", "sfq",
-         "--seeds", "seed-a,seed-b", "--jobs", "2"]  # fmt: skip
+CELLS = [
+    "--scenario",
+    "ck_trickle",
+    "--discipline",
+    "baseline",
+    "--discipline",
+    "sfq",
+    "--seeds",
+    "seed-a,seed-b",
+    "--jobs",
+    "2",
+]
 
 
 @pytest.fixture(scope="module")
@@ -104,8 +114,12 @@ def test_a_replica_is_refused_before_the_first_cell(cluster: LocalCluster, tmp_p
 
 
 def test_the_app_refuses_a_cluster_in_one_line(cluster: LocalCluster) -> None:
-    proc = subprocess.run([sys.executable, "-m", "ckviz", "--redis-url", cluster.url()],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "ckviz", "--redis-url", cluster.url()],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 3
     assert proc.stderr.splitlines() == [
         f"ckviz: error: Redis at --redis-url {cluster.url()} is a Redis Cluster node; only "

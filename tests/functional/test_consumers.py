@@ -26,11 +26,24 @@ RESCORING = ["sfq", "drr", "stride", "codel-sfq", "codel-baseline"]
 IN_REDIS = ["baseline", "vtime", "vtime-v17"]
 
 
-def run(client: redis.Redis, prefix: str, discipline: str, consumers: int, seed: str = "seed-a",
-        scenario: str = "ck_skew", **treatment: int) -> Driver:  # fmt: skip
+def run(
+    client: redis.Redis,
+    prefix: str,
+    discipline: str,
+    consumers: int,
+    seed: str = "seed-a",
+    scenario: str = "ck_skew",
+    **treatment: int,
+) -> Driver:
     sc = scenario_files.load(scenario)
-    cell = open_cell(client, sc, seed, Treatment(discipline=discipline, **treatment),
-                     f"{prefix}{discipline}:{consumers}:{seed}:", consumers=consumers)  # fmt: skip
+    cell = open_cell(
+        client,
+        sc,
+        seed,
+        Treatment(discipline=discipline, **treatment),
+        f"{prefix}{discipline}:{consumers}:{seed}:",
+        consumers=consumers,
+    )
     with cell as driver:
         driver.run()
     return driver
@@ -59,8 +72,9 @@ def test_caps_and_batches_hold_with_several_consumers(
     client: redis.Redis, prefix: str, discipline: str
 ) -> None:
     sc = scenario_files.load("ck_skew").model_copy(update={"caps": Caps(per_key=2, total=3)})
-    cell = open_cell(client, sc, "seed-b", Treatment(discipline=discipline), prefix,
-                     max_count=2, consumers=4)  # fmt: skip
+    cell = open_cell(
+        client, sc, "seed-b", Treatment(discipline=discipline), prefix, max_count=2, consumers=4
+    )
     with cell as driver:
         driver.run()
     assert driver.invariants is not None  # within_limits ran on every dequeue
@@ -71,8 +85,9 @@ def test_caps_and_batches_hold_with_several_consumers(
 
 def test_a_run_taken_outside_the_turns_is_caught(client: redis.Redis, prefix: str) -> None:
     sc = scenario_files.load("ck_skew")
-    with open_cell(client, sc, "seed-a", Treatment(discipline="sfq"), prefix,
-                   consumers=3) as driver:  # fmt: skip
+    with open_cell(
+        client, sc, "seed-a", Treatment(discipline="sfq"), prefix, consumers=3
+    ) as driver:
         for _ in range(40):
             driver.step()
         heavy = driver.queue.keys.ck_queue("heavy")
@@ -127,8 +142,9 @@ def test_one_consumer_is_the_single_consumer_driver(client: redis.Redis, prefix:
     explicit = sc.model_copy(update={"consumers": 1})
     runs = []
     for i, scenario in enumerate((sc, explicit)):
-        with open_cell(client, scenario, "seed-c", Treatment(discipline="baseline"),
-                       f"{prefix}{i}:") as driver:  # fmt: skip
+        with open_cell(
+            client, scenario, "seed-c", Treatment(discipline="baseline"), f"{prefix}{i}:"
+        ) as driver:
             driver.run()
             runs.append((driver.events, driver.round_trips, len(driver.turns)))
     assert runs[0] == runs[1] and runs[0][2] == 1
@@ -139,8 +155,9 @@ def test_the_step_harness_calls_each_consumer_once_a_step_in_seeded_order(
 ) -> None:
     sc = scenario_files.load_any("micro_balanced")
     assert isinstance(sc, StepScenario)
-    with open_step_cell(client, sc, Treatment(discipline="vtime"), prefix, seed="seed-b",
-                        consumers=3) as runner:  # fmt: skip
+    with open_step_cell(
+        client, sc, Treatment(discipline="vtime"), prefix, seed="seed-b", consumers=3
+    ) as runner:
         runner.run()
     served = [e.run_id for e in runner.serves]
     assert len(served) == len(set(served)) == sum(k.runs * (k.count or 1) for k in sc.keys)
@@ -155,9 +172,23 @@ def test_the_step_harness_calls_each_consumer_once_a_step_in_seeded_order(
 
 
 def test_headless_results_are_deterministic_across_jobs(tmp_path: Path) -> None:
-    args = ("--headless", "--scenario", "ck_skew", "--scenario", "micro_skew", "--consumers",
-            "3", "--seeds", "seed-a,seed-b", "--discipline", "baseline", "--discipline", "sfq",
-            "--discipline", "vtime")  # fmt: skip
+    args = (
+        "--headless",
+        "--scenario",
+        "ck_skew",
+        "--scenario",
+        "micro_skew",
+        "--consumers",
+        "3",
+        "--seeds",
+        "seed-a,seed-b",
+        "--discipline",
+        "baseline",
+        "--discipline",
+        "sfq",
+        "--discipline",
+        "vtime",
+    )
     files = []
     for jobs in ("1", "2", "2"):
         out = tmp_path / f"r{len(files)}.json"
@@ -177,8 +208,17 @@ def test_headless_results_are_deterministic_across_jobs(tmp_path: Path) -> None:
 
 def test_one_consumer_writes_no_consumer_fields(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
-    proc = ckviz("--headless", "--scenario", "ck_balanced", "--seeds", "seed-a",
-                 "--discipline", "sfq", "--out", str(out))  # fmt: skip
+    proc = ckviz(
+        "--headless",
+        "--scenario",
+        "ck_balanced",
+        "--seeds",
+        "seed-a",
+        "--discipline",
+        "sfq",
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr
     text = out.read_text()
     assert "consumer" not in text and "runs per consumer" not in proc.stdout

@@ -199,8 +199,21 @@ def test_an_invariant_violation_writes_partial_results_and_exits_1(tmp_path: Pat
                 time.sleep(0.001)
 
         tamper = threading.Thread(target=raise_env_limits, daemon=True)
-        args = ("--headless", "--scenario", "ck_skew", "--discipline", "sfq", "--seeds",
-                "seed-a,seed-b", "--redis-url", server.url, "--out", str(out), "--jobs", "1")  # fmt: skip
+        args = (
+            "--headless",
+            "--scenario",
+            "ck_skew",
+            "--discipline",
+            "sfq",
+            "--seeds",
+            "seed-a,seed-b",
+            "--redis-url",
+            server.url,
+            "--out",
+            str(out),
+            "--jobs",
+            "1",
+        )
         tamper.start()
         try:
             proc = run_ckviz(*args, env=env)
@@ -295,8 +308,13 @@ def test_the_next_start_removes_a_killed_runs_temp_folder(tmp_path: Path) -> Non
     assert len(stale) == 1  # kill -9: ckviz could not remove it itself
     (stale[0].parent / "ckviz-redis-not-ours").mkdir()  # no owners file: left alone
     args = ("--headless", "--scenario", "ck_trickle", "--discipline", "sfq", "--seeds", "seed-a")
-    proc2 = subprocess.run(ckviz_command(*args, "--out", str(tmp_path / "r2.json")),
-                           capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
+    proc2 = subprocess.run(
+        ckviz_command(*args, "--out", str(tmp_path / "r2.json")),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert proc2.returncode == 0, proc2.stderr
     left = sorted(p.name for p in Path(env["TMPDIR"]).glob("ckviz-redis-*"))
     assert left == ["ckviz-redis-not-ours"]

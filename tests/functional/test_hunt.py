@@ -37,9 +37,12 @@ def test_baseline_backlog_starvation_is_found_at_once_and_shrunk(
     client: redis.Redis, prefix: str
 ) -> None:
     finding = hunt(
-        ms_workloads(5, "seed-a"), _runner(client, prefix, "baseline"),
-        examples=100, seconds=NO_CAP, seed=0,
-    )  # fmt: skip
+        ms_workloads(5, "seed-a"),
+        _runner(client, prefix, "baseline"),
+        examples=100,
+        seconds=NO_CAP,
+        seed=0,
+    )
     assert finding.bug is None and finding.case is not None and finding.verdict is not None
     assert finding.verdict.worst_share <= 0.1  # a key gets at most a tenth of what it is owed
     # shrinking keeps the objective: the shrunk workload starves at least as badly
@@ -67,9 +70,12 @@ def test_found_file_reproduces_the_hunts_figures(
     client: redis.Redis, prefix: str, redis_server: RedisServer, tmp_path: Path
 ) -> None:
     finding = hunt(
-        ms_workloads(4, "seed-a"), _runner(client, prefix, "baseline"),
-        examples=40, seconds=NO_CAP, seed=1,
-    )  # fmt: skip
+        ms_workloads(4, "seed-a"),
+        _runner(client, prefix, "baseline"),
+        examples=40,
+        seconds=NO_CAP,
+        seed=1,
+    )
     assert finding.case is not None and finding.verdict is not None
     found = tmp_path / "found.toml"
     write_found(found, finding.case, finding.verdict, "ckviz --headless ...")
@@ -77,10 +83,20 @@ def test_found_file_reproduces_the_hunts_figures(
     assert evaluate(client, f"{prefix}again:", again, "baseline") == finding.verdict
     out = tmp_path / "r.json"
     proc = ckviz(
-        "--headless", "--scenario", str(found), "--seeds", "seed-a", "--discipline", "baseline",
-        "--redis-url", redis_server.url, "--prefix", prefix.rstrip(":") + "-cli",
-        "--out", str(out),
-    )  # fmt: skip
+        "--headless",
+        "--scenario",
+        str(found),
+        "--seeds",
+        "seed-a",
+        "--discipline",
+        "baseline",
+        "--redis-url",
+        redis_server.url,
+        "--prefix",
+        prefix.rstrip(":") + "-cli",
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr
     (scenario,) = Results.model_validate_json(out.read_text()).scenarios
     (run,) = scenario.runs
@@ -92,9 +108,20 @@ def test_hunt_cli_writes_the_file_and_compares_disciplines(
 ) -> None:
     out = tmp_path / "found.toml"
     proc = ckviz(
-        "hunt", "--discipline", "baseline", "--examples", "30", "--seconds", "86400", "--out", str(out),
-        "--redis-url", redis_server.url, "--prefix", prefix.rstrip(":") + "-hunt",
-    )  # fmt: skip
+        "hunt",
+        "--discipline",
+        "baseline",
+        "--examples",
+        "30",
+        "--seconds",
+        "86400",
+        "--out",
+        str(out),
+        "--redis-url",
+        redis_server.url,
+        "--prefix",
+        prefix.rstrip(":") + "-hunt",
+    )
     assert proc.returncode == 0, proc.stderr
     assert "hunt: 25 workloads" in proc.stderr  # progress on stderr
     assert load(str(out)).light_key is not None
@@ -127,10 +154,18 @@ def test_v17_starvation_is_rediscovered_in_the_step_harness_and_reproduces(
     write_found(found, finding.case, finding.verdict, "ckviz --headless ...")
     out = tmp_path / "r.json"
     proc = ckviz(
-        "--headless", "--scenario", str(found), "--discipline", "vtime-v17",
-        "--redis-url", redis_server.url, "--prefix", prefix.rstrip(":") + "-steps",
-        "--out", str(out),
-    )  # fmt: skip
+        "--headless",
+        "--scenario",
+        str(found),
+        "--discipline",
+        "vtime-v17",
+        "--redis-url",
+        redis_server.url,
+        "--prefix",
+        prefix.rstrip(":") + "-steps",
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr
     (scenario,) = Results.model_validate_json(out.read_text()).scenarios
     (run,) = scenario.runs
@@ -144,9 +179,21 @@ def test_ctrl_c_reports_and_writes_the_worst_so_far(
 ) -> None:
     out = tmp_path / "found.toml"
     args = [
-        sys.executable, "-m", "ckviz", "hunt", "--discipline", "baseline", "--examples", "100000",
-        "--out", str(out), "--redis-url", redis_server.url, "--prefix", prefix.rstrip(":") + "-c",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "ckviz",
+        "hunt",
+        "--discipline",
+        "baseline",
+        "--examples",
+        "100000",
+        "--out",
+        str(out),
+        "--redis-url",
+        redis_server.url,
+        "--prefix",
+        prefix.rstrip(":") + "-c",
+    ]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stderr is not None
     for line in proc.stderr:  # wait for some progress, then interrupt

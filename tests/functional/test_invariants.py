@@ -9,9 +9,10 @@ import pytest
 import redis
 
 from ckviz.inputs import scenario_files
+from ckviz.model.clock import SCORE_BASE
 from ckviz.model.matrix import Treatment
 from ckviz.sim import driver as driver_module
-from ckviz.sim.driver import SCORE_BASE, Driver, DriverConfig
+from ckviz.sim.driver import Driver, DriverConfig
 from ckviz.sim.invariants import (
     CK_INDEX,
     DEQUEUED_ONCE,
@@ -39,8 +40,14 @@ def test_every_trip_is_checked_and_checking_costs_no_round_trip(
     sc = scenario_files.load("ck_skew")
     runs = {}
     for check in (True, False):
-        cell = open_cell(client, sc, "seed-b", Treatment(discipline=discipline),
-                         f"{prefix}{check}:", check_invariants=check)  # fmt: skip
+        cell = open_cell(
+            client,
+            sc,
+            "seed-b",
+            Treatment(discipline=discipline),
+            f"{prefix}{check}:",
+            check_invariants=check,
+        )
         with cell as driver:
             setup_trips = driver.queue.round_trips
             driver.run()

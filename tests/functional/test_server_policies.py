@@ -29,8 +29,14 @@ SECRET = "s3cret-pw"
 
 def with_user(server: OwnRedis, *rules: str) -> str:
     """A URL for a user `limited` with `rules` on top of all commands and keys."""
-    server.client().acl_setuser("limited", enabled=True, passwords=[f"+{SECRET}"],
-                                keys=["*"], channels=["*"], commands=["+@all", *rules])  # fmt: skip
+    server.client().acl_setuser(
+        "limited",
+        enabled=True,
+        passwords=[f"+{SECRET}"],
+        keys=["*"],
+        channels=["*"],
+        commands=["+@all", *rules],
+    )
     return f"unix://limited:{SECRET}@{server.socket}"
 
 
@@ -152,8 +158,14 @@ def test_eviction_risk_is_refused_and_nobody_loses_a_key(tmp_path: Path) -> None
         assert "--allow-eviction-risk" in one_error(proc)
         assert client.dbsize() == 50
         # with the flag, ckviz runs (and may evict: the owner said so)
-        proc = run_ckviz(*RUN, "--redis-url", server.url, "--allow-eviction-risk",
-                         "--out", str(tmp_path / "r.json"))  # fmt: skip
+        proc = run_ckviz(
+            *RUN,
+            "--redis-url",
+            server.url,
+            "--allow-eviction-risk",
+            "--out",
+            str(tmp_path / "r.json"),
+        )
         assert "Traceback" not in proc.stderr
 
 

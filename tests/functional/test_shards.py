@@ -25,8 +25,22 @@ disciplines = ["baseline", "sfq", "vtime"]
 
 def headless(redis_server: RedisServer, matrix: Path, out: Path, *more: str) -> int:
     root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
-    return main(["--headless", "--matrix", str(matrix), "--jobs", "1", "--redis-url",
-                 redis_server.url, "--prefix", root, "--out", str(out), *more])  # fmt: skip
+    return main(
+        [
+            "--headless",
+            "--matrix",
+            str(matrix),
+            "--jobs",
+            "1",
+            "--redis-url",
+            redis_server.url,
+            "--prefix",
+            root,
+            "--out",
+            str(out),
+            *more,
+        ]
+    )
 
 
 def test_merged_shards_equal_the_whole_run(redis_server: RedisServer, tmp_path: Path) -> None:

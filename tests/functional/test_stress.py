@@ -24,8 +24,14 @@ from ckviz.stress.plan import plan_for
 from ckviz.stress.run import StressReport, run_stress
 
 
-def _stress(client: redis.Redis, prefix: str, scenario: Any, discipline: str,
-            consumers: int = 2, hook: Any = None) -> StressReport:  # fmt: skip
+def _stress(
+    client: redis.Redis,
+    prefix: str,
+    scenario: Any,
+    discipline: str,
+    consumers: int = 2,
+    hook: Any = None,
+) -> StressReport:
     return run_stress(client, prefix, scenario, discipline, consumers, 10.0, hook=hook)
 
 
@@ -56,11 +62,14 @@ def test_arrivals_between_calls_under_four_consumers(
 
 def _held_scenario(env_limit: int = 2) -> StepScenario:
     """Runs held 3 calls: while a consumer holds the env's only slot, the state stands still."""
-    return StepScenario.model_validate({
-        "name": "held", "env_limit": env_limit,
-        "harness": {"kind": "steps", "max_count": 5, "hold_steps": 3},
-        "keys": [{"name": "k", "count": 3, "runs": 20}],
-    })  # fmt: skip
+    return StepScenario.model_validate(
+        {
+            "name": "held",
+            "env_limit": env_limit,
+            "harness": {"kind": "steps", "max_count": 5, "hold_steps": 3},
+            "keys": [{"name": "k", "count": 3, "runs": 20}],
+        }
+    )
 
 
 def test_a_double_delivery_is_caught(client: redis.Redis, prefix: str) -> None:

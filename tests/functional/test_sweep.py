@@ -94,8 +94,9 @@ def test_headless_runs_the_listed_scenarios_then_the_sweep(
 ) -> None:
     path = matrix_file(tmp_path, "heavy.runs = [5, 20]", scenarios='scenarios = ["ck_balanced"]\n')
     out = tmp_path / "r.json"
-    done = ckviz("--headless", "--matrix", str(path), "--out", str(out), "--redis-url",
-                 redis_server.url)  # fmt: skip
+    done = ckviz(
+        "--headless", "--matrix", str(path), "--out", str(out), "--redis-url", redis_server.url
+    )
     assert done.returncode == 0, done.stderr
     results = json.loads(out.read_text())
     names = [s["name"] for s in results["scenarios"]]

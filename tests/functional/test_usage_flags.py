@@ -181,9 +181,27 @@ def test_flag_caps_are_recorded_and_shown(
 ) -> None:
     out = tmp_path / "r.json"
     root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
-    args = ["--headless", "--scenario", "ck_skew", "--seeds", "seed-a", "--discipline", "sfq",
-            "--discipline", "stride", "--discipline", "codel-sfq", "--per-key-cap", "2",
-            "--redis-url", redis_server.url, "--prefix", root, "--out", str(out)]  # fmt: skip
+    args = [
+        "--headless",
+        "--scenario",
+        "ck_skew",
+        "--seeds",
+        "seed-a",
+        "--discipline",
+        "sfq",
+        "--discipline",
+        "stride",
+        "--discipline",
+        "codel-sfq",
+        "--per-key-cap",
+        "2",
+        "--redis-url",
+        redis_server.url,
+        "--prefix",
+        root,
+        "--out",
+        str(out),
+    ]
     code, table, _ = exits(args, capsys)
     assert code == 0
     results = json.loads(out.read_text())

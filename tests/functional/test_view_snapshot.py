@@ -112,8 +112,9 @@ def test_a_view_carries_its_pinned_and_sorted_rows_as_a_full_snapshot_has_them(
             oldest = full.every_key.longest_wait
             assert oldest is not None and oldest[0] != LIGHT  # the pin below is a second key
             for sort in SORTS:
-                view = ViewRequest(sort=sort, limit=7, pinned=(LIGHT,), pin_longest_wait=True,
-                                   index_limit=5)  # fmt: skip
+                view = ViewRequest(
+                    sort=sort, limit=7, pinned=(LIGHT,), pin_longest_wait=True, index_limit=5
+                )
                 part = d.snapshot(view)
                 assert [r.key for r in part.keys] == expected_keys(full, view)
                 assert [r.key for r in part.keys][:2] == [LIGHT, oldest[0]]

@@ -23,11 +23,13 @@ VTIME = ("vtime", "vtime-v17")
 SCENARIOS = ("ck_skew", "ck_balanced", "ck_trickle", "ck_sybil", "ck_heavy_idle", "ck_weighted")
 
 
-def events(client: redis.Redis, prefix: str, scenario: str, discipline: str,
-           **knobs: Any) -> list[tuple[str, str, int]]:  # fmt: skip
+def events(
+    client: redis.Redis, prefix: str, scenario: str, discipline: str, **knobs: Any
+) -> list[tuple[str, str, int]]:
     sc = scenario_files.load(scenario)
-    with open_cell(client, sc, "seed-a", Treatment(discipline=discipline, **knobs),
-                   prefix) as driver:  # fmt: skip
+    with open_cell(
+        client, sc, "seed-a", Treatment(discipline=discipline, **knobs), prefix
+    ) as driver:
         driver.run()
         assert len(driver.events) == sc.total_runs  # every run served, every trip checked
         assert driver.state_checks is not None and driver.state_checks.checks > 0
@@ -101,8 +103,11 @@ class Tampered(Driver):
             elif self.damage == "tag":  # two keys with runs queued rewind (above the floor):
                 # a call serves one key, so the other shows the rewind
                 floor = float(c.get(k.ck_vtime_floor) or 0)
-                ahead = [m for m, t in c.zrange(k.ck_vtime, 0, -1, withscores=True)
-                         if t >= floor + 0.5 and self.ledger.books[m.rsplit(":", 1)[1]].queued]  # fmt: skip
+                ahead = [
+                    m
+                    for m, t in c.zrange(k.ck_vtime, 0, -1, withscores=True)
+                    if t >= floor + 0.5 and self.ledger.books[m.rsplit(":", 1)[1]].queued
+                ]
                 if len(ahead) < 2:  # not yet: try on the next step
                     super().step()
                     return
@@ -132,8 +137,9 @@ def test_a_tampered_vtime_state_is_caught(
 def test_the_trace_is_asked_for_only_when_traced(client: redis.Redis, prefix: str) -> None:
     sc = scenario_files.load("ck_skew")
     for trace in (False, True):
-        cell = open_cell(client, sc, "seed-a", Treatment(discipline="vtime"),
-                         f"{prefix}{trace}:", trace=trace)  # fmt: skip
+        cell = open_cell(
+            client, sc, "seed-a", Treatment(discipline="vtime"), f"{prefix}{trace}:", trace=trace
+        )
         with cell as driver:
             for _ in range(30):
                 driver.step()
@@ -143,6 +149,13 @@ def test_the_trace_is_asked_for_only_when_traced(client: redis.Redis, prefix: st
             assert bool(view.visits) == trace
             if trace:
                 assert {v.fate for v in view.visits} <= {
-                    "served", "limit", "not-ready", "empty", "expired", "orphan",
-                    "outside-window", "batch-full", "discovered",
-                }  # fmt: skip
+                    "served",
+                    "limit",
+                    "not-ready",
+                    "empty",
+                    "expired",
+                    "orphan",
+                    "outside-window",
+                    "batch-full",
+                    "discovered",
+                }

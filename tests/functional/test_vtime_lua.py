@@ -20,8 +20,15 @@ DEFAULTS = VtimeKnobs()
 class VQ:
     """A run queue driven through one vtime version's scripts, one call per trip."""
 
-    def __init__(self, client: redis.Redis, prefix: str, version: Version, env_limit: int = 100,
-                 per_key: int | None = None, knobs: VtimeKnobs = DEFAULTS) -> None:  # fmt: skip
+    def __init__(
+        self,
+        client: redis.Redis,
+        prefix: str,
+        version: Version,
+        env_limit: int = 100,
+        per_key: int | None = None,
+        knobs: VtimeKnobs = DEFAULTS,
+    ) -> None:
         self.q = RunQueue(client, prefix, env_limit, per_key_limit=per_key)
         self.q.open()
         self.version = version

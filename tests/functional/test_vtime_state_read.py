@@ -13,8 +13,13 @@ from ckviz.store.runqueue import RunQueue
 LIMIT = 3
 
 
-def state_read(client: redis.Redis, prefix: str, tags: dict[str, float],
-               idle: dict[str, float], asked: tuple[str, ...] = ()) -> VtimeState:  # fmt: skip
+def state_read(
+    client: redis.Redis,
+    prefix: str,
+    tags: dict[str, float],
+    idle: dict[str, float],
+    asked: tuple[str, ...] = (),
+) -> VtimeState:
     queue = RunQueue(client, prefix, 4, door=make_discipline("vtime").door)
     queue.open()
     try:

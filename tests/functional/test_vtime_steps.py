@@ -65,8 +65,12 @@ def test_v17_starves_a_backlog_against_draining_keys_head_gives_it_its_share(
 ) -> None:
     shares = {}
     for discipline in ("vtime", "vtime-v17"):
-        runner = run(client, f"{prefix}{discipline}:", "vtime_drain_reregister",
-                     Treatment(discipline=discipline))  # fmt: skip
+        runner = run(
+            client,
+            f"{prefix}{discipline}:",
+            "vtime_drain_reregister",
+            Treatment(discipline=discipline),
+        )
         serves = key_serves(runner)
         shares[discipline] = serves["backlog"] / sum(serves.values())
         # every call has the backlog plus the refed trickle keys to choose from
@@ -139,8 +143,9 @@ class Tamper(StepRunner):
 def test_the_checks_catch_a_damaged_vtime_state(
     client: redis.Redis, prefix: str, damage: str, invariant: str
 ) -> None:
-    with open_step_cell(client, step_scenario("micro_skew"), Treatment(discipline="vtime"),
-                        prefix) as runner:  # fmt: skip
+    with open_step_cell(
+        client, step_scenario("micro_skew"), Treatment(discipline="vtime"), prefix
+    ) as runner:
         tamper = Tamper(runner.scenario, "vtime", runner.queue, runner.knobs)
         tamper.damage = damage
         with pytest.raises(BrokenStepInvariant) as caught:
@@ -185,8 +190,17 @@ def test_bad_step_scenario_files(
 ) -> None:
     path = tmp_path / "s.toml"
     path.write_text(text, encoding="utf-8")
-    code = main(["--headless", "--scenario", str(path), "--discipline", "vtime",
-                 "--out", str(tmp_path / "r.json")])  # fmt: skip
+    code = main(
+        [
+            "--headless",
+            "--scenario",
+            str(path),
+            "--discipline",
+            "vtime",
+            "--out",
+            str(tmp_path / "r.json"),
+        ]
+    )
     assert code == ExitCode.USAGE
     line = one_error_line(capsys)
     assert needle in line and str(path) in line

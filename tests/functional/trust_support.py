@@ -167,10 +167,23 @@ class OwnRedis:
 
     def start(self) -> OwnRedis:
         command = [
-            str(self.binary), "--port", "0", "--unixsocket", str(self.socket),
-            "--unixsocketperm", "700", "--save", "", "--appendonly", "no",
-            "--dir", str(self.workdir), "--daemonize", "no", *self.extra,
-        ]  # fmt: skip
+            str(self.binary),
+            "--port",
+            "0",
+            "--unixsocket",
+            str(self.socket),
+            "--unixsocketperm",
+            "700",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(self.workdir),
+            "--daemonize",
+            "no",
+            *self.extra,
+        ]
         self.process = subprocess.Popen(
             command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
         )

@@ -42,8 +42,7 @@ def test_several_consumers_serve_every_run_once_within_limits_and_repeat(
     outcomes = []
     for stepped in (True, False):
         prefix = new_namespace("ckviz-test")
-        cell = open_cell(client, scenario, seed, treatment, prefix, max_count,
-                         consumers=consumers)  # fmt: skip
+        cell = open_cell(client, scenario, seed, treatment, prefix, max_count, consumers=consumers)
         with cell as driver:
             if stepped:
                 step_and_check_limits(driver, per_key, total)

@@ -24,9 +24,17 @@ SEEDS = ["seed-a", "seed-b"]
 
 def key_row(key: str, mean_wait: float, dequeued: int = 10) -> KeyRowResult:
     w = int(mean_wait)
-    return KeyRowResult(key=key, dequeued=dequeued, weight=1.0, share=0.5,
-                        contention_share_over_weight=1.0, mean_wait=mean_wait,
-                        wait_p50=w, wait_p99=2 * w, wait_max=2 * w)  # fmt: skip
+    return KeyRowResult(
+        key=key,
+        dequeued=dequeued,
+        weight=1.0,
+        share=0.5,
+        contention_share_over_weight=1.0,
+        mean_wait=mean_wait,
+        wait_p50=w,
+        wait_p99=2 * w,
+        wait_max=2 * w,
+    )
 
 
 def timeline(light_wait: float, heavy_wait: float) -> TimelineResult:
@@ -55,12 +63,17 @@ def run(
 ) -> RunResult:
     fields: dict[str, object] = {"timeline": timeline(light_wait, heavy_wait), **extra}
     metrics = MetricsResult(
-        total_dequeued=20, redis_round_trips=21, wall_clock_ms=1.0,
-        contention_worst_share_over_weight=worst_share, contention_jain=jain,
-        makespan_ms=makespan, worst_wait_p99=0, worst_wait_max=0,
+        total_dequeued=20,
+        redis_round_trips=21,
+        wall_clock_ms=1.0,
+        contention_worst_share_over_weight=worst_share,
+        contention_jain=jain,
+        makespan_ms=makespan,
+        worst_wait_p99=0,
+        worst_wait_max=0,
         per_key=[key_row("heavy", heavy_wait), key_row("light", light_wait)],
         **fields,  # type: ignore[arg-type]
-    )  # fmt: skip
+    )
     return RunResult(discipline=discipline or label, treatment=label, seed=seed, metrics=metrics)
 
 
@@ -70,11 +83,16 @@ def results(
     labels = list(dict.fromkeys(r.treatment for r in runs))
     flat = Spread(mean=0.0, min=0.0, max=0.0)
     treatments = [
-        TreatmentSummary(label=label, light_key="light", light_key_mean_wait=flat,
-                         worst_key_mean_wait=flat, makespan_ms=flat,
-                         contention_worst_share_over_weight=flat)
+        TreatmentSummary(
+            label=label,
+            light_key="light",
+            light_key_mean_wait=flat,
+            worst_key_mean_wait=flat,
+            makespan_ms=flat,
+            contention_worst_share_over_weight=flat,
+        )
         for label in labels
-    ]  # fmt: skip
+    ]
     return Results(
         ckviz_version="0.1.0",
         redis=RedisInfo(version="6.2.14", mode="embedded"),
@@ -106,8 +124,16 @@ def skew_like(
     for seed in SEEDS:
         runs.append(run("baseline", seed, 1321.0, worst_share=0.18))
         runs.append(run("sfq", seed, sfq_light, worst_share=0.72))
-        runs.append(run("per-key-cap", seed, cap_light, discipline="baseline", worst_share=0.2,
-                        makespan=cap_makespan))  # fmt: skip
+        runs.append(
+            run(
+                "per-key-cap",
+                seed,
+                cap_light,
+                discipline="baseline",
+                worst_share=0.2,
+                makespan=cap_makespan,
+            )
+        )
     return runs
 
 
@@ -121,14 +147,21 @@ def swept(
         runs = []
         for label, worst in shares.items():
             for i, seed in enumerate(seeds):
-                r = run(label, seed, 10.0 * value * (1 - worst) + i, worst_share=worst + i / 100,
-                        jain=worst / 2, timeline=None)  # fmt: skip
+                r = run(
+                    label,
+                    seed,
+                    10.0 * value * (1 - worst) + i,
+                    worst_share=worst + i / 100,
+                    jain=worst / 2,
+                    timeline=None,
+                )
                 r.metrics.wall_clock_ms = value * (3.0 if label == "sfq" else 0.01) + 20 + i
                 runs.append(r)
         entry = results(runs, name=f"{name}[light.count={value}]").scenarios[0]
         entry.sweep = SweepInfo(scenario=name, parameter="light.count", value=value)
         entries.append(entry)
     labels = list(dict.fromkeys(label for shares in figures.values() for label in shares))
-    matrix = MatrixInfo(scenarios=[e.name for e in entries], seeds=seeds, disciplines=labels,
-                        max_count=1)  # fmt: skip
+    matrix = MatrixInfo(
+        scenarios=[e.name for e in entries], seeds=seeds, disciplines=labels, max_count=1
+    )
     return results([]).model_copy(update={"scenarios": entries, "matrix": matrix})

@@ -144,18 +144,32 @@ def test_markdown_says_when_a_check_run_had_no_rules(tmp_path: Path) -> None:
     assert "No [[expect]] rules in the scenarios run." in render_markdown(load_sources([str(path)]))
 
 
-STEPS = StepMetricsResult(victim_first_serve=480, victim_wait_p50=556, victim_wait_p95=628,
-                          victim_wait_p99=636, jain_nonzero=0.34207, drain_step=636, calls=160)  # fmt: skip
+STEPS = StepMetricsResult(
+    victim_first_serve=480,
+    victim_wait_p50=556,
+    victim_wait_p95=628,
+    victim_wait_p99=636,
+    jain_nonzero=0.34207,
+    drain_step=636,
+    calls=160,
+)
 
 
 def test_optional_figures_show_when_present_and_only_then(tmp_path: Path) -> None:
     plain_page, _ = report(tmp_path, skew_like())
     assert "Step harness" not in plain_page and "Virtual time" not in plain_page
     runs = [
-        run("vtime", seed, 14.0, steps=STEPS, key_serves={"heavy": 10, "light": 10},
-            vtime_floor_final=123.5, timeline=None)
+        run(
+            "vtime",
+            seed,
+            14.0,
+            steps=STEPS,
+            key_serves={"heavy": 10, "light": 10},
+            vtime_floor_final=123.5,
+            timeline=None,
+        )
         for seed in SEEDS
-    ] + [run("baseline", seed, 1321.0, steps=STEPS, timeline=None) for seed in SEEDS]  # fmt: skip
+    ] + [run("baseline", seed, 1321.0, steps=STEPS, timeline=None) for seed in SEEDS]
     sources = load_sources([str(write(tmp_path / "x.json", results(runs)))])
     scenarios = scenario_views(sources)
     page = render_html(sources, scenarios)

@@ -24,8 +24,18 @@ window.addEventListener("load", () => {
 @pytest.fixture(scope="module")
 def caps_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("caps") / "results.json"
-    proc = ckviz("--headless", "--matrix", "caps", "--scenario", "ck_sybil", "--seeds", "seed-a",
-                 "--check", "--out", str(out))  # fmt: skip
+    proc = ckviz(
+        "--headless",
+        "--matrix",
+        "caps",
+        "--scenario",
+        "ck_sybil",
+        "--seeds",
+        "seed-a",
+        "--check",
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr
     return out
 
@@ -69,11 +79,23 @@ def test_report_renders_in_a_headless_browser_without_console_errors(
     probe = tmp_path / "probe.html"  # the report plus a script that reports image sizes
     probe.write_text(page.replace("</body>", PROBE + "</body>"), encoding="utf-8")
     proc = subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
-         "--virtual-time-budget=10000", "--dump-dom", probe.as_uri()],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=10000",
+            "--dump-dom",
+            probe.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
     assert console == []

@@ -34,8 +34,10 @@ def test_a_real_sweep_is_recorded_sharded_merged_and_plotted(
     assert headless(redis_server, matrix, whole) == 0
     entries = json.loads(whole.read_text())["scenarios"]
     assert [e["name"] for e in entries] == [
-        "ck_balanced", "ck_skew[heavy.runs=5]", "ck_skew[heavy.runs=20]"
-    ]  # fmt: skip
+        "ck_balanced",
+        "ck_skew[heavy.runs=5]",
+        "ck_skew[heavy.runs=20]",
+    ]
     assert "sweep" not in entries[0]  # a listed scenario's entry is as before
     assert [e["sweep"] for e in entries[1:]] == [
         {"scenario": "ck_skew", "parameter": "heavy.runs", "value": v} for v in (5, 20)

@@ -69,9 +69,10 @@ def test_the_table_holds_the_results_own_figures(tmp_path: Path) -> None:
     rows = {
         (cells[0], cells[1]): cells[2:]
         for line in md.splitlines()
-        if line.startswith("| ") and (cells := [c.strip() for c in line.strip("|").split("|")])
+        if line.startswith("| ")
+        and (cells := [c.strip() for c in line.strip("|").split("|")])
         and cells[0].isdigit()
-    }  # fmt: skip
+    }
     assert len(rows) == 6  # the sweep's table; the variants' tables start with a treatment
     for entry in res.scenarios:
         assert entry.sweep is not None
@@ -140,8 +141,11 @@ def test_two_files_draw_a_line_per_treatment_and_file(tmp_path: Path) -> None:
     sources = load_sources([str(a), str(b)])
     (sweep,) = sweep_views(sources, scenario_views(sources))
     assert [line.label for line in sweep.lines] == [
-        "baseline · main/s", "sfq · main/s", "baseline · pr/s", "sfq · pr/s"
-    ]  # fmt: skip
+        "baseline · main/s",
+        "sfq · main/s",
+        "baseline · pr/s",
+        "sfq · pr/s",
+    ]
     assert "baseline · pr/s (0.505 -> 0.505)" in sweep_findings(sweep)[0]
 
 

@@ -53,5 +53,11 @@ def test_natural_key_orders_numbers_as_people_read_them() -> None:
 
     names = ["reg-1000", "reg-10", "reg-2", "heavy~0#100", "heavy~0#9", "reg-100", "a"]
     assert sorted(names, key=natural_key) == [
-        "a", "heavy~0#9", "heavy~0#100", "reg-2", "reg-10", "reg-100", "reg-1000",
-    ]  # fmt: skip
+        "a",
+        "heavy~0#9",
+        "heavy~0#100",
+        "reg-2",
+        "reg-10",
+        "reg-100",
+        "reg-1000",
+    ]

@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 from ckviz.inputs import scenario_files
+from ckviz.model.clock import MAX_LOGICAL_MS
 from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS
-from ckviz.sim.driver import MAX_LOGICAL_MS
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
