@@ -217,19 +217,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return validate_files(args[1:])
         if args[:1] == ["stress"]:
-            from ckviz.stress.command import stress_main
+            from ckviz.commands.stress import stress_main
 
             return stress_main(args[1:])
         if args[:1] == ["hunt"]:
-            from ckviz.hunt.command import hunt_main
+            from ckviz.commands.hunt import hunt_main
 
             return hunt_main(args[1:])
         if args[:1] == ["report"]:
-            from ckviz.report.command import report_main
+            from ckviz.commands.report import report_main
 
             return report_main(args[1:])
         if args[:1] == ["merge"]:
-            from ckviz.headless.merge import merge_main
+            from ckviz.commands.merge import merge_main
 
             return merge_main(args[1:])
         parser = build_parser()
