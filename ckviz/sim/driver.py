@@ -23,6 +23,7 @@ from typing import Any
 from ckviz.disciplines.base import Discipline
 from ckviz.model.arithmetic import batch_room, queue_limit
 from ckviz.model.clock import MAX_LOGICAL_MS, SCORE_BASE, WALL_NOW
+from ckviz.model.invariants import ENV_LIMIT, ONE_PLACE, BrokenInvariant
 from ckviz.model.queue import LUA_ORDER, DequeuedRun, IndexEntry, PlannedRun
 from ckviz.model.snapshot import FULL_VIEW, DequeueEvent, QueueEvent, Snapshot, ViewRequest
 from ckviz.sim.collector import roomy_young_generation
@@ -34,7 +35,6 @@ from ckviz.sim.ledger import Ledger
 from ckviz.sim.projection import Projections
 from ckviz.sim.serving import Rescore
 from ckviz.sim.view import IndexPeek, KeyView
-from ckviz.sim.violations import ENV_LIMIT, ONE_PLACE, BrokenInvariant
 from ckviz.sim.vtime_invariants import VtimeLedgerCheck
 from ckviz.store.digest import QueueDigest
 from ckviz.store.runqueue import RunQueue

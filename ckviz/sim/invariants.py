@@ -1,8 +1,9 @@
 """Invariants checked after every trip: a ledger's books against what Redis holds.
 
 The digest comes from `inspect.lua`, which rides at the end of a trip the driver sends
-anyway, so a check costs one more command in that trip and no extra round trip. The names a
-violation reports live in `violations.py` (re-exported here); docs/TRUST.md lists them.
+anyway, so a check costs one more command in that trip and no extra round trip. `RunLimits`,
+the checks a dequeue reply allows on its own, serve both clocks. The names a violation reports
+are model/invariants.py's one list; docs/TRUST.md says how each is checked.
 """
 
 from __future__ import annotations
@@ -10,20 +11,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ckviz.model.arithmetic import queue_limit
-from ckviz.sim.ledger import Ledger
-from ckviz.sim.violations import (
+from ckviz.model.invariants import (
     CK_INDEX,
     DEQUEUED_ONCE,
     ENV_LIMIT,
-    HEAD_FIRST,
-    INDEX_AT_HEAD,
-    INVARIANTS,
     MASTER_QUEUE,
     ONE_PLACE,
     PER_KEY_LIMIT,
     TOTAL_CAP,
     BrokenInvariant,
+    Unit,
 )
+from ckviz.sim.ledger import Ledger
 from ckviz.store.digest import NOT_INDEXED, QueueDigest
 
 # Up to this many keys, every trip's digest counts every ckIndex member and every key the
@@ -31,25 +30,41 @@ from ckviz.store.digest import NOT_INDEXED, QueueDigest
 # cost what a trip touches, not the key count).
 LISTING_LIMIT = 64
 
-__all__ = [
-    "CK_INDEX",
-    "DEQUEUED_ONCE",
-    "ENV_LIMIT",
-    "HEAD_FIRST",
-    "INDEX_AT_HEAD",
-    "INVARIANTS",
-    "LISTING_LIMIT",
-    "MASTER_QUEUE",
-    "ONE_PLACE",
-    "PER_KEY_LIMIT",
-    "TOTAL_CAP",
-    "BrokenInvariant",
-    "InvariantChecker",
-]
+
+class RunLimits:
+    """What a dequeue reply breaks on its own: a run served twice, a limit overrun (from the
+    books, right after the dequeue; a digest then checks them against Redis)."""
+
+    def __init__(
+        self, env_limit: int, per_key_cap: int | None, total_cap: int | None, unit: Unit = "ms"
+    ) -> None:
+        self.env_limit = env_limit
+        self.queue_limit = queue_limit(per_key_cap, env_limit)
+        self.total_cap = total_cap
+        self.unit: Unit = unit
+        self.dequeued_ids: set[str] = set()
+
+    def on_dequeued(self, t: int, key: str, run_id: str) -> None:
+        if run_id in self.dequeued_ids:
+            detail = f"run {run_id!r} dequeued twice"
+            raise BrokenInvariant(DEQUEUED_ONCE, t, [key], detail, self.unit)
+        self.dequeued_ids.add(run_id)
+
+    def within_limits(self, t: int, key: str, key_held: int, env_held: int) -> None:
+        if key_held > self.queue_limit:
+            detail = f"holds {key_held} runs; per-key limit {self.queue_limit}"
+            raise BrokenInvariant(PER_KEY_LIMIT, t, [key], detail, self.unit)
+        if env_held > self.env_limit:
+            detail = f"{env_held} runs held; limit {self.env_limit}"
+            raise BrokenInvariant(ENV_LIMIT, t, [key], detail, self.unit)
+        if self.total_cap is not None and env_held > self.total_cap:
+            detail = f"{env_held} runs held; total cap {self.total_cap}"
+            raise BrokenInvariant(TOTAL_CAP, t, [key], detail, self.unit)
 
 
-class InvariantChecker:
-    """Holds the limits and every run id dequeued so far; `check` runs after each trip."""
+class InvariantChecker(RunLimits):
+    """The limits, every run id dequeued so far, and the books held against each trip's
+    digest (`check`)."""
 
     def __init__(
         self,
@@ -58,30 +73,9 @@ class InvariantChecker:
         total_cap: int | None,
         planned: Mapping[str, int],
     ) -> None:
-        self.env_limit = env_limit
-        self.queue_limit = queue_limit(per_key_cap, env_limit)
-        self.total_cap = total_cap
+        super().__init__(env_limit, per_key_cap, total_cap)
         self.planned = dict(planned)  # runs per key in the workload
-        self.dequeued_ids: set[str] = set()
         self.checks = 0
-
-    def on_dequeued(self, t: int, key: str, run_id: str) -> None:
-        if run_id in self.dequeued_ids:
-            raise BrokenInvariant(DEQUEUED_ONCE, t, [key], f"run {run_id!r} dequeued twice")
-        self.dequeued_ids.add(run_id)
-
-    def within_limits(self, t: int, key: str, key_held: int, env_held: int) -> None:
-        """Right after a dequeue, from the books (which the next digest checks)."""
-        if key_held > self.queue_limit:
-            detail = f"holds {key_held} runs; per-key limit {self.queue_limit}"
-            raise BrokenInvariant(PER_KEY_LIMIT, t, [key], detail)
-        if env_held > self.env_limit:
-            raise BrokenInvariant(
-                ENV_LIMIT, t, [key], f"{env_held} runs held; limit {self.env_limit}"
-            )
-        if self.total_cap is not None and env_held > self.total_cap:
-            detail = f"{env_held} runs held; total cap {self.total_cap}"
-            raise BrokenInvariant(TOTAL_CAP, t, [key], detail)
 
     def check(self, ledger: Ledger, digest: QueueDigest, t: int) -> None:
         """Raise `BrokenInvariant` for the first rule the books or the digest break at `t`."""

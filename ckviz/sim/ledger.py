@@ -11,9 +11,9 @@ import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ckviz.model.invariants import HEAD_FIRST, BrokenInvariant
 from ckviz.model.queue import PlannedRun
 from ckviz.model.snapshot import DequeueEvent
-from ckviz.sim.violations import HEAD_FIRST, BrokenInvariant
 
 
 @dataclass(slots=True)

@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from operator import itemgetter
 from typing import Any, NamedTuple
 
+from ckviz.model.invariants import INDEX_AT_HEAD, BrokenInvariant
 from ckviz.model.queue import IndexColumns, IndexEntry, columns_of
 from ckviz.sim.ledger import KeyBook
-from ckviz.sim.violations import INDEX_AT_HEAD, BrokenInvariant
 from ckviz.store.keys import KEY_OF, ck_member, key_of_member
 from ckviz.store.runqueue import IndexPairs, Trip
 

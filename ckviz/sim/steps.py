@@ -26,7 +26,8 @@ from ckviz.model.snapshot import ConsumerService, DequeueEvent
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
 from ckviz.sim.consumers import Tally, consumer_name, turn_order
 from ckviz.sim.history import HistoryRecorder
-from ckviz.sim.step_checks import StepChecker
+from ckviz.sim.invariants import RunLimits
+from ckviz.sim.vtime_invariants import VtimeStateChecker
 from ckviz.store import vtime
 from ckviz.store.runqueue import RunQueue, Trip
 from ckviz.store.vtime import Version, Visit, VtimeDequeue, VtimeKnobs, VtimeState
@@ -96,7 +97,11 @@ class StepRunner:
         self.contended: set[str] = set()  # keys with backlog during such a call
         self.drain_step = -1
         self.state: VtimeState | None = None
-        self.checker = StepChecker(scenario.env_limit, self.version) if check_invariants else None
+        # the per-key limit is the env limit (no per-queue limit in the step harness)
+        self.limits = (
+            RunLimits(scenario.env_limit, None, None, "step") if check_invariants else None
+        )
+        self.vtime_checks = VtimeStateChecker(self.version, "step") if check_invariants else None
         self.track_state = check_invariants if track_state is None else track_state
         self._sent_per_key: dict[str, int] = {}
         self._backlog: set[str] = set()  # keys with runs not yet served
@@ -285,15 +290,13 @@ class StepRunner:
             self.contention[run.key] = self.contention.get(run.key, 0) + 1
         if not self.scenario.between_calls and len(self.serves) == self._total:
             self.drain_step = self.step
-        if self.checker is not None:
-            self.checker.on_served(self.step, run.key, run.run_id)
-            self.checker.within_limits(
-                self.step, run.key, self._held[run.key], len(self._in_flight)
-            )
+        if self.limits is not None:
+            self.limits.on_dequeued(self.step, run.key, run.run_id)
+            self.limits.within_limits(self.step, run.key, self._held[run.key], len(self._in_flight))
 
     def _check(self, visits: tuple[Visit, ...]) -> None:
         dropped = self._dropped | {v.key for v in visits if v.drain}
         self._dropped = set()
-        if self.checker is not None and self.state is not None:
+        if self.vtime_checks is not None and self.state is not None:
             served = {v.key: v.tag for v in visits if v.tag is not None and not v.drain}
-            self.checker.check_state(self.step, self.state, served, self._enqueued, dropped)
+            self.vtime_checks.check_state(self.step, self.state, served, self._enqueued, dropped)

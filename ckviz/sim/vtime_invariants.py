@@ -1,20 +1,80 @@
-"""The vtime rules in the logical-millisecond driver: the step harness's checker, fed the state
-read that rides at the end of each checked trip (no extra round trip) and the ledger's books.
+"""The vtime rules (floor monotone, tags never rewound while registered, ckVtime holding only
+enqueued CK queues of this base queue, HEAD's idle rule), for either clock: fed the state read
+that rides at the end of a checked trip (no extra round trip).
 
-A key's tag may start afresh only when the key can have left ckVtime: a dequeue drops a key
-whose CK queue it finds (or leaves) empty, and HEAD's ack one whose queue is empty. So a key
-is counted as dropped when its queue was empty at the previous check (the start of this trip)
-or is empty now; any other key's tag must not go down.
+The step clock knows which keys a call drained (its trace) and hands them over; the
+millisecond clock judges from the ledger's books (`VtimeLedgerCheck`): a key's tag may start
+afresh only when the key can have left ckVtime, i.e. a dequeue found (or left) its CK queue
+empty, or HEAD's ack emptied it. So a key counts as dropped when its queue was empty at the
+previous check (the start of this trip) or is empty now; any other key's tag must not go down.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
+from ckviz.model.invariants import (
+    FLOOR_MONOTONE,
+    IDLE_BELOW_TAG,
+    TAG_MONOTONE,
+    TAGS_KNOWN,
+    BrokenInvariant,
+    Unit,
+)
 from ckviz.model.vtime import Version, VtimeState
 from ckviz.sim.ledger import Ledger
-from ckviz.sim.step_checks import VtimeStateChecker
-from ckviz.sim.violations import BrokenInvariant
+
+
+class VtimeStateChecker:
+    """The vtime rules, for any harness: what the state was after the previous check."""
+
+    def __init__(self, version: Version | None, unit: Unit = "ms") -> None:
+        self.version = version
+        self.unit: Unit = unit
+        self.floor = 0.0
+        self.last_tags: dict[str, float] = {}  # last tag seen per registered key
+
+    def check_state(
+        self,
+        at: int,
+        state: VtimeState,
+        served_tags: Mapping[str, float],
+        enqueued: Iterable[str] | Callable[[str], bool],
+        dropped: set[str],
+    ) -> None:
+        """`state` after a trip; `served_tags` the tags the trip's calls gave the keys they
+        served (and kept); `enqueued` the keys ever enqueued (or a test of one); `dropped` the
+        keys the trip may have taken out of ckVtime (drained by a dequeue or by an ack)."""
+        fail = self._broken
+        if state.foreign:
+            raise fail(TAGS_KNOWN, at, state.foreign, "not a CK queue of B")
+        known = enqueued if callable(enqueued) else set(enqueued).__contains__
+        strangers = [k for k in state.tags if not known(k)]
+        if strangers:
+            raise fail(TAGS_KNOWN, at, strangers, "tagged but never enqueued")
+        if self.version == "head":
+            low = [k for k, t in state.tags.items() if k in state.idle and t < state.idle[k]]
+            if low:
+                raise fail(IDLE_BELOW_TAG, at, low, "live tag below parked tag")
+        floor = state.floor or 0.0
+        if self.floor > floor:
+            raise fail(FLOOR_MONOTONE, at, [], f"floor {self.floor:g} -> {floor:g}")
+        self.floor = floor
+        self._tags_never_rewind(at, {**served_tags, **state.tags}, dropped)
+        if state.listed:  # a key missing from a whole listing is no longer registered
+            self.last_tags = {k: t for k, t in self.last_tags.items() if k in state.tags}
+
+    def _tags_never_rewind(self, at: int, seen: Mapping[str, float], dropped: set[str]) -> None:
+        for key in dropped:
+            self.last_tags.pop(key, None)
+        for key, tag in seen.items():
+            before = self.last_tags.get(key)
+            if before is not None and tag < before:
+                raise self._broken(TAG_MONOTONE, at, [key], f"tag {before:g} -> {tag:g}")
+            self.last_tags[key] = tag
+
+    def _broken(self, name: str, at: int, keys: Iterable[str], detail: str) -> BrokenInvariant:
+        return BrokenInvariant(name, at, keys, detail, self.unit)
 
 
 class VtimeLedgerCheck:
@@ -22,7 +82,7 @@ class VtimeLedgerCheck:
     queues of this base queue (and HEAD's idle rule), checked after every trip."""
 
     def __init__(self, version: Version, planned: Mapping[str, int]) -> None:
-        self.rules = VtimeStateChecker(version, BrokenInvariant)
+        self.rules = VtimeStateChecker(version)
         self.planned = dict(planned)
         self.empty: set[str] = set(planned)  # keys with nothing queued at the last check
         self.checks = 0

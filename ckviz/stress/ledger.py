@@ -12,25 +12,20 @@ import threading
 from collections import Counter
 from collections.abc import Iterable
 
+from ckviz.model.invariants import (
+    DEQUEUED_ONCE,
+    ENDS_EMPTY,
+    ENV_LIMIT,
+    FLOOR_MONOTONE,
+    PER_KEY_LIMIT,
+    SERVED_ALL,
+    TAG_MONOTONE,
+    checked_by,
+)
 from ckviz.model.queue import DequeuedRun
 from ckviz.store.vtime import VtimeState
 
-DEQUEUED_ONCE = "dequeued-once"  # no run served twice, none served that was never enqueued
-SERVED_ALL = "served-all"  # every enqueued run was served by the end
-PER_KEY_LIMIT = "per-key-limit"
-ENV_LIMIT = "env-limit"
-FLOOR_MONOTONE = "vtime-floor-monotone"  # per consumer's replies and per watcher read
-TAG_MONOTONE = "vtime-tag-monotone"  # no tag rewound while its key stayed registered
-ENDS_EMPTY = "ends-empty"  # nothing queued or held on the server at the end
-INVARIANTS = (
-    DEQUEUED_ONCE,
-    SERVED_ALL,
-    PER_KEY_LIMIT,
-    ENV_LIMIT,
-    FLOOR_MONOTONE,
-    TAG_MONOTONE,
-    ENDS_EMPTY,
-)
+INVARIANTS = checked_by("stress")  # in the one list's order
 _EXAMPLES = 3  # details kept per broken invariant
 
 

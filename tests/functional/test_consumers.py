@@ -12,12 +12,12 @@ import redis
 from ckviz.cli import main
 from ckviz.errors import ExitCode
 from ckviz.inputs import scenario_files
+from ckviz.model.invariants import HEAD_FIRST, ONE_PLACE, BrokenInvariant
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Caps
 from ckviz.model.steps import StepScenario
 from ckviz.sim.consumers import consumer_name, turn_order
 from ckviz.sim.driver import Driver
-from ckviz.sim.invariants import HEAD_FIRST, ONE_PLACE, BrokenInvariant
 from ckviz.sim.session import open_cell, open_step_cell
 from tests.functional.test_bad_input import one_error_line
 from tests.functional.test_headless_cli import ckviz, without_timing

@@ -15,8 +15,8 @@ from ckviz.hunt.objective import Verdict, evaluate
 from ckviz.hunt.search import hunt
 from ckviz.hunt.space import HuntCase, ms_workloads, step_workloads
 from ckviz.inputs.scenario_files import load
+from ckviz.model.invariants import BrokenInvariant
 from ckviz.model.results import Results
-from ckviz.sim.violations import BrokenInvariant
 from ckviz.store.server import RedisServer
 from tests.functional.test_headless_cli import ckviz
 

@@ -10,10 +10,7 @@ import redis
 
 from ckviz.inputs import scenario_files
 from ckviz.model.clock import SCORE_BASE
-from ckviz.model.matrix import Treatment
-from ckviz.sim import driver as driver_module
-from ckviz.sim.driver import Driver, DriverConfig
-from ckviz.sim.invariants import (
+from ckviz.model.invariants import (
     CK_INDEX,
     DEQUEUED_ONCE,
     ENV_LIMIT,
@@ -22,6 +19,9 @@ from ckviz.sim.invariants import (
     PER_KEY_LIMIT,
     BrokenInvariant,
 )
+from ckviz.model.matrix import Treatment
+from ckviz.sim import driver as driver_module
+from ckviz.sim.driver import Driver, DriverConfig
 from ckviz.sim.projection import IndexProjection, Projected
 from ckviz.sim.session import open_cell
 from ckviz.store.keys import ck_member

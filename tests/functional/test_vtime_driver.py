@@ -10,11 +10,11 @@ import redis
 
 from ckviz.inputs import scenario_files
 from ckviz.metrics import run_metrics
+from ckviz.model.invariants import FLOOR_MONOTONE, TAG_MONOTONE, TAGS_KNOWN, BrokenInvariant
 from ckviz.model.matrix import Treatment
 from ckviz.model.vtime import VtimeView
 from ckviz.sim.driver import Driver
 from ckviz.sim.session import open_cell
-from ckviz.sim.violations import FLOOR_MONOTONE, TAG_MONOTONE, TAGS_KNOWN, BrokenInvariant
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import Trip
 

@@ -14,11 +14,11 @@ from ckviz.errors import ExitCode
 from ckviz.headless.cells import key_serves
 from ckviz.inputs.scenario_files import load_any
 from ckviz.metrics import step_figures
+from ckviz.model.invariants import FLOOR_MONOTONE, TAG_MONOTONE, TAGS_KNOWN, BrokenInvariant
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import Results
 from ckviz.model.steps import StepScenario, VtimeSettings
 from ckviz.sim.session import open_step_cell, step_knobs
-from ckviz.sim.step_checks import FLOOR_MONOTONE, TAG_MONOTONE, TAGS_KNOWN, BrokenStepInvariant
 from ckviz.sim.steps import StepRunner
 from ckviz.store.keys import ck_member
 from ckviz.store.vtime import VtimeKnobs
@@ -148,7 +148,7 @@ def test_the_checks_catch_a_damaged_vtime_state(
     ) as runner:
         tamper = Tamper(runner.scenario, "vtime", runner.queue, runner.knobs)
         tamper.damage = damage
-        with pytest.raises(BrokenStepInvariant) as caught:
+        with pytest.raises(BrokenInvariant) as caught:
             tamper.run()
     assert caught.value.invariant == invariant
 

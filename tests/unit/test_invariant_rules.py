@@ -6,19 +6,25 @@ from dataclasses import dataclass, field, replace
 
 import pytest
 
-from ckviz.model.snapshot import DequeueEvent
-from ckviz.sim.invariants import (
+from ckviz.model.invariants import (
     CK_INDEX,
     DEQUEUED_ONCE,
+    ENDS_EMPTY,
     ENV_LIMIT,
+    FLOOR_MONOTONE,
     INVARIANTS,
     MASTER_QUEUE,
+    NAMES,
     ONE_PLACE,
     PER_KEY_LIMIT,
+    SERVED_ALL,
+    TAG_MONOTONE,
     TOTAL_CAP,
     BrokenInvariant,
-    InvariantChecker,
+    checked_by,
 )
+from ckviz.model.snapshot import DequeueEvent
+from ckviz.sim.invariants import InvariantChecker
 from ckviz.sim.ledger import KeyBook
 from ckviz.store.digest import NOT_INDEXED, QueueDigest, decode_digest
 from ckviz.store.keys import ck_member
@@ -168,8 +174,18 @@ def test_decode_digest_keeps_colons_and_unicode_in_keys() -> None:
     assert (d.env_held, d.env_queued, d.master_has_member, d.index_size) == (1, 2, True, 1)
 
 
-def test_every_invariant_has_a_distinct_name() -> None:
-    assert len(set(INVARIANTS)) == len(INVARIANTS) == 9
+def test_every_invariant_has_a_distinct_name_and_a_harness() -> None:
+    assert len(set(NAMES)) == len(NAMES) == len(INVARIANTS) == 15
+    assert all(i.checked_by and i.rule for i in INVARIANTS)
+    assert checked_by("stress") == (
+        DEQUEUED_ONCE,
+        SERVED_ALL,
+        PER_KEY_LIMIT,
+        ENV_LIMIT,
+        FLOOR_MONOTONE,
+        TAG_MONOTONE,
+        ENDS_EMPTY,
+    )
 
 
 def test_limits_right_after_a_dequeue() -> None:
