@@ -23,6 +23,18 @@ def vectors() -> dict:
     return json.loads((DATA / "seedrandom_and_workloads.json").read_text())
 
 
+@pytest.fixture(autouse=True)
+def _own_working_folder(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every test starts in an empty folder of its own, never the checkout: what ckviz writes by
+    default (results.json, report.html, the app's exports) lands there, and a file the README's
+    first command left in the checkout cannot change what a test sees."""
+    folder = tmp_path_factory.mktemp("cwd")
+    monkeypatch.chdir(folder)
+    return folder
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _no_job_summary() -> Iterator[None]:
     """A test's `ckviz --headless` never appends to the job summary of the CI running it."""
