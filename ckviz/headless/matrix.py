@@ -305,7 +305,7 @@ MAX_DEFAULT_JOBS = 16  # one server serves every worker: past a dozen or so it i
 def default_jobs() -> int:
     """Twice the cores, plus one: a worker spends about half of a cell waiting on Redis's
     replies, so two per core keep the cores busy; forked workers cost little to start
-    (bench/matrix.py, 2 cores, default matrix: 3 workers 2.95-3.09 s, 5 workers 2.70-2.80 s)."""
+    (measured with bench/matrix.py: docs/performance.md)."""
     return min(2 * (os.cpu_count() or 1) + 1, MAX_DEFAULT_JOBS)
 
 

@@ -52,7 +52,7 @@ def _in_order(
 
 
 # On Linux a worker is forked: it starts with ckviz already imported, where a spawned one
-# spends a quarter of a second importing it again (a default matrix is ~4 s on 2 cores). The
+# spends a noticeable part of a cell importing it again (docs/performance.md). The
 # pool forks every worker before its own thread starts, and the parent runs no other thread.
 # Elsewhere (macOS: fork is unsafe with its system libraries) workers are spawned.
 _START_METHOD = "fork" if sys.platform == "linux" else "spawn"

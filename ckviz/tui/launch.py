@@ -18,7 +18,7 @@ def tune_gc() -> None:
 
     Each step allocates thousands of objects (snapshot rows, index entries, rendered strips).
     With CPython's default first threshold (700) many live just long enough to be promoted,
-    which sets off full collections of the whole heap: 100-300 ms pauses with 200 keys.
+    which sets off full collections of the whole heap (long pauses: docs/performance.md).
     A larger first threshold keeps those pauses out of stepping. Process-wide, so only the
     process that runs the app calls it (a run to the end raises it the same way, for any
     caller: sim/collector.py).
