@@ -32,7 +32,7 @@ DEFAULT_DISCIPLINES: tuple[str, ...] = tuple(FACTORIES)
 # One line per discipline, for `ckviz --help`: the registered ones, then the step harness's
 # own (their scripts live in Redis: ckviz/store/vtime.py).
 SUMMARIES: dict[str, str] = {
-    "baseline": "the reference's age order: oldest CK queue head first; never rescores",
+    "baseline": "trigger.dev's age order: oldest CK queue head first; never rescores",
     "sfq": "start-time fair queueing: per-key virtual clock, idle keys rejoin at the floor",
     "drr": "deficit round robin over the active keys",
     "stride": "stride scheduling: sfq's clock in passes of 10^6/weight",

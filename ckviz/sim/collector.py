@@ -4,8 +4,9 @@ A serve attempt allocates many short-lived tuples (with 10,000 keys, a rescoring
 ranks and writes 10,000 entries per attempt), while the ledger, the workload and the events
 keep hundreds of thousands of objects alive. At the default first threshold (700
 allocations) the young generation fills many times per attempt, survivors are promoted, and
-full collections walk the whole live heap (what that cost: docs/performance.md). Nothing the driver builds needs the cycle collector to die (reference counting frees
-it), so a run lets the young generation grow before a collection instead.
+full collections walk the whole live heap (what that cost: docs/performance.md). Nothing
+the driver builds needs the cycle collector to die (reference counting frees it), so a run
+lets the young generation grow before a collection instead.
 """
 
 from __future__ import annotations

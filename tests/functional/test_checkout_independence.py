@@ -22,11 +22,11 @@ def test_a_results_file_where_pytest_starts_changes_no_test(tmp_path: Path) -> N
     test that tripped on the first command's results.json, run from a folder holding one."""
     (tmp_path / "results.json").write_text("{}", encoding="utf-8")
     test = ROOT / "tests" / "functional" / "test_bad_input.py"
+    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--rootdir={ROOT}"]
+    test_bad_flags = [f"{test}::test_bad_flags", "-k", "prefix"]
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--rootdir={ROOT}",
-         f"{test}::test_bad_flags", "-k", "prefix"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [*pytest, *test_bad_flags], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, proc.stdout[-2000:]
     assert "1 passed" in proc.stdout
     assert (tmp_path / "results.json").read_text(encoding="utf-8") == "{}"

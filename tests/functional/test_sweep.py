@@ -111,9 +111,11 @@ def test_a_bad_sweep_exits_2_with_one_line(tmp_path: Path) -> None:
     assert done.stderr.count("\n") == 1 and "sweep: heavy.runs = 0" in done.stderr
 
 
-def test_the_readme_sweep_example_is_a_valid_matrix(tmp_path: Path) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    example = re.search(r"```toml\n(seeds = .*?\[sweep\].*?)```", readme, re.S)
+def test_the_docs_sweep_example_is_a_valid_matrix(tmp_path: Path) -> None:
+    docs = Path(__file__).resolve().parents[2] / "docs" / "scenarios.md"
+    example = re.search(
+        r"```toml\n(seeds = .*?\[sweep\].*?)```", docs.read_text(encoding="utf-8"), re.S
+    )
     assert example is not None
     path = tmp_path / "curve.toml"
     path.write_text(example.group(1), encoding="utf-8")

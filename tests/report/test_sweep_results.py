@@ -62,11 +62,13 @@ def test_a_real_sweep_is_recorded_sharded_merged_and_plotted(
     assert f"| 5 | baseline | {share:.5f} |" in text
 
 
-def test_the_bundled_scaling_matrix_is_the_one_the_readme_runs() -> None:
+def test_the_bundled_scaling_matrix_is_the_one_the_docs_run() -> None:
     matrix = scenario_files.load_matrix("scaling")
     assert matrix.sweep is not None and matrix.sweep.scenario == "ck_many_keys"
     assert matrix.sweep.parameter() == ("light.count", [10, 100, 1000])
     assert matrix.disciplines == ["baseline", "sfq", "vtime"] and len(matrix.seeds) == 1
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "scenarios.md").read_text(
+        encoding="utf-8"
+    )
     command = "uv run ckviz --headless --matrix scaling --out s.json && uv run ckviz report s.json"
-    assert command in readme
+    assert command in docs
