@@ -9,8 +9,10 @@ import importlib.util
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ _START_TIMEOUT_S = 10.0
 _STOP_TIMEOUT_S = 5.0
 ENV_TIMEOUT = "CKVIZ_REDIS_TIMEOUT"
 DEFAULT_TIMEOUT_S = 30.0
+PREFLIGHT_TIMEOUT_S = 5.0  # a --redis-url that does not answer at once is said so soon
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +74,12 @@ def connect(url: str, **kwargs: object) -> redis.Redis:
     return redis.Redis.from_url(url, **options)
 
 
-def redis_timeout() -> float:
-    """Seconds to wait for a reply before giving the server up: env CKVIZ_REDIS_TIMEOUT, else 30."""
+def redis_timeout(default: float = DEFAULT_TIMEOUT_S) -> float:
+    """Seconds to wait for a reply before giving the server up: env CKVIZ_REDIS_TIMEOUT, else
+    `default` (30; the first contact with a --redis-url server, 5)."""
     text = os.environ.get(ENV_TIMEOUT, "").strip()
     if not text:
-        return DEFAULT_TIMEOUT_S
+        return default
     try:
         value = float(text)
     except ValueError:
@@ -200,19 +204,60 @@ def url_server(
     URL came from, for the error lines."""
     check_url(url, source)
     shown = f"{source} {redact(url)}"
+    timeout = redis_timeout(default=PREFLIGHT_TIMEOUT_S)
+    client = connect(url, socket_timeout=timeout, socket_connect_timeout=timeout)
     try:
-        client = connect(url, socket_timeout=5, socket_connect_timeout=5)
-        version = server_version(client)
-    except (redis.RedisError, OSError, ValueError) as exc:
-        raise_refusal(exc, f"ckviz at {shown}")
-        raise RedisUnavailable(f"cannot reach Redis at {shown}: {first_line(exc)}") from None
-    try:
-        cluster = check_writable(client, shown)
+        with _cut_after(client, timeout) as cut:
+            version, cluster = _preflight(client, shown, cut)
     finally:
         client.close()
     if cluster:
         _check_cluster(url, shown, allow_cluster)
     yield RedisServer(url=url, mode="url", version=version, source=source, cluster=cluster)
+
+
+def _preflight(client: redis.Redis, shown: str, cut: threading.Event) -> tuple[str, bool]:
+    """The server's version, and whether it is a cluster node (a replica refused)."""
+    try:
+        version = server_version(client)
+        return version, check_writable(client, shown)
+    except (redis.RedisError, OSError, ValueError, RedisUnavailable) as exc:
+        if cut.is_set() or isinstance(exc, (redis.TimeoutError, TimeoutError)):
+            raise RedisUnavailable(
+                f"cannot reach Redis at {shown}: no whole reply within "
+                f"{client.get_connection_kwargs()['socket_timeout']:g} s ({ENV_TIMEOUT}): "
+                "the server answers too slowly or without end"
+            ) from None
+        if isinstance(exc, RedisUnavailable):
+            raise
+        raise_refusal(exc, f"ckviz at {shown}")
+        raise RedisUnavailable(f"cannot reach Redis at {shown}: {first_line(exc)}") from None
+
+
+@contextlib.contextmanager
+def _cut_after(client: redis.Redis, seconds: float) -> Iterator[threading.Event]:
+    """Close the client's socket after `seconds` in all: redis-py's timeout is per read, so
+    a server trickling a byte at a time, or streaming a reply without end, would hold the
+    preflight forever. The event says the cut happened."""
+    cut = threading.Event()
+
+    def close() -> None:
+        cut.set()
+        pool = client.connection_pool  # the pool's connections are not public: look, gently
+        in_use = list(getattr(pool, "_in_use_connections", ()))
+        for conn in in_use + list(getattr(pool, "_available_connections", ())):
+            sock = getattr(conn, "_sock", None)
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+    timer = threading.Timer(seconds, close)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield cut
+    finally:
+        timer.cancel()
 
 
 def _check_cluster(url: str, shown: str, allowed: bool) -> None:

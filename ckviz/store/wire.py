@@ -9,7 +9,10 @@ is not possible (no hiredis, a connection without a plain socket), redis-py does
 
 from __future__ import annotations
 
+import contextlib
+import re
 import socket
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +26,17 @@ except ImportError:  # pragma: no cover - hiredis is a dependency, but optional 
 
 _MORE = object()  # the reader's "not enough data yet"
 _CHUNK = 65536
+# Bounds on what one trip may read, whatever the server sends. ckviz's largest replies (a
+# ckIndex of 100,000 keys with scores) are a few MB and 200,000 elements; a reply announcing
+# more, or a trip past MAX_TRIP_BYTES, is a server that is not answering what was asked.
+MAX_TRIP_BYTES = 256 * 1024 * 1024
+_HEADER_DIGITS = 9  # an array or bulk header of 9 digits or more: 100,000,000 or over
+_HUGE_HEADER = re.compile(rb"\r\n([*$])(\d{%d,})" % _HEADER_DIGITS)
+_TAIL = 64  # bytes kept from the last read, so a header cut between two reads is still seen
+
+
+class ReplyTooLarge(redis.ConnectionError):
+    """The server announced or sent more than a trip may read (its words say which)."""
 
 
 def parse_error(text: str) -> ResponseError:
@@ -50,12 +64,16 @@ class Wire:
         except TimeoutError:
             raise redis.TimeoutError("Timeout writing to socket") from None
         reader, replies = self._reader, list[Any]()
-        while len(replies) < count:
-            reply = reader.gets()
-            if reply is _MORE:
-                reader.feed(_received(sock))
-            else:
-                replies.append(reply)
+        bounds = _Bounds(sock)
+        try:
+            while len(replies) < count:
+                reply = reader.gets()
+                if reply is _MORE:
+                    reader.feed(bounds.received())
+                else:
+                    replies.append(reply)
+        finally:
+            bounds.restore()
         return replies
 
     def _socket(self) -> socket.socket | None:
@@ -81,14 +99,61 @@ class Wire:
                 yield exc
 
 
-def _received(sock: socket.socket) -> bytes:
-    try:
-        chunk = sock.recv(_CHUNK)
-    except TimeoutError:
-        raise redis.TimeoutError("Timeout reading from socket") from None
-    if not chunk:
-        raise redis.ConnectionError("Connection closed by server.")  # as redis-py words it
-    return chunk
+class _Bounds:
+    """One trip's reads, bounded in time (the socket's timeout, CKVIZ_REDIS_TIMEOUT, for the
+    whole trip and not per read: a server trickling a byte a second never trips a per-read
+    timeout) and in size (MAX_TRIP_BYTES read, no header announcing 10^8 elements or bytes)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.timeout = sock.gettimeout()
+        self.deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        self.reads = 0
+        self.size = 0
+        self.tail = b"\r\n"  # a trip's first reply starts a header, as after a reply's end
+
+    def received(self) -> bytes:
+        if self.reads and self.deadline is not None:  # a reply in several reads: what is left
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise self._too_slow()
+            self.sock.settimeout(left)
+        self.reads += 1
+        try:
+            chunk = self.sock.recv(_CHUNK)
+        except TimeoutError:
+            if self.reads > 1:
+                raise self._too_slow() from None
+            raise redis.TimeoutError("Timeout reading from socket") from None
+        if not chunk:
+            raise redis.ConnectionError("Connection closed by server.")  # as redis-py words it
+        self._check(chunk)
+        return chunk
+
+    def _too_slow(self) -> redis.TimeoutError:
+        return redis.TimeoutError(
+            f"Timeout reading from socket: no whole reply within {self.timeout:g} s "
+            "(the server sends it too slowly or without end)"
+        )
+
+    def _check(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        if self.size > MAX_TRIP_BYTES:
+            raise ReplyTooLarge(
+                f"reply too large: over {MAX_TRIP_BYTES // 2**20} MiB in one round trip"
+            )
+        huge = _HUGE_HEADER.search(self.tail + chunk[:_TAIL]) or _HUGE_HEADER.search(chunk)
+        if huge:
+            what = "an array of" if huge[1] == b"*" else "a string of"
+            unit = "elements" if huge[1] == b"*" else "bytes"
+            count = huge[2][:20].decode()
+            raise ReplyTooLarge(f"reply too large: {what} {count} {unit} announced")
+        self.tail = (self.tail + chunk[:_TAIL])[-_TAIL:] if len(chunk) < _TAIL else chunk[-_TAIL:]
+
+    def restore(self) -> None:
+        if self.reads > 1:
+            with contextlib.suppress(OSError):  # a socket closed meanwhile keeps its error
+                self.sock.settimeout(self.timeout)
 
 
 def _reader_for(encoder: Any) -> Any:

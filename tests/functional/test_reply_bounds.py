@@ -1,0 +1,141 @@
+"""The reply reader's bounds (issue 20 item 10): CKVIZ_REDIS_TIMEOUT bounds a whole reply,
+not one read, from the first contact on; a reply announcing 2^31 elements or a 10^12-byte
+string, or a trip reading past MAX_TRIP_BYTES, is one line saying which, never a
+MemoryError or a 3 GB read. The servers here are stand-ins speaking raw RESP
+(misbehaving_server.py); the run around them is on the real test server."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+import redis
+
+from ckviz.errors import ExitCode
+from ckviz.store import wire
+from ckviz.store.runqueue import _pack
+from ckviz.store.server import RedisServer
+from ckviz.store.wire import ReplyTooLarge, Wire
+from tests.functional.misbehaving_server import (
+    fake_server,
+    once,
+    proxy,
+    silent,
+    stream,
+    trickle,
+)
+from tests.functional.trust_support import ckviz_env, run_ckviz, stderr_lines
+
+RUN = ("--headless", "--scenario", "ck_skew", "--seeds", "seed-a", "--discipline", "baseline")
+
+
+def wire_to(url: str, timeout: float = 1.0) -> tuple[Wire, redis.connection.Connection]:
+    client = redis.Redis.from_url(url, socket_timeout=timeout, protocol=2)
+    conn = client.connection_pool.make_connection()
+    conn.connect()
+    return Wire(conn), conn
+
+
+def ping(url: str, timeout: float = 1.0) -> float:
+    """Seconds until the wire gave up on one PING; the exception it raised is re-raised."""
+    w, conn = wire_to(url, timeout)
+    started = time.monotonic()
+    try:
+        w.roundtrip(_pack(conn, [("PING",)]), 1)
+    finally:
+        conn.disconnect()
+    return time.monotonic() - started
+
+
+def test_a_trickled_reply_times_out_as_a_whole() -> None:
+    with fake_server(trickle(b"$100\r\n", every_s=0.1)) as url:
+        started = time.monotonic()
+        with pytest.raises(redis.TimeoutError, match="no whole reply within 1 s"):
+            ping(url, timeout=1.0)
+        assert time.monotonic() - started < 2.5  # one timeout, not one per byte
+
+
+@pytest.mark.parametrize(
+    ("reply", "said"),
+    [
+        (b"*2147483647\r\n", "an array of 2147483647 elements"),
+        (b"$999999999999\r\n", "a string of 999999999999 bytes"),
+        (b"*2\r\n$1\r\na\r\n*2147483647\r\n", "an array of 2147483647 elements"),  # nested
+    ],
+)
+def test_an_absurd_length_is_refused_before_it_is_read(reply: bytes, said: str) -> None:
+    with fake_server(once(reply)) as url, pytest.raises(ReplyTooLarge, match=said):
+        ping(url)
+
+
+def test_a_header_cut_between_two_reads_is_still_seen() -> None:
+    with fake_server(trickle(b"*2\r\n$1\r\na\r\n*21474", every_s=0.01)) as url:
+        # the trickle sends x's, not digits: this one must time out, not be refused ...
+        with pytest.raises(redis.TimeoutError):
+            ping(url, timeout=0.5)
+
+    def split(sock: object) -> None:
+        sock.recv(65536)  # type: ignore[attr-defined]
+        sock.sendall(b"*2\r\n$1\r\na\r\n*21474")  # type: ignore[attr-defined]
+        time.sleep(0.1)
+        sock.sendall(b"83647\r\n")  # type: ignore[attr-defined]
+        silent(sock)  # type: ignore[arg-type]
+
+    with fake_server(split) as url, pytest.raises(ReplyTooLarge, match="2147483647 elements"):
+        ping(url)  # ... and this one refused though its header came in two reads
+
+
+def test_a_reply_without_end_stops_at_the_size_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(wire, "MAX_TRIP_BYTES", 8 * 2**20)  # the bound is 256 MiB; 8 here
+    with fake_server(stream(b"*1000000\r\n", b"$3\r\nabc\r\n" * 4096)) as url:
+        with pytest.raises(ReplyTooLarge, match="over 8 MiB in one round trip"):
+            ping(url, timeout=30)
+
+
+def test_a_silent_server_at_first_contact_honours_the_timeout() -> None:
+    with fake_server(silent) as url:
+        started = time.monotonic()
+        proc = run_ckviz(*RUN, "--redis-url", url, env=ckviz_env(CKVIZ_REDIS_TIMEOUT="1"))
+        took = time.monotonic() - started
+    (line,) = stderr_lines(proc)
+    assert proc.returncode == ExitCode.REDIS
+    assert "cannot reach Redis at --redis-url" in line, line
+    assert "no whole reply within 1 s (CKVIZ_REDIS_TIMEOUT)" in line, line
+    assert took < 4  # 1 s, and the interpreter's start; it was 5 s whatever the setting
+
+
+def test_a_trickling_server_at_first_contact_is_cut_at_the_timeout() -> None:
+    with fake_server(trickle(b"$100000\r\n", every_s=0.2)) as url:
+        started = time.monotonic()
+        proc = run_ckviz(*RUN, "--redis-url", url, env=ckviz_env(CKVIZ_REDIS_TIMEOUT="1"),
+                         timeout=30)  # fmt: skip
+        took = time.monotonic() - started
+    (line,) = stderr_lines(proc)
+    assert proc.returncode == ExitCode.REDIS
+    assert "no whole reply within 1 s (CKVIZ_REDIS_TIMEOUT)" in line, line
+    assert took < 5
+
+
+@pytest.mark.parametrize(
+    ("behave", "said"),
+    [
+        (once(b"*2147483647\r\n"), "reply too large: an array of 2147483647 elements announced"),
+        (trickle(b"*3\r\n$100000\r\n", every_s=0.2), "no whole reply within 2 s"),
+    ],
+)
+def test_mid_run_a_bad_reply_is_one_line_and_the_results_are_kept(
+    redis_server: RedisServer, tmp_path: Path, behave: object, said: str
+) -> None:
+    if "@" in redis_server.url:
+        pytest.skip("the proxy passes no password")
+    out = tmp_path / "r.json"
+    with proxy(redis_server.url, b"EVALSHA", behave) as url:  # type: ignore[arg-type]
+        proc = run_ckviz(*RUN, "--redis-url", url, "--out", str(out),
+                         env=ckviz_env(CKVIZ_REDIS_TIMEOUT="2"), timeout=60)  # fmt: skip
+    errors = [line for line in stderr_lines(proc) if line.startswith("ckviz: error")]
+    assert proc.returncode == ExitCode.REDIS, proc.stderr
+    assert len(errors) == 1 and "lost the Redis server" in errors[0], errors
+    assert said in errors[0]
+    assert json.loads(out.read_text())["complete"] is False
