@@ -56,6 +56,20 @@ def once(reply: bytes) -> Behaviour:
     return behave
 
 
+def timed(behave: Behaviour, held: list[float]) -> Behaviour:
+    """`behave`, appending to `held` how long each connection stayed open, as the server saw
+    it (not counting the client's interpreter start, which a loaded machine makes slow)."""
+
+    def run(sock: socket.socket) -> None:
+        started = time.monotonic()
+        try:
+            behave(sock)
+        finally:
+            held.append(time.monotonic() - started)
+
+    return run
+
+
 @contextlib.contextmanager
 def fake_server(behave: Behaviour) -> Iterator[str]:
     """A loopback TCP server running `behave` on every connection; yields its redis:// URL."""
