@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from ckviz.errors import OneLineParser, UsageError, first_line
 from ckviz.headless.matrix import write_results
 from ckviz.headless.output import check_out
+from ckviz.headless.shards import check_parts
 from ckviz.headless.summary import summarized
 from ckviz.model.results import Results, RunResult, ScenarioResult
 
@@ -71,6 +72,7 @@ def merge(parts: Sequence[tuple[str, Results]]) -> Results:
         twice = sorted({k for k in seen if seen.count(k) > 1})
         what = f"shard {twice[0]} given twice" if twice else f"shard {missing[0]} missing"
         raise UsageError(f"merge: {what} (need 1..{_count(first)} of {first_name}'s matrix)")
+    check_parts(parts)  # digests, Redis version, weights, cells
     errors = [p.error for _, p in parts if p.error]
     return Results(
         ckviz_version=first.ckviz_version,

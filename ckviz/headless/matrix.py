@@ -23,6 +23,7 @@ from ckviz.headless.ci_outputs import write_ci_outputs
 from ckviz.headless.output import OutputError, write_out
 from ckviz.headless.report import print_checks, print_tables
 from ckviz.headless.runner import Interrupted, run_cells
+from ckviz.headless.shards import figures_digest, matrix_digest
 from ckviz.headless.summary import scenario_result
 from ckviz.model.json_text import readable_json
 from ckviz.model.matrix import Treatment
@@ -268,7 +269,7 @@ def assemble(
     for outcome in sorted(outcomes, key=lambda o: o.index):
         if outcome.result is not None:
             by_scenario[scenario_of[outcome.index]].append(outcome.result)
-    return Results(
+    results = Results(
         ckviz_version=__version__,
         complete=complete,
         error=error,
@@ -290,7 +291,25 @@ def assemble(
             for s in plan.scenarios
             if by_scenario[s.name]
         ],
-        shard=ShardInfo(index=plan.shard[0], count=plan.shard[1]) if plan.shard else None,
+    )
+    if plan.shard is not None:
+        results.shard = shard_info(plan, results, server.version)
+    return results
+
+
+def shard_info(plan: MatrixPlan, results: Results, redis_version: str) -> ShardInfo:
+    """Which slice this is, and the digests `ckviz merge` checks the slices against."""
+    assert plan.shard is not None
+    flags = {**results.matrix.model_dump(mode="json"), "step_max_count": plan.step_max_count}
+    return ShardInfo(
+        index=plan.shard[0],
+        count=plan.shard[1],
+        cells=len(plan.my_cells("")),
+        matrix_cells=len(plan.cells("")),
+        matrix_digest=matrix_digest(
+            plan.scenarios, plan.treatments, flags, plan.sweeps, redis_version
+        ),
+        figures_digest=figures_digest(results.scenarios, results.complete),
     )
 
 

@@ -171,6 +171,11 @@ class ShardInfo(_Result):
 
     index: int  # K, 1-based
     count: int  # N
+    # what `ckviz merge` checks (ckviz/headless/shards.py); absent in files written before
+    cells: int | None = None  # cells in this slice
+    matrix_cells: int | None = None  # cells in the whole matrix
+    matrix_digest: str | None = None  # the matrix as run: definitions, flags, Redis version
+    figures_digest: str | None = None  # this file's runs and summaries as written
 
 
 class CheckResult(_Result):

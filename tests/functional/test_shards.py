@@ -53,7 +53,12 @@ def test_merged_shards_equal_the_whole_run(redis_server: RedisServer, tmp_path: 
     sizes = [sum(len(s["runs"]) for s in json.loads(p.read_text())["scenarios"]) for p in parts]
     assert sizes == [5, 5, 4]  # 14 cells dealt out in turn (sfq skips the step scenario)
     shards = [json.loads(p.read_text())["shard"] for p in parts]
-    assert shards == [{"index": k, "count": 3} for k in (1, 2, 3)]
+    assert [(s["index"], s["count"], s["cells"]) for s in shards] == [
+        (1, 3, 5),
+        (2, 3, 5),
+        (3, 3, 4),
+    ]
+    assert {s["matrix_cells"] for s in shards} == {14}
     merged = tmp_path / "all.json"
     # given in any order
     assert main(["merge", str(parts[2]), str(parts[0]), str(parts[1]), "--out", str(merged)]) == 0
