@@ -1,7 +1,7 @@
 """Benchmark: what native virtual time costs the server, per dequeue call and per ack.
 
 For 100, 1,000 and 10,000 keys, the baseline dequeue (dequeue.lua) against vtime at HEAD and
-V17 (vtime_dequeue.lua), batches of 10: server microseconds per script call (INFO
+V17 (vtime's dequeue.lua), batches of 10: server microseconds per script call (INFO
 commandstats usec_per_call of EVALSHA, CONFIG RESETSTAT around each script's calls, so one
 script is measured at a time) and Redis calls per call (every redis.call inside the script,
 as commandstats counts them). Then a fully gated call: every CK queue at its per-queue limit,
@@ -11,8 +11,8 @@ call, which returns what each pass looked at.
 Runs on its own embedded server (CONFIG RESETSTAT resets the whole server's statistics).
 Each cell runs --repeat times, the modes interleaved (one round of every mode, then the next),
 and prints the lowest and the median figure: on a shared machine the spread is all other load.
-`--before FILE` adds a `vtime (before)` row: HEAD with that vtime_dequeue.lua (e.g.
-`git show main:ckviz/store/lua/vtime_dequeue.lua > before.lua`), measured in the same rounds;
+`--before FILE` adds a `vtime (before)` row: HEAD with that dequeue script (e.g.
+`git show main:ckviz/disciplines/vtime/lua/dequeue.lua > before.lua`), measured in the same rounds;
 it must take today's ARGV (the vtime tail at 11-17, as since the door passes it).
 `--breakdown` then times, one by one, the commands SPEC-vtime 5.2 adds to a dequeue call.
 """
@@ -24,47 +24,51 @@ import contextlib
 import math
 import statistics
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import redis
 
+from ckviz.disciplines.vtime import Tuning, VtimeDequeue, version_of
+from ckviz.disciplines.vtime.door import state_keys, vtime_door
 from ckviz.model.clock import T0
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.sim.session import new_namespace
 from ckviz.sim.steps import DEFAULT_KNOBS
-from ckviz.store import runqueue, vtime
+from ckviz.store import scripts
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue, Trip, delete_prefix
-from ckviz.store.scripts import LuaScript
+from ckviz.store.scripts import LUA_ORDER, Door, LuaScript
 from ckviz.store.server import open_server
-from ckviz.store.vtime import Version, VtimeDequeue
 
 NOW = T0 + 1_000_000_000
 MODES: tuple[str, ...] = ("baseline", "vtime", "vtime-v17", "vtime+trace")
-VERSIONS: dict[str, Version] = {
-    "vtime": "head",
-    "vtime-v17": "v17",
-    "vtime+trace": "head",
-    "vtime (before)": "head",
-}
 BEFORE = "vtime (before)"
+_swapped: list[LuaScript] = []  # the dequeue script `dequeue_script` swaps in, while it does
 
 
 @contextlib.contextmanager
 def dequeue_script(source: str | None) -> Iterator[None]:
-    """The bench (only) swaps in another vtime_dequeue.lua; Trip.call finds it by name."""
+    """The bench (only) swaps in another vtime dequeue.lua: its door names that script."""
     if source is None:
         yield
         return
-    scripts = runqueue._SCRIPTS  # the bench alone compares two script versions
-    current = scripts["vtime_dequeue"]
-    lib = (Path(runqueue.__file__).parent / "lua" / "lib.lua").read_text()
-    scripts["vtime_dequeue"] = LuaScript("vtime_dequeue", lib + source)
+    lib = (Path(scripts.__file__).parent / "lua" / scripts.LIB).read_text()
+    _swapped.append(LuaScript("dequeue (before)", lib + source))
     try:
         yield
     finally:
-        scripts["vtime_dequeue"] = current
+        _swapped.clear()
+
+
+def door_of(mode: str) -> Door:
+    """The door a mode's runs go through (the vtime modes without a trace but `+trace`)."""
+    version = version_of(mode.split(" ")[0].split("+")[0])
+    if version is None:
+        return LUA_ORDER
+    door = vtime_door(version, Tuning(DEFAULT_KNOBS, trace=mode.endswith("+trace")))
+    return replace(door, dequeue=_swapped[0]) if _swapped else door
 
 
 class Bench:
@@ -72,41 +76,21 @@ class Bench:
 
     def __init__(self, client: redis.Redis, mode: str, env_limit: int, per_key: int | None):
         self.client = client
-        self.version = VERSIONS.get(mode)
-        self.trace = mode.endswith("+trace")
-        self.q = RunQueue(client, new_namespace("ckviz-bench"), env_limit, per_key_limit=per_key)
+        prefix = new_namespace("ckviz-bench")
+        self.q = RunQueue(client, prefix, env_limit, per_key_limit=per_key, door=door_of(mode))
         self.q.open()
 
     def enqueue(self, trip: Trip, key: str, i: int) -> None:
-        run = PlannedRun(key, f"{key}-{i}", 0, 0)
-        if self.version is None:
-            trip.enqueue(run, T0 + i)
-        else:
-            vtime.enqueue(trip, self.q.keys, run, T0 + i, self.version, DEFAULT_KNOBS)
+        trip.enqueue(PlannedRun(key, f"{key}-{i}", 0, 0), T0 + i)
 
     def dequeue(self) -> list[DequeuedRun]:
         trip = self.q.trip()
-        if self.version is None:
-            slot = trip.dequeue(10, NOW)
-        else:
-            slot = vtime.dequeue(
-                trip,
-                self.q.keys,
-                self.q.env_limit,
-                10,
-                NOW,
-                self.version,
-                DEFAULT_KNOBS,
-                trace=self.trace,
-            )
+        slot = trip.dequeue(10, NOW)
         reply = trip.send()[slot]
         return reply.runs if isinstance(reply, VtimeDequeue) else list(reply)
 
     def ack(self, trip: Trip, run: DequeuedRun) -> None:
-        if self.version is None:
-            trip.ack(run.run_id, run.key)
-        else:
-            vtime.ack(trip, self.q.keys, run.run_id, run.key, self.version, DEFAULT_KNOBS)
+        trip.ack(run.run_id, run.key)
 
     def close(self) -> None:
         delete_prefix(self.client, self.q.keys.prefix)
@@ -219,7 +203,7 @@ def print_breakdown(client: redis.Redis, keys: int, repeat: int) -> None:
     (all at tag 0, as the bench's), minus the empty loop; lowest of `repeat`."""
     prefix = new_namespace("ckviz-bench")
     layout = RunQueue(client, prefix, 1).keys
-    names = (layout.ck_vtime, layout.ck_vtime_floor, layout.ck_vtime_idle)
+    names = (state_keys(layout).tags, state_keys(layout).floor, state_keys(layout).idle)
     try:
         for start in range(0, keys, 2000):
             stop = min(keys, start + 2000)
@@ -254,7 +238,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=300, help="dequeue calls per cell")
     parser.add_argument("--keys", default="100,1000,10000")
     parser.add_argument("--repeat", type=int, default=5, help="rounds; min and median shown")
-    parser.add_argument("--before", type=Path, help="an earlier vtime_dequeue.lua to compare")
+    parser.add_argument("--before", type=Path, help="an earlier vtime dequeue.lua to compare")
     parser.add_argument("--breakdown", action="store_true", help="time the vtime-only commands")
     args = parser.parse_args()
     sizes = [int(n) for n in args.keys.split(",")]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Protocol
 
-from ckviz.model.queue import DisciplineState, Door, IndexEntry, columns_of
-from ckviz.model.vtime import Version, VtimeDequeue, VtimeState
+from ckviz.disciplines.vtime.values import Version, VtimeDequeue, VtimeState
+from ckviz.model.queue import DisciplineState, IndexEntry, columns_of
+from ckviz.store.scripts import Door
 
 
 class Discipline(Protocol):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from ckviz.disciplines.base import by_priority
-from ckviz.model.queue import LUA_ORDER, DisciplineState, IndexEntry
+from ckviz.model.queue import DisciplineState, IndexEntry
+from ckviz.store.scripts import LUA_ORDER
 
 
 class Baseline:

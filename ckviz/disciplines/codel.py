@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from ckviz.disciplines.base import Discipline
-from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry, columns_of
+from ckviz.model.queue import DisciplineState, IndexEntry, columns_of
+from ckviz.store.scripts import RESCORED
 
 TARGET_MS = 200
 INTERVAL_MS = 100

@@ -6,7 +6,8 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from ckviz.disciplines.base import by_priority, weight_of
-from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry, columns_of
+from ckviz.model.queue import DisciplineState, IndexEntry, columns_of
+from ckviz.store.scripts import RESCORED
 
 _COST = 1.0  # every run costs one unit of deficit
 

@@ -10,8 +10,8 @@ from ckviz.disciplines.codel import CoDel
 from ckviz.disciplines.drr import DeficitRoundRobin
 from ckviz.disciplines.virtual_clock import sfq, stride
 from ckviz.disciplines.vtime import VirtualTime
+from ckviz.disciplines.vtime.values import DEFAULT_TUNING, Tuning
 from ckviz.errors import UsageError
-from ckviz.model.vtime import DEFAULT_TUNING, Tuning
 
 Weights = Mapping[str, float]
 
@@ -23,14 +23,14 @@ FACTORIES: dict[str, Callable[[Weights, Tuning], Discipline]] = {
     "stride": lambda w, _: stride(w),
     "codel-sfq": lambda w, _: CoDel(sfq(w)),
     "codel-baseline": lambda w, _: CoDel(Baseline()),
-    "vtime": lambda w, t: VirtualTime("vtime", "head", t),
-    "vtime-v17": lambda w, t: VirtualTime("vtime-v17", "v17", t),
+    "vtime": lambda w, t: VirtualTime("vtime", t),
+    "vtime-v17": lambda w, t: VirtualTime("vtime-v17", t),
 }
 
 DEFAULT_DISCIPLINES: tuple[str, ...] = tuple(FACTORIES)
 
 # One line per discipline, for `ckviz --help`: the registered ones, then the step harness's
-# own (their scripts live in Redis: ckviz/store/vtime.py).
+# own (their scripts live in Redis: ckviz/disciplines/vtime/).
 SUMMARIES: dict[str, str] = {
     "baseline": "trigger.dev's age order: oldest CK queue head first; never rescores",
     "sfq": "start-time fair queueing: per-key virtual clock, idle keys rejoin at the floor",

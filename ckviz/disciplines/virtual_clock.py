@@ -7,7 +7,8 @@ from itertools import repeat
 from operator import itemgetter
 
 from ckviz.disciplines.base import weight_of
-from ckviz.model.queue import RESCORED, DisciplineState, IndexEntry, columns_of
+from ckviz.model.queue import DisciplineState, IndexEntry, columns_of
+from ckviz.store.scripts import RESCORED
 
 _LAST = itemgetter(2)  # the member of a (priority, score, member) rank
 

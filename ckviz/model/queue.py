@@ -83,34 +83,12 @@ class DequeuedRun:
 @dataclass(frozen=True, slots=True)
 class DisciplineState:
     """What a discipline shows of itself: global fields and, per key, labelled values, plus
-    `detail`: a richer picture a pane of its own may draw (the vtime state, for vtime)."""
+    `detail`: a richer picture a pane of its own may draw (a discipline's state in Redis)."""
 
     name: str
     fields: tuple[tuple[str, Shown], ...] = ()
     per_key: tuple[tuple[str, tuple[tuple[str, Shown], ...]], ...] = ()
     detail: object = None
-
-
-@dataclass(frozen=True, slots=True)
-class Door:
-    """How a discipline's runs reach Redis: the scripts for enqueue, dequeue and ack (by Lua
-    file name), the discipline's own state keys (each `B:<name>` under the base queue, added
-    after the scripts' usual KEYS), its own ARGV (after the usual ARGV: a quantum, a TTL...)
-    and whether the driver rescores ckIndex before a dequeue. A discipline whose state lives
-    in Redis may name `reads`: a read-only script over its state keys (ARGV: a listing limit,
-    then the ckIndex members asked for) that rides at the end of each checked trip."""
-
-    enqueue: str = "enqueue"
-    dequeue: str = "dequeue"
-    ack: str = "ack"
-    state_keys: tuple[str, ...] = ()
-    argv: tuple[str | int, ...] = ()
-    rescores: bool = False  # client side: read ckIndex, order it in Python, write the order
-    reads: str = ""
-
-
-LUA_ORDER = Door()  # the dequeue script's own order: lowest ckIndex score first
-RESCORED = Door(rescores=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from ckviz.disciplines.base import Discipline
 from ckviz.model.arithmetic import batch_room, queue_limit
 from ckviz.model.clock import MAX_LOGICAL_MS, SCORE_BASE, WALL_NOW
 from ckviz.model.invariants import ENV_LIMIT, ONE_PLACE, BrokenInvariant
-from ckviz.model.queue import LUA_ORDER, DequeuedRun, IndexEntry, PlannedRun
+from ckviz.model.queue import DequeuedRun, IndexEntry, PlannedRun
 from ckviz.model.snapshot import FULL_VIEW, DequeueEvent, QueueEvent, Snapshot, ViewRequest
 from ckviz.sim.collector import roomy_young_generation
 from ckviz.sim.consumers import Consumer, Turns, consumers_of
@@ -38,6 +38,7 @@ from ckviz.sim.view import IndexPeek, KeyView
 from ckviz.sim.vtime_invariants import VtimeLedgerCheck
 from ckviz.store.digest import QueueDigest
 from ckviz.store.runqueue import RunQueue
+from ckviz.store.scripts import LUA_ORDER
 
 RECENT_LIMIT = 200
 

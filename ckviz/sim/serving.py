@@ -12,9 +12,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple, Protocol, cast
 
 from ckviz.disciplines.base import Discipline, KeepsStateInRedis
+from ckviz.disciplines.vtime.values import Version, VtimeDequeue, VtimeState
 from ckviz.model.arithmetic import rescore_scores
 from ckviz.model.queue import DequeuedRun, IndexEntry, columns_of
-from ckviz.model.vtime import Version, VtimeDequeue, VtimeState
 from ckviz.store.keys import key_of_member
 from ckviz.store.runqueue import Trip
 

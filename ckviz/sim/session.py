@@ -10,11 +10,11 @@ import redis
 
 from ckviz.defaults import ROOT_PREFIX
 from ckviz.disciplines.registry import make_discipline
+from ckviz.disciplines.vtime import Tuning, VtimeKnobs
 from ckviz.inputs.workload import generate
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario, VtimeSettings
 from ckviz.model.steps import StepScenario
-from ckviz.model.vtime import Tuning, VtimeKnobs
 from ckviz.sim.driver import Driver, DriverConfig
 from ckviz.sim.steps import StepRunner
 from ckviz.store.runqueue import RunQueue
@@ -114,10 +114,12 @@ def open_step_cell(
     """A ready step runner whose keys all start with `prefix`; deleted when it closes.
     `consumers` (default: the treatment's, else the scenario's) call in turn each step, in an
     order drawn from `seed` and the step. `history`: the run's past in time buckets (steps)."""
-    queue = RunQueue(client, prefix, scenario.env_limit)
+    # the step harness reads what every call looked at (its checks and the app use it)
+    tuning = Tuning(step_knobs(scenario, treatment), trace=True)
+    door = make_discipline(treatment.discipline, tuning=tuning).door
+    queue = RunQueue(client, prefix, scenario.env_limit, door=door)
     count = consumers or treatment.consumers_on(scenario.consumers)
-    more = [RunQueue(client, prefix, scenario.env_limit) for _ in range(count - 1)]
-    knobs = step_knobs(scenario, treatment)
+    more = [RunQueue(client, prefix, scenario.env_limit, door=door) for _ in range(count - 1)]
     try:
         queue.open()
         for other in more:
@@ -126,7 +128,6 @@ def open_step_cell(
             scenario,
             treatment.discipline,
             queue,
-            knobs,
             max_count,
             check_invariants,
             more_queues=more,

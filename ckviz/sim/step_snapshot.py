@@ -7,6 +7,7 @@ state is what the call's trip read back, and the passes are the call's own trace
 
 from __future__ import annotations
 
+from ckviz.disciplines.vtime import VtimeView
 from ckviz.model.clock import T0
 from ckviz.model.queue import DisciplineState, Shown
 from ckviz.model.snapshot import (
@@ -18,7 +19,6 @@ from ckviz.model.snapshot import (
     Snapshot,
     ViewRequest,
 )
-from ckviz.model.vtime import VtimeView
 from ckviz.sim.steps import StepRunner
 
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ckviz.disciplines.vtime import Version, Visit, VtimeDequeue, VtimeKnobs, VtimeState, version_of
 from ckviz.model.clock import T0, WALL_NOW
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.model.snapshot import ConsumerService, DequeueEvent
@@ -28,12 +29,9 @@ from ckviz.sim.consumers import Tally, consumer_name, turn_order
 from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.invariants import RunLimits
 from ckviz.sim.vtime_invariants import VtimeStateChecker
-from ckviz.store import vtime
 from ckviz.store.runqueue import RunQueue, Trip
-from ckviz.store.vtime import Version, Visit, VtimeDequeue, VtimeKnobs, VtimeState
 
 STEP_DISCIPLINES: tuple[str, ...] = ("baseline", "vtime", "vtime-v17")
-VERSIONS: dict[str, Version] = {"vtime": "head", "vtime-v17": "v17"}
 DEFAULT_KNOBS = VtimeKnobs()
 # Up to this many tagged keys every call's check reads all of ckVtime and the idle set; past
 # it, the floor and the keys the call's trip touched (checks cost what a call does).
@@ -68,7 +66,6 @@ class StepRunner:
         scenario: StepScenario,
         discipline: str,
         queue: RunQueue,
-        knobs: VtimeKnobs = DEFAULT_KNOBS,
         max_count: int | None = None,
         check_invariants: bool = True,
         track_state: bool | None = None,
@@ -76,17 +73,17 @@ class StepRunner:
         seed: str = "",
         history: bool = False,
     ) -> None:
-        """`track_state`: read the vtime state after every call (default: when checking).
+        """`queue` (and `more_queues`) opened with the discipline's door, its dequeue traced.
+        `track_state`: read the vtime state after every call (default: when checking).
         `more_queues`: the connections of consumers c2..cN (c1's is `queue`), who take turns
         in an order drawn from `seed` and the step."""
         self.scenario = scenario
         self.discipline = discipline
-        self.version: Version | None = VERSIONS.get(discipline)
+        self.version: Version | None = version_of(discipline)
         self.queue = queue
         self.queues = [queue, *more_queues]
         self.consumers = [Tally(consumer_name(i)) for i in range(len(self.queues))]
         self.seed = seed
-        self.knobs = knobs
         self.max_count = max_count or scenario.harness.max_count
         self.step = 0
         self.done = False
@@ -193,9 +190,7 @@ class StepRunner:
             slot = self._dequeue()
             state_slot = None
             if self.version is not None and self.track_state:
-                state_slot = vtime.read_state(
-                    self._outbox, self.queue.keys, LISTING_LIMIT, self._touched
-                )
+                state_slot = self._outbox.read_state(LISTING_LIMIT, self._touched)
             self._touched = set()
             replies = self._send(self.queues[consumer])
             runs, visits, floor = self._reply(replies[slot])
@@ -213,7 +208,7 @@ class StepRunner:
 
     def _finish(self) -> None:
         if self.version is not None:
-            slot = vtime.read_state(self._outbox, self.queue.keys, 0)
+            slot = self._outbox.read_state(0)
             self.state = self._send()[slot]
         elif len(self._outbox):
             self._send()
@@ -225,12 +220,7 @@ class StepRunner:
         i = self._sent_per_key.get(key, 0)
         self._sent_per_key[key] = i + 1
         run = PlannedRun(key, f"{key}-{i}", 0, 0)
-        if self.version is None:
-            self._outbox.enqueue(run, T0 + offset_ms)
-        else:
-            vtime.enqueue(
-                self._outbox, self.queue.keys, run, T0 + offset_ms, self.version, self.knobs
-            )
+        self._outbox.enqueue(run, T0 + offset_ms)
         self.remaining[key] = self.remaining.get(key, 0) + 1
         self._enqueued.add(key)
         self._backlog.add(key)
@@ -241,12 +231,7 @@ class StepRunner:
             self.history.enqueued(key, self.step)
 
     def _dequeue(self) -> int:
-        if self.version is None:
-            return self._outbox.dequeue(self.max_count, WALL_NOW)
-        q = self.queue
-        return vtime.dequeue(
-            self._outbox, q.keys, q.env_limit, self.max_count, WALL_NOW, self.version, self.knobs
-        )
+        return self._outbox.dequeue(self.max_count, WALL_NOW)
 
     def _reply(self, reply: Any) -> tuple[list[DequeuedRun], tuple[Visit, ...], float | None]:
         if isinstance(reply, VtimeDequeue):
@@ -260,12 +245,8 @@ class StepRunner:
             if run.served_at + hold <= self.step:
                 del self._in_flight[i]
                 self._held[run.key] -= 1
-                if self.version is None:
-                    self._outbox.ack(run.run_id, run.key)
-                else:
-                    vtime.ack(
-                        self._outbox, self.queue.keys, run.run_id, run.key, self.version, self.knobs
-                    )
+                self._outbox.ack(run.run_id, run.key)
+                if self.version is not None:
                     self._dropped.add(run.key)
                 self._touched.add(run.key)
 

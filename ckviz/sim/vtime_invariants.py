@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
+from ckviz.disciplines.vtime import Version, VtimeState
 from ckviz.model.invariants import (
     FLOOR_MONOTONE,
     IDLE_BELOW_TAG,
@@ -21,7 +22,6 @@ from ckviz.model.invariants import (
     BrokenInvariant,
     Unit,
 )
-from ckviz.model.vtime import Version, VtimeState
 from ckviz.sim.ledger import Ledger
 
 

@@ -68,7 +68,7 @@ def layout_slot(prefix: str) -> int:
         layout.env_queue,
         layout.master_queue,
         layout.queue_limit,
-        layout.ck_vtime,
+        layout.base_key("ckState"),  # a discipline's state key
         layout.message("r"),
         layout.ck_queue("key"),
         layout.ck_held("key{x}"),

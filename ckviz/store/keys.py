@@ -48,9 +48,6 @@ class KeyLayout:
 
     prefix: str
     ck_index: str = field(init=False)
-    ck_vtime: str = field(init=False)
-    ck_vtime_floor: str = field(init=False)
-    ck_vtime_idle: str = field(init=False)
     env_held: str = field(init=False)
     env_limit: str = field(init=False)
     queue_limit: str = field(init=False)
@@ -61,9 +58,6 @@ class KeyLayout:
         p = self.prefix
         fixed = {
             "ck_index": f"{p}{BASE}:ckIndex",
-            "ck_vtime": f"{p}{BASE}:ckVtime",
-            "ck_vtime_floor": f"{p}{BASE}:ckVtimeFloor",
-            "ck_vtime_idle": f"{p}{BASE}:ckVtimeIdle",
             "env_held": f"{p}{_ENV_PATH}{HELD_SUFFIX}",
             "env_limit": f"{p}{_ENV_PATH}:concurrency",
             "queue_limit": f"{p}{BASE}:concurrency",

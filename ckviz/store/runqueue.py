@@ -24,13 +24,13 @@ from ckviz.model.arithmetic import (
     HELD_SUFFIX,
     SCAN_FACTOR,
 )
-from ckviz.model.queue import LUA_ORDER, Door, IndexColumns, IndexEntry, PlannedRun
+from ckviz.model.queue import IndexColumns, IndexEntry, PlannedRun
 from ckviz.store.cluster import Keyspace
 from ckviz.store.digest import QueueDigest, decode_digest
 from ckviz.store.keys import KEY_OF, MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member
 from ckviz.store.preflight import raise_refusal
-from ckviz.store.replies import DEQUEUE_REPLIES, READ_REPLIES, dequeued_runs
-from ckviz.store.scripts import load_scripts
+from ckviz.store.replies import dequeued_runs
+from ckviz.store.scripts import LUA_ORDER, RUN_QUEUE, Decoder, Door, LuaScript
 from ckviz.store.wire import Wire
 
 _hiredis_pack: Callable[..., bytes] | None
@@ -49,7 +49,6 @@ DEQUEUE_CONSTANTS = (
     DEFAULT_QUEUE_LIMIT,
     HELD_SUFFIX,
 )
-_SCRIPTS = load_scripts()
 
 
 def run_keys(k: KeyLayout, run_id: str, key: str) -> tuple[str, ...]:
@@ -65,7 +64,6 @@ def run_keys(k: KeyLayout, run_id: str, key: str) -> tuple[str, ...]:
     )
 
 
-Decoder = Callable[[Any], Any]
 Command = tuple[tuple[Any, ...], Decoder, bool]  # args, reply decoder, a script call?
 
 
@@ -147,15 +145,18 @@ class Trip:
     def dequeue(self, max_count: int, now: int) -> int:
         q = self._queue
         argv = (q.keys.prefix, now, max_count, q.env_limit, *DEQUEUE_CONSTANTS, *q.door.argv)
-        decode = DEQUEUE_REPLIES.get(q.door.dequeue, dequeued_runs)
-        return self.call(q.door.dequeue, q.dequeue_keys, argv, decode)
+        return self.call(
+            q.door.dequeue, q.dequeue_keys, argv, q.door.dequeue_reply or dequeued_runs
+        )
 
     def read_state(self, listing_limit: int, keys: Iterable[str] = ()) -> int:
         """The door's read-only view of the discipline's own keys (`Door.reads`): all of it
         while it is at most `listing_limit` long, else only `keys`'."""
-        q = self._queue
+        door = self._queue.door
+        if door.reads is None:
+            raise ValueError("this door has no script reading its discipline's state")
         argv = (listing_limit, *map(ck_member, keys))
-        return self.call(q.door.reads, q.state_keys, argv, READ_REPLIES.get(q.door.reads, _keep))
+        return self.call(door.reads, self._queue.state_keys, argv, door.read_reply or _keep)
 
     def rescore(self, order: Sequence[str], scores: Sequence[int]) -> int:
         """The members (best first) get their `rescore_scores`, in one ZADD."""
@@ -180,13 +181,13 @@ class Trip:
         members = map(ck_member, keys)
         argv = (k.prefix, MASTER_MEMBER, listing_limit, int(read_index), HELD_SUFFIX, *members)
         decode = _digest_and_index if read_index else _digest_only
-        return self.call("inspect", self._queue.inspect_keys, argv, decode)
+        return self.call(RUN_QUEUE["inspect"], self._queue.inspect_keys, argv, decode)
 
     def call(
-        self, name: str, keys: Sequence[str], argv: Sequence[Any], decode: Decoder = _ignore
+        self, script: LuaScript, keys: Sequence[str], argv: Sequence[Any], decode: Decoder = _ignore
     ) -> int:
-        """Add a call of the script `lua/<name>.lua`; the reply's slot in `send()`'s list."""
-        script = _SCRIPTS[name]
+        """Add a call of `script` (the store's or its door's: loaded when the queue opened);
+        the reply's slot in `send()`'s list."""
         return self._add(("EVALSHA", script.sha, len(keys), *keys, *argv), decode, scripted=True)
 
     def send(self, via: RunQueue | None = None) -> list[Any]:
@@ -209,6 +210,8 @@ class RunQueue:
         self.client = client
         self.keys = KeyLayout(prefix)
         self.door = door  # the scripts a run goes through, and the discipline's own keys
+        # what open() loads: the store's scripts and the door's own
+        self.scripts = tuple({s.sha: s for s in (*RUN_QUEUE.values(), *door.scripts)}.values())
         self.state_keys = tuple(self.keys.base_key(name) for name in door.state_keys)
         k = self.keys
         self.dequeue_keys = (
@@ -249,7 +252,7 @@ class RunQueue:
             raise RedisUnavailable(f"cannot connect to Redis: {exc}") from None
 
     def load_scripts(self) -> None:
-        commands = [(("SCRIPT", "LOAD", s.source), _ignore, False) for s in _SCRIPTS.values()]
+        commands = [(("SCRIPT", "LOAD", s.source), _ignore, False) for s in self.scripts]
         _refused([c[0] for c in commands], self._roundtrip(commands))
 
     def close(self) -> None:

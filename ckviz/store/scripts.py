@@ -1,16 +1,22 @@
-"""The run-queue Lua scripts, read from the package, called by SHA.
+"""Lua scripts as the store runs them, and the door a discipline's runs go through.
 
-Every `lua/*.lua` but `lib.lua` is a script named after its file, with `lib.lua`'s helpers in
-front: a discipline that brings its own scripts adds files here and no list.
+A package's `lua/*.lua` files are its scripts, each named after its file with the store's
+`lib.lua` helpers in front. The store brings the run queue's own (`enqueue`, `dequeue`, `ack`,
+`inspect`); a discipline whose state lives in Redis brings its own through its `Door`, and the
+store runs them without knowing whose they are.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
+from typing import Any
 
 LIB = "lib.lua"
+
+Decoder = Callable[[Any], Any]  # a script's reply, read into what its caller wants
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,12 +31,47 @@ class LuaScript:
         object.__setattr__(self, "sha", hashlib.sha1(self.source.encode()).hexdigest())
 
 
-def load_scripts() -> dict[str, LuaScript]:
-    """Every run-queue script, keyed by name (its file name without `.lua`), in name order."""
-    folder = resources.files("ckviz.store") / "lua"
-    lib = (folder / LIB).read_text()
+def load_scripts(package: str = "ckviz.store") -> dict[str, LuaScript]:
+    """Every script of `package`'s `lua/` folder but the lib, keyed by name (its file name
+    without `.lua`), in name order, each with the store's lib in front."""
+    lib = (resources.files("ckviz.store") / "lua" / LIB).read_text()
+    folder = resources.files(package) / "lua"
     files = sorted(
         (f for f in folder.iterdir() if f.name.endswith(".lua") and f.name != LIB),
         key=lambda f: f.name,
     )
     return {f.name[:-4]: LuaScript(f.name[:-4], lib + f.read_text()) for f in files}
+
+
+RUN_QUEUE = load_scripts()  # the store's own: enqueue, dequeue, ack, inspect
+
+
+@dataclass(frozen=True, slots=True)
+class Door:
+    """How a discipline's runs reach Redis: the scripts for enqueue, dequeue and ack, the
+    discipline's own state keys (each `B:<name>` under the base queue, added after the scripts'
+    usual KEYS), its own ARGV (after the usual ARGV: a quantum, a TTL...) and whether the driver
+    rescores ckIndex before a dequeue. A discipline whose state lives in Redis may name `reads`:
+    a read-only script over its state keys (ARGV: a listing limit, then the ckIndex members
+    asked for) that rides at the end of each checked trip. `dequeue_reply` and `read_reply`
+    read its scripts' replies (None: the dequeue's are plain runs)."""
+
+    enqueue: LuaScript = RUN_QUEUE["enqueue"]
+    dequeue: LuaScript = RUN_QUEUE["dequeue"]
+    ack: LuaScript = RUN_QUEUE["ack"]
+    state_keys: tuple[str, ...] = ()
+    argv: tuple[str | int, ...] = ()
+    rescores: bool = False  # client side: read ckIndex, order it in Python, write the order
+    reads: LuaScript | None = None
+    dequeue_reply: Decoder | None = None
+    read_reply: Decoder | None = None
+
+    @property
+    def scripts(self) -> tuple[LuaScript, ...]:
+        """The scripts it names, each once."""
+        named = (self.enqueue, self.dequeue, self.ack, self.reads)
+        return tuple({s.sha: s for s in named if s is not None}.values())
+
+
+LUA_ORDER = Door()  # the dequeue script's own order: lowest ckIndex score first
+RESCORED = Door(rescores=True)

@@ -12,6 +12,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterable
 
+from ckviz.disciplines.vtime import VtimeState
 from ckviz.model.invariants import (
     DEQUEUED_ONCE,
     ENDS_EMPTY,
@@ -23,7 +24,6 @@ from ckviz.model.invariants import (
     checked_by,
 )
 from ckviz.model.queue import DequeuedRun
-from ckviz.store.vtime import VtimeState
 
 INVARIANTS = checked_by("stress")  # in the one list's order
 _EXAMPLES = 3  # details kept per broken invariant

@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 
 import redis
 
+from ckviz.disciplines.vtime import VtimeKnobs
 from ckviz.errors import CkvizError, InvariantViolation
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
 from ckviz.sim.steps import DEFAULT_KNOBS
 from ckviz.store.runqueue import RunQueue, delete_prefix
-from ckviz.store.vtime import VtimeKnobs
 from ckviz.stress.agents import Agent, Consumer, Hook, Producer, Watcher
 from ckviz.stress.ledger import Ledger
 from ckviz.stress.ops import QueueOps
@@ -65,11 +65,11 @@ def run_stress(
     """Run `scenario` with `consumers` concurrent consumers under `prefix`, whose keys are
     deleted at the end whatever happens. `hook` is a test-only fault."""
     plan = plan_for(scenario)
+    ops = QueueOps(discipline, knobs)
     queues = [
-        RunQueue(client, prefix, plan.env_limit, per_key_limit=plan.queue_limit)
+        RunQueue(client, prefix, plan.env_limit, per_key_limit=plan.queue_limit, door=ops.door)
         for _ in range(consumers + 2)
     ]
-    ops = QueueOps(discipline, queues[0].keys, plan.env_limit, knobs)
     ledger = Ledger(plan.env_limit, plan.per_key_limit)
     if plan.refeed:
         ledger.open_refeeds()
@@ -91,7 +91,7 @@ def run_stress(
         elapsed = time.monotonic() - started
         stop.set()
         _join(agents)
-        _settle(client, ops, ledger)
+        _settle(client, queues[0], ledger)
         report = StressReport(
             plan,
             discipline,
@@ -144,8 +144,8 @@ def _join(agents: list[Agent]) -> None:
         raise InvariantViolation(f"a stress agent failed: {type(first).__name__}: {first}")
 
 
-def _settle(client: redis.Redis, ops: QueueOps, ledger: Ledger) -> None:
-    k = ops.layout
+def _settle(client: redis.Redis, queue: RunQueue, ledger: Ledger) -> None:
+    k = queue.keys
     pipe = client.pipeline(transaction=False)
     pipe.zcard(k.env_queue)
     pipe.scard(k.env_held)

@@ -5,25 +5,37 @@ from __future__ import annotations
 from collections.abc import Sequence
 from importlib import resources
 
+import pytest
 import redis
 
 from ckviz.disciplines.baseline import Baseline
+from ckviz.disciplines.registry import make_discipline
 from ckviz.inputs import scenario_files
 from ckviz.inputs.workload import generate
-from ckviz.model.queue import DisciplineState, Door, IndexEntry, PlannedRun
+from ckviz.model.queue import DisciplineState, IndexEntry, PlannedRun
 from ckviz.sim.driver import Driver, DriverConfig
 from ckviz.store.keys import BASE
 from ckviz.store.runqueue import RunQueue
-from ckviz.store.scripts import load_scripts
+from ckviz.store.scripts import Door, load_scripts
 
 
-def test_every_lua_file_but_the_lib_is_a_script_with_the_lib_in_front() -> None:
-    folder = resources.files("ckviz.store") / "lua"
+@pytest.mark.parametrize("package", ["ckviz.store", "ckviz.disciplines.vtime"])
+def test_every_lua_file_but_the_lib_is_a_script_with_the_stores_lib_in_front(package: str) -> None:
+    folder = resources.files(package) / "lua"
     files = {f.name[:-4] for f in folder.iterdir() if f.name.endswith(".lua")}
-    scripts = load_scripts()
-    assert set(scripts) == files - {"lib"} and {"enqueue", "dequeue", "ack", "inspect"} <= files
-    lib = (folder / "lib.lua").read_text()
+    scripts = load_scripts(package)
+    assert set(scripts) == files - {"lib"} and {"enqueue", "dequeue", "ack"} <= files
+    lib = (resources.files("ckviz.store") / "lua" / "lib.lua").read_text()
     assert all(s.source.startswith(lib) and len(s.source) > len(lib) for s in scripts.values())
+
+
+def test_a_queue_loads_the_stores_scripts_and_its_doors_own() -> None:
+    door = make_discipline("vtime").door
+    queue = RunQueue(redis.Redis(), "unused:", 1, door=door)
+    loaded = {s.sha for s in queue.scripts}
+    assert {s.sha for s in load_scripts().values()} | {s.sha for s in door.scripts} == loaded
+    assert door.ack.sha != load_scripts()["ack"].sha  # HEAD parks a drained key's tag
+    assert make_discipline("vtime-v17").door.ack == load_scripts()["ack"]  # V17 acks as ever
 
 
 class InRedis:

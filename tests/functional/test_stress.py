@@ -11,6 +11,7 @@ import pytest
 import redis
 
 from ckviz.cli import main
+from ckviz.disciplines.vtime.door import state_keys
 from ckviz.errors import ExitCode
 from ckviz.inputs.scenario_files import load_any
 from ckviz.inputs.workload import PlannedRun
@@ -118,10 +119,10 @@ def test_a_tampered_floor_and_tags_are_caught(
         fired.set()
         k = queue.keys
         threading.Event().wait(0.05)  # let the watcher read the honest tags first
-        tags = queue.client.zrange(k.ck_vtime, 0, -1)
+        tags = queue.client.zrange(state_keys(k).tags, 0, -1)
         if tags:  # (an empty ckVtime would make the test fail below)
-            queue.client.zadd(k.ck_vtime, dict.fromkeys(tags, -100), xx=True)
-        queue.client.set(k.ck_vtime_floor, -100)
+            queue.client.zadd(state_keys(k).tags, dict.fromkeys(tags, -100), xx=True)
+        queue.client.set(state_keys(k).floor, -100)
         threading.Event().wait(0.05)  # and the rewound ones before the next serve
 
     tampered_after: list[str] = []

@@ -8,11 +8,12 @@ from typing import Any
 import pytest
 import redis
 
+from ckviz.disciplines.vtime.door import state_keys
+from ckviz.disciplines.vtime.values import VtimeView
 from ckviz.inputs import scenario_files
 from ckviz.metrics import run_metrics
 from ckviz.model.invariants import FLOOR_MONOTONE, TAG_MONOTONE, TAGS_KNOWN, BrokenInvariant
 from ckviz.model.matrix import Treatment
-from ckviz.model.vtime import VtimeView
 from ckviz.sim.driver import Driver
 from ckviz.sim.session import open_cell
 from ckviz.store.keys import ck_member
@@ -97,23 +98,23 @@ class Tampered(Driver):
         if len(self.events) >= 40 and self.damage:
             k, c = self.queue.keys, self.queue.client
             if self.damage == "floor":  # the floor goes down, with the tags it is read from
-                c.set(k.ck_vtime_floor, "-5")
-                tags = {m: -5 for m in c.zrange(k.ck_vtime, 0, -1)}
-                c.zadd(k.ck_vtime, tags, xx=True)
+                c.set(state_keys(k).floor, "-5")
+                tags = {m: -5 for m in c.zrange(state_keys(k).tags, 0, -1)}
+                c.zadd(state_keys(k).tags, tags, xx=True)
             elif self.damage == "tag":  # two keys with runs queued rewind (above the floor):
                 # a call serves one key, so the other shows the rewind
-                floor = float(c.get(k.ck_vtime_floor) or 0)
+                floor = float(c.get(state_keys(k).floor) or 0)
                 ahead = [
                     m
-                    for m, t in c.zrange(k.ck_vtime, 0, -1, withscores=True)
+                    for m, t in c.zrange(state_keys(k).tags, 0, -1, withscores=True)
                     if t >= floor + 0.5 and self.ledger.books[m.rsplit(":", 1)[1]].queued
                 ]
                 if len(ahead) < 2:  # not yet: try on the next step
                     super().step()
                     return
-                c.zadd(k.ck_vtime, dict.fromkeys(ahead, floor + 0.25), xx=True)
+                c.zadd(state_keys(k).tags, dict.fromkeys(ahead, floor + 0.25), xx=True)
             else:
-                c.zadd(k.ck_vtime, {ck_member("nobody"): 1e6})
+                c.zadd(state_keys(k).tags, {ck_member("nobody"): 1e6})
             self.damage = ""
         super().step()
 

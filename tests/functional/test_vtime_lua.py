@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 import redis
 
+from ckviz.disciplines.vtime.door import state_keys, vtime_door
+from ckviz.disciplines.vtime.values import Tuning, Version, VtimeDequeue, VtimeKnobs, VtimeState
 from ckviz.model.queue import PlannedRun
-from ckviz.store import vtime
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue
-from ckviz.store.vtime import Version, VtimeDequeue, VtimeKnobs, VtimeState
 
 NOW = 2_000_000_000_000
 BOTH: tuple[Version, ...] = ("head", "v17")
@@ -18,7 +18,7 @@ DEFAULTS = VtimeKnobs()
 
 
 class VQ:
-    """A run queue driven through one vtime version's scripts, one call per trip."""
+    """A run queue opened with one vtime version's door, one call per trip."""
 
     def __init__(
         self,
@@ -29,7 +29,8 @@ class VQ:
         per_key: int | None = None,
         knobs: VtimeKnobs = DEFAULTS,
     ) -> None:
-        self.q = RunQueue(client, prefix, env_limit, per_key_limit=per_key)
+        door = vtime_door(version, Tuning(knobs, trace=True))
+        self.q = RunQueue(client, prefix, env_limit, per_key_limit=per_key, door=door)
         self.q.open()
         self.version = version
         self.knobs = knobs
@@ -41,14 +42,22 @@ class VQ:
         self.counts[key] = i + 1
         run = PlannedRun(key, f"{key}-{i}", 0, 1)
         trip = self.q.trip()
-        vtime.enqueue(trip, self.q.keys, run, ts, self.version, self.knobs)
+        trip.enqueue(run, ts)
         trip.send()
         return run.run_id
 
+    def enqueue_unregistered(self, key: str, ts: int) -> None:
+        """A CK queue with no tag: queued by the baseline's enqueue (no registration)."""
+        plain = RunQueue(self.client, self.q.keys.prefix, self.q.env_limit)
+        plain.connect()
+        trip = plain.trip()
+        trip.enqueue(PlannedRun(key, f"{key}-0", 0, 1), ts)
+        trip.send()
+        plain.close()
+
     def dequeue(self, max_count: int = 10) -> VtimeDequeue:
         trip = self.q.trip()
-        k = self.q.keys
-        slot = vtime.dequeue(trip, k, self.q.env_limit, max_count, NOW, self.version, self.knobs)
+        slot = trip.dequeue(max_count, NOW)
         reply: VtimeDequeue = trip.send()[slot]
         return reply
 
@@ -57,12 +66,12 @@ class VQ:
 
     def ack(self, run_id: str) -> None:
         trip = self.q.trip()
-        vtime.ack(trip, self.q.keys, run_id, run_id.rsplit("-", 1)[0], self.version, self.knobs)
+        trip.ack(run_id, run_id.rsplit("-", 1)[0])
         trip.send()
 
     def state(self) -> VtimeState:
         trip = self.q.trip()
-        slot = vtime.read_state(trip, self.q.keys)
+        slot = trip.read_state(1_000_000)
         state: VtimeState = trip.send()[slot]
         return state
 
@@ -159,8 +168,8 @@ def test_head_arrival_cap_bounds_the_stacking(
     vq = VQ(client, prefix, "head", knobs=VtimeKnobs(arrival_cap_multiplier=multiplier))
     vq.enqueue("hog")
     # arranged state (a test may write it; ckviz never does): hog far above the floor
-    client.zadd(vq.q.keys.ck_vtime, {ck_member("hog"): 1000})
-    client.set(vq.q.keys.ck_vtime_floor, "10")
+    client.zadd(state_keys(vq.q.keys).tags, {ck_member("hog"): 1000})
+    client.set(state_keys(vq.q.keys).floor, "10")
     vq.enqueue("new")  # min(highest + quantum, floor + cap)
     assert vq.state().tags["new"] == expected
 
@@ -170,9 +179,9 @@ def test_head_a_returning_key_takes_its_parked_tag_not_the_stacked_one(
 ) -> None:
     vq = VQ(client, prefix, "head")
     vq.enqueue("hog")
-    client.zadd(vq.q.keys.ck_vtime, {ck_member("hog"): 1000})
-    client.zadd(vq.q.keys.ck_vtime_idle, {ck_member("back"): 7, ck_member("low"): 3})
-    client.set(vq.q.keys.ck_vtime_floor, "5")
+    client.zadd(state_keys(vq.q.keys).tags, {ck_member("hog"): 1000})
+    client.zadd(state_keys(vq.q.keys).idle, {ck_member("back"): 7, ck_member("low"): 3})
+    client.set(state_keys(vq.q.keys).floor, "5")
     vq.enqueue("back")
     vq.enqueue("low")
     tags = vq.state().tags
@@ -284,12 +293,7 @@ def test_head_pass2_discovers_unregistered_keys_when_the_batch_is_full(
     vq = VQ(client, prefix, "head")
     vq.enqueue("a")
     vq.enqueue("a")
-    # a CK queue with no tag: queued by the baseline enqueue (no registration)
-    from ckviz.model.queue import PlannedRun as Run
-
-    trip = vq.q.trip()
-    trip.enqueue(Run("stray", "stray-0", 0, 1), 10)
-    trip.send()
+    vq.enqueue_unregistered("stray", 10)
     assert "stray" not in vq.state().tags
     call = vq.dequeue(1)  # pass 1 fills the batch with a; pass 2 finds stray unregistered
     assert [r.key for r in call.runs] == ["a"]
@@ -302,9 +306,7 @@ def test_v17_pass2_runs_only_for_an_underfull_batch_and_serves_registers(
 ) -> None:
     vq = VQ(client, prefix, "v17")
     vq.enqueue("a")
-    trip = vq.q.trip()
-    trip.enqueue(PlannedRun("stray", "stray-0", 0, 1), 10)
-    trip.send()
+    vq.enqueue_unregistered("stray", 10)
     call = vq.dequeue(1)
     assert [v.passno for v in call.visits] == [1]
     call = vq.dequeue(1)  # pass 1 empty now: pass 2 serves stray, registering it

@@ -1,4 +1,4 @@
-"""vtime_state.lua: all of ckVtime while it is short, the idle set whole only while it is short
+"""vtime's state.lua: all of ckVtime while it is short, the idle set whole only while it is short
 too; past that, the parked tags of the keys reported (what the idle-below-tag check needs)."""
 
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 import redis
 
 from ckviz.disciplines.registry import make_discipline
-from ckviz.model.vtime import VtimeState
+from ckviz.disciplines.vtime.door import state_keys
+from ckviz.disciplines.vtime.values import VtimeState
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue
 
@@ -24,11 +25,11 @@ def state_read(
     queue.open()
     try:
         keys = queue.keys
-        client.set(keys.ck_vtime_floor, "5")
+        client.set(state_keys(keys).floor, "5")
         if tags:
-            client.zadd(keys.ck_vtime, {ck_member(k): t for k, t in tags.items()})
+            client.zadd(state_keys(keys).tags, {ck_member(k): t for k, t in tags.items()})
         if idle:
-            client.zadd(keys.ck_vtime_idle, {ck_member(k): t for k, t in idle.items()})
+            client.zadd(state_keys(keys).idle, {ck_member(k): t for k, t in idle.items()})
         trip = queue.trip()
         slot = trip.read_state(LIMIT, asked)
         state: VtimeState = trip.send()[slot]

@@ -10,6 +10,8 @@ import pytest
 import redis
 
 from ckviz.cli import main
+from ckviz.disciplines.vtime import VtimeKnobs
+from ckviz.disciplines.vtime.door import state_keys
 from ckviz.errors import ExitCode
 from ckviz.headless.cells import key_serves
 from ckviz.inputs.scenario_files import load_any
@@ -21,7 +23,6 @@ from ckviz.model.steps import StepScenario, VtimeSettings
 from ckviz.sim.session import open_step_cell, step_knobs
 from ckviz.sim.steps import StepRunner
 from ckviz.store.keys import ck_member
-from ckviz.store.vtime import VtimeKnobs
 from tests.functional.test_bad_input import one_error_line
 from tests.functional.test_headless_cli import without_timing
 
@@ -126,13 +127,13 @@ class Tamper(StepRunner):
             # After two calls (env limit 1: a call every 4 steps): heavy 1, light0 1, the
             # other lights 0, floor 0; the next call serves light1.
             if self.damage == "floor":  # a floor lowered with the tags it is repaired from
-                self.queue.client.set(k.ck_vtime_floor, "-1")
+                self.queue.client.set(state_keys(k).floor, "-1")
                 lights = {ck_member(f"light{i}"): -1 for i in (1, 2, 3)}
-                self.queue.client.zadd(k.ck_vtime, lights, xx=True)
+                self.queue.client.zadd(state_keys(k).tags, lights, xx=True)
             elif self.damage == "tag":  # rewound, but not below the key the call serves
-                self.queue.client.zadd(k.ck_vtime, {ck_member("heavy"): 0.5}, xx=True)
+                self.queue.client.zadd(state_keys(k).tags, {ck_member("heavy"): 0.5}, xx=True)
             else:
-                self.queue.client.zadd(k.ck_vtime, {ck_member("nobody"): 99})
+                self.queue.client.zadd(state_keys(k).tags, {ck_member("nobody"): 99})
         super().step_once()
 
 
@@ -146,7 +147,7 @@ def test_the_checks_catch_a_damaged_vtime_state(
     with open_step_cell(
         client, step_scenario("micro_skew"), Treatment(discipline="vtime"), prefix
     ) as runner:
-        tamper = Tamper(runner.scenario, "vtime", runner.queue, runner.knobs)
+        tamper = Tamper(runner.scenario, "vtime", runner.queue)
         tamper.damage = damage
         with pytest.raises(BrokenInvariant) as caught:
             tamper.run()

@@ -33,6 +33,7 @@ def test_wheel_contains_scenarios_matrices_and_scripts(wheel: Path) -> None:
         "ckviz/scenarios/incident_trace.toml",
         "ckviz/scenarios/traces/incident.csv",
         "ckviz/store/lua/dequeue.lua",
+        "ckviz/disciplines/vtime/lua/dequeue.lua",
         "ckviz/tui/ckviz.tcss",
     ):
         assert expected in names

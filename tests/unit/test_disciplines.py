@@ -9,8 +9,10 @@ from ckviz.disciplines.codel import CoDel
 from ckviz.disciplines.drr import DeficitRoundRobin
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, make_discipline
 from ckviz.disciplines.virtual_clock import sfq, stride
+from ckviz.disciplines.vtime.door import SCRIPTS as VTIME
 from ckviz.model.queue import IndexEntry
 from ckviz.store.keys import ck_member
+from ckviz.store.scripts import RUN_QUEUE
 
 
 def entries(*pairs: tuple[str, float]) -> list[IndexEntry]:
@@ -42,11 +44,11 @@ def test_registry_has_the_six_reference_disciplines_and_the_two_native_ones() ->
     assert all(make_discipline(n).door.rescores for n in DEFAULT_DISCIPLINES[1:6])
     for name in DEFAULT_DISCIPLINES[6:]:  # state in Redis: its own scripts, keys and reads
         door = make_discipline(name).door
-        assert not door.rescores and door.reads == "vtime_state"
-        assert door.enqueue == "vtime_enqueue" and door.dequeue == "vtime_dequeue"
+        assert not door.rescores and door.reads == VTIME["state"]
+        assert door.enqueue == VTIME["enqueue"] and door.dequeue == VTIME["dequeue"]
         assert door.state_keys == ("ckVtime", "ckVtimeFloor", "ckVtimeIdle")
-    assert make_discipline("vtime").door.ack == "vtime_ack"
-    assert make_discipline("vtime-v17").door.ack == "ack"  # V17 acks as the baseline does
+    assert make_discipline("vtime").door.ack == VTIME["ack"]
+    assert make_discipline("vtime-v17").door.ack == RUN_QUEUE["ack"]  # as the baseline acks
 
 
 def test_baseline_is_age_order_ties_by_member() -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from ckviz.disciplines.vtime.values import VtimeView
 from ckviz.model.names import natural_key
 from ckviz.model.queue import Shown
 from ckviz.model.snapshot import Snapshot
-from ckviz.model.vtime import VtimeView
 from ckviz.tui.decision import this_step
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, key_cell, key_width, number

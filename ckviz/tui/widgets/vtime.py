@@ -9,7 +9,7 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
-from ckviz.model.vtime import Visit, VtimeView
+from ckviz.disciplines.vtime.values import Visit, VtimeView
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, number
 from ckviz.tui.widgets.pane import new_text

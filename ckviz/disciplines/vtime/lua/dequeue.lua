@@ -12,7 +12,7 @@
 -- ARGV: 1 key prefix, 2 now, 3 max count, 4 default env limit, 5 burst factor, 6 master member,
 --       7 message key prefix (after the key prefix), 8 scan factor, 9 default queue limit,
 --       10 held-set suffix (ckviz/model/arithmetic.py): dequeue.lua's ARGV; then the vtime
---       tail every vtime script takes (ckviz/model/vtime.py): 11 version ('v17' | 'head'),
+--       tail every vtime script takes (ckviz/disciplines/vtime/values.py): 11 version ('v17' | 'head'),
 --       12 quantum, 13 window multiplier, 14 state ttl (s), 15 idle max entries, 16 arrival
 --       cap (unused here), 17 trace ('1': return the trace, else an empty one: building it
 --       costs the server about a third of a call)

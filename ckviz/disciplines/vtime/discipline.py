@@ -10,37 +10,23 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 
-from ckviz.model.queue import DisciplineState, Door, IndexEntry, Shown
-from ckviz.model.vtime import (
+from ckviz.disciplines.vtime.door import VERSIONS, vtime_door
+from ckviz.disciplines.vtime.values import (
     DEFAULT_TUNING,
-    STATE_KEYS,
     Tuning,
-    Version,
     VtimeDequeue,
     VtimeState,
     VtimeView,
-    vtime_tail,
 )
-
-
-def vtime_door(version: Version, tuning: Tuning) -> Door:
-    """The vtime scripts, the three state keys and the knobs (V17 acks with ack.lua)."""
-    return Door(
-        enqueue="vtime_enqueue",
-        dequeue="vtime_dequeue",
-        ack="vtime_ack" if version == "head" else "ack",
-        state_keys=STATE_KEYS,
-        argv=vtime_tail(version, tuning.vtime, tuning.trace),
-        reads="vtime_state",
-    )
+from ckviz.model.queue import DisciplineState, IndexEntry, Shown
 
 
 class VirtualTime:
     """`vtime` (the reference's PR head) or `vtime-v17` (the published table's version)."""
 
-    def __init__(self, name: str, version: Version, tuning: Tuning = DEFAULT_TUNING) -> None:
+    def __init__(self, name: str, tuning: Tuning = DEFAULT_TUNING) -> None:
         self.name = name
-        self.version = version
+        self.version = version = VERSIONS[name]
         self.knobs = tuning.vtime
         self.door = vtime_door(version, tuning)
         self.traced = tuning.trace

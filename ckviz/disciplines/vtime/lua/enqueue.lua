@@ -7,7 +7,7 @@
 -- KEYS: 1 message, 2 ck queue, 3 env queue, 4 ckIndex, 5 master queue,
 --       6 ck concurrency set, 7 env concurrency set, 8 ckVtime, 9 ckVtimeFloor, 10 ckVtimeIdle
 -- ARGV: 1 run id, 2 timestamp, 3 payload, 4 ckIndex member, 5 master member (enqueue.lua's),
---       then the vtime tail (ckviz/model/vtime.py): 6 version ('v17' | 'head'), 7 quantum,
+--       then the vtime tail (ckviz/disciplines/vtime/values.py): 6 version ('v17' | 'head'), 7 quantum,
 --       8 window multiplier (unused here), 9 state ttl (s), 10 idle max entries (unused),
 --       11 arrival cap, 12 trace (unused)
 local member = ARGV[4]

@@ -5,7 +5,7 @@
 --       6 ck concurrency set, 7 env concurrency set, 8 ckVtime, 9 ckVtimeFloor (unused),
 --       10 ckVtimeIdle
 -- ARGV: 1 run id, 2 ckIndex member, 3 master member (ack.lua's), then the vtime tail
---       (ckviz/model/vtime.py): 4 version, 5 quantum, 6 window multiplier, 7 state ttl (s),
+--       (ckviz/disciplines/vtime/values.py): 4 version, 5 quantum, 6 window multiplier, 7 state ttl (s),
 --       8 idle max entries, 9 arrival cap, 10 trace (only the ttl is used here)
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])

@@ -1,0 +1,56 @@
+"""The vtime door: its scripts, its three state keys, its ARGV tail, and which version a
+discipline name means.
+
+Two versions share the scripts: `head` (the reference's PR head: idle set, arrival stacking,
+2x scan with a window budget, pass 2 always, vtime ack) and `v17` (the version behind the
+published table), which acks with the store's own ack.lua. Their state lives in `B:ckVtime`,
+`B:ckVtimeFloor` and `B:ckVtimeIdle`, written only by the Lua; Python reads it through
+`state.lua`. Every harness (the logical-millisecond driver, the step harness, stress) reaches
+the scripts through this door: a `RunQueue` opened with it runs `Trip.enqueue`, `dequeue`,
+`ack` and `read_state` with these KEYS and ARGV.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ckviz.disciplines.vtime.replies import vtime_dequeue, vtime_state
+from ckviz.disciplines.vtime.values import STATE_KEYS, Tuning, Version, vtime_tail
+from ckviz.store.keys import KeyLayout
+from ckviz.store.scripts import RUN_QUEUE, Door, load_scripts
+
+SCRIPTS = load_scripts("ckviz.disciplines.vtime")  # enqueue, dequeue, ack, state
+# the discipline names that run the vtime scripts, and the version each means
+VERSIONS: dict[str, Version] = {"vtime": "head", "vtime-v17": "v17"}
+
+
+def version_of(name: str) -> Version | None:
+    """The vtime version a discipline name means (None: not a vtime discipline)."""
+    return VERSIONS.get(name)
+
+
+class StateKeys(NamedTuple):
+    """The vtime keys of one namespace, in the order the scripts take them after their KEYS."""
+
+    tags: str  # B:ckVtime, key -> tag
+    floor: str  # B:ckVtimeFloor
+    idle: str  # B:ckVtimeIdle (HEAD), drained key -> parked tag
+
+
+def state_keys(layout: KeyLayout) -> StateKeys:
+    """Where the vtime state of `layout`'s namespace lives."""
+    return StateKeys(*(layout.base_key(name) for name in STATE_KEYS))
+
+
+def vtime_door(version: Version, tuning: Tuning) -> Door:
+    """The vtime scripts, the three state keys and the knobs (V17 acks with ack.lua)."""
+    return Door(
+        enqueue=SCRIPTS["enqueue"],
+        dequeue=SCRIPTS["dequeue"],
+        ack=SCRIPTS["ack"] if version == "head" else RUN_QUEUE["ack"],
+        state_keys=STATE_KEYS,
+        argv=vtime_tail(version, tuning.vtime, tuning.trace),
+        reads=SCRIPTS["state"],
+        dequeue_reply=vtime_dequeue,
+        read_reply=vtime_state,
+    )

@@ -1,0 +1,44 @@
+"""How the vtime scripts' replies read: a dequeue's runs, trace and floor; the state read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ckviz.disciplines.vtime.values import Visit, VtimeDequeue, VtimeState
+from ckviz.store.keys import ck_member, key_of_member
+from ckviz.store.replies import dequeued_runs
+
+
+def _pairs(flat: list[Any]) -> zip[tuple[str, float]]:
+    return zip(flat[::2], map(float, flat[1::2]), strict=True)
+
+
+def vtime_dequeue(reply: list[Any] | None) -> VtimeDequeue:
+    """dequeue.lua's {runs, trace, floor} ({} when the env was full)."""
+    if not reply:
+        return VtimeDequeue([], [], None)
+    runs, trace, floor = reply
+    visits = [
+        Visit(
+            int(trace[i]),
+            key_of_member(trace[i + 1]),
+            trace[i + 2],
+            trace[i + 3],
+            float(trace[i + 4]) if trace[i + 4] else None,
+        )
+        for i in range(0, len(trace), 5)
+    ]
+    return VtimeDequeue(dequeued_runs(runs), visits, float(floor))
+
+
+def vtime_state(reply: list[Any]) -> VtimeState:
+    """state.lua's {floor, listed, tags, idle}."""
+    floor, listed, tags, idle = reply
+    ours = ck_member("")
+    return VtimeState(
+        None if floor is None else float(floor),
+        listed == 1,
+        {key_of_member(m): t for m, t in _pairs(tags) if m.startswith(ours)},
+        {key_of_member(m): t for m, t in _pairs(idle)},
+        tuple(m for m in tags[::2] if not m.startswith(ours)),
+    )
