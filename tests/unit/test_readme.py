@@ -3,6 +3,7 @@ limits, the layout and the disciplines table (the registry's own text)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -86,3 +87,44 @@ def test_layout_names_only_rooms_that_exist() -> None:
             assert path.exists() or "*" in word, f"the layout names {word}, which is gone"
             named += 1
     assert named >= 20
+
+
+SUBCOMMANDS = {"validate", "report", "merge", "hunt", "stress"}
+SHELL_COMMAND = re.compile(r"^\$? ?uv run (?:--no-dev )?(?:--extra \w+ )?ckviz( .*)?$")
+
+
+def documented_commands() -> list[tuple[str, list[str]]]:
+    """Every `uv run ckviz ...` line of a sh or text block of the README and the pages, as
+    (where, its words up to a comment or a shell operator)."""
+    found = []
+    for path in [README, *sorted(DOCS.glob("*.md"))]:
+        for block in re.findall(
+            r"```(?:sh|text)\n(.*?)```", path.read_text(encoding="utf-8"), re.S
+        ):
+            for line in block.replace("\\\n", " ").splitlines():
+                match = SHELL_COMMAND.match(line.split(" #")[0].strip())
+                if match:
+                    words = re.split(r" (?:&&|\||>)", match.group(1) or "")[0].split()
+                    found.append((f"{path.name}: {line.strip()}", words))
+    return found
+
+
+def test_documented_commands_name_what_exists() -> None:
+    """The scenarios, matrices, disciplines and subcommands the docs' commands name exist
+    (a path or a placeholder in capitals is the reader's own)."""
+    commands = documented_commands()
+    assert len(commands) >= 30
+    disciplines = set(SUMMARIES)
+    for where, words in commands:
+        if words and not words[0].startswith("-") and words[0] not in SUBCOMMANDS:
+            named = words[0]  # the app's scenario
+            assert "/" in named or "." in named or named in scenario_files.bundled_names(), where
+        for flag, value in itertools.pairwise(words):
+            if not re.fullmatch(r"[a-z][\w-]*", value):
+                continue  # a path, a placeholder, a list, a bracketed option
+            if flag == "--matrix":
+                assert value in scenario_files.matrix_names(), where
+            elif flag == "--scenario":
+                assert value in scenario_files.bundled_names(), where
+            elif flag == "--discipline":
+                assert value in disciplines, where
