@@ -118,11 +118,26 @@ async def open_app(client: Any, path: Path, discipline: str, compare: bool) -> A
     )
 
 
+def player_of(app: Any) -> Any:
+    """What holds the recording, the error and `busy`: the app's player (trees from before the
+    player: the app itself)."""
+    return getattr(app, "player", app)
+
+
+def play_tick(app: Any, instants: int) -> None:
+    """One play tick's work, as the timer asks for it."""
+    if hasattr(app, "player"):
+        app.perform(app.player.advance(instant=True, count=instants))
+    else:  # a tree from before the player
+        app._advance(instant=True, count=instants)
+
+
 async def until_shown(app: Any, pilot: Any) -> None:
-    while app.busy or (app.recording.current is None and app.error is None):
+    player = player_of(app)
+    while player.busy or (player.recording.current is None and player.error is None):
         await pilot.pause()
-    if app.error is not None:
-        raise SystemExit(f"the app failed: {app.error}")
+    if player.error is not None:
+        raise SystemExit(f"the app failed: {player.error}")
 
 
 async def pressed(app: Any, act: Any, wait: bool) -> float:
@@ -133,8 +148,8 @@ async def pressed(app: Any, act: Any, wait: bool) -> float:
     if wait:
         await app.handled.wait()
     app.screen._on_timer_update()  # render now, as the screen's update timer would
-    if app.error is not None:
-        raise SystemExit(f"the app failed: {app.error}")
+    if player_of(app).error is not None:
+        raise SystemExit(f"the app failed: {player_of(app).error}")
     return time.perf_counter() - start
 
 
@@ -150,11 +165,12 @@ async def interactions(client: Any, path: Path, steps: int, discipline: str) -> 
                 samples["step"].append(await pressed(app, app.action_step, wait=True))
             for _ in range(steps):
                 samples["back"].append(await pressed(app, app.action_step_back, wait=False))
-            while not app.recording.live:
+            player = player_of(app)
+            while not player.recording.live:
                 samples["replay"].append(await pressed(app, app.action_step, wait=False))
-            tick = SPEEDS[app._speed][1]
+            tick = SPEEDS[player.speed if player is not app else app._speed][1]
             for _ in range(steps):
-                play = await pressed(app, lambda: app._advance(instant=True, count=tick), True)
+                play = await pressed(app, lambda: play_tick(app, tick), True)
                 samples["play"].append(play)
             await pilot.press("q")
     finally:
@@ -179,10 +195,11 @@ async def to_end(client: Any, path: Path, discipline: str) -> float:
             await until_shown(app, pilot)
             start = time.perf_counter()
             app.action_run_to_end()
-            while app.busy or not app.recording.current.done:
+            player = player_of(app)
+            while player.busy or not player.recording.current.done:
                 await asyncio.sleep(0.02)
-                if app.error is not None:
-                    raise SystemExit(f"the app failed: {app.error}")
+                if player.error is not None:
+                    raise SystemExit(f"the app failed: {player.error}")
             app.screen._on_timer_update()
             seconds = time.perf_counter() - start
             await pilot.press("q")

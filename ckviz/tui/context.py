@@ -5,6 +5,7 @@ the width holds (`?` and `q` always). Textual-free: the footer widget only measu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 ALWAYS = 1000  # `?` and `q`: shown whatever the width
 
@@ -22,6 +23,13 @@ class Context:
     pane: str | None = None  # the focused pane's id
     zoomed: bool = False
     typing: bool = False  # the `/` field has the keys: letters type, they are no commands
+
+
+@runtime_checkable
+class Situated(Protocol):
+    """What the footer asks its screen (ckviz's screens answer; another app's do not)."""
+
+    def context(self) -> Context: ...
 
 
 @dataclass(frozen=True, slots=True)

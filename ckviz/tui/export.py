@@ -9,7 +9,6 @@ from pathlib import Path
 
 from ckviz.model.steps import StepScenario
 from ckviz.tui.lanes import Frame
-from ckviz.tui.text import head_age, wait_so_far
 
 
 def export_stem(frame: Frame) -> str:
@@ -30,7 +29,7 @@ def figures(frame: Frame) -> dict[str, object]:
         keys = [
             {"key": r.key, "weight": r.weight, "queued": r.queued, "to_arrive": r.to_arrive,
              "dequeued": r.dequeued, "held": r.held, "mean_wait_ms": r.mean_wait_ms,
-             "wait_so_far_ms": wait_so_far(r, snap)}
+             "wait_so_far_ms": r.wait_so_far(snap.t, snap.score_base)}
             for r in snap.keys
         ]  # fmt: skip
         events = [[e.key, e.run_id, e.arrival_ms, e.dequeued_ms] for e in snap.events]
@@ -70,10 +69,11 @@ def csv_tables(frame: Frame) -> dict[str, list[list[object]]]:
         for e in snap.events:
             events.append([lane, snap.discipline, e.key, e.run_id, e.arrival_ms, e.dequeued_ms,
                            e.wait_ms])  # fmt: skip
+        t, base = snap.t, snap.score_base
         for r in snap.keys:
             keys.append([lane, snap.discipline, r.key, r.weight, r.queued, r.to_arrive,
                          r.dequeued, r.held, _blank(r.mean_wait_ms),
-                         _blank(wait_so_far(r, snap)), _blank(head_age(r, snap))])  # fmt: skip
+                         _blank(r.wait_so_far(t, base)), _blank(r.head_age(t, base))])  # fmt: skip
     return {"events": events, "keys": keys}
 
 

@@ -48,5 +48,6 @@ def run_app(server: RedisServer, scenario_name: str = DEFAULT_SCENARIO,
     finally:
         client.close()
     if result is None:  # ended without quitting through `q` (e.g. an unexpected error)
-        return int(app.error.exit_code) if app.error else int(ExitCode.OK)
+        error = app.player.error
+        return int(error.exit_code) if error else int(ExitCode.OK)
     return int(result)

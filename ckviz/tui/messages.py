@@ -1,4 +1,4 @@
-"""Messages up from the driver thread: frames to show, or a failure to report."""
+"""Messages to the app: frames from the driver thread, a failure to report, a move to make."""
 
 from __future__ import annotations
 
@@ -6,17 +6,16 @@ from textual.message import Message
 
 from ckviz.errors import CkvizError, ExitCode
 from ckviz.tui.lanes import Frame
+from ckviz.tui.player import Landing, Move
 
 
 class Stepped(Message):
     """A driver job finished: the frames it produced, oldest first (often just one)."""
 
-    def __init__(self, frames: tuple[Frame, ...], fresh: bool = False,
-                 redrawn: bool = False) -> None:  # fmt: skip
+    def __init__(self, frames: tuple[Frame, ...], landing: Landing = "step") -> None:
         super().__init__()
         self.frames = frames
-        self.fresh = fresh  # a new session: the recording starts over
-        self.redrawn = redrawn  # the live moment again, for another view: it replaces the last
+        self.landing = landing  # how the player records them (Ask's landing)
 
 
 class DriverCrashed(CkvizError):
@@ -31,3 +30,13 @@ class DriverFailed(Message):
     def __init__(self, error: CkvizError) -> None:
         super().__init__()
         self.error = error
+
+
+class Perform(Message):
+    """A screen's action made a move of the player (a pick, a sort, a go to): the app carries
+    it out, as it does its own actions' (it owns the driver thread and the play timer)."""
+
+    def __init__(self, move: Move, refresh: bool = False) -> None:
+        super().__init__()
+        self.move = move
+        self.refresh = refresh  # show the frame the player is on first (a replay caught up)

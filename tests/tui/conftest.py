@@ -59,7 +59,8 @@ async def settle(pilot: Pilot[Any]) -> None:
     while True:
         await app.workers.wait_for_complete()
         await pilot.pause()
-        if not app.busy and (app.recording.current is not None or app.error is not None):
+        player = app.player
+        if not player.busy and (player.recording.current is not None or player.error is not None):
             await pilot.pause()
             return
         if time.monotonic() > deadline:

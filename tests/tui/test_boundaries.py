@@ -51,7 +51,9 @@ def test_the_engine_and_the_headless_path_load_no_textual() -> None:
         for p in (PACKAGE / folder).glob("*.py")
         if p.name != "__init__.py"
     )
-    modules = ["ckviz.cli", "ckviz.tui.lanes", *engine]
+    # the app's model: the lanes, the player and what it moves through (the app drives them)
+    model = ["lanes", "player", "viewing", "jumps", "recording", "filter", "context", "export"]
+    modules = ["ckviz.cli", *(f"ckviz.tui.{name}" for name in model), *engine]
     code = "\n".join(
         [
             "import importlib, sys",
@@ -64,3 +66,15 @@ def test_the_engine_and_the_headless_path_load_no_textual() -> None:
     count, loaded = done.stdout.splitlines()
     assert int(count) > 50 and "ckviz.headless.matrix" in engine and "ckviz.sim.driver" in engine
     assert loaded == "[]"
+
+
+def test_nothing_in_the_app_imports_the_app_class_but_its_launcher() -> None:
+    # the screens, widgets and the palette's commands get what they need passed in, or ask
+    # by action name: no module knows the app back (type-only imports included)
+    offenders = []
+    for path in (PACKAGE / "tui").rglob("*.py"):
+        if path.name in {"app.py", "launch.py"}:
+            continue
+        if "ckviz.tui.app" in imported_modules(path):
+            offenders.append(str(path.relative_to(PACKAGE)))
+    assert offenders == []

@@ -24,7 +24,7 @@ async def test_the_pane_shows_each_consumers_service(make_app: MakeApp) -> None:
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         await press(pilot, *["n"] * 12)
-        frame = app.recording.current
+        frame = app.player.recording.current
         assert frame is not None
         (snap,) = frame.snapshots
         line = consumers_line(app)
@@ -48,7 +48,7 @@ async def test_a_step_scenario_takes_consumers_too(make_app: MakeApp) -> None:
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         await press(pilot, "space", "space", "space")
-        frame = app.recording.current
+        frame = app.player.recording.current
         assert frame is not None
         (snap,) = frame.snapshots
         # env limit 1: the first call of step 0 fills it, nobody calls again until an ack

@@ -23,7 +23,7 @@ from ckviz.tui.widgets.pane import Pane
 from ckviz.tui.widgets.status import Controls, StatusBar, longest_wait
 from ckviz.tui.widgets.wait_compare import WaitComparePane
 from tests.tui.conftest import SIZE, press, settle
-from tests.tui.test_frames import BASE, HandMade, snapshot
+from tests.tui.fake_source import BASE, HandMade, snapshot
 
 MakeApp = Callable[..., CkvizApp]
 
@@ -106,7 +106,7 @@ async def test_this_step_names_the_winner_and_its_rule(make_app: MakeApp) -> Non
         assert first.startswith("this step: nothing dequeued")
         await press(pilot, "space")
         first = app.screen.query_one(DisciplinePane).plain.splitlines()[0]
-        taken = app.recording.current.snapshots[0].taken  # type: ignore[union-attr]
+        taken = app.player.recording.current.snapshots[0].taken  # type: ignore[union-attr]
         assert taken and first.startswith(f"this step: ▶ {taken[0].key}")
         assert "lowest start tag" in first
         await pilot.press("q")
@@ -124,7 +124,7 @@ async def test_greater_than_runs_to_the_end_and_plus_minus_change_the_speed(
         await press(pilot, "minus", "minus")
         assert "play speed 4 instants/s" in status.text.plain
         await press(pilot, "greater_than_sign")
-        current = app.recording.current
+        current = app.player.recording.current
         assert current is not None and current.done
         assert current.snapshots[0].dequeued == current.snapshots[0].total_runs
         assert "■ done" in status.text.plain
@@ -139,13 +139,13 @@ async def test_palette_steps_and_runs_to_the_end(make_app: MakeApp) -> None:
         await pilot.press(*"step 10 dequeue")
         await pilot.pause(0.3)
         await press(pilot, "enter")
-        assert app.recording.current is not None
-        assert app.recording.current.snapshots[0].step == 10
+        assert app.player.recording.current is not None
+        assert app.player.recording.current.snapshots[0].step == 10
         await press(pilot, "ctrl+p")
         await pilot.press(*"run to the end")
         await pilot.pause(0.3)
         await press(pilot, "enter")
-        assert app.recording.current.done
+        assert app.player.recording.current.done
         await pilot.press("q")
 
 
@@ -156,7 +156,7 @@ async def test_x_and_the_palettes_screenshot_export_here(make_app: MakeApp, tmp_
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await press(pilot, "n", "n", "x")
-        step = app.recording.current.snapshots[0].step  # type: ignore[union-attr]
+        step = app.player.recording.current.snapshots[0].step  # type: ignore[union-attr]
         stem = f"ckviz-ck_skew-baseline-round{step}"
         assert (tmp_path / f"{stem}.svg").read_text(encoding="utf-8").startswith("<svg")
         figures = json.loads((tmp_path / f"{stem}.json").read_text(encoding="utf-8"))
@@ -169,7 +169,7 @@ async def test_x_and_the_palettes_screenshot_export_here(make_app: MakeApp, tmp_
         await pilot.pause(0.3)
         await press(pilot, "enter")
         await pilot.pause(0.2)
-        step = app.recording.current.snapshots[0].step  # type: ignore[union-attr]
+        step = app.player.recording.current.snapshots[0].step  # type: ignore[union-attr]
         assert (tmp_path / f"ckviz-ck_skew-baseline-round{step}.svg").is_file()
         await pilot.press("q")
 
@@ -204,7 +204,7 @@ async def test_number_keys_focus_a_pane_that_j_k_g_G_scroll(make_app: MakeApp) -
         await press(pilot, "tab")
         assert app.focused is not queues and isinstance(app.focused, Pane)
         await press(pilot, "space")  # still steps while a pane has focus
-        assert app.recording.current.snapshots[0].step == 1  # type: ignore[union-attr]
+        assert app.player.recording.current.snapshots[0].step == 1  # type: ignore[union-attr]
         await pilot.press("q")
 
 
@@ -220,7 +220,7 @@ async def test_z_zooms_the_focused_pane_and_o_sorts_the_keys(make_app: MakeApp) 
         assert app.screen.maximized is None
         # pinned first: the scenario's light key, then the longest-waiting key
         keys = [line.split()[0] for line in queues.plain.splitlines()[1:]]
-        snap = app.recording.current.snapshots[0]  # type: ignore[union-attr]
+        snap = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
         oldest = longest_wait(snap)
         assert oldest is not None and keys[0] == "light-1" and keys[1] == oldest[0]
         await press(pilot, "o")  # sorted by queued, largest first (after the pinned rows)

@@ -79,12 +79,12 @@ async def test_slash_filters_every_pane_and_esc_clears_it(make_app: MakeApp) -> 
         assert "1 of 5 keys" in str(bar.query_one("#filter-count").render())
         await pilot.press("enter")  # keeps the filter, gives the keys back to the app
         await settle(pilot)
-        assert app.focused is None and bar.display and app.key_filter.query == "lt1"
+        assert app.focused is None and bar.display and app.player.view.key_filter.query == "lt1"
         await press(pilot, "n")  # stepping keeps the filter
         assert not lines_with(screen.query_one(KeyQueuesPane).plain, "heavy")
         await pilot.press("escape")
         await settle(pilot)
-        assert not app.key_filter and not bar.display
+        assert not app.player.view.key_filter and not bar.display
         assert lines_with(screen.query_one(KeyQueuesPane).plain, "heavy")
         await pilot.press("q")
 
@@ -95,16 +95,16 @@ async def test_esc_while_typing_clears_and_closes(make_app: MakeApp) -> None:
         await settle(pilot)
         await pilot.press("slash", "h", "v")
         await settle(pilot)
-        assert app.key_filter.query == "hv"
+        assert app.player.view.key_filter.query == "hv"
         assert not lines_with(app.screen.query_one(KeyQueuesPane).plain, "light-1")
         await pilot.press("escape")
         await settle(pilot)
-        assert not app.key_filter and app.focused is None
+        assert not app.player.view.key_filter and app.focused is None
         assert lines_with(app.screen.query_one(KeyQueuesPane).plain, "light-1")
         # keys work again: n steps, q quits
-        step = app.recording.current.snapshots[0].step  # type: ignore[union-attr]
+        step = app.player.recording.current.snapshots[0].step  # type: ignore[union-attr]
         await press(pilot, "n")
-        assert app.recording.current.snapshots[0].step > step  # type: ignore[union-attr]
+        assert app.player.recording.current.snapshots[0].step > step  # type: ignore[union-attr]
         await pilot.press("q")
 
 
@@ -147,11 +147,11 @@ async def test_the_palette_opens_the_filter_and_esc_also_leaves_a_zoom(make_app:
         assert isinstance(app.focused, Input)
         await pilot.press("h", "v", "enter")
         await settle(pilot)
-        assert app.key_filter.query == "hv"
+        assert app.player.view.key_filter.query == "hv"
         await press(pilot, "z")
         assert app.screen.maximized is not None
         await press(pilot, "escape")  # the filter goes first
-        assert not app.key_filter and app.screen.maximized is not None
+        assert not app.player.view.key_filter and app.screen.maximized is not None
         await press(pilot, "escape")  # then the zoom
         assert app.screen.maximized is None
         await pilot.press("q")

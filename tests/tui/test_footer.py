@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.binding import Binding
 from textual.widgets._footer import FooterKey, FooterLabel
 
-import ckviz.tui
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.context import ALWAYS, Context, Offer, fitting, footer_offers
 from tests.tui.conftest import press, settle
@@ -107,13 +104,3 @@ async def test_focus_and_zoom_change_the_footer(make_app: MakeApp) -> None:
         await press(pilot, "z")
         assert "z Unzoom" in footer(app)
         await pilot.press("q")
-
-
-def test_help_lists_every_key_the_footer_can_offer() -> None:
-    help_text = (Path(ckviz.tui.__file__).parent / "help.md").read_text(encoding="utf-8")
-    for binding in CkvizApp.BINDINGS:
-        assert isinstance(binding, Binding)
-        if not binding.show:
-            continue
-        names = [binding.key_display, *binding.key.split(",")]
-        assert any(f"`{name}`" in help_text for name in names if name), (names, binding.action)

@@ -4,86 +4,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
 
 from rich.cells import cell_len
 
-from ckviz.inputs import scenario_files
-from ckviz.model.queue import DisciplineState, IndexEntry
-from ckviz.model.snapshot import EventLog, HeldRun, KeyRow, Snapshot, ViewRequest
-from ckviz.store.keys import ck_member
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.lanes import Fairness, Frame, Setup
-from ckviz.tui.nav_actions import VIEW_ROWS
+from ckviz.tui.lanes import Frame
 from ckviz.tui.text import fit
+from ckviz.tui.viewing import VIEW_ROWS
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.status import StatusBar
 from tests.tui.conftest import SIZE, press, settle
-
-BASE = 1_700_000_000_000
-
-
-class HandMade:
-    """A lane source that hands out frames made in the test, one per step."""
-
-    def __init__(self, *frames: Frame) -> None:
-        self.frames = list(frames)
-        self.closed = 0
-        self.views: list[ViewRequest] = []  # what the app asked each frame to carry
-
-    def start(self, setup: Setup) -> list[Frame]:
-        return [replace(self.frames.pop(0), setup=setup)]
-
-    def advance(self, instant: bool, count: int = 1) -> list[Frame]:
-        return [self.frames.pop(0)] if self.frames else []
-
-    def close(self) -> None:
-        self.closed += 1
-
-    def set_view(self, view: ViewRequest) -> None:
-        self.views.append(view)
-
-    def reframe(self) -> list[Frame]:
-        return []  # made by hand: nothing to make again
-
-    def run_to_end(self, cancelled: Callable[[], bool]) -> list[Frame]:
-        last, self.frames = self.frames[-1:], []
-        return last
-
-
-def snapshot(keys: tuple[str, ...], held: int, step: int, total_cap: int | None = 2) -> Snapshot:
-    index = tuple(IndexEntry(ck_member(k), k, float(BASE + i)) for i, k in enumerate(keys))
-    return Snapshot(
-        scenario="ck_skew",
-        seed="seed-a",
-        discipline="baseline",
-        step=step,
-        t=10 * step,
-        done=False,
-        env_limit=4,
-        max_count=1,
-        per_key_cap=None,
-        total_cap=total_cap,
-        total_runs=40,
-        index_read=index,
-        index_rescored=(),
-        keys=tuple(KeyRow(k, 1.0, 3, 0, 1, 0, float(BASE), 0) for k in keys),
-        held=tuple(HeldRun(keys[0], f"{keys[0]}~0#{i}", 100) for i in range(held)),
-        order=keys,
-        next_order=keys,
-        rescores=False,
-        discipline_state=DisciplineState("baseline", (("order", "oldest head first (age)"),)),
-        events=EventLog([], 0),
-        recent=(),
-        round_trips=step,
-        score_base=BASE,
-    )
-
-
-def frame(keys: tuple[str, ...], held: int, step: int) -> Frame:
-    setup = Setup(scenario_files.load("ck_skew"), "seed-a", ("baseline",))
-    return Frame(setup, (snapshot(keys, held, step),), (Fairness(1.0, 1.0, 0),))
+from tests.tui.fake_source import HandMade, frame
 
 
 async def test_a_full_total_cap_shows_no_scan_window_and_no_pick() -> None:
@@ -152,5 +84,5 @@ async def test_the_app_asks_for_the_rows_it_shows_and_esc_stops_a_run_to_the_end
         assert "running to the end (esc stops)" in app.screen.query_one(StatusBar).text.plain
         await pilot.press("escape")
         await settle(pilot)
-        assert source.stopped and app.recording.current.snapshots[0].step == 5  # type: ignore[union-attr]
+        assert source.stopped and app.player.recording.current.snapshots[0].step == 5  # type: ignore[union-attr]
         await pilot.press("q")

@@ -88,7 +88,7 @@ async def test_compare_mode_picks_each_lane(make_app: MakeApp) -> None:
         assert isinstance(picker, Picker) and picker.title_text == "Discipline · right lane"
         picker.dismiss("codel-sfq")
         await settle(pilot)
-        assert app.setup.disciplines == ("drr", "codel-sfq")
+        assert app.player.setup.disciplines == ("drr", "codel-sfq")
         assert " · drr vs codel-sfq · " in status(app)
 
 
@@ -119,23 +119,25 @@ async def test_the_status_says_stepping_while_a_step_is_in_flight(make_app: Make
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert STEPPING not in status(app)
-        advance = app.lockstep.advance
+        advance = app.player.source.advance
 
         def held_back(instant: bool, count: int = 1) -> list[Frame]:
             release.wait(10)  # the driver thread waits here until the test lets it go
             return advance(instant, count)
 
-        app.lockstep.advance = held_back  # type: ignore[method-assign]
+        app.player.source.advance = held_back  # type: ignore[method-assign]
         try:
             await pilot.press("n")
             await pilot.pause()
-            assert app.busy and STEPPING in status(app)
-            assert app.recording.current is not None and app.recording.current.times == (0,)
+            assert app.player.busy and STEPPING in status(app)
+            current = app.player.recording.current
+            assert current is not None and current.times == (0,)
         finally:
             release.set()
         await settle(pilot)
-        assert not app.busy and STEPPING not in status(app)
-        assert app.recording.current is not None and app.recording.current.times != (0,)
+        assert not app.player.busy and STEPPING not in status(app)
+        current = app.player.recording.current
+        assert current is not None and current.times != (0,)
 
 
 async def test_play_advances_and_pause_stops(make_app: MakeApp) -> None:
@@ -146,16 +148,16 @@ async def test_play_advances_and_pause_stops(make_app: MakeApp) -> None:
         assert "playing" in status(app)
         for _ in range(200):
             await asyncio.sleep(0.02)
-            if len(app.recording.frames) > 5:
+            if len(app.player.recording.frames) > 5:
                 break
         await pilot.press("p")
         await settle(pilot)
         assert "paused" in status(app)
-        recorded = len(app.recording.frames)
+        recorded = len(app.player.recording.frames)
         assert recorded > 5
         await asyncio.sleep(0.2)
         await settle(pilot)
-        assert len(app.recording.frames) == recorded
+        assert len(app.player.recording.frames) == recorded
 
 
 async def test_play_runs_to_the_end(make_app: MakeApp) -> None:
@@ -165,14 +167,14 @@ async def test_play_runs_to_the_end(make_app: MakeApp) -> None:
         await pilot.press(*["+"] * 8, "p")
         for _ in range(500):
             await asyncio.sleep(0.02)
-            if app.recording.current is not None and app.recording.current.done:
+            if app.player.recording.current is not None and app.player.recording.current.done:
                 break
         await settle(pilot)
         assert "■ done" in status(app)
         assert "240/240 runs out" in status(app)
         await pilot.press("space")  # nothing left to step: no error, no new frame
         await settle(pilot)
-        assert app.recording.current.done  # type: ignore[union-attr]
+        assert app.player.recording.current.done  # type: ignore[union-attr]
 
 
 async def test_theme_switch_keeps_working(make_app: MakeApp) -> None:
@@ -197,7 +199,7 @@ async def test_redis_going_away_shows_an_error_not_a_traceback() -> None:
                 await press(pilot, "n")
                 stack.close()  # the server stops under the running app
                 await press(pilot, "n")
-                assert app.error is not None
+                assert app.player.error is not None
                 assert "✖" in status(app) and "Redis" in status(app)
                 await press(pilot, "n")  # refused, still no traceback
                 await pilot.press("q")

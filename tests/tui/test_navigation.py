@@ -20,14 +20,14 @@ from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.status import StatusBar
 from tests.tui.conftest import SIZE, press, settle
+from tests.tui.fake_source import HandMade
 from tests.tui.test_explain_and_keys import compare_frame
-from tests.tui.test_frames import HandMade
 
 MakeApp = Callable[..., CkvizApp]
 
 
 def now(app: CkvizApp) -> Any:
-    frame = app.recording.current
+    frame = app.player.recording.current
     assert frame is not None
     return frame
 
@@ -57,13 +57,14 @@ async def test_colon_goes_to_a_time_forward_then_back_within_the_recording(
         await type_into(pilot, "250")
         frame = now(app)
         assert frame.times[0] >= 250
-        assert app.recording.live and len(app.recording.frames) == 2  # start, then t>=250
+        recording = app.player.recording
+        assert recording.live and len(recording.frames) == 2  # start, then t>=250
         # an instant earlier would have been before 250: it is the first at or after it
         await press(pilot, "b")
         assert now(app).times[0] < 250
         await press(pilot, "colon")
         await type_into(pilot, "0")  # back to the start: replayed from the recording
-        assert now(app).times[0] == 0 and not app.recording.live
+        assert now(app).times[0] == 0 and not app.player.recording.live
         assert "replay: frame 1 of 2" in app.screen.query_one(StatusBar).text.plain
         await pilot.press("q")
 
@@ -73,10 +74,10 @@ async def test_going_back_before_the_recording_starts_over(make_app: MakeApp) ->
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await press(pilot, "greater_than_sign")  # run to the end: its start is not kept
-        app.recording.frames = app.recording.frames[-1:]
-        app.recording.cursor = 0
+        app.player.recording.frames = app.player.recording.frames[-1:]
+        app.player.recording.cursor = 0
         end = now(app).times[0]
-        app.go_to(40)
+        app.perform(app.player.go_to(40))
         await settle(pilot)
         frame = now(app)
         assert 40 <= frame.times[0] < end and frame.snapshots[0].step > 0
@@ -110,7 +111,7 @@ async def test_u_runs_until_the_key_is_served(make_app: MakeApp) -> None:
         frame = now(app)
         served = [e for e in frame.snapshots[0].taken if e.key == "light-1"]
         assert served, "stopped on the round that dequeued light-1"
-        before = app.recording.frames[-2].snapshots[0]
+        before = app.player.recording.frames[-2].snapshots[0]
         assert next(r for r in before.keys if r.key == "light-1").dequeued == 0
         await pilot.pause(0.1)
         assert any("light-1 served at t=" in n.message for n in app._notifications)
@@ -142,7 +143,7 @@ async def test_until_a_key_with_nothing_left_runs_to_the_end_and_says_so(
         await settle(pilot)
         frame = now(app)
         key = frame.snapshots[0].keys[0].key
-        app.run_until_served(key, [r.key for r in frame.snapshots[0].keys])
+        app.perform(app.player.until_served(key, [r.key for r in frame.snapshots[0].keys]))
         await settle(pilot)
         # every key of ck_trickle is served sooner or later: it stops on that round
         assert any(e.key == key for e in now(app).snapshots[0].taken)
@@ -172,7 +173,7 @@ async def test_ctrl_o_opens_a_scenario_file_and_a_bad_one_is_one_line(
         await pilot.pause(0.1)
         errors = [n.message for n in app._notifications if n.severity == "error"]
         assert errors and str(bad) in errors[-1] and "\n" not in errors[-1]
-        assert app.setup.scenario.name == "ck_skew"  # still running what it ran
+        assert app.player.setup.scenario.name == "ck_skew"  # still running what it ran
         await press(pilot, "ctrl+o")
         await type_into(pilot, str(tmp_path / "missing.toml"))
         await pilot.pause(0.1)
@@ -180,14 +181,14 @@ async def test_ctrl_o_opens_a_scenario_file_and_a_bad_one_is_one_line(
         await palette(pilot, "open a scenario")
         await type_into(pilot, str(good))
         await settle(pilot)
-        assert app.setup.scenario.name == "two_keys"
+        assert app.player.setup.scenario.name == "two_keys"
         assert [r.key for r in now(app).snapshots[0].keys] == ["alpha", "beta"]
         # a step scenario with a discipline that cannot run it: said, nothing changes
         await press(pilot, "ctrl+o")
         await type_into(pilot, "micro_skew")
         await pilot.pause(0.1)
         assert "micro_skew is a step scenario: 'sfq'" in [n.message for n in app._notifications][-1]
-        assert app.setup.scenario.name == "two_keys"
+        assert app.player.setup.scenario.name == "two_keys"
         await pilot.press("q")
 
 

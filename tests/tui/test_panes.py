@@ -104,11 +104,11 @@ async def test_compare_mode_shows_both_disciplines(make_app: MakeApp) -> None:
         assert "baseline" in waits and "sfq" in waits
         for key in ("heavy", "light-1", "light-4"):
             assert row(waits, key)
-        times = [s.t for s in app.recording.current.snapshots]  # type: ignore[union-attr]
+        times = [s.t for s in app.player.recording.current.snapshots]  # type: ignore[union-attr]
         assert abs(times[0] - times[1]) < 100  # lockstep in logical time
         await press(pilot, "c")
         assert isinstance(app.screen, MainScreen)
-        assert app.setup.disciplines == ("sfq",)
+        assert app.player.setup.disciplines == ("sfq",)
 
 
 async def test_compare_mode_logs_each_lanes_own_events(make_app: MakeApp) -> None:
@@ -118,7 +118,7 @@ async def test_compare_mode_logs_each_lanes_own_events(make_app: MakeApp) -> Non
         await press(pilot, "c", *["n"] * 4)
         screen = app.screen
         assert isinstance(screen, CompareScreen)
-        frame = app.recording.current
+        frame = app.player.recording.current
         assert frame is not None
         logs = [screen.query_one(f"#events-{i}", EventLogPane) for i in range(2)]
         for log, snapshot in zip(logs, frame.snapshots, strict=True):
@@ -154,9 +154,9 @@ async def test_step_back_restores_the_earlier_view_and_replays(make_app: MakeApp
         assert "replay: frame 4 of 7 recorded" in app.screen.query_one(StatusBar).text.plain
         await press(pilot, "n", "n", "n")  # replayed from the recording, not stepped again
         assert app.screen.query_one(KeyQueuesPane).plain == later
-        assert app.recording.live and len(app.recording.frames) == 7
+        assert app.player.recording.live and len(app.player.recording.frames) == 7
         await press(pilot, "n")  # the driver again
-        assert len(app.recording.frames) == 8
+        assert len(app.player.recording.frames) == 8
 
 
 async def test_back_pressed_while_steps_run_applies_after_them(make_app: MakeApp) -> None:
@@ -165,7 +165,7 @@ async def test_back_pressed_while_steps_run_applies_after_them(make_app: MakeApp
         await settle(pilot)
         await pilot.press("n", "n", "n", "n", "b", "b")  # no waiting between keys
         await settle(pilot)
-        assert app.recording.position == (3, 5)
+        assert app.player.recording.position == (3, 5)
 
 
 async def test_restart_opens_a_fresh_cell(make_app: MakeApp) -> None:
@@ -175,4 +175,4 @@ async def test_restart_opens_a_fresh_cell(make_app: MakeApp) -> None:
         await press(pilot, "n", "n", "r")
         status = app.screen.query_one(StatusBar).text.plain
         assert "t=0ms · dequeue round 0 · 0/300" in status
-        assert len(app.recording.frames) == 1
+        assert len(app.player.recording.frames) == 1

@@ -21,7 +21,7 @@ from ckviz.tui.widgets.status import StatusBar
 from ckviz.tui.widgets.wait_cdf import MARKS, WaitCdfPane
 from ckviz.tui.widgets.wait_compare import WaitComparePane
 from tests.tui.conftest import SIZE, press, settle
-from tests.tui.test_frames import BASE, HandMade, snapshot
+from tests.tui.fake_source import BASE, HandMade, snapshot
 
 MakeApp = Callable[..., CkvizApp]
 FAIR = Fairness(1.0, 1.0, 0)
@@ -224,7 +224,7 @@ async def test_a_step_harness_run_has_its_pictures_too(make_app: MakeApp) -> Non
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await press(pilot, *["n"] * 8)
-        frame = app.recording.current
+        frame = app.player.recording.current
         assert frame is not None and frame.snapshots[0].history is not None
         assert frame.trends and frame.trends[0] is not None
         strip = app.screen.query_one(KeyStripPane).plain

@@ -60,5 +60,5 @@ async def test_micro_skew_steps_call_by_call_showing_each_calls_passes(
         assert "heavy" in queues and "light3" in queues
         log = screen.query_one(EventLogPane).plain
         assert "dequeue light0-0" in log  # the call at step 4
-        snap = app.recording.current.snapshots[0]  # type: ignore[union-attr]
+        snap = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
         assert snap.step == 5 and [e.key for e in snap.events] == ["heavy", "light0"]

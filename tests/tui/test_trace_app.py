@@ -17,6 +17,6 @@ async def test_the_app_steps_through_a_trace(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await press(pilot, "n", "n", "n")
-        snapshot = app.recording.current.snapshots[0]  # type: ignore[union-attr]
+        snapshot = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
         assert snapshot.total_runs == 68 and snapshot.dequeued > 0
         assert {row.key for row in snapshot.keys} == {"flood", "light"}

@@ -75,7 +75,7 @@ async def test_compare_mode_with_vtime_on_either_side(make_app: MakeApp) -> None
             assert [v.border_title for v in views] == [left, right]
             for view in views:
                 assert "light-1" in view.query_one(KeyQueuesPane).plain
-            assert app.error is None
+            assert app.player.error is None
             for view, name in zip(views, (left, right), strict=True):
                 compact = view.query_one(DisciplinePane).plain
                 if name.startswith("vtime"):  # the compact pane still shows the vtime state

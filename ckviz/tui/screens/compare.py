@@ -6,14 +6,15 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Static
 
+from ckviz.tui.bindings import bindings
 from ckviz.tui.lanes import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.screens.main import BREAKPOINTS
+from ckviz.tui.player import Player
+from ckviz.tui.screens.lane_screen import LaneScreen
 from ckviz.tui.text import BOLD, DIM
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
@@ -22,7 +23,7 @@ from ckviz.tui.widgets.filter_bar import FilterBar
 from ckviz.tui.widgets.footer import ContextFooter
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
-from ckviz.tui.widgets.pane import SnapshotPane
+from ckviz.tui.widgets.pane import snapshot_panes_in
 from ckviz.tui.widgets.status import Controls, StatusBar, fairness_text
 from ckviz.tui.widgets.wait_cdf import WaitCdfPane
 from ckviz.tui.widgets.wait_compare import WaitComparePane
@@ -49,7 +50,7 @@ class LaneView(Vertical):
         header = lane_header(snapshot.t, snapshot.dequeued, snapshot.total_runs,
                              frame.fairness[index], palette, snapshot.time_unit)  # fmt: skip
         self.query_one(".lane-header", Static).update(header, layout=False)
-        for pane in self.query(SnapshotPane):
+        for pane in snapshot_panes_in(self):
             pane.show(snapshot, palette)
 
 
@@ -63,19 +64,14 @@ def lane_header(t: int, dequeued: int, total: int, fairness: Fairness,
     return out
 
 
-class CompareScreen(Screen[None]):
+class CompareScreen(LaneScreen):
     """Two LaneViews in lockstep; below them the per-key wait comparison between each
     lane's event log (left lane's on the left; narrow, the logs give way to the waits)."""
 
-    HORIZONTAL_BREAKPOINTS = BREAKPOINTS
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings("compare")]
 
-    AUTO_FOCUS = ""  # no pane takes focus until asked: the app's keys work from the start
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("w", "swap_waits", "Waits/CDF", id="ckviz.waits"),
-    ]
-
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, player: Player) -> None:
+        super().__init__(player)
         self._keys = 0
         self._cdf_first = False  # narrow: the CDF shows in place of the wait table
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 
+from ckviz.tui.bindings import bindings
 from ckviz.tui.lanes import Frame
 from ckviz.tui.palette import KeyPalette
+from ckviz.tui.screens.lane_screen import LaneScreen
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.event_log import EventLogPane
@@ -19,24 +20,16 @@ from ckviz.tui.widgets.footer import ContextFooter
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.key_strip import KeyStripPane
-from ckviz.tui.widgets.pane import SnapshotPane
+from ckviz.tui.widgets.pane import snapshot_panes_in
 from ckviz.tui.widgets.status import Controls, StatusBar
 
-NARROW = 100  # columns: below this the panes stack instead of squeezing side by side
-BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]  # the screen's class by its width
 
-
-class MainScreen(Screen[None]):
+class MainScreen(LaneScreen):
     """ckIndex and per-key queues on top; held slots, discipline and events below; the keys
     over time at the bottom. On a narrow terminal, one pane under the other, full width,
     scrolling (focusing one shows it)."""
 
-    HORIZONTAL_BREAKPOINTS = BREAKPOINTS
-
-    AUTO_FOCUS = ""  # no pane takes focus until asked: the app's keys work from the start
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("6", "app.focus_pane(6)", "Pane 6", show=False, id="ckviz.pane_6"),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings("single")]
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
@@ -61,7 +54,7 @@ class MainScreen(Screen[None]):
             strip.light_key = frame.setup.scenario.light_key
             strip.worst_key = frame.fairness[0].worst_key
             self.query_one(StatusBar).show(frame, controls, palette)
-            for pane in self.query(SnapshotPane):
+            for pane in snapshot_panes_in(self):
                 pane.show(snapshot, palette)
 
     def show_controls(self, frame: Frame, controls: Controls, palette: KeyPalette) -> None:

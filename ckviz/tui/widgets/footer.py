@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
-from ckviz.tui.context import Offer, fitting, footer_offers
+from ckviz.tui.context import Offer, Situated, fitting, footer_offers
 
 PALETTE_CELLS = 12  # `^p palette`, docked at the right
 
@@ -16,24 +16,29 @@ PALETTE_CELLS = 12  # `^p palette`, docked at the right
 class ContextFooter(Footer):
     """Only the offered keys, best first until the line is full; `?` and `q` always."""
 
+    def __init__(self, *, compact: bool = False, show_command_palette: bool = True) -> None:
+        super().__init__(compact=compact, show_command_palette=show_command_palette)
+        self._width: int | None = None  # the width the keys were last chosen for
+
     def compose(self) -> ComposeResult:
-        context = getattr(self.app, "footer_context", None)
-        if not callable(context):  # not ckviz's app: Textual's footer as it is
+        screen = self.screen
+        if not isinstance(screen, Situated):  # not one of ckviz's screens: Textual's footer
             yield from super().compose()
             return
-        offers = footer_offers(context())
+        offers = footer_offers(screen.context())
         chosen = self._chosen(offers)
         # Textual's own compose (its key groups nest with `with`, so widgets pass one by one)
         for widget in super().compose():
             if isinstance(widget, FooterKey) and _droppable(widget):
-                if widget.action not in chosen:
+                action = _table_action(widget.action)
+                if action not in chosen:
                     continue
-                if (label := offers[widget.action].label) is not None:
+                if (label := offers[action].label) is not None:
                     widget.description = label
             yield widget
 
     def on_resize(self) -> None:
-        if self.size.width != getattr(self, "_width", None):  # more or fewer keys fit
+        if self.size.width != self._width:  # more or fewer keys fit
             self._width = self.size.width
             self.call_after_refresh(self.recompose)
 
@@ -52,12 +57,16 @@ class ContextFooter(Footer):
                     room -= cell_len(binding.group.description) + 2 if first else 0
                     grouped |= {binding.action, "group:"}
                 continue
-            if binding.action in offers and binding.action not in offered:
-                label = offers[binding.action].label or binding.description
-                offered[binding.action] = (
-                    cell_len(self.app.get_key_display(binding)) + 2 + cell_len(label)
-                )
+            action = _table_action(binding.action)
+            if action in offers and action not in offered:
+                label = offers[action].label or binding.description
+                offered[action] = cell_len(self.app.get_key_display(binding)) + 2 + cell_len(label)
         return fitting(list(offered.items()), offers, room)
+
+
+def _table_action(bound: str) -> str:
+    """The action as the bindings table names it (a screen's is bound as `screen.<action>`)."""
+    return bound.removeprefix("screen.")
 
 
 def _droppable(widget: FooterKey) -> bool:

@@ -6,12 +6,14 @@ about as much per step as one with 5.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
-from typing import ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.dom import DOMNode
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -146,9 +148,20 @@ class Pane(ScrollView, Generic[Shown], can_focus=True, inherit_bindings=False):
         text.style = style  # the pane's colours under the row's own spans
         return Strip(text.render(self.app.console))
 
+    @abstractmethod
     def layout_rows(self, shown: Shown, palette: KeyPalette, width: int) -> Rows:
-        raise NotImplementedError
+        """The rows that draw `shown` at `width` cells (each pane its own)."""
 
 
 class SnapshotPane(Pane[Snapshot]):
     """A pane drawn from one lane's snapshot."""
+
+
+def panes_in(node: DOMNode) -> list[Pane[Any]]:
+    """Every pane under `node`, in order (a Pane is abstract: queried by its CSS type name)."""
+    return [widget for widget in node.query("Pane") if isinstance(widget, Pane)]
+
+
+def snapshot_panes_in(node: DOMNode) -> list[SnapshotPane]:
+    """Every pane under `node` drawn from one lane's snapshot, in order."""
+    return [widget for widget in node.query("SnapshotPane") if isinstance(widget, SnapshotPane)]

@@ -1,0 +1,344 @@
+"""Every key of the app in one table (key, action, description, context): the app's and the
+screens' bindings, the command palette's commands, the footer's keys and the help's list of
+keys are all made from it, so they cannot drift apart (tests/tui/test_bindings.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from textual.binding import Binding
+
+Where = Literal["app", "screen", "single", "compare"]
+SPEED = Binding.Group("Speed", compact=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One thing the user can do.
+
+    `context` says whose action it is and where it works: `app` (the app's, everywhere),
+    `screen` (either mode's screen's own action), `single` or `compare` (that mode's screen
+    only). `app` and `screen` keys are bound on the app, in this table's order (the footer's),
+    a `screen` one as `screen.<action>` so the screen on show acts; `single` and `compare`
+    keys are bound on their screen. `title` puts it in the command palette; `help` is its line
+    in the help (empty: the line above covers it too).
+    """
+
+    name: str  # the binding's id is `ckviz.<name>`
+    keys: str  # Textual's key names, comma separated; "" for a palette-only command
+    action: str  # the owner's action, as bound: `step`, `speed(1)`, `focus_pane(2)`
+    description: str  # the footer's label
+    context: Where
+    help: str = ""
+    title: str | None = None  # the palette's command (its help line: `help`, cut)
+    key_display: str | None = None
+    show: bool = True  # the footer may offer it (when its situation does: ckviz.tui.context)
+    group: Binding.Group | None = None
+
+    @property
+    def bound_action(self) -> str:
+        return f"screen.{self.action}" if self.context == "screen" else self.action
+
+    @property
+    def binding_id(self) -> str:
+        return f"ckviz.{self.name}"
+
+    def binding(self) -> Binding:
+        return Binding(
+            self.keys,
+            self.bound_action,
+            self.description,
+            show=self.show,
+            key_display=self.key_display,
+            id=self.binding_id,
+            group=self.group,
+        )
+
+    @property
+    def palette_help(self) -> str:
+        """The palette's line under the command: the help's first clause, and the key."""
+        line = self.help.split(";")[0].split(" (")[0]
+        line = line if len(line) <= 60 else line[:59] + "…"
+        return f"{line} ({self.shown_keys.replace('`', '')})" if self.keys else line
+
+    @property
+    def shown_keys(self) -> str:
+        """`space`, `right` as the help writes them."""
+        names = [self.key_display] if self.key_display else []
+        names += [k for k in self.keys.split(",") if k and k not in _SPELLED]
+        names += [_SPELLED[k] for k in self.keys.split(",") if k in _SPELLED]
+        return ", ".join(f"`{n}`" for n in dict.fromkeys(names))
+
+
+_SPELLED = {
+    "greater_than_sign": ">",
+    "colon": ":",
+    "slash": "/",
+    "question_mark": "?",
+    "plus": "+",
+    "equals_sign": "+",
+    "minus": "-",
+    "escape": "esc",
+}
+
+STEP_COUNTS = (10, 100, 1000)  # the palette's "step N dequeue rounds"
+
+KEYS: tuple[Key, ...] = (
+    Key("step", "space", "step", "Step", "app", "one dequeue round (`right` too)"),
+    Key(
+        "instant",
+        "n",
+        "instant",
+        "Next",
+        "app",
+        "step to the next instant (until logical time moves)",
+    ),
+    Key("play", "p", "play", "Play", "app", "play / pause (one instant per tick)"),
+    Key(
+        "faster",
+        "plus,equals_sign",
+        "speed(1)",
+        "Faster",
+        "app",
+        "`+` / `-`: play faster / slower",
+        key_display="+",
+        group=SPEED,
+    ),
+    Key("slower", "minus", "speed(-1)", "Slower", "app", key_display="-", group=SPEED),
+    Key(
+        "back",
+        "left,b",
+        "step_back",
+        "Back a frame",
+        "app",
+        "step back one recorded frame (a frame is what one key press made: a round after "
+        "`space`, a whole instant after `n`); stepping forward replays them first",
+        key_display="←",
+    ),
+    Key(
+        "filter",
+        "slash",
+        "filter",
+        "Filter",
+        "app",
+        "filter keys by name in every pane: fuzzy as in fzf (`lt1` finds `light-1`; several "
+        "words must all match), case-insensitive; the panes follow as you type, `enter` keeps "
+        "the filter (shown above the footer), `esc` clears it. Ranks (ckIndex, the "
+        "discipline's order, slot numbers) stay as they are; the light key and the "
+        "longest-waiting key stay pinned on top only if they match",
+        title="Filter keys…",
+        key_display="/",
+    ),
+    Key(
+        "unfilter",
+        "escape",
+        "clear_filter",
+        "Clear filter",
+        "app",
+        "stops a run to the end or a long move (go to, run until served) where it is; else "
+        "clears the filter; else leaves a zoomed pane",
+        key_display="esc",
+    ),
+    Key("forward", "right", "step", "Step", "app", show=False),
+    Key(
+        "restart",
+        "r",
+        "restart",
+        "Restart",
+        "app",
+        "restart: close the cell (its keys are deleted) and open a fresh one",
+        title="Restart",
+    ),
+    Key(
+        "discipline",
+        "d",
+        "pick_discipline(0)",
+        "Discipline",
+        "screen",
+        "pick the discipline (the left lane in compare mode)",
+        title="Pick discipline",
+    ),
+    Key(
+        "discipline_b",
+        "D",
+        "pick_discipline(1)",
+        "Right lane",
+        "screen",
+        "pick the right lane's discipline in compare mode",
+    ),
+    Key(
+        "scenario",
+        "s",
+        "pick_scenario",
+        "Scenario",
+        "screen",
+        "pick a scenario",
+        title="Pick scenario",
+    ),
+    Key(
+        "seed",
+        "e",
+        "pick_seed",
+        "Seed",
+        "screen",
+        "pick a seed (or type any seed)",
+        title="Pick seed",
+    ),
+    Key(
+        "compare",
+        "c",
+        "compare",
+        "Compare",
+        "app",
+        "compare mode on / off",
+        title="Compare mode on / off",
+    ),
+    Key("theme", "t", "toggle_dark", "Theme", "app", "toggle light / dark theme"),
+    Key(
+        "export",
+        "x",
+        "export",
+        "Export",
+        "app",
+        "export: an SVG screenshot, the run so far as a results file (the headless run's "
+        "schema: per-key figures and fairness) and as CSV (`…-events.csv`, every dequeue; "
+        "`…-keys.csv`, per-key figures), in the current folder, named after scenario, "
+        "discipline and round (step, in step scenarios)",
+        title="Export screenshot and figures",
+    ),
+    Key(
+        "to_end",
+        "greater_than_sign",
+        "run_to_end",
+        "To end",
+        "app",
+        "run to the end (only the last frame is recorded; no frame is made on the way, and "
+        "the app stays live): `esc` or `>` again stops it where it is",
+        title="Run to the end",
+        key_display=">",
+    ),
+    Key(
+        "go_to",
+        "colon",
+        "go_to",
+        "Go to",
+        "screen",
+        "go to a time (ms), or a step in step scenarios: the first frame at or after it; a "
+        "time before the one shown replays the recording (or starts over if it is older than "
+        "the recording)",
+        title="Go to a time or step…",
+        key_display=":",
+    ),
+    Key(
+        "until",
+        "u",
+        "run_until_served",
+        "Until served",
+        "screen",
+        "run until a key is served: pick or type a key (fuzzy, it must match one key); rounds "
+        "run until a run of it is dequeued, or the end (a notification says which); `esc` "
+        "stops a long go-to or run-until where it is",
+        title="Run until a key is served…",
+    ),
+    Key(
+        "open",
+        "ctrl+o",
+        "open_scenario_file",
+        "Open file",
+        "screen",
+        "open a scenario file by path (a `.toml`; a bad one is a one-line notification and the "
+        "run goes on)",
+        title="Open a scenario file…",
+    ),
+    Key(
+        "zoom",
+        "z",
+        "zoom",
+        "Zoom",
+        "screen",
+        "zoom the focused pane (the per-key table if none) to the whole screen; again (or "
+        "`esc`, once no filter is in force) to go back",
+    ),
+    Key(
+        "sort",
+        "o",
+        "sort_keys",
+        "Sort",
+        "screen",
+        "sort the per-key table: scenario order, queued, out, age, wait (largest first); the "
+        "scenario's light key and the key waiting longest stay pinned on top. With more than "
+        "100 keys the table holds the first 100 in that order (its title says `100 of N "
+        "keys`), and ckIndex its first 100 entries (`… N more`)",
+    ),
+    *(
+        Key(
+            f"pane_{n}",
+            str(n),
+            f"focus_pane({n})",
+            f"Pane {n}",
+            "screen",
+            show=False,
+            help="`Tab` / `shift+Tab`, `1`-`6`: focus a pane (`6`: the keys over time strip); "
+            "then `j`/`k`, `PgUp`/`PgDn`, `g`/`G` scroll it"
+            if n == 1
+            else "",
+        )
+        for n in range(1, 6)
+    ),
+    Key("pane_6", "6", "focus_pane(6)", "Pane 6", "single", show=False),
+    Key(
+        "waits",
+        "w",
+        "swap_waits",
+        "Waits/CDF",
+        "compare",
+        "compare mode: below ~140 columns, swap the wait table and the wait CDF",
+    ),
+    Key(
+        "help",
+        "question_mark,f1",
+        "help",
+        "Help",
+        "app",
+        "this help",
+        title="Help",
+        key_display="?",
+    ),
+    Key("quit", "q", "quit", "Quit", "app", "quit: every key ckviz wrote is deleted first"),
+    *(
+        Key(
+            f"step_{n}", "", f"step_many({n})", f"Step {n}", "app", title=f"Step {n} dequeue rounds"
+        )
+        for n in STEP_COUNTS
+    ),
+)
+
+BY_ID = {key.binding_id: key for key in KEYS}
+
+
+def bindings(context: Where) -> list[Binding]:
+    """The bindings of the app (`app` and `screen` keys) or of one mode's screen."""
+    wanted: set[Where] = {"app", "screen"} if context == "app" else {context}
+    return [key.binding() for key in KEYS if key.keys and key.context in wanted]
+
+
+def palette_commands() -> list[Key]:
+    """The palette's commands, in the table's order."""
+    return [key for key in KEYS if key.title is not None]
+
+
+def help_lines() -> list[str]:
+    """The help's list of keys, one Markdown item per key (or per keys sharing a line)."""
+    lines = []
+    for key in KEYS:
+        if not key.help:
+            continue
+        if key.help.startswith("`"):  # the line names its keys itself
+            lines.append(f"- {key.help}")
+        else:
+            lines.append(f"- {key.shown_keys}: {key.help}")
+    titles = ", ".join((key.title or "").removesuffix("…").lower() for key in palette_commands())
+    lines.append(f"- `ctrl+p`: the command palette, every command by name: {titles}")
+    return lines

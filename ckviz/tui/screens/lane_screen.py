@@ -1,0 +1,249 @@
+"""What both modes' screens share: the situation their footer reads, and the actions on what
+they show (focus, zoom, sort) or that ask for something first (the pickers, go to, run until
+served, open a file). A move such an action makes is posted up (`Perform`) for the app to
+carry out: the app owns the driver thread and the play timer, a screen owns its panes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import replace
+
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Input
+
+from ckviz.defaults import DEFAULT_SEEDS
+from ckviz.disciplines.registry import DEFAULT_DISCIPLINES
+from ckviz.errors import CkvizError
+from ckviz.inputs.scenario_files import bundled_names, load_any
+from ckviz.model.names import natural_key
+from ckviz.tui.context import Context
+from ckviz.tui.decision import RULES
+from ckviz.tui.filter import KeyFilter
+from ckviz.tui.messages import Perform
+from ckviz.tui.player import Player
+from ckviz.tui.screens.pickers import Picker
+from ckviz.tui.screens.prompt import Prompt
+from ckviz.tui.widgets.filter_bar import FilterBar
+from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.key_strip import KeyStripPane
+from ckviz.tui.widgets.pane import Pane, panes_in
+from ckviz.tui.widgets.wait_cdf import WaitCdfPane
+
+NARROW = 100  # columns: below this the panes stack instead of squeezing side by side
+BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]  # the screen's class by its width
+PICK_LIMIT = 1000  # keys listed by `u`'s picker (10,000 options take most of a second to show)
+
+
+def scenario_descriptions(names: list[str]) -> dict[str, str]:
+    """Each bundled scenario's one-line description (a file that fails to load: none)."""
+    descriptions = {}
+    for name in names:
+        with contextlib.suppress(CkvizError):
+            descriptions[name] = load_any(name).description
+    return descriptions
+
+
+def one_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return " · ".join(lines)[:300] if lines else text
+
+
+class LaneScreen(Screen[None]):
+    """A mode's screen over the app's player (read here, moved by the app)."""
+
+    HORIZONTAL_BREAKPOINTS = BREAKPOINTS
+    AUTO_FOCUS = ""  # no pane takes focus until asked: the app's keys work from the start
+
+    def __init__(self, player: Player) -> None:
+        super().__init__()
+        self.player = player
+        self._footer_shown: Context | None = None
+        self.focus_before: Widget | None = None  # where focus goes back when typing ends
+
+    # ---- the footer's situation ---------------------------------------------------------
+
+    def context(self) -> Context:
+        player = self.player
+        focused = self.focused
+        return Context(
+            playing=player.playing,
+            done=player.done,
+            replay=not player.recording.live,
+            compare=player.setup.compare,
+            steps=player.steps,
+            filtered=bool(player.view.key_filter),
+            pane=focused.id if isinstance(focused, Pane) else None,
+            zoomed=self.maximized is not None,
+            typing=isinstance(focused, Input),
+        )
+
+    def footer_follows(self) -> None:
+        """Redraw the footer if the situation it shows changed (not on every frame)."""
+        context = self.context()
+        if context != self._footer_shown:
+            self._footer_shown = context
+            self.refresh_bindings()
+
+    # ---- the panes ------------------------------------------------------------------------
+
+    def action_zoom(self) -> None:
+        """The focused pane (or the per-key table) fills the screen; again to go back."""
+        if self.maximized is not None:
+            self.minimize()
+        else:
+            target = self.focused if isinstance(self.focused, Pane) else None
+            target = target or next(iter(self.query(KeyQueuesPane)), None)
+            if target is not None:
+                self.maximize(target, container=False)
+        self.footer_follows()
+
+    def action_focus_pane(self, number: int) -> None:
+        panes = panes_in(self)
+        if 0 < number <= len(panes):
+            panes[number - 1].focus()
+
+    def action_sort_keys(self) -> None:
+        """Cycle the per-key table's order: scenario, queued, out, age, wait (largest first)."""
+        move = self.player.next_sort()
+        for pane in self.query(KeyQueuesPane):
+            pane.sort_by = self.player.view.sort_by
+        self.post_message(Perform(move, refresh=True))
+
+    def show_filter(self, key_filter: KeyFilter) -> None:
+        """The panes and the filter bar follow the filter in force."""
+        current = self.player.recording.current
+        keys = list(current.snapshots[0].every_key.key_names) if current is not None else []
+        # the pictures (key strip, wait CDF) take the matching keys themselves
+        matching = key_filter.keep(keys, str) if key_filter else None
+        for pane in panes_in(self):
+            pane.key_filter = key_filter
+            if isinstance(pane, KeyStripPane | WaitCdfPane):
+                pane.shown_keys = matching
+        bar = self.filter_bar()
+        if bar is not None:
+            count = f"{len(matching)} of {len(keys)} keys" if matching is not None else ""
+            bar.show_query(key_filter.query, count)
+
+    def filter_bar(self) -> FilterBar | None:
+        return next(iter(self.query(FilterBar)), None)
+
+    def use_frame_setup(self, light_key: str | None) -> None:
+        """A new setup's first frame: the per-key table pins its light key, keeps the sort."""
+        for pane in self.query(KeyQueuesPane):
+            pane.light_key = light_key
+            pane.sort_by = self.player.view.sort_by
+
+    # ---- what asks first: pickers and prompts ------------------------------------------------
+
+    def _start(self, **change: object) -> None:
+        setup = replace(self.player.setup, **change)  # type: ignore[arg-type]
+        self.post_message(Perform(self.player.start(setup)))
+
+    def action_pick_discipline(self, lane: int) -> None:
+        setup = self.player.setup
+        lane = lane if lane < len(setup.disciplines) else 0
+        current = setup.disciplines[lane]
+        side = f" · {'left' if lane == 0 else 'right'} lane" if setup.compare else ""
+
+        def chosen(name: str | None) -> None:
+            if name and name != current:
+                disciplines = list(self.player.setup.disciplines)
+                disciplines[lane] = name
+                self._start(disciplines=tuple(disciplines))
+
+        picker = Picker(f"Discipline{side}", DEFAULT_DISCIPLINES, current, descriptions=RULES)
+        self.app.push_screen(picker, chosen)
+
+    def action_pick_scenario(self) -> None:
+        current = self.player.setup.scenario.name
+        names = bundled_names()
+        choices = names if current in names else [current, *names]
+
+        def chosen(name: str | None) -> None:
+            if not name or name == current:
+                return
+            try:
+                scenario = load_any(name)
+            except CkvizError as exc:
+                self.notify(str(exc), severity="error")
+                return
+            self._start(scenario=scenario)
+
+        descriptions = scenario_descriptions(names)
+        self.app.push_screen(
+            Picker("Scenario", choices, current, descriptions=descriptions), chosen
+        )
+
+    def action_pick_seed(self) -> None:
+        current = self.player.setup.seed
+
+        def chosen(seed: str | None) -> None:
+            if seed and seed != current:
+                self._start(seed=seed)
+
+        seeds = list(dict.fromkeys([*DEFAULT_SEEDS, current]))
+        self.app.push_screen(Picker("Seed", seeds, current, custom="any seed"), chosen)
+
+    def action_go_to(self) -> None:
+        """Ask for a time (ms) or a step (step scenarios), then go there."""
+        current = self.player.recording.current
+        if current is None or self.player.closed:
+            self.app.bell()
+            return
+        steps = self.player.steps
+        unit = "step" if steps else "t (ms)"
+        hint = f"now {unit} {min(current.times)}; back within the recording replays it"
+        prompt = Prompt("Go to step" if steps else "Go to time", unit, hint, integer=True)
+        self.app.push_screen(prompt, self._go_to_text)
+
+    def _go_to_text(self, text: str | None) -> None:
+        if text is None:
+            return
+        try:
+            target = int(text)
+        except ValueError:
+            self.notify(f"go to: '{text}' is not a whole number", severity="error")
+            return
+        self.post_message(Perform(self.player.go_to(target), refresh=True))
+
+    def action_run_until_served(self) -> None:
+        """Pick a key, then step round by round until a run of it is dequeued."""
+        current = self.player.recording.current
+        if current is None or current.done or self.player.closed:
+            self.app.bell()
+            return
+        keys = sorted((row.key for row in current.snapshots[0].keys), key=natural_key)
+        # a filter in force narrows the list; past PICK_LIMIT keys, type the name (fuzzy)
+        choices = self.player.view.key_filter.keep(keys, str)[:PICK_LIMIT]
+        picker = Picker(
+            "Run until served",
+            choices or keys,
+            choices[0] if choices else keys[0],
+            custom="key name (fuzzy)",
+        )
+
+        def chosen(typed: str | None) -> None:
+            if typed:
+                self.post_message(Perform(self.player.until_served(typed, keys), refresh=True))
+
+        self.app.push_screen(picker, chosen)
+
+    def action_open_scenario_file(self) -> None:
+        """Ask for a scenario file's path; a bad one is a one-line notification."""
+        prompt = Prompt("Open scenario file", "path/to/scenario.toml", "a .toml scenario file")
+        self.app.push_screen(prompt, self.open_scenario)
+
+    def open_scenario(self, path: str | None) -> None:
+        if not path:
+            return
+        try:
+            scenario = load_any(path)
+        except CkvizError as exc:
+            self.notify(one_line(str(exc)), severity="error", title="open")
+            return
+        if (problem := self.player.unfit(scenario)) is not None:
+            self.notify(problem, severity="error", title="open")
+            return
+        self._start(scenario=scenario)
