@@ -13,7 +13,7 @@ import redis
 
 from ckviz.sim.session import new_namespace
 from ckviz.store.runqueue import delete_prefix
-from ckviz.store.server import RedisServer, open_server
+from ckviz.store.server import RedisServer, embedded_server, find_redis_server, open_server
 
 DATA = Path(__file__).parent / "data"
 
@@ -49,6 +49,31 @@ def redis_server() -> Iterator[RedisServer]:
     """The embedded server ckviz starts itself, or the one CKVIZ_TEST_REDIS_URL names."""
     with open_server(url=os.environ.get("CKVIZ_TEST_REDIS_URL")) as server:
         yield server
+
+
+REDIS_7 = Path("/usr/bin/redis-server")  # Debian's package: Redis 7, what people run
+SERVERS = ["embedded", "redis-7"]  # the ids of tests run on both
+
+
+@pytest.fixture(scope="session")
+def redis7_server() -> Iterator[RedisServer]:
+    """A second embedded server, from Debian's redis-server (7.0 on bookworm), started the way
+    ckviz starts its own; skipped, saying why, where that binary is not installed."""
+    if not REDIS_7.exists():
+        pytest.skip(f"{REDIS_7} is absent: apt-get install redis-server (.ci/run does)")
+    with embedded_server(binary=REDIS_7) as server:
+        yield server
+
+
+@pytest.fixture(params=SERVERS)
+def redis_binary(request: pytest.FixtureRequest) -> Path:
+    """For tests that start servers of their own: the embedded binary, then Redis 7's
+    (skipped, saying why, where it is not installed)."""
+    if request.param == "redis-7":
+        if not REDIS_7.exists():
+            pytest.skip(f"{REDIS_7} is absent: apt-get install redis-server (.ci/run does)")
+        return REDIS_7
+    return find_redis_server()
 
 
 @pytest.fixture

@@ -37,10 +37,13 @@ def report_main(argv: Sequence[str]) -> int:
     for target in targets:
         check_output_path(target, "--out" if str(target) == html_out else "--markdown")
     from ckviz.report.markdown import render_markdown
-    from ckviz.report.sources import load_sources
+    from ckviz.report.sources import load_sources, redis_versions_note
     from ckviz.report.views import scenario_views
 
     sources = load_sources(ns.results)
+    note = redis_versions_note(sources)
+    if note:
+        print(f"ckviz: note: {note}", file=sys.stderr)
     scenarios = scenario_views(sources)
     if html_out:
         from ckviz.report.html import render_html

@@ -11,7 +11,7 @@ from html import escape
 from ckviz.model.results import Spread
 from ckviz.report import plots
 from ckviz.report.findings import findings, sweep_findings
-from ckviz.report.sources import Source
+from ckviz.report.sources import Source, redis_versions_note
 from ckviz.report.sweeps import SweepView, sweep_views
 from ckviz.report.tables import (
     DEFINITIONS,
@@ -126,6 +126,11 @@ def render_html(sources: Sequence[Source], scenarios: Sequence[ScenarioView]) ->
     body = [
         "<h1>ckviz report</h1>",
         _table_html(_sources_table(sources)),
+        *(
+            f'<p class="note"><b>Note</b>: {escape(n)}</p>'
+            for n in [redis_versions_note(sources)]
+            if n
+        ),
         f"<nav>{nav}</nav>",
         *(_sweep_html(i, w) for i, w in enumerate(sweeps)),
         *(_scenario_html(i, s) for i, s in enumerate(scenarios)),

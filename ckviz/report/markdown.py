@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ckviz.report.findings import findings, sweep_findings
-from ckviz.report.sources import Source
+from ckviz.report.sources import Source, redis_versions_note
 from ckviz.report.sweeps import sweep_views
 from ckviz.report.tables import (
     DEFINITIONS,
@@ -33,6 +33,8 @@ def render_markdown(
             f"({len(r.matrix.disciplines)} treatments), ckviz {r.ckviz_version}, "
             f"redis {r.redis.version}{state}"
         )
+    note = redis_versions_note(sources)
+    out += ["", f"> **Note**: {_inline(note)}"] if note else []
     out.append("")
     for sweep in sweep_views(sources, scenarios):
         out += [f"### {_inline(sweep.title)}", ""]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +31,19 @@ def load_sources(paths: list[str]) -> list[Source]:
     return [
         Source(label, path, results) for label, (path, results) in zip(labels, loaded, strict=True)
     ]
+
+
+def redis_versions_note(sources: Sequence[Source]) -> str | None:
+    """A sentence when the files ran on different Redis versions (a difference between them
+    may then be the server's, not the change compared); None when they agree."""
+    versions = {s.results.redis.version for s in sources}
+    if len(versions) < 2:
+        return None
+    ran = ", ".join(f"{s.label} on {s.results.redis.version}" for s in sources)
+    return (
+        f"these files ran on different Redis versions ({ran}): a difference between them "
+        "may come from the server, not from what you compare"
+    )
 
 
 def read_results(path: Path) -> Results:

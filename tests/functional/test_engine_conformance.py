@@ -9,6 +9,7 @@ from ckviz.inputs import scenario_files
 from ckviz.metrics import RunMetrics, run_metrics
 from ckviz.model.matrix import Treatment
 from ckviz.sim.session import open_cell
+from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
 
 SEEDS = ("seed-a", "seed-b", "seed-c")
 

@@ -7,6 +7,7 @@ is unchanged; anything else stops the run with RedisUnavailable (exit 3) and one
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 import redis
@@ -27,8 +28,8 @@ def _run_all(client: redis.Redis, prefix: str, flush_at: tuple[int, ...] = ()) -
         return list(driver.events), driver.queue.round_trips
 
 
-def test_a_script_flush_mid_run_is_repaired_and_changes_nothing() -> None:
-    with own_redis() as server:
+def test_a_script_flush_mid_run_is_repaired_and_changes_nothing(redis_binary: Path) -> None:
+    with own_redis(binary=redis_binary) as server:
         client = server.client()
         events, trips = _run_all(client, "ckviz-test:plain:")
         flushed, flushed_trips = _run_all(client, "ckviz-test:flushed:", flush_at=(10, 200, 400))
@@ -38,10 +39,10 @@ def test_a_script_flush_mid_run_is_repaired_and_changes_nothing() -> None:
         assert client.keys("ckviz-test:*") == []
 
 
-def test_script_flushes_before_every_step_change_nothing() -> None:
+def test_script_flushes_before_every_step_change_nothing(redis_binary: Path) -> None:
     # sfq's trips carry acks (scripts), then the ckIndex read and the rescore's ZADD: a flush
     # there has the ZADD run ahead of the failed acks, and the repair undoes it first.
-    with own_redis() as server:
+    with own_redis(binary=redis_binary) as server:
         client = server.client()
         events, _ = _run_all(client, "ckviz-test:plain:")
         flushed, _ = _run_all(client, "ckviz-test:flushed:", flush_at=tuple(range(1, 120)))
@@ -54,8 +55,8 @@ def _driver_on(server: OwnRedis, prefix: str):  # type: ignore[no-untyped-def]
     return open_cell(server.client(), sc, "seed-a", treatment("sfq"), prefix)
 
 
-def test_server_killed_mid_run_stops_with_redis_unavailable() -> None:
-    with own_redis() as server, _driver_on(server, "ckviz-test:k:") as driver:
+def test_server_killed_mid_run_stops_with_redis_unavailable(redis_binary: Path) -> None:
+    with own_redis(binary=redis_binary) as server, _driver_on(server, "ckviz-test:k:") as driver:
         for _ in range(50):
             driver.step()
         server.kill()
@@ -68,8 +69,8 @@ def test_server_killed_mid_run_stops_with_redis_unavailable() -> None:
     assert "\n" not in str(caught.value)
 
 
-def test_server_restarted_mid_run_is_not_mistaken_for_the_same_queue() -> None:
-    with own_redis() as server:
+def test_server_restarted_mid_run_is_not_mistaken_for_the_same_queue(redis_binary: Path) -> None:
+    with own_redis(binary=redis_binary) as server:
         with _driver_on(server, "ckviz-test:r:") as driver:
             for _ in range(50):
                 driver.step()
@@ -79,9 +80,9 @@ def test_server_restarted_mid_run_is_not_mistaken_for_the_same_queue() -> None:
         assert server.client().keys("*") == []  # nothing half-written on the new server
 
 
-def test_a_stalled_server_times_out(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_stalled_server_times_out(monkeypatch: pytest.MonkeyPatch, redis_binary: Path) -> None:
     monkeypatch.setenv("CKVIZ_REDIS_TIMEOUT", "0.5")
-    with own_redis() as server:
+    with own_redis(binary=redis_binary) as server:
         from ckviz.store.server import connect
 
         sc = scenario_files.load("ck_skew")
@@ -104,8 +105,8 @@ def test_a_stalled_server_times_out(monkeypatch: pytest.MonkeyPatch) -> None:
         assert "timeout" in str(caught.value).lower()
 
 
-def test_connection_refused_when_opening_a_cell() -> None:
-    with own_redis() as server:
+def test_connection_refused_when_opening_a_cell(redis_binary: Path) -> None:
+    with own_redis(binary=redis_binary) as server:
         client = server.client()
         server.kill()
         sc = scenario_files.load("ck_skew")

@@ -11,6 +11,7 @@ from ckviz.model.arithmetic import rescore_scores
 from ckviz.model.queue import PlannedRun
 from ckviz.store.keys import MASTER_MEMBER, ck_member
 from ckviz.store.runqueue import RunQueue
+from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
 
 NOW = 2_000_000_000_000
 

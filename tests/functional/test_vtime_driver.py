@@ -18,6 +18,7 @@ from ckviz.sim.driver import Driver
 from ckviz.sim.session import open_cell
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import Trip
+from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
 
 VTIME = ("vtime", "vtime-v17")
 # every bundled ms scenario but ck_many_keys (10,000 keys: the driver's speed is benched)

@@ -157,9 +157,9 @@ def wait_for_line(proc: subprocess.Popen[str], needle: str, timeout: float = 60)
 class OwnRedis:
     """A redis-server this test starts, kills, pauses and restarts on the same socket."""
 
-    def __init__(self, *extra: str) -> None:
+    def __init__(self, *extra: str, binary: Path | None = None) -> None:
         self.extra = list(extra)  # more redis-server options, e.g. "--maxmemory", "2mb"
-        self.binary = find_redis_server()
+        self.binary = binary or find_redis_server()
         self.workdir = Path(tempfile.mkdtemp(prefix="trust-redis-"))
         self.socket = self.workdir / "redis.sock"
         self.url = f"unix://{self.socket}"
@@ -231,8 +231,8 @@ class OwnRedis:
 
 
 @contextmanager
-def own_redis(*extra: str) -> Iterator[OwnRedis]:
-    server = OwnRedis(*extra).start()
+def own_redis(*extra: str, binary: Path | None = None) -> Iterator[OwnRedis]:
+    server = OwnRedis(*extra, binary=binary).start()
     try:
         yield server
     finally:
