@@ -30,12 +30,12 @@ from typing import Any
 
 import redis
 
-from ckviz.disciplines.vtime import Tuning, VtimeDequeue, version_of
+from ckviz.disciplines.base import Tuning
+from ckviz.disciplines.vtime import VtimeDequeue, VtimeKnobs, version_of
 from ckviz.disciplines.vtime.door import state_keys, vtime_door
 from ckviz.model.clock import T0
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.sim.session import new_namespace
-from ckviz.sim.steps import DEFAULT_KNOBS
 from ckviz.store import scripts
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue, Trip, delete_prefix
@@ -67,7 +67,7 @@ def door_of(mode: str) -> Door:
     version = version_of(mode.split(" ")[0].split("+")[0])
     if version is None:
         return LUA_ORDER
-    door = vtime_door(version, Tuning(DEFAULT_KNOBS, trace=mode.endswith("+trace")))
+    door = vtime_door(version, Tuning(VtimeKnobs(), trace=mode.endswith("+trace")))
     return replace(door, dequeue=_swapped[0]) if _swapped else door
 
 

@@ -73,7 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME",
-        help=f"discipline (repeatable in --headless); default: all six / {DEFAULT_DISCIPLINE}",
+        help=(
+            "discipline, one of those listed below (repeatable in --headless); default: the "
+            f"matrix's (--headless) / {DEFAULT_DISCIPLINE} (the app)"
+        ),
     )
     p.add_argument(
         "--seed", metavar="SEED", help=f"one seed (terminal app; default {DEFAULT_SEED})"

@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Protocol
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence, Sized
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from ckviz.disciplines.vtime.values import Version, VtimeDequeue, VtimeState
-from ckviz.model.queue import DisciplineState, IndexEntry, columns_of
+from ckviz.model.matrix import Treatment
+from ckviz.model.queue import DequeuedRun, DisciplineState, IndexEntry, columns_of
 from ckviz.store.scripts import Door
+
+Weights = Mapping[str, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Tuning:
+    """What a discipline may be given beyond weights: its own knobs, resolved from the cell's
+    scenario and treatment by its registry entry (None: it has none), and whether its dequeue
+    should say what it looked at (the app and the step harness ask; headless runs never do)."""
+
+    knobs: object = None
+    trace: bool = False
+
+
+DEFAULT_TUNING = Tuning()
 
 
 class Discipline(Protocol):
@@ -41,20 +57,73 @@ class Discipline(Protocol):
         ...
 
 
+class BookView(Protocol):
+    """One key's book, as a state check reads it."""
+
+    @property
+    def queued(self) -> Sized: ...  # its runs queued
+    @property
+    def to_arrive(self) -> int: ...  # its runs not yet enqueued
+
+
+class LedgerView(Protocol):
+    """The millisecond clock's books, as a state check reads them."""
+
+    @property
+    def books(self) -> Mapping[str, BookView]: ...
+    @property
+    def touched(self) -> set[str]: ...  # keys the trip enqueued or acked
+
+
+class DequeueReport(Protocol):
+    """What the dequeue of a discipline in Redis replies: its runs, and more of its own."""
+
+    @property
+    def runs(self) -> list[DequeuedRun]: ...
+    @property
+    def called(self) -> bool: ...  # False: the env was full, the script did nothing
+
+
+class LedgerCheck(Protocol):
+    """A discipline's own rules, checked after every trip against its state as read and the
+    books (the millisecond clock's)."""
+
+    def check(self, ledger: LedgerView, state: Any, t: int, asked: Iterable[str]) -> None: ...
+
+
 class KeepsStateInRedis(Discipline, Protocol):
     """A discipline whose door names a `reads` script: the driver hands it what its dequeue
-    reported and what the read found, and it never writes its keys from Python."""
+    reported and what the read found, and it never writes its keys from Python. What a report
+    and a state are is its own (its door's reply readers make them)."""
 
-    version: Version  # which rules its state keeps (the vtime invariants' version)
     traced: bool  # its dequeue reports what it looked at: read its state after every trip
 
-    def on_dequeue_report(self, call: VtimeDequeue) -> None:
+    def on_dequeue_report(self, call: DequeueReport) -> None:
         """What a dequeue call reported beyond its runs (passes, floor)."""
         ...
 
-    def on_state_read(self, state: VtimeState) -> None:
+    def on_state_read(self, state: Any) -> None:
         """Its state as read at the end of a trip."""
         ...
+
+    def ledger_check(self, planned: Mapping[str, int]) -> LedgerCheck:
+        """Its rules for a run of `planned` runs per key."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """A discipline as the registry lists it: how to make one from the scenario's weights and
+    the cell's tuning; what it does, in one line (`--help`, the docs' table); why its first
+    key wins (the app's decision line and picker); if it has knobs, how a cell's come from the
+    treatment (flags), then the scenario, then its defaults; and, when its order lives outside
+    ckIndex, what ckIndex is to it (the app's ckIndex pane)."""
+
+    make: Callable[[Weights, Tuning], Discipline]
+    summary: str
+    rule: str
+    knobs: Callable[[Any, Treatment], object] | None = None
+    index_note: str = ""  # what ckIndex is to it, when its own order lives elsewhere
 
 
 def by_priority(active: Sequence[IndexEntry], priority: Callable[[str], float]) -> list[str]:

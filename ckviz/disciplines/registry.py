@@ -1,59 +1,85 @@
-"""Disciplines by name: the one place a new discipline is registered."""
+"""Disciplines by name: the one place a new discipline is registered, with its one-line
+summary (`--help`, the docs' table) and the rule its first key wins by (the app)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
-from ckviz.disciplines.base import Discipline
+from ckviz.disciplines import vtime
+from ckviz.disciplines.base import DEFAULT_TUNING, Discipline, Listed, Tuning, Weights
 from ckviz.disciplines.baseline import Baseline
 from ckviz.disciplines.codel import CoDel
 from ckviz.disciplines.drr import DeficitRoundRobin
 from ckviz.disciplines.virtual_clock import sfq, stride
-from ckviz.disciplines.vtime import VirtualTime
-from ckviz.disciplines.vtime.values import DEFAULT_TUNING, Tuning
 from ckviz.errors import UsageError
+from ckviz.model.matrix import Treatment
 
-Weights = Mapping[str, float]
+# a factory gets the scenario's weights and the cell's tuning (its knobs, trace)
+REGISTRY: dict[str, Listed] = {
+    "baseline": Listed(
+        lambda w, _: Baseline(),
+        "trigger.dev's age order: oldest CK queue head first; never rescores",
+        "lowest ckIndex score = oldest head; ties by member bytes (Redis's order)",
+    ),
+    "sfq": Listed(
+        lambda w, _: sfq(w),
+        "start-time fair queueing: per-key virtual clock, idle keys rejoin at the floor",
+        "lowest start tag (clock); ties: older head, then name",
+    ),
+    "drr": Listed(
+        lambda w, _: DeficitRoundRobin(weights=w),
+        "deficit round robin over the active keys",
+        "the cursor's key while its deficit covers a run, then the next in the ring",
+    ),
+    "stride": Listed(
+        lambda w, _: stride(w),
+        "stride scheduling: sfq's clock in passes of 10^6/weight",
+        "lowest pass; ties: older head, then name",
+    ),
+    "codel-sfq": Listed(
+        lambda w, _: CoDel(sfq(w)),
+        "sfq, plus CoDel: a key waiting over 200 ms for 100 ms jumps the queue",
+        "escalating keys (head above target) first, then sfq's order",
+    ),
+    "codel-baseline": Listed(
+        lambda w, _: CoDel(Baseline()),
+        "baseline, plus the same CoDel escalation",
+        "escalating keys (head above target) first, then oldest head",
+    ),
+    **vtime.LISTED,  # native virtual time: its state, scripts and knobs live in Redis
+}
 
-# a factory gets the scenario's weights and the cell's tuning (vtime knobs, trace)
 FACTORIES: dict[str, Callable[[Weights, Tuning], Discipline]] = {
-    "baseline": lambda w, _: Baseline(),
-    "sfq": lambda w, _: sfq(w),
-    "drr": lambda w, _: DeficitRoundRobin(weights=w),
-    "stride": lambda w, _: stride(w),
-    "codel-sfq": lambda w, _: CoDel(sfq(w)),
-    "codel-baseline": lambda w, _: CoDel(Baseline()),
-    "vtime": lambda w, t: VirtualTime("vtime", t),
-    "vtime-v17": lambda w, t: VirtualTime("vtime-v17", t),
+    name: listed.make for name, listed in REGISTRY.items()
 }
-
-DEFAULT_DISCIPLINES: tuple[str, ...] = tuple(FACTORIES)
-
-# One line per discipline, for `ckviz --help`: the registered ones, then the step harness's
-# own (their scripts live in Redis: ckviz/disciplines/vtime/).
-SUMMARIES: dict[str, str] = {
-    "baseline": "trigger.dev's age order: oldest CK queue head first; never rescores",
-    "sfq": "start-time fair queueing: per-key virtual clock, idle keys rejoin at the floor",
-    "drr": "deficit round robin over the active keys",
-    "stride": "stride scheduling: sfq's clock in passes of 10^6/weight",
-    "codel-sfq": "sfq, plus CoDel: a key waiting over 200 ms for 100 ms jumps the queue",
-    "codel-baseline": "baseline, plus the same CoDel escalation",
-    "vtime": "native virtual time kept in Redis by the Lua (trigger.dev PR #4367's head)",
-    "vtime-v17": "native virtual time as published (V17): drained keys re-register at the floor",
-}
+DEFAULT_DISCIPLINES: tuple[str, ...] = tuple(REGISTRY)
+SUMMARIES: dict[str, str] = {name: listed.summary for name, listed in REGISTRY.items()}
+RULES: dict[str, str] = {name: listed.rule for name, listed in REGISTRY.items()}
+# the disciplines whose order lives in Redis: no client-side state, so any number of
+# consumers call the same atomic scripts (the step harness and stress run these)
+IN_REDIS: tuple[str, ...] = tuple(
+    name for name, listed in REGISTRY.items() if not listed.make({}, DEFAULT_TUNING).door.rescores
+)
 
 
 def check_discipline(name: str, where: str = "--discipline", also: Sequence[str] = ()) -> str:
     """`name` if a discipline is registered under it (or is one of `also`: the names another
     harness runs), else the usage error naming `where` and the choices."""
-    if name not in FACTORIES and name not in also:
-        known = ", ".join(dict.fromkeys([*FACTORIES, *also]))
+    if name not in REGISTRY and name not in also:
+        known = ", ".join(dict.fromkeys([*REGISTRY, *also]))
         raise UsageError(f"{where}: unknown discipline '{name}' (choose from {known})")
     return name
+
+
+def tuning_for(name: str, scenario: object, treatment: Treatment, trace: bool = False) -> Tuning:
+    """What a cell gives discipline `name` beyond weights: its knobs (from the treatment,
+    then `scenario`, then its defaults) and whether its dequeue says what it looked at."""
+    knobs = REGISTRY[check_discipline(name, "discipline")].knobs
+    return Tuning(knobs(scenario, treatment) if knobs is not None else None, trace)
 
 
 def make_discipline(
     name: str, weights: Weights | None = None, tuning: Tuning = DEFAULT_TUNING
 ) -> Discipline:
     """A fresh discipline; an unknown name is a usage error."""
-    return FACTORIES[check_discipline(name, "discipline")](weights or {}, tuning)
+    return REGISTRY[check_discipline(name, "discipline")].make(weights or {}, tuning)

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ckviz.disciplines.base import Discipline
+from ckviz.disciplines.base import Discipline, LedgerCheck
 from ckviz.model.arithmetic import batch_room, queue_limit
 from ckviz.model.clock import MAX_LOGICAL_MS, SCORE_BASE, WALL_NOW
 from ckviz.model.invariants import ENV_LIMIT, ONE_PLACE, BrokenInvariant
@@ -35,7 +35,6 @@ from ckviz.sim.ledger import Ledger
 from ckviz.sim.projection import Projections
 from ckviz.sim.serving import Rescore
 from ckviz.sim.view import IndexPeek, KeyView
-from ckviz.sim.vtime_invariants import VtimeLedgerCheck
 from ckviz.store.digest import QueueDigest
 from ckviz.store.runqueue import RunQueue
 from ckviz.store.scripts import LUA_ORDER
@@ -95,9 +94,9 @@ class Driver:
             )
         self._digest: QueueDigest | None = None  # from the last trip, until checked
         # a discipline whose state lives in Redis: its rules, and its state as the trip read it
-        self.state_checks: VtimeLedgerCheck | None = None
-        if self.invariants is not None and self.plan.version is not None:
-            self.state_checks = VtimeLedgerCheck(self.plan.version, self.invariants.planned)
+        self.state_checks: LedgerCheck | None = None
+        if self.invariants is not None:
+            self.state_checks = self.plan.ledger_check(self.invariants.planned)
         self._state: tuple[Any, set[str]] | None = None  # (state read, keys asked)
         self._instant_open = False  # released and arrived at self.t, now serving
         self._outbox = queue.trip()

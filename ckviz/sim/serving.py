@@ -8,11 +8,15 @@ dequeue script (their scripts and keys come with the discipline's `Door`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol, cast
 
-from ckviz.disciplines.base import Discipline, KeepsStateInRedis
-from ckviz.disciplines.vtime.values import Version, VtimeDequeue, VtimeState
+from ckviz.disciplines.base import (
+    DequeueReport,
+    Discipline,
+    KeepsStateInRedis,
+    LedgerCheck,
+)
 from ckviz.model.arithmetic import rescore_scores
 from ckviz.model.queue import DequeuedRun, IndexEntry, columns_of
 from ckviz.store.keys import key_of_member
@@ -42,7 +46,6 @@ class ServePlan(Protocol):
     """What a discipline adds to the trip before each dequeue."""
 
     rescores: bool  # whether it needs a fresh ckIndex read and rewrites the scores
-    version: Version | None  # a discipline in Redis: the rules its state keeps
     watched: bool  # read the discipline's state after every trip, checked or not
     redis_order: bool  # the next dequeue serves ckIndex in Redis's order (its first = pick)
 
@@ -65,15 +68,18 @@ class ServePlan(Protocol):
         """Add the read of the discipline's own keys, if it has any; the reply's slot."""
         ...
 
-    def state_read(self, reply: Any) -> VtimeState | None:
+    def state_read(self, reply: Any) -> object | None:
         """Hand the read's reply to the discipline; what the invariants check."""
+        ...
+
+    def ledger_check(self, planned: Mapping[str, int]) -> LedgerCheck | None:
+        """The discipline's own rules over its state in Redis, if it keeps one there."""
         ...
 
 
 class _Plain:
     """A dequeue reply of runs only, and no state of the discipline's in Redis."""
 
-    version: Version | None = None
     watched = False
 
     def taken(self, reply: Any) -> list[DequeuedRun]:
@@ -82,7 +88,10 @@ class _Plain:
     def read_state(self, trip: Trip, listing_limit: int, keys: Iterable[str]) -> int | None:
         return None
 
-    def state_read(self, reply: Any) -> VtimeState | None:
+    def state_read(self, reply: Any) -> object | None:
+        return None
+
+    def ledger_check(self, planned: Mapping[str, int]) -> LedgerCheck | None:
         return None
 
 
@@ -109,7 +118,6 @@ class InRedis(LuaOrder):
 
     def __init__(self, discipline: KeepsStateInRedis) -> None:
         self.discipline = discipline
-        self.version = discipline.version
         self.watched = discipline.traced
 
     def next_order(self, index: Sequence[IndexEntry], now: int) -> tuple[str, ...]:
@@ -117,18 +125,21 @@ class InRedis(LuaOrder):
         return tuple(keys[m] for m in self.discipline.order(index, now))
 
     def taken(self, reply: Any) -> list[DequeuedRun]:
-        call = cast(VtimeDequeue, reply)
-        if call.floor is not None:  # None: the env was full and the call did nothing
+        call = cast(DequeueReport, reply)
+        if call.called:
             self.discipline.on_dequeue_report(call)
         return call.runs
 
     def read_state(self, trip: Trip, listing_limit: int, keys: Iterable[str]) -> int | None:
         return trip.read_state(listing_limit, keys)
 
-    def state_read(self, reply: Any) -> VtimeState | None:
-        state = cast(VtimeState, reply)
+    def state_read(self, reply: Any) -> object | None:
+        state: object = reply  # its door's reader made it
         self.discipline.on_state_read(state)
         return state
+
+    def ledger_check(self, planned: Mapping[str, int]) -> LedgerCheck | None:
+        return self.discipline.ledger_check(planned)
 
 
 class Rescoring(_Plain):

@@ -9,11 +9,10 @@ from collections.abc import Iterator
 import redis
 
 from ckviz.defaults import ROOT_PREFIX
-from ckviz.disciplines.registry import make_discipline
-from ckviz.disciplines.vtime import Tuning, VtimeKnobs
+from ckviz.disciplines.registry import make_discipline, tuning_for
 from ckviz.inputs.workload import generate
 from ckviz.model.matrix import Treatment
-from ckviz.model.scenario import Scenario, VtimeSettings
+from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
 from ckviz.sim.driver import Driver, DriverConfig
 from ckviz.sim.steps import StepRunner
@@ -39,12 +38,12 @@ def open_cell(
     history: bool = False,
 ) -> Iterator[Driver]:
     """A ready driver whose keys all start with `prefix`; they are deleted when it closes.
-    `trace`: a vtime discipline's dequeue reports what it looked at (the app asks for it).
+    `trace`: a discipline in Redis reports what its dequeue looked at (the app asks for it).
     `consumers`: how many take turns (default: the treatment's, else the scenario's), each
     on its own connection from `client` (in a cluster, the cell's primary). `history`: the
     driver keeps the run's past in time buckets (the app's pictures)."""
     caps = treatment.caps_on(scenario.caps)
-    tuning = Tuning(vtime_knobs(scenario.vtime, treatment), trace)
+    tuning = tuning_for(treatment.discipline, scenario, treatment, trace)
     weights = scenario.weights()
     discipline = make_discipline(treatment.discipline, weights, tuning)
     queue = RunQueue(client, prefix, scenario.env_limit, caps.per_key, discipline.door)
@@ -80,25 +79,6 @@ def open_cell(
             other.close()
 
 
-def step_knobs(scenario: StepScenario, treatment: Treatment) -> VtimeKnobs:
-    """The vtime knobs of a step cell (see `vtime_knobs`)."""
-    return vtime_knobs(scenario.vtime, treatment)
-
-
-def vtime_knobs(own: VtimeSettings, treatment: Treatment) -> VtimeKnobs:
-    """The vtime knobs of a cell: the treatment's (flags land there), else the scenario's,
-    else the reference's defaults."""
-    defaults = VtimeKnobs()
-    quantum = treatment.vtime_quantum or own.quantum or defaults.quantum
-    window = treatment.vtime_window or own.window or defaults.window_multiplier
-    cap = treatment.vtime_arrival_cap
-    if cap is None:
-        cap = own.arrival_cap
-    if cap is None:
-        cap = defaults.arrival_cap_multiplier
-    return VtimeKnobs(quantum=quantum, window_multiplier=window, arrival_cap_multiplier=cap)
-
-
 @contextlib.contextmanager
 def open_step_cell(
     client: redis.Redis,
@@ -115,7 +95,7 @@ def open_step_cell(
     `consumers` (default: the treatment's, else the scenario's) call in turn each step, in an
     order drawn from `seed` and the step. `history`: the run's past in time buckets (steps)."""
     # the step harness reads what every call looked at (its checks and the app use it)
-    tuning = Tuning(step_knobs(scenario, treatment), trace=True)
+    tuning = tuning_for(treatment.discipline, scenario, treatment, trace=True)
     door = make_discipline(treatment.discipline, tuning=tuning).door
     queue = RunQueue(client, prefix, scenario.env_limit, door=door)
     count = consumers or treatment.consumers_on(scenario.consumers)

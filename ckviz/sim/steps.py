@@ -20,7 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ckviz.disciplines.vtime import Version, Visit, VtimeDequeue, VtimeKnobs, VtimeState, version_of
+from ckviz.disciplines.registry import IN_REDIS
+from ckviz.disciplines.vtime import Version, Visit, VtimeDequeue, VtimeState, version_of
+from ckviz.disciplines.vtime.checks import VtimeStateChecker
 from ckviz.model.clock import T0, WALL_NOW
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.model.snapshot import ConsumerService, DequeueEvent
@@ -28,11 +30,9 @@ from ckviz.model.steps import FRESH_PREFIX, StepScenario
 from ckviz.sim.consumers import Tally, consumer_name, turn_order
 from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.invariants import RunLimits
-from ckviz.sim.vtime_invariants import VtimeStateChecker
 from ckviz.store.runqueue import RunQueue, Trip
 
-STEP_DISCIPLINES: tuple[str, ...] = ("baseline", "vtime", "vtime-v17")
-DEFAULT_KNOBS = VtimeKnobs()
+STEP_DISCIPLINES: tuple[str, ...] = IN_REDIS  # a call is one script: the order is in Redis
 # Up to this many tagged keys every call's check reads all of ckVtime and the idle set; past
 # it, the floor and the keys the call's trip touched (checks cost what a call does).
 LISTING_LIMIT = 256

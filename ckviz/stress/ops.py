@@ -5,15 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ckviz.disciplines.registry import make_discipline
-from ckviz.disciplines.vtime import Tuning, VtimeDequeue, VtimeKnobs, version_of
+from ckviz.disciplines.base import Tuning
+from ckviz.disciplines.registry import IN_REDIS, make_discipline
+from ckviz.disciplines.vtime import VtimeDequeue, version_of
 from ckviz.model.clock import T0, WALL_NOW
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.store.runqueue import Trip
 from ckviz.store.scripts import Door
 
 # Disciplines whose state lives in Redis: every consumer calls the same atomic scripts.
-SERVER_SIDE: tuple[str, ...] = ("baseline", "vtime", "vtime-v17")
+SERVER_SIDE: tuple[str, ...] = IN_REDIS
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,9 +29,9 @@ class QueueOps:
     """Which scripts a discipline calls; the same for every agent of a stress run, each of
     whose queues is opened with `door`."""
 
-    def __init__(self, discipline: str, knobs: VtimeKnobs) -> None:
+    def __init__(self, discipline: str, tuning: Tuning) -> None:
         self.version = version_of(discipline)
-        self.door: Door = make_discipline(discipline, tuning=Tuning(knobs)).door
+        self.door: Door = make_discipline(discipline, tuning=tuning).door
 
     def enqueue(self, trip: Trip, run: PlannedRun, offset_ms: int) -> int:
         return trip.enqueue(run, T0 + offset_ms)

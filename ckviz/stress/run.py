@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 
 import redis
 
-from ckviz.disciplines.vtime import VtimeKnobs
+from ckviz.disciplines.registry import tuning_for
 from ckviz.errors import CkvizError, InvariantViolation
+from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
-from ckviz.sim.steps import DEFAULT_KNOBS
 from ckviz.store.runqueue import RunQueue, delete_prefix
 from ckviz.stress.agents import Agent, Consumer, Hook, Producer, Watcher
 from ckviz.stress.ledger import Ledger
@@ -59,13 +59,13 @@ def run_stress(
     discipline: str,
     consumers: int,
     seconds: float,
-    knobs: VtimeKnobs = DEFAULT_KNOBS,
     hook: Hook | None = None,
 ) -> StressReport:
     """Run `scenario` with `consumers` concurrent consumers under `prefix`, whose keys are
     deleted at the end whatever happens. `hook` is a test-only fault."""
     plan = plan_for(scenario)
-    ops = QueueOps(discipline, knobs)
+    # its knobs as a cell of `scenario` would have them (no treatment: no flags)
+    ops = QueueOps(discipline, tuning_for(discipline, scenario, Treatment(discipline=discipline)))
     queues = [
         RunQueue(client, prefix, plan.env_limit, per_key_limit=plan.queue_limit, door=ops.door)
         for _ in range(consumers + 2)

@@ -4,25 +4,15 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from ckviz.disciplines.registry import RULES
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, number
 
-# Why a discipline's first key wins, in its own words (the tie-breaks are the code's).
-RULES: dict[str, str] = {
-    "baseline": "lowest ckIndex score = oldest head; ties by member bytes (Redis's order)",
-    "sfq": "lowest start tag (clock); ties: older head, then name",
-    "stride": "lowest pass; ties: older head, then name",
-    "drr": "the cursor's key while its deficit covers a run, then the next in the ring",
-    "codel-sfq": "escalating keys (head above target) first, then sfq's order",
-    "codel-baseline": "escalating keys (head above target) first, then oldest head",
-    "vtime": "lowest virtual-time tag in ckVtime (pass 1), then oldest head (pass 2); ties by name",
-    "vtime-v17": "lowest virtual-time tag (pass 2 only if pass 1 under-fills); ties by name",
-}
-
 
 def rule(discipline: str) -> str:
-    """The winning rule of `discipline` (a discipline not listed here: its own order)."""
+    """Why `discipline`'s first key wins, in its own words (the registry's; the tie-breaks are
+    the code's); a discipline not registered: its own order."""
     return RULES.get(discipline, "first in its own order")
 
 

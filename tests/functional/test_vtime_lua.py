@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 import redis
 
+from ckviz.disciplines.base import Tuning
+from ckviz.disciplines.vtime import Version, VtimeDequeue, VtimeKnobs, VtimeState
 from ckviz.disciplines.vtime.door import state_keys, vtime_door
-from ckviz.disciplines.vtime.values import Tuning, Version, VtimeDequeue, VtimeKnobs, VtimeState
 from ckviz.model.queue import PlannedRun
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue

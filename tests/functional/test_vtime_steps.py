@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from ckviz.cli import main
-from ckviz.disciplines.vtime import VtimeKnobs
+from ckviz.disciplines.vtime import VtimeKnobs, knobs_for
 from ckviz.disciplines.vtime.door import state_keys
 from ckviz.errors import ExitCode
 from ckviz.headless.cells import key_serves
@@ -20,7 +20,7 @@ from ckviz.model.invariants import FLOOR_MONOTONE, TAG_MONOTONE, TAGS_KNOWN, Bro
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import Results
 from ckviz.model.steps import StepScenario, VtimeSettings
-from ckviz.sim.session import open_step_cell, step_knobs
+from ckviz.sim.session import open_step_cell
 from ckviz.sim.steps import StepRunner
 from ckviz.store.keys import ck_member
 from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
@@ -212,11 +212,11 @@ def test_knobs_come_from_the_treatment_then_the_scenario_then_the_defaults() -> 
     scenario = step_scenario("micro_skew").model_copy(
         update={"vtime": VtimeSettings(quantum=2.0, arrival_cap=8.0)}
     )
-    plain = step_knobs(scenario, Treatment(discipline="vtime"))
+    plain = knobs_for(scenario, Treatment(discipline="vtime"))
     assert (plain.quantum, plain.window_multiplier, plain.arrival_cap) == (2.0, 3, 16.0)
-    treated = step_knobs(scenario, Treatment(discipline="vtime", vtime_arrival_cap=0.0))
+    treated = knobs_for(scenario, Treatment(discipline="vtime", vtime_arrival_cap=0.0))
     assert treated.arrival_cap == 0.0 and treated.quantum == 2.0
-    default = step_knobs(step_scenario("micro_skew"), Treatment(discipline="vtime"))
+    default = knobs_for(step_scenario("micro_skew"), Treatment(discipline="vtime"))
     assert default == VtimeKnobs()
 
 

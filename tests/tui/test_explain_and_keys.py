@@ -12,6 +12,7 @@ import pytest
 from rich.text import Text
 from textual.widgets import OptionList
 
+from ckviz.disciplines.registry import RULES
 from ckviz.inputs import scenario_files
 from ckviz.model.snapshot import DequeueEvent, EventLog, KeyRow
 from ckviz.tui.app import CkvizApp
@@ -108,7 +109,7 @@ async def test_this_step_names_the_winner_and_its_rule(make_app: MakeApp) -> Non
         first = app.screen.query_one(DisciplinePane).plain.splitlines()[0]
         taken = app.player.recording.current.snapshots[0].taken  # type: ignore[union-attr]
         assert taken and first.startswith(f"this step: ▶ {taken[0].key}")
-        assert "lowest start tag" in first
+        assert RULES["sfq"] in first  # the registry's words
         await pilot.press("q")
 
 

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from ckviz.cli import build_parser
+from ckviz.disciplines import vtime
 from ckviz.disciplines.baseline import Baseline
 from ckviz.disciplines.codel import CoDel
 from ckviz.disciplines.drr import DeficitRoundRobin
-from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, make_discipline
+from ckviz.disciplines.registry import (
+    DEFAULT_DISCIPLINES,
+    IN_REDIS,
+    REGISTRY,
+    RULES,
+    SUMMARIES,
+    make_discipline,
+    tuning_for,
+)
 from ckviz.disciplines.virtual_clock import sfq, stride
 from ckviz.disciplines.vtime.door import SCRIPTS as VTIME
+from ckviz.inputs import scenario_files
+from ckviz.model.matrix import Treatment
 from ckviz.model.queue import IndexEntry
 from ckviz.store.keys import ck_member
 from ckviz.store.scripts import RUN_QUEUE
@@ -154,3 +168,28 @@ def test_order_is_a_pure_preview_of_advance(name: str) -> None:
         assert d.order(active, now) == preview and d.state() == before
         assert d.advance(active, now) == preview
         d.on_serviced(keys_of(preview)[0])
+
+
+def test_every_discipline_is_described_once_in_the_registry() -> None:
+    # --help's list, the docs' table, the app's decision line and picker read these
+    for name, listed in REGISTRY.items():
+        assert listed.summary and listed.rule, name
+        assert SUMMARIES[name] == listed.summary and RULES[name] == listed.rule
+    # a Redis-side discipline's entries come from its own package, in one registry line
+    assert {n: REGISTRY[n] for n in vtime.LISTED} == vtime.LISTED
+    assert IN_REDIS == ("baseline", "vtime", "vtime-v17")  # the order lives in Redis
+
+
+def test_the_discipline_flag_names_no_count_that_can_drift() -> None:
+    (help_text,) = [a.help for a in build_parser()._actions if "--discipline" in a.option_strings]
+    assert help_text and not re.search(r"\b(all|every) (\d+|one|two|six|seven|eight)\b", help_text)
+
+
+def test_a_cells_knobs_come_through_the_registry() -> None:
+    scenario = scenario_files.load("ck_skew")
+    treated = Treatment(discipline="vtime", vtime_quantum=2.0)
+    tuning = tuning_for("vtime", scenario, treated, trace=True)
+    assert tuning.trace and tuning.knobs == vtime.VtimeKnobs(quantum=2.0)
+    assert tuning_for("sfq", scenario, Treatment(discipline="sfq")).knobs is None
+    door = make_discipline("vtime", tuning=tuning).door
+    assert door.argv[:2] == ("head", "2") and door.argv[-1] == 1  # version, quantum ... trace

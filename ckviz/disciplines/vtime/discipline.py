@@ -7,17 +7,14 @@ what the driver reads back. Python never writes a vtime key and never ranks a se
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
+from ckviz.disciplines.base import DEFAULT_TUNING, DequeueReport, Listed, Tuning
+from ckviz.disciplines.vtime.checks import VtimeLedgerCheck
 from ckviz.disciplines.vtime.door import VERSIONS, vtime_door
-from ckviz.disciplines.vtime.values import (
-    DEFAULT_TUNING,
-    Tuning,
-    VtimeDequeue,
-    VtimeState,
-    VtimeView,
-)
+from ckviz.disciplines.vtime.knobs import knobs_for, knobs_of
+from ckviz.disciplines.vtime.values import VtimeDequeue, VtimeState, VtimeView
 from ckviz.model.queue import DisciplineState, IndexEntry, Shown
 
 
@@ -27,7 +24,7 @@ class VirtualTime:
     def __init__(self, name: str, tuning: Tuning = DEFAULT_TUNING) -> None:
         self.name = name
         self.version = version = VERSIONS[name]
-        self.knobs = tuning.vtime
+        self.knobs = knobs_of(tuning.knobs)
         self.door = vtime_door(version, tuning)
         self.traced = tuning.trace
         self.view = VtimeView(version, traced=tuning.trace)  # its state: the latest read
@@ -48,8 +45,13 @@ class VirtualTime:
     def on_serviced(self, key: str) -> None:
         return None
 
-    def on_dequeue_report(self, call: VtimeDequeue) -> None:
+    def ledger_check(self, planned: Mapping[str, int]) -> VtimeLedgerCheck:
+        """The vtime rules, checked after every trip of the millisecond clock."""
+        return VtimeLedgerCheck(self.version, planned)
+
+    def on_dequeue_report(self, call: DequeueReport) -> None:
         """A dequeue call's reply: its passes (when traced) and the floor it ended with."""
+        assert isinstance(call, VtimeDequeue)  # the door's reader made it
         self.view = replace(
             self.view, visits=tuple(call.visits), call_floor=call.floor, calls=self.view.calls + 1
         )
@@ -92,3 +94,23 @@ class VirtualTime:
                 (k, (("parked", t),)) for k, t in s.idle.items() if k not in s.tags and shown(k)
             ]
         return DisciplineState(self.name, tuple(fields), tuple(per_key), view)
+
+
+# The registry's entries (ckviz/disciplines/registry.py adds them in one line).
+INDEX_NOTE = "pass 2 reads it, oldest first; pass 1 goes by tag (Discipline)"
+LISTED: dict[str, Listed] = {
+    "vtime": Listed(
+        lambda w, t: VirtualTime("vtime", t),
+        "native virtual time kept in Redis by the Lua (trigger.dev PR #4367's head)",
+        "lowest virtual-time tag in ckVtime (pass 1), then oldest head (pass 2); ties by name",
+        knobs_for,
+        INDEX_NOTE,
+    ),
+    "vtime-v17": Listed(
+        lambda w, t: VirtualTime("vtime-v17", t),
+        "native virtual time as published (V17): drained keys re-register at the floor",
+        "lowest virtual-time tag (pass 2 only if pass 1 under-fills); ties by name",
+        knobs_for,
+        INDEX_NOTE,
+    ),
+}

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ckviz.disciplines.base import Tuning
+from ckviz.disciplines.vtime.knobs import Version, VtimeKnobs, knobs_of
 from ckviz.disciplines.vtime.replies import vtime_dequeue, vtime_state
-from ckviz.disciplines.vtime.values import STATE_KEYS, Tuning, Version, vtime_tail
 from ckviz.store.keys import KeyLayout
 from ckviz.store.scripts import RUN_QUEUE, Door, load_scripts
 
 SCRIPTS = load_scripts("ckviz.disciplines.vtime")  # enqueue, dequeue, ack, state
 # the discipline names that run the vtime scripts, and the version each means
 VERSIONS: dict[str, Version] = {"vtime": "head", "vtime-v17": "v17"}
+STATE_KEYS = ("ckVtime", "ckVtimeFloor", "ckVtimeIdle")  # each `B:<name>`, in the scripts' order
 
 
 def version_of(name: str) -> Version | None:
@@ -42,6 +44,24 @@ def state_keys(layout: KeyLayout) -> StateKeys:
     return StateKeys(*(layout.base_key(name) for name in STATE_KEYS))
 
 
+def number_text(value: float) -> str:
+    """A number as the Lua reads it back exactly (integers without a decimal point)."""
+    return repr(float(value)) if value != int(value) else str(int(value))
+
+
+def vtime_tail(version: Version, knobs: VtimeKnobs, trace: bool) -> tuple[str | int, ...]:
+    """The ARGV every vtime script takes after its usual ones (each reads what it needs)."""
+    return (
+        version,
+        number_text(knobs.quantum),
+        knobs.window_multiplier,
+        knobs.state_ttl_s,
+        knobs.idle_max_entries,
+        number_text(knobs.arrival_cap),
+        int(trace),
+    )
+
+
 def vtime_door(version: Version, tuning: Tuning) -> Door:
     """The vtime scripts, the three state keys and the knobs (V17 acks with ack.lua)."""
     return Door(
@@ -49,7 +69,7 @@ def vtime_door(version: Version, tuning: Tuning) -> Door:
         dequeue=SCRIPTS["dequeue"],
         ack=SCRIPTS["ack"] if version == "head" else RUN_QUEUE["ack"],
         state_keys=STATE_KEYS,
-        argv=vtime_tail(version, tuning.vtime, tuning.trace),
+        argv=vtime_tail(version, knobs_of(tuning.knobs), tuning.trace),
         reads=SCRIPTS["state"],
         dequeue_reply=vtime_dequeue,
         read_reply=vtime_state,

@@ -14,12 +14,11 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from ckviz.defaults import DEFAULT_SEEDS
-from ckviz.disciplines.registry import DEFAULT_DISCIPLINES
+from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, RULES
 from ckviz.errors import CkvizError
 from ckviz.inputs.scenario_files import bundled_names, load_any
 from ckviz.model.names import natural_key
 from ckviz.tui.context import Context
-from ckviz.tui.decision import RULES
 from ckviz.tui.filter import KeyFilter
 from ckviz.tui.messages import Perform
 from ckviz.tui.player import Player

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
+from ckviz.disciplines.registry import REGISTRY
 from ckviz.model.queue import IndexEntry
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.filter import NO_FILTER, KeyFilter
@@ -18,11 +19,8 @@ from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, no_match
 GUTTER = " │ "
 SIDE_MIN = 17  # cells each side needs for Redis's order and the discipline's side by side
 
-STEP_NOTE = {  # what ckIndex is to a step scenario's discipline
-    "vtime": "pass 2 reads it, oldest first; pass 1 goes by tag (Discipline)",
-    "vtime-v17": "pass 2 reads it, oldest first; pass 1 goes by tag (Discipline)",
-    "": "the base dequeue scans it, lowest score first",
-}
+# what ckIndex is to a step scenario's discipline: its own note, else the base dequeue's scan
+STEP_NOTE = "the base dequeue scans it, lowest score first"
 
 
 class CkIndexPane(SnapshotPane):
@@ -51,7 +49,8 @@ class CkIndexPane(SnapshotPane):
         noun = "entry" if size == 1 else "entries"
         summary = f"{size} {noun} · scan window {window}"
         if steps:
-            summary = f"{size} {noun} · {STEP_NOTE.get(snapshot.discipline, STEP_NOTE[''])}"
+            listed = REGISTRY.get(snapshot.discipline)
+            summary = f"{size} {noun} · {(listed and listed.index_note) or STEP_NOTE}"
         elif window == 0:
             summary += f" ({snapshot.full or 'nothing to take'})"
         elif pick is not None:

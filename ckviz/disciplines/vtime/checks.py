@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from ckviz.disciplines.vtime import Version, VtimeState
+from ckviz.disciplines.base import LedgerView
+from ckviz.disciplines.vtime.knobs import Version
+from ckviz.disciplines.vtime.values import VtimeState
 from ckviz.model.invariants import (
     FLOOR_MONOTONE,
     IDLE_BELOW_TAG,
@@ -22,7 +24,6 @@ from ckviz.model.invariants import (
     BrokenInvariant,
     Unit,
 )
-from ckviz.sim.ledger import Ledger
 
 
 class VtimeStateChecker:
@@ -87,7 +88,7 @@ class VtimeLedgerCheck:
         self.empty: set[str] = set(planned)  # keys with nothing queued at the last check
         self.checks = 0
 
-    def check(self, ledger: Ledger, state: VtimeState, t: int, asked: Iterable[str]) -> None:
+    def check(self, ledger: LedgerView, state: VtimeState, t: int, asked: Iterable[str]) -> None:
         books = ledger.books
 
         def empty_now(key: str) -> bool:
