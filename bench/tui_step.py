@@ -110,7 +110,11 @@ def timed_app(*args: Any, **kwargs: Any) -> Any:
 
 async def open_app(client: Any, path: Path, discipline: str, compare: bool) -> Any:
     from ckviz.sim.session import new_namespace
-    from ckviz.tui.lanes import Lockstep
+
+    try:
+        from ckviz.tui.lanes import Lockstep
+    except ImportError:  # a tree from before the lanes moved into the app's package
+        from ckviz.lanes import Lockstep  # type: ignore[import-not-found,no-redef]
 
     compare_with = "baseline" if compare else None
     return timed_app(
