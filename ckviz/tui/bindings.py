@@ -202,10 +202,10 @@ KEYS: tuple[Key, ...] = (
         "export",
         "Export",
         "app",
-        "export: an SVG screenshot, the run so far as a results file (the headless run's "
-        "schema: per-key figures and fairness) and as CSV (`…-events.csv`, every dequeue; "
-        "`…-keys.csv`, per-key figures), in the current folder, named after scenario, "
-        "discipline and round (step, in step scenarios)",
+        "export: an SVG screenshot, the run so far as JSON (per-key figures and every "
+        "dequeue) and as CSV (`…-events.csv`, every dequeue; `…-keys.csv`, per-key figures), "
+        "in the current folder, named after scenario, discipline and round (step, in step "
+        "scenarios)",
         title="Export screenshot and figures",
     ),
     Key(
