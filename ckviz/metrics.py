@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ckviz.model.snapshot import DequeueEvent
+from ckviz.sim.engine import Engine, Outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +120,32 @@ def share_over_weight(
     keys = [k for k in weights if k in contended]
     weight_total = plain_sum([weights[k] for k in keys])
     return {key: (counted.get(key, 0) / window) / (weights[key] / weight_total) for key in keys}
+
+
+def shares_so_far(
+    engine: Engine, events: Sequence[DequeueEvent], weights: Mapping[str, float]
+) -> dict[str, float]:
+    """Per contended key, its share over weight so far: counted per call as the step clock
+    goes, else walked from the events with every key's oldest queued run counted as waiting
+    (the snapshot carries a few rows; the books know every key)."""
+    counted = engine.contention_counts()
+    if counted is None:
+        return contention(events, weights, waiting_since=engine.waiting_since())
+    counts = {k: float(counted.get(k, 0)) for k in weights}
+    total = sum(counts.values())
+    return {k: c * len(counts) / total for k, c in counts.items()} if total else {}
+
+
+def outcome_metrics(outcome: Outcome) -> RunMetrics:
+    """A finished run's figures, on either clock: the step clock counted contention per call
+    as it went (and its minted keys get no row of their own); the millisecond clock's is
+    walked from the events."""
+    if outcome.steps is None:
+        return run_metrics(outcome.events, outcome.weights)
+    s = outcome.steps
+    m = step_run_metrics(outcome.events, outcome.weights, s.contention, s.contended)
+    declared = set(s.declared)
+    return replace(m, per_key=tuple(k for k in m.per_key if k.key in declared))
 
 
 def run_metrics(events: Sequence[DequeueEvent], weights: Mapping[str, float]) -> RunMetrics:

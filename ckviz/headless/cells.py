@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 
 import redis
 
 from ckviz.errors import CkvizError, IncompleteRun, RedisUnavailable
-from ckviz.metrics import RunMetrics, run_metrics, step_figures, step_run_metrics
+from ckviz.metrics import RunMetrics, outcome_metrics, step_figures
+from ckviz.model.clock import on_steps
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import (
     ConsumerResult,
@@ -19,11 +20,11 @@ from ckviz.model.results import (
     StepMetricsResult,
     TimelineResult,
 )
-from ckviz.model.scenario import Scenario
+from ckviz.model.scenario import Caps, Scenario
 from ckviz.model.snapshot import ConsumerService
-from ckviz.model.steps import FRESH_PREFIX, StepScenario
-from ckviz.sim.session import open_cell, open_step_cell
-from ckviz.sim.steps import StepRunner
+from ckviz.model.steps import StepScenario
+from ckviz.sim.clocks import EngineOptions, open_engine
+from ckviz.sim.engine import Outcome
 from ckviz.store.preflight import refusal
 from ckviz.store.server import connect
 from ckviz.timeline import Timeline, service_timeline
@@ -57,33 +58,17 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
     """Run one cell against the server at `url` (in a cluster, at its slot's primary);
     failures come back as a one-line error."""
     client = connect(cell.node_url or url)
+    options = EngineOptions(cell.max_count, cell.step_max_count, cell.check_invariants)
     try:
         started = time.perf_counter()
-        if isinstance(cell.scenario, StepScenario):
-            return _run_step_cell(client, cell, cell.scenario, started)
-        with open_cell(
-            client,
-            cell.scenario,
-            cell.seed,
-            cell.treatment,
-            cell.prefix,
-            cell.max_count,
-            cell.check_invariants,
-        ) as driver:
-            driver.run()
+        with open_engine(
+            client, cell.scenario, cell.seed, cell.treatment, cell.prefix, options
+        ) as engine:
+            engine.run()
             elapsed_ms = (time.perf_counter() - started) * 1000
-            events, trips, total = driver.events, driver.round_trips, len(driver.workload)
-            sent = driver.commands_sent
-            service = driver.turns.service()
-        if len(events) < total:
-            raise IncompleteRun(
-                f"{total - len(events)} of {total} runs never dequeued by t={driver.t} ms"
-            )
-        weights = cell.scenario.weights()
-        metrics = run_metrics(events, weights)
-        timeline = service_timeline(events, weights, cell.scenario.light_key)
-        result = _with_consumers(_result(cell, metrics, timeline, trips, elapsed_ms), service)
-        return CellOutcome(cell.index, result, commands_sent=sent)
+            outcome = engine.outcome()
+        result = _result(cell, outcome, elapsed_ms)
+        return CellOutcome(cell.index, result, commands_sent=outcome.commands_sent)
     except CkvizError as exc:
         return CellOutcome(cell.index, None, f"{cell_label(cell)}: {exc}", int(exc.exit_code))
     except (redis.RedisError, OSError) as exc:  # e.g. the server gone before the first trip
@@ -97,56 +82,31 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
         client.close()
 
 
-def _run_step_cell(
-    client: redis.Redis, cell: Cell, scenario: StepScenario, started: float
-) -> CellOutcome:
-    with open_step_cell(
-        client,
-        scenario,
-        cell.treatment,
-        cell.prefix,
-        cell.step_max_count,
-        cell.check_invariants,
-        seed=cell.seed,
-    ) as runner:
-        runner.run()
-        elapsed_ms = (time.perf_counter() - started) * 1000
-        trips, sent = runner.round_trips, runner.commands_sent
-    result = _result(cell, _step_metrics(runner), None, trips, elapsed_ms)
-    result = _with_consumers(result, runner.service())
-    result.metrics.steps = _step_figures(runner)
-    result.metrics.key_serves = key_serves(runner)
-    if runner.version is not None and runner.state is not None:
-        result.metrics.vtime_floor_final = runner.state.floor or 0.0
-    return CellOutcome(cell.index, result, commands_sent=sent)
-
-
-def _step_metrics(runner: StepRunner) -> RunMetrics:
-    m = step_run_metrics(
-        runner.serves, dict.fromkeys(runner.remaining, 1.0), runner.contention, runner.contended
-    )
-    declared = set(runner.scenario.key_names())  # minted keys get no row of their own
-    return replace(m, per_key=tuple(k for k in m.per_key if k.key in declared))
-
-
-def _step_figures(runner: StepRunner) -> StepMetricsResult:
-    f = step_figures(runner.serves, runner.scenario.victims, runner.contention, runner.drain_step)
-    calls = sum(c.called for c in runner.calls)
-    return StepMetricsResult(**asdict(f), calls=calls)
-
-
-def key_serves(runner: StepRunner) -> dict[str, int]:
-    """Serves per declared key, in declared order, then all minted keys together."""
-    counts = dict.fromkeys(runner.scenario.key_names(), 0)
-    minted = 0
-    for event in runner.serves:
-        if event.key in counts:
-            counts[event.key] += 1
-        else:
-            minted += 1
-    if runner.scenario.arrivals.fresh_per_call:
-        counts[f"{FRESH_PREFIX}*"] = minted
-    return counts
+def _result(cell: Cell, outcome: Outcome, elapsed_ms: float) -> RunResult:
+    """The run's entry: its figures (one path for both clocks), its service per consumer,
+    and what only the step clock counts."""
+    events, total = outcome.events, outcome.total_runs
+    if outcome.steps is None and len(events) < total:
+        raise IncompleteRun(
+            f"{total - len(events)} of {total} runs never dequeued by t={outcome.t} ms"
+        )
+    metrics = outcome_metrics(outcome)
+    timeline = None  # step-harness runs carry no timeline (their clock counts steps)
+    if outcome.steps is None:
+        timeline = service_timeline(events, outcome.weights, cell.scenario.light_key)
+    caps = None  # the step harness runs uncapped (its env limit is its only limit)
+    if not on_steps(cell.scenario):
+        caps = cell.treatment.caps_on(cell.scenario.caps)
+    result = _entry(cell, metrics, timeline, outcome.round_trips, elapsed_ms, caps)
+    result = _with_consumers(result, outcome.service)
+    steps = outcome.steps
+    if steps is not None:
+        figures = step_figures(events, steps.victims, steps.contention, steps.drain_step)
+        result.metrics.steps = StepMetricsResult(**asdict(figures), calls=steps.calls)
+        result.metrics.key_serves = steps.key_serves
+        if steps.vtime_floor is not None:
+            result.metrics.vtime_floor_final = steps.vtime_floor
+    return result
 
 
 def _with_consumers(result: RunResult, service: Sequence[ConsumerService]) -> RunResult:
@@ -167,8 +127,13 @@ def cell_label(cell: Cell) -> str:
     return f"{cell.scenario.name}/{cell.treatment.name}/{cell.seed}"
 
 
-def _result(
-    cell: Cell, m: RunMetrics, timeline: Timeline | None, trips: int, elapsed_ms: float
+def _entry(
+    cell: Cell,
+    m: RunMetrics,
+    timeline: Timeline | None,
+    trips: int,
+    elapsed_ms: float,
+    caps: Caps | None,
 ) -> RunResult:
     """The run's entry; step-harness runs carry no timeline (their clock counts steps)."""
     metrics = MetricsResult(
@@ -185,9 +150,6 @@ def _result(
         if timeline
         else None,
     )
-    # the step harness runs uncapped (its env limit is its only limit)
-    scenario = cell.scenario
-    caps = cell.treatment.caps_on(scenario.caps) if isinstance(scenario, Scenario) else None
     return RunResult(
         discipline=cell.treatment.discipline,
         treatment=cell.treatment.name,

@@ -15,7 +15,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ckviz import __version__
 from ckviz.defaults import ROOT_PREFIX
-from ckviz.disciplines.registry import FACTORIES
 from ckviz.errors import ExitCode, RedisUnavailable, UsageError, one_line
 from ckviz.headless.cells import Cell, CellOutcome
 from ckviz.headless.checks import evaluate
@@ -25,6 +24,7 @@ from ckviz.headless.report import print_checks, print_tables
 from ckviz.headless.runner import Interrupted, run_cells
 from ckviz.headless.shards import figures_digest, matrix_digest
 from ckviz.headless.summary import scenario_result
+from ckviz.model.clock import clock_of
 from ckviz.model.json_text import readable_json
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import (
@@ -37,8 +37,8 @@ from ckviz.model.results import (
 )
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
+from ckviz.sim.clocks import runs_on
 from ckviz.sim.namespace import claim_namespace, sweep_namespace
-from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.store.cluster import Keyspace, cell_tag, route_cells
 from ckviz.store.preflight import Footprint, check_eviction
 from ckviz.store.server import RedisServer
@@ -82,7 +82,7 @@ class MatrixPlan:
         cells: list[Cell] = []
         for scenario in self.scenarios:
             # a replayed trace is the same under every seed: one run per treatment is enough
-            once = isinstance(scenario, StepScenario) or scenario.replay is not None
+            once = not clock_of(scenario).seeded or scenario.replay is not None
             seeds = self.seeds[:1] if once else self.seeds
             for treatment in self.treatments:
                 if runs_on(treatment.discipline, scenario):
@@ -106,13 +106,6 @@ class MatrixPlan:
             return cells
         k, n = self.shard
         return [c for c in cells if c.index % n == k - 1]
-
-
-def runs_on(discipline: str, scenario: Scenario | StepScenario) -> bool:
-    """Whether the scenario's harness has this discipline."""
-    if isinstance(scenario, StepScenario):
-        return discipline in STEP_DISCIPLINES
-    return discipline in FACTORIES
 
 
 def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: Console) -> int:
@@ -261,8 +254,7 @@ def assemble(
 ) -> Results:
     labels = [t.name for t in plan.treatments]
     seeds_of = {
-        s.name: plan.seeds[:1] if isinstance(s, StepScenario) else plan.seeds
-        for s in plan.scenarios
+        s.name: plan.seeds if clock_of(s).seeded else plan.seeds[:1] for s in plan.scenarios
     }
     by_scenario: dict[str, list[RunResult]] = {s.name: [] for s in plan.scenarios}
     scenario_of = {c.index: c.scenario.name for c in plan.cells("")}

@@ -12,13 +12,14 @@ from ckviz.disciplines.registry import FACTORIES
 from ckviz.errors import UsageError, echo
 from ckviz.headless.checks import known_names, unknown_names
 from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY, output_path
-from ckviz.headless.matrix import MatrixPlan, default_jobs, runs_on
+from ckviz.headless.matrix import MatrixPlan, default_jobs
 from ckviz.headless.output import check_out
 from ckviz.inputs import scenario_files
 from ckviz.model.matrix import MatrixSpec, Sweep, Treatment
 from ckviz.model.names import check_seed, first_duplicate
 from ckviz.model.results import SweepInfo
 from ckviz.model.scenario import Scenario
+from ckviz.sim.clocks import runs_on
 from ckviz.sim.feasibility import reject_unfinishable
 from ckviz.sim.namespace import check_root
 from ckviz.sim.steps import STEP_DISCIPLINES

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ckviz.model.clock import on_steps
 from ckviz.model.results import (
     DisciplineSummary,
     RunResult,
@@ -28,7 +29,7 @@ def scenario_result(
     entry = ScenarioResult(
         name=scenario.name, weights=scenario.weights(), runs=[], summary=[], sweep=sweep
     )
-    if isinstance(scenario, StepScenario):
+    if on_steps(scenario):
         entry.victims = list(scenario.victims)
         entry.between_calls = scenario.between_calls
     return summarized(entry, scenario.light_key, labels, seeds, runs)

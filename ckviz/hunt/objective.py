@@ -26,13 +26,11 @@ from itertools import groupby
 import redis
 
 from ckviz.hunt.space import HuntCase
-from ckviz.inputs.workload import generate
-from ckviz.metrics import run_metrics, step_run_metrics
+from ckviz.metrics import outcome_metrics
+from ckviz.model.clock import clock_of
 from ckviz.model.matrix import Treatment
-from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import DequeueEvent
-from ckviz.model.steps import StepScenario
-from ckviz.sim.session import open_cell, open_step_cell
+from ckviz.sim.clocks import EngineOptions, open_engine
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,17 +55,17 @@ def evaluate(
     """Run `case` under `discipline` on the server, in the namespace `prefix`, to its end."""
     treatment = Treatment(discipline=discipline)
     scenario = case.scenario
+    options = EngineOptions(check_invariants=check)
+    with open_engine(client, scenario, case.seed, treatment, prefix, options) as engine:
+        engine.run()
+        outcome, waiting = engine.outcome(), engine.waiting_since()
+    events = outcome.events
+    # the results' figure, weighed as --headless does (a step run's minted keys at weight 1)
+    results_figure = outcome_metrics(outcome).contention_worst_share_over_weight
     own_limit = None
-    if isinstance(scenario, StepScenario):
-        events, waiting, results_figure = _run_steps(client, prefix, scenario, treatment, check)
-    else:
-        events, waiting = _run_ms(client, prefix, case.seed, scenario, treatment, check)
-        metrics = run_metrics(events, scenario.weights())
-        results_figure = metrics.contention_worst_share_over_weight
-        if scenario.caps.per_key is not None:
-            holds = {run.run_id: run.hold_ms for run in generate(scenario, case.seed)}
-            own_limit = OwnLimit(min(scenario.caps.per_key, scenario.env_limit), holds)
-    per_call = 1 if isinstance(scenario, StepScenario) else None  # one run per key per call
+    if outcome.per_key_cap is not None:
+        own_limit = OwnLimit(min(outcome.per_key_cap, scenario.env_limit), outcome.holds)
+    per_call = clock_of(scenario).per_call  # the step clock: one run per key per call
     ratios = owed_ratios(events, scenario.weights(), waiting, own_limit, per_call)
     if not ratios:
         return Verdict(discipline, 1.0, None, None, results_figure)
@@ -75,48 +73,6 @@ def evaluate(
     waits = [e.wait_ms for e in events if e.key == worst_key]
     mean = sum(waits) / len(waits) if waits else None
     return Verdict(discipline, ratios[worst_key], worst_key, mean, results_figure)
-
-
-Waiting = dict[str, int]
-
-
-def _run_ms(
-    client: redis.Redis,
-    prefix: str,
-    seed: str,
-    scenario: Scenario,
-    treatment: Treatment,
-    check: bool,
-) -> tuple[list[DequeueEvent], Waiting]:
-    with open_cell(client, scenario, seed, treatment, prefix, 1, check) as driver:
-        driver.run()
-        snapshot = driver.snapshot()
-    waiting = {
-        row.key: int(row.true_head) - snapshot.score_base
-        for row in snapshot.keys
-        if row.true_head is not None
-    }
-    return list(snapshot.events), waiting
-
-
-def _run_steps(
-    client: redis.Redis, prefix: str, scenario: StepScenario, treatment: Treatment, check: bool
-) -> tuple[list[DequeueEvent], Waiting, float]:
-    with open_step_cell(client, scenario, treatment, prefix, None, check) as runner:
-        runner.run()
-    # Declared runs were all enqueued before step 0: a key left with runs waited from then on.
-    # (A refed key's leftover run arrived later; it counts only if the key was never served.)
-    declared, refed = set(scenario.key_names()), set(scenario.arrivals.refeed)
-    served = {e.key for e in runner.serves}
-    waiting = {
-        k: 0
-        for k, left in runner.remaining.items()
-        if left > 0 and k in declared and (k not in refed or k not in served)
-    }
-    # the results' figure, weighed as --headless does: minted keys count, at weight 1
-    weights = dict.fromkeys(runner.remaining, 1.0)
-    metrics = step_run_metrics(runner.serves, weights, runner.contention, runner.contended)
-    return runner.serves, waiting, metrics.contention_worst_share_over_weight
 
 
 MIN_OWED = 3.0

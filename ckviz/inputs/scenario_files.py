@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from ckviz.errors import UsageError, echo, first_line
 from ckviz.inputs.trace import TRACE_SUFFIXES, TraceProblems, is_trace, read_trace
+from ckviz.model.clock import on_steps
 from ckviz.model.matrix import MatrixSpec, Sweep, SweepValue
 from ckviz.model.scenario import KeySpec, Scenario, TraceSpec
 from ckviz.model.steps import StepScenario
@@ -60,7 +61,7 @@ def load(name_or_path: str) -> Scenario:
     """Read and validate a millisecond-driver scenario (a TOML file, or a trace file replayed
     as it is); its name is the file stem."""
     scenario = load_any(name_or_path)
-    if isinstance(scenario, StepScenario):
+    if on_steps(scenario):
         raise UsageError(
             f'{name_or_path}: a step-harness scenario ([harness] kind = "steps"); '
             "run it with --headless"

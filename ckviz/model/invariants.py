@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Literal, cast
 
 from ckviz.errors import InvariantViolation
+from ckviz.model.clock import Unit
 
 # who checks: the logical-millisecond clock, the step clock, `ckviz stress`
 Harness = Literal["ms", "steps", "stress"]
-Unit = Literal["ms", "step"]
 
 ONE_PLACE = "one-place"
 DEQUEUED_ONCE = "dequeued-once"

@@ -110,6 +110,10 @@ class StepScenario(_Strict):
         return None
 
     @property
+    def replay(self) -> None:
+        return None  # a step scenario replays no trace
+
+    @property
     def expect(self) -> list[Expectation]:
         return []
 

@@ -22,18 +22,28 @@ from typing import Any
 
 from ckviz.disciplines.base import Discipline, LedgerCheck
 from ckviz.model.arithmetic import batch_room, queue_limit
-from ckviz.model.clock import MAX_LOGICAL_MS, SCORE_BASE, WALL_NOW
+from ckviz.model.clock import MAX_LOGICAL_MS, SCORE_BASE, WALL_NOW, Unit
+from ckviz.model.history import History
 from ckviz.model.invariants import ENV_LIMIT, ONE_PLACE, BrokenInvariant
 from ckviz.model.queue import DequeuedRun, IndexEntry, PlannedRun
-from ckviz.model.snapshot import FULL_VIEW, DequeueEvent, QueueEvent, Snapshot, ViewRequest
+from ckviz.model.snapshot import (
+    FULL_VIEW,
+    ConsumerService,
+    DequeueEvent,
+    QueueEvent,
+    Snapshot,
+    ViewRequest,
+)
 from ckviz.sim.collector import roomy_young_generation
 from ckviz.sim.consumers import Consumer, Turns, consumers_of
-from ckviz.sim.driver_snapshot import driver_snapshot
+from ckviz.sim.driver_scene import driver_scene
+from ckviz.sim.engine import Outcome
 from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
 from ckviz.sim.ledger import Ledger
 from ckviz.sim.projection import Projections
 from ckviz.sim.serving import Rescore
+from ckviz.sim.snapshot import Header, Scene, snapshot_of
 from ckviz.sim.view import IndexPeek, KeyView
 from ckviz.store.digest import QueueDigest
 from ckviz.store.runqueue import RunQueue
@@ -58,8 +68,10 @@ class DriverConfig:
 
 
 class Driver:
-    """Steps one (scenario, seed, discipline) run; `snapshot()` shows where it stands."""
+    """The logical-millisecond clock over one (scenario, seed, discipline) run (an `Engine`);
+    `snapshot()` shows where it stands."""
 
+    unit: Unit = "ms"
     score_base = SCORE_BASE  # a message's timestamp is this plus its arrival ms
 
     def __init__(
@@ -73,7 +85,9 @@ class Driver:
     ) -> None:
         """`discipline` and `queue` are consumer c1's; `more_consumers` c2..cN's (a discipline
         whose state lives in Redis is one object for all, a client-side one each their own)."""
-        self.config = config
+        self.config = c = config
+        run = (c.scenario, c.seed, discipline.name, c.env_limit, c.max_count)
+        self.header = Header(*run, c.per_key_cap, c.total_cap, SCORE_BASE)  # for its pictures
         self.turns = Turns(consumers_of([(discipline, queue), *more_consumers]), config.seed)
         # the run's past in time buckets, for the app's pictures (headless runs skip it)
         self.history = HistoryRecorder(config.weights) if history else None
@@ -89,16 +103,14 @@ class Driver:
         self.invariants: InvariantChecker | None = None
         if config.check_invariants:
             planned = self.ledger.planned_per_key()
-            self.invariants = InvariantChecker(
-                config.env_limit, config.per_key_cap, config.total_cap, planned
-            )
+            self.invariants = InvariantChecker(c.env_limit, c.per_key_cap, c.total_cap, planned)
         self._digest: QueueDigest | None = None  # from the last trip, until checked
         # a discipline whose state lives in Redis: its rules, and its state as the trip read it
         self.state_checks: LedgerCheck | None = None
         if self.invariants is not None:
             self.state_checks = self.plan.ledger_check(self.invariants.planned)
         self._state: tuple[Any, set[str]] | None = None  # (state read, keys asked)
-        self._instant_open = False  # released and arrived at self.t, now serving
+        self.instant_open = False  # released and arrived at self.t, now serving
         self._outbox = queue.trip()
         # outbox slots of dequeues predicted to take nothing, the invariant behind that, and
         # whose call it was
@@ -115,13 +127,13 @@ class Driver:
             and queue_limit(config.per_key_cap, config.env_limit) >= config.env_limit
         )
         self._ride_takes = False
-        self._index_read: Sequence[IndexEntry] = ()
+        self.index_read: Sequence[IndexEntry] = ()
         self._index_stale = False  # a trip ran since `_index_read` was read
-        self._peek = IndexPeek(queue)  # ckIndex as a snapshot reads it
-        self._rescore: Rescore | None = None  # what the last serve attempt wrote, if anything
+        self.peek = IndexPeek(queue)  # ckIndex as a snapshot reads it
+        self.rescore: Rescore | None = None  # what the last serve attempt wrote, if anything
         # ckIndex writes since the last read, and a projection awaiting Redis's word on it
         self._projections = Projections()
-        self._last_rescore: Rescore | None = None  # the order the snapshot shows
+        self.last_rescore: Rescore | None = None  # the order the snapshot shows
 
     @property
     def workload(self) -> list[PlannedRun]:
@@ -148,7 +160,7 @@ class Driver:
         if self.done:
             return
         self.step_count += 1
-        if not self._instant_open:
+        if not self.instant_open:
             self._open_instant()
         if not self._serve_once():
             self._close_instant()
@@ -161,7 +173,7 @@ class Driver:
         self._ride_takes = not watched and self._takes_are_certain
         try:
             self.step()
-            while not self.done and self._instant_open and self.t == start:
+            while not self.done and self.instant_open and self.t == start:
                 self.step()
         finally:
             self._ride_takes = False
@@ -185,7 +197,7 @@ class Driver:
         self.turns.begin(self.t)
         self._release()
         self._arrive()
-        self._instant_open = True
+        self.instant_open = True
 
     def _release(self) -> None:
         for run in self.ledger.releases_due(self.t):
@@ -210,15 +222,15 @@ class Driver:
         held = len(self.ledger.holds) + len(self._expect_one)
         if cap is not None and held >= cap:
             return self._settle()
-        self._rescore = None
+        self.rescore = None
         consumer = self.turns.current
         plan = consumer.plan
         if plan.rescores and len(self._outbox):  # rank what Redis holds now
             self._rank_after_writes()
         now = SCORE_BASE + self.t
-        rescore = plan.before_dequeue(self._outbox, self._index_read, now, WALL_NOW)
+        rescore = plan.before_dequeue(self._outbox, self.index_read, now, WALL_NOW)
         if rescore is not None:
-            self._last_rescore = self._rescore = rescore
+            self.last_rescore = self.rescore = rescore
             self._projections.writes.rescored(rescore.members, rescore.scores)
         room = batch_room(self.config.max_count, held, cap)
         slot = self._outbox.dequeue(room, WALL_NOW)
@@ -249,8 +261,8 @@ class Driver:
             self._send(read_index=True)
             self._check()
         else:
-            read, books = self._index_read, self.ledger.books
-            self._index_read = self._projections.rank_on(self._outbox, read, books)
+            read, books = self.index_read, self.ledger.books
+            self.index_read = self._projections.rank_on(self._outbox, read, books)
 
     def _settle(self) -> bool:
         """End the instant's serving: dequeues that rode along are sent and recorded first,
@@ -270,7 +282,7 @@ class Driver:
         return held >= self.config.env_limit or queued == 0
 
     def _close_instant(self) -> None:
-        self._instant_open = False
+        self.instant_open = False
         ledger = self.ledger
         ends = [a for a in (ledger.next_arrival_ms(), ledger.earliest_release()) if a is not None]
         all_out = len(ledger.events) >= ledger.total_runs
@@ -314,13 +326,13 @@ class Driver:
         if state_slot is not None:
             self._state = (self.plan.state_read(replies[state_slot]), keys)
         self._index_stale = True
-        self._peek.forget()  # the trip may have changed ckIndex
+        self.peek.forget()  # the trip may have changed ckIndex
         if digest_slot is not None:
             self._digest, index = replies[digest_slot]
             if index is not None:
-                self._index_read, self._index_stale = index, False
+                self.index_read, self._index_stale = index, False
         elif index_slot is not None:
-            self._index_read, self._index_stale = replies[index_slot], False
+            self.index_read, self._index_stale = replies[index_slot], False
         for slot, consumer in expected_one:  # in serve order, before the trip's last dequeue
             ridden = consumer.plan.taken(replies[slot])
             consumer.called(len(ridden))
@@ -361,31 +373,32 @@ class Driver:
             self.invariants.within_limits(self.t, run.key, book.held, len(self.ledger.holds))
         consumer.discipline.on_serviced(run.key)  # its own state only (sim/consumers.py)
 
-    # ---- what the UI reads (sim/driver_snapshot.py draws the picture) --------------------
+    # ---- what the lanes and the results read --------------------------------------------
+
+    def waiting_since(self) -> dict[str, int]:
+        return self.ledger.waiting_since(SCORE_BASE)
+
+    def contention_counts(self) -> None:  # the metrics walk the events
+        return None
+
+    def outcome(self) -> Outcome:
+        c, ledger = self.config, self.ledger
+        holds = {run.run_id: run.hold_ms for run in ledger.workload} if c.per_key_cap else {}
+        trips, sent = self.round_trips, self.commands_sent
+        facts = (self.events, dict(c.weights), ledger.total_runs, self.t, trips, sent)
+        return Outcome("ms", *facts, self.service(), c.per_key_cap, holds)
+
+    # ---- what the UI reads (sim/snapshot.py and driver_scene.py draw the picture) --------
 
     def snapshot(self, view: ViewRequest = FULL_VIEW) -> Snapshot:
         """An immutable picture of this moment, with the per-key rows `view` asks for."""
-        return driver_snapshot(self, view)
+        return snapshot_of(self, view)
 
-    def index_shown(self, limit: int | None) -> tuple[Sequence[IndexEntry], int]:
-        """ckIndex for a picture, and its size: as a rescoring plan last ranked it, else
-        Redis's own (its first `limit` entries are enough to preview the Lua's order)."""
-        if self.plan.rescores:
-            return self._index_read, len(self._index_read)
-        return self._peek.read(limit if self.plan.redis_order else None)
+    def scene(self, view: ViewRequest) -> Scene:
+        return driver_scene(self, view)
 
-    @property
-    def rescore(self) -> Rescore | None:
-        """What the last serve attempt wrote into ckIndex, if anything."""
-        return self._rescore
+    def history_view(self, t: int) -> History | None:
+        return None if self.history is None else self.history.view(t)
 
-    def shown_order(self, upcoming: tuple[str, ...]) -> tuple[str, ...]:
-        """A rescoring plan's last written order, else what the Lua will serve next."""
-        if not self.plan.rescores:
-            return upcoming
-        return () if self._last_rescore is None else self._last_rescore.order
-
-    def next_consumer(self) -> Consumer:
-        """Whose turn the next dequeue is: mid-instant the current one's, else whoever opens
-        the instant the clock stands at (the pane shows that consumer's discipline state)."""
-        return self.turns.current if self._instant_open else self.turns.first_at(self.t)
+    def service(self) -> tuple[ConsumerService, ...]:
+        return self.turns.service()

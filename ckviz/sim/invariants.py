@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ckviz.model.arithmetic import queue_limit
+from ckviz.model.clock import Unit
 from ckviz.model.invariants import (
     CK_INDEX,
     DEQUEUED_ONCE,
@@ -20,7 +21,6 @@ from ckviz.model.invariants import (
     PER_KEY_LIMIT,
     TOTAL_CAP,
     BrokenInvariant,
-    Unit,
 )
 from ckviz.sim.ledger import Ledger
 from ckviz.store.digest import NOT_INDEXED, QueueDigest

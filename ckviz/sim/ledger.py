@@ -143,6 +143,10 @@ class Ledger:
         heapq.heappush(self.releases, (release, len(self.events), planned))
         return book
 
+    def waiting_since(self, score_base: int) -> dict[str, int]:
+        """Every key with runs queued: its oldest queued run's arrival."""
+        return {k: b.queued[0][0] - score_base for k, b in self.books.items() if b.queued}
+
     def take_touched(self) -> set[str]:
         """The keys changed since the last call (a digest counts these), and forget them."""
         touched, self.touched = self.touched, set()

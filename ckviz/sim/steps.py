@@ -17,19 +17,23 @@ last call.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ckviz.disciplines.registry import IN_REDIS
 from ckviz.disciplines.vtime import Version, Visit, VtimeDequeue, VtimeState, version_of
 from ckviz.disciplines.vtime.checks import VtimeStateChecker
-from ckviz.model.clock import T0, WALL_NOW
+from ckviz.model.clock import T0, WALL_NOW, Unit
+from ckviz.model.history import History
 from ckviz.model.queue import DequeuedRun, PlannedRun
-from ckviz.model.snapshot import ConsumerService, DequeueEvent
+from ckviz.model.snapshot import FULL_VIEW, ConsumerService, DequeueEvent, Snapshot, ViewRequest
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
+from ckviz.sim.calls import CallRecord, InFlight
 from ckviz.sim.consumers import Tally, consumer_name, turn_order
+from ckviz.sim.engine import Outcome, StepOutcome
 from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.invariants import RunLimits
+from ckviz.sim.snapshot import Header, Scene, snapshot_of
+from ckviz.sim.step_scene import step_scene
 from ckviz.store.runqueue import RunQueue, Trip
 
 STEP_DISCIPLINES: tuple[str, ...] = IN_REDIS  # a call is one script: the order is in Redis
@@ -38,28 +42,11 @@ STEP_DISCIPLINES: tuple[str, ...] = IN_REDIS  # a call is one script: the order 
 LISTING_LIMIT = 256
 
 
-@dataclass(frozen=True, slots=True)
-class CallRecord:
-    """One step: what the call served and, for vtime, every candidate it looked at."""
-
-    step: int
-    called: bool  # False: the env was full, no Lua call
-    backlog_keys: int  # keys with runs not yet served, counted before the call
-    served: tuple[str, ...]  # keys, in serve order
-    visits: tuple[Visit, ...]  # vtime only: pass 1 then pass 2
-    floor: float | None  # vtime only: the floor the call ended with
-    consumer: str = "c1"  # whose call it was
-
-
-@dataclass(slots=True)
-class _InFlight:
-    key: str
-    run_id: str
-    served_at: int
-
-
 class StepRunner:
-    """Steps one (step scenario, discipline) run; `calls` and `serves` say what happened."""
+    """The step clock over one (step scenario, discipline) run (an `Engine`); `calls` and
+    `serves` say what happened. `t` is the next step."""
+
+    unit: Unit = "step"
 
     def __init__(
         self,
@@ -85,7 +72,9 @@ class StepRunner:
         self.consumers = [Tally(consumer_name(i)) for i in range(len(self.queues))]
         self.seed = seed
         self.max_count = max_count or scenario.harness.max_count
-        self.step = 0
+        limit = scenario.env_limit  # no caps: the env limit is the step harness's only limit
+        self.header = Header(scenario.name, "", discipline, limit, self.max_count, None, None, T0)
+        self.t = 0
         self.done = False
         self.serves: list[DequeueEvent] = []
         self.calls: list[CallRecord] = []
@@ -103,7 +92,7 @@ class StepRunner:
         self._sent_per_key: dict[str, int] = {}
         self._backlog: set[str] = set()  # keys with runs not yet served
         self._enqueued: set[str] = set()
-        self._in_flight: list[_InFlight] = []
+        self._in_flight: list[InFlight] = []
         self._held: dict[str, int] = {}
         self._arrival: dict[str, int] = {}  # run id -> step it arrived
         self._fresh = 0
@@ -128,7 +117,7 @@ class StepRunner:
         return self._total
 
     @property
-    def in_flight(self) -> list[_InFlight]:
+    def in_flight(self) -> list[InFlight]:
         return list(self._in_flight)
 
     def held_of(self, key: str) -> int:
@@ -147,15 +136,19 @@ class StepRunner:
 
     def next_consumer(self) -> str:
         """Who calls first at the next step."""
-        return self.consumers[turn_order(self.seed, self.step, len(self.consumers))[0]].name
+        return self.consumers[turn_order(self.seed, self.t, len(self.consumers))[0]].name
 
     # ---- stepping -------------------------------------------------------------------
 
     def run(self) -> None:
         while not self.done:
-            self.step_once()
+            self.step()
 
-    def step_once(self) -> None:
+    def step_instant(self, watched: bool = True) -> None:
+        """A step is the step clock's instant: its calls, then its acks and refeeds."""
+        self.step()
+
+    def step(self) -> None:
         """One call per consumer (none when the env is full), then the acks and refeeds."""
         if self.done:
             return
@@ -165,16 +158,16 @@ class StepRunner:
             self._enqueue(key, arrivals.fresh_start + self._fresh)
             self._fresh += 1
         served: list[DequeuedRun] = []
-        for i in turn_order(self.seed, self.step, len(self.consumers)):
+        for i in turn_order(self.seed, self.t, len(self.consumers)):
             served += self._call(i)
         self._ack_due()
-        self.step += 1  # a refeed arrives for the next call
+        self.t += 1  # a refeed arrives for the next call
         for run in served:
             if run.key in arrivals.refeed:
                 self._enqueue(run.key, arrivals.refeed_start + self._refeeds)
                 self._refeeds += 1
         finished = not self.scenario.between_calls and len(self.serves) >= self._total
-        if finished or self.step >= self.scenario.harness.max_steps:
+        if finished or self.t >= self.scenario.harness.max_steps:
             self._finish()
 
     def _call(self, consumer: int) -> list[DequeuedRun]:
@@ -201,7 +194,7 @@ class StepRunner:
             self._record(run, backlog)
         name = self.consumers[consumer].name
         served = tuple(r.key for r in runs)
-        self.calls.append(CallRecord(self.step, called, backlog, served, visits, floor, name))
+        self.calls.append(CallRecord(self.t, called, backlog, served, visits, floor, name))
         if called:
             self._check(visits)
         return runs
@@ -225,10 +218,10 @@ class StepRunner:
         self._enqueued.add(key)
         self._backlog.add(key)
         self._touched.add(key)
-        self._arrival[run.run_id] = self.step
+        self._arrival[run.run_id] = self.t
         self._total += 1
         if self.history is not None:
-            self.history.enqueued(key, self.step)
+            self.history.enqueued(key, self.t)
 
     def _dequeue(self) -> int:
         return self._outbox.dequeue(self.max_count, WALL_NOW)
@@ -242,7 +235,7 @@ class StepRunner:
         hold = self.scenario.harness.hold_steps
         for i in range(len(self._in_flight) - 1, -1, -1):  # last to first, as the reference
             run = self._in_flight[i]
-            if run.served_at + hold <= self.step:
+            if run.served_at + hold <= self.t:
                 del self._in_flight[i]
                 self._held[run.key] -= 1
                 self._outbox.ack(run.run_id, run.key)
@@ -261,23 +254,86 @@ class StepRunner:
         self.remaining[run.key] -= 1
         if not self.remaining[run.key]:
             self._backlog.discard(run.key)
-        self._in_flight.append(_InFlight(run.key, run.run_id, self.step))
+        self._in_flight.append(InFlight(run.key, run.run_id, self.t))
         self._held[run.key] = self._held.get(run.key, 0) + 1
         arrival = self._arrival.pop(run.run_id)
-        self.serves.append(DequeueEvent(run.key, run.run_id, arrival, self.step))
+        self.serves.append(DequeueEvent(run.key, run.run_id, arrival, self.t))
         if self.history is not None:
-            self.history.dequeued(run.key, self.step)
+            self.history.dequeued(run.key, self.t)
         if backlog >= 2:
             self.contention[run.key] = self.contention.get(run.key, 0) + 1
         if not self.scenario.between_calls and len(self.serves) == self._total:
-            self.drain_step = self.step
+            self.drain_step = self.t
         if self.limits is not None:
-            self.limits.on_dequeued(self.step, run.key, run.run_id)
-            self.limits.within_limits(self.step, run.key, self._held[run.key], len(self._in_flight))
+            self.limits.on_dequeued(self.t, run.key, run.run_id)
+            self.limits.within_limits(self.t, run.key, self._held[run.key], len(self._in_flight))
 
     def _check(self, visits: tuple[Visit, ...]) -> None:
         dropped = self._dropped | {v.key for v in visits if v.drain}
         self._dropped = set()
         if self.vtime_checks is not None and self.state is not None:
             served = {v.key: v.tag for v in visits if v.tag is not None and not v.drain}
-            self.vtime_checks.check_state(self.step, self.state, served, self._enqueued, dropped)
+            self.vtime_checks.check_state(self.t, self.state, served, self._enqueued, dropped)
+
+    # ---- what the lanes and the results read --------------------------------------------
+
+    def snapshot(self, view: ViewRequest = FULL_VIEW) -> Snapshot:
+        """Where the run stands after its last call (sim/snapshot.py, step_scene.py)."""
+        return snapshot_of(self, view)
+
+    def scene(self, view: ViewRequest) -> Scene:
+        return step_scene(self, view)
+
+    def history_view(self, t: int) -> History | None:
+        return None if self.history is None else self.history.view(t)
+
+    @property
+    def events(self) -> list[DequeueEvent]:
+        return self.serves
+
+    def waiting_since(self) -> dict[str, int]:
+        """Declared runs were all enqueued before step 0: a key left with runs waited from then
+        on. (A refed key's leftover run arrived later; it counts only if never served.)"""
+        declared, refed = set(self.scenario.key_names()), set(self.scenario.arrivals.refeed)
+        served = {e.key for e in self.serves}
+        return {
+            k: 0
+            for k, left in self.remaining.items()
+            if left > 0 and k in declared and (k not in refed or k not in served)
+        }
+
+    def contention_counts(self) -> dict[str, int]:
+        return self.contention
+
+    def outcome(self) -> Outcome:
+        scenario, state = self.scenario, self.state
+        floor = None if self.version is None or state is None else state.floor or 0.0
+        steps = StepOutcome(
+            contention=self.contention,
+            contended=self.contended,
+            declared=tuple(scenario.key_names()),
+            victims=tuple(scenario.victims),
+            calls=sum(c.called for c in self.calls),
+            drain_step=self.drain_step,
+            key_serves=self.key_serves(),
+            vtime_floor=floor,
+        )
+        weights = dict.fromkeys(self.remaining, 1.0)  # minted keys count, at weight 1
+        trips, sent = self.round_trips, self.commands_sent
+        service = self.service()
+        return Outcome(
+            "step", self.serves, weights, self.total, self.t, trips, sent, service, steps=steps
+        )
+
+    def key_serves(self) -> dict[str, int]:
+        """Serves per declared key, in declared order, then all minted keys together."""
+        counts = dict.fromkeys(self.scenario.key_names(), 0)
+        minted = 0
+        for event in self.serves:
+            if event.key in counts:
+                counts[event.key] += 1
+            else:
+                minted += 1
+        if self.scenario.arrivals.fresh_per_call:
+            counts[f"{FRESH_PREFIX}*"] = minted
+        return counts

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ckviz.inputs.workload import generate
+from ckviz.model.clock import on_steps
 from ckviz.model.queue import PlannedRun
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
@@ -40,7 +41,7 @@ class StressPlan:
 
 
 def plan_for(scenario: Scenario | StepScenario) -> StressPlan:
-    if isinstance(scenario, StepScenario):
+    if on_steps(scenario):
         return _step_plan(scenario)
     per_key = scenario.caps.per_key
     runs = generate(scenario, MS_SEED)

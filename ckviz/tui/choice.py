@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 
 from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
-from ckviz.disciplines.registry import FACTORIES, check_discipline
+from ckviz.disciplines.registry import check_discipline
 from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
+from ckviz.model.clock import STEPS, clock_of
 from ckviz.model.names import check_seed
-from ckviz.model.steps import StepScenario
+from ckviz.sim.clocks import disciplines_on, runs_on
 from ckviz.sim.steps import STEP_DISCIPLINES
 
 
@@ -24,13 +25,13 @@ def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
     discipline = check_discipline(
         ns.discipline[0] if ns.discipline else DEFAULT_DISCIPLINE, also=STEP_DISCIPLINES
     )
-    if isinstance(scenario, StepScenario):  # steps call by call
-        if discipline not in STEP_DISCIPLINES:
-            raise UsageError(
-                f"--discipline: '{discipline}' does not run on the step scenario '{name}' "
-                f"(choose from {', '.join(STEP_DISCIPLINES)})"
-            )
-    elif discipline not in FACTORIES:
+    clock = clock_of(scenario)
+    if not runs_on(discipline, scenario) and clock is STEPS:  # steps call by call
+        raise UsageError(
+            f"--discipline: '{discipline}' does not run on the step scenario '{name}' "
+            f"(choose from {', '.join(disciplines_on(clock))})"
+        )
+    if not runs_on(discipline, scenario):
         raise UsageError(f"--discipline: '{discipline}' runs only in --headless for now")
     seed = check_seed(ns.seed if ns.seed is not None else DEFAULT_SEED)
     return name, discipline, seed

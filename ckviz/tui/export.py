@@ -7,7 +7,6 @@ import csv
 import json
 from pathlib import Path
 
-from ckviz.model.steps import StepScenario
 from ckviz.tui.lanes import Frame
 
 
@@ -15,7 +14,7 @@ def export_stem(frame: Frame) -> str:
     """`ckviz-<scenario>-<discipline(s)>-round<step>`: one name per moment, safe in a path."""
     snaps = frame.snapshots
     name = f"ckviz-{frame.setup.scenario.name}-{'-vs-'.join(s.discipline for s in snaps)}"
-    if isinstance(frame.setup.scenario, StepScenario):
+    if frame.snapshots[0].time_unit == "step":
         name += f"-step{snaps[0].t}"
     else:
         name += f"-round{snaps[0].step}"
@@ -62,7 +61,7 @@ KEY_TIMES = {"mean_wait", "wait_so_far", "head_age"}  # (a key's `dequeued` is a
 def csv_tables(frame: Frame) -> dict[str, list[list[object]]]:
     """The run so far as two tables (header row first): every dequeue, and per-key figures.
     Time columns end in `_ms`, or `_step` for a step scenario."""
-    unit = "_step" if isinstance(frame.setup.scenario, StepScenario) else "_ms"
+    unit = f"_{frame.snapshots[0].time_unit}"
     events: list[list[object]] = [[c + unit if c in EVENT_TIMES else c for c in EVENT_COLUMNS]]
     keys: list[list[object]] = [[c + unit if c in KEY_TIMES else c for c in KEY_COLUMNS]]
     for lane, snap in enumerate(frame.snapshots):

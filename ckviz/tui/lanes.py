@@ -15,18 +15,17 @@ from typing import Protocol
 import redis
 
 from ckviz.errors import UsageError
-from ckviz.metrics import contention, jain
+from ckviz.metrics import jain, shares_so_far
+from ckviz.model.clock import clock_of
 from ckviz.model.history import Trend
 from ckviz.model.matrix import Treatment
 from ckviz.model.names import natural_key
 from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import FULL_VIEW, Snapshot, ViewRequest
 from ckviz.model.steps import StepScenario
-from ckviz.sim.driver import Driver
+from ckviz.sim.clocks import EngineOptions, disciplines_on, open_engine, runs_on
+from ckviz.sim.engine import Engine
 from ckviz.sim.history import TrendRecorder
-from ckviz.sim.session import open_cell, open_step_cell
-from ckviz.sim.step_snapshot import step_snapshot
-from ckviz.sim.steps import STEP_DISCIPLINES, StepRunner
 
 # Fairness is recomputed from all events so far (metrics.py), which grows with the run. Keep
 # its amortised cost per step under this many seconds by recomputing less often when slow.
@@ -114,17 +113,27 @@ class LaneSource(Protocol):
 
 
 class Lane:
-    """One open cell (driver + its Redis namespace) and its running fairness figures."""
+    """One open cell (an engine on its scenario's clock, in its own Redis namespace) and its
+    running fairness figures."""
 
     def __init__(self, client: redis.Redis, setup: Setup, discipline: str, prefix: str) -> None:
-        assert isinstance(setup.scenario, Scenario)
+        clock = clock_of(setup.scenario)
+        if not runs_on(discipline, setup.scenario):
+            raise UsageError(
+                f"discipline '{discipline}' does not run on the {clock.name} scenario "
+                f"'{setup.scenario.name}' (choose from {', '.join(disciplines_on(clock))})"
+            )
         self._stack = contextlib.ExitStack()
         treatment = Treatment(discipline=discipline)
         # the app asks a vtime dequeue what it looked at (headless runs never do)
-        cell = open_cell(client, setup.scenario, setup.seed, treatment, prefix,
-                         check_invariants=setup.check_invariants, trace=True,
-                         consumers=setup.consumers, history=True)  # fmt: skip
-        self.driver: Driver = self._stack.enter_context(cell)
+        options = EngineOptions(
+            check_invariants=setup.check_invariants,
+            trace=True,
+            consumers=setup.consumers,
+            history=True,
+        )
+        cell = open_engine(client, setup.scenario, setup.seed, treatment, prefix, options)
+        self.driver: Engine = self._stack.enter_context(cell)
         self.prefix = prefix
         self._weights = setup.scenario.weights()
         self._fairness = Fairness(1.0, 1.0, 0)
@@ -162,10 +171,7 @@ class Lane:
         if not (due or snap.done):
             return self._fairness
         start = time.perf_counter()
-        # every key's oldest queued run, from the books (the snapshot carries a few rows)
-        books = self.driver.ledger.books
-        waiting = {key: b.queued[0][0] - snap.score_base for key, b in books.items() if b.queued}
-        shares = contention(snap.events, self._weights, waiting_since=waiting)
+        shares = shares_so_far(self.driver, snap.events, self._weights)
         self._cost_s = time.perf_counter() - start
         self._stale_steps = 0
         self._fairness_step = snap.step
@@ -173,58 +179,7 @@ class Lane:
         return self._fairness
 
     def close(self) -> None:
-        """Close the cell: its keys are deleted (open_cell's promise)."""
-        self._stack.close()
-
-
-class StepLane:
-    """One step-harness cell: a round is one call (its passes, its acks); time is in steps."""
-
-    def __init__(self, client: redis.Redis, setup: Setup, discipline: str, prefix: str) -> None:
-        scenario = setup.scenario
-        assert isinstance(scenario, StepScenario)
-        if discipline not in STEP_DISCIPLINES:
-            raise UsageError(
-                f"discipline '{discipline}' does not run on the step scenario "
-                f"'{scenario.name}' (choose from {', '.join(STEP_DISCIPLINES)})"
-            )
-        self._stack = contextlib.ExitStack()
-        cell = open_step_cell(client, scenario, Treatment(discipline=discipline), prefix,
-                              check_invariants=setup.check_invariants, seed=setup.seed,
-                              consumers=setup.consumers, history=True)  # fmt: skip
-        self.runner: StepRunner = self._stack.enter_context(cell)
-        self._trend = TrendRecorder()
-        self.driver = self  # what Lockstep steps
-        self.prefix = prefix
-        self._weights = scenario.weights()
-
-    @property
-    def done(self) -> bool:
-        return self.runner.done
-
-    @property
-    def t(self) -> int:
-        return self.runner.step
-
-    def step(self) -> None:
-        self.runner.step_once()
-
-    def step_instant(self, watched: bool = True) -> None:
-        self.runner.step_once()
-
-    def snapshot(
-        self, view: ViewRequest = FULL_VIEW, again: bool = False
-    ) -> tuple[Snapshot, Fairness, Trend | None]:
-        snap = step_snapshot(self.runner, view)
-        counts = {k: float(self.runner.contention.get(k, 0)) for k in self._weights}
-        total = sum(counts.values())
-        shares = {k: c * len(counts) / total for k, c in counts.items()} if total else {}
-        fairness = fairness_of(shares, snap.dequeued)
-        contended = fairness.contended
-        worst, jain = (fairness.worst_share, fairness.jain) if contended else (None, None)
-        return snap, fairness, self._trend.record(snap.t, worst, jain)
-
-    def close(self) -> None:
+        """Close the cell: its keys are deleted (open_engine's promise)."""
         self._stack.close()
 
 
@@ -242,7 +197,7 @@ class Lockstep:
     def __init__(self, client: redis.Redis, namespace: str) -> None:
         self.client = client
         self.namespace = namespace
-        self.lanes: list[Lane | StepLane] = []
+        self.lanes: list[Lane] = []
         self.setup: Setup | None = None
         self.view = FULL_VIEW
         self._generation = 0
@@ -255,8 +210,7 @@ class Lockstep:
         try:
             for i, discipline in enumerate(setup.disciplines):
                 prefix = f"{self.namespace}{self._generation}-{i}:"
-                kind = StepLane if isinstance(setup.scenario, StepScenario) else Lane
-                self.lanes.append(kind(self.client, setup, discipline, prefix))
+                self.lanes.append(Lane(self.client, setup, discipline, prefix))
         except BaseException:
             self.close()
             raise
@@ -288,7 +242,7 @@ class Lockstep:
             lane.driver.step_instant()
         return self.frame() if behind else None
 
-    def _behind(self) -> list[Lane | StepLane]:
+    def _behind(self) -> list[Lane]:
         live = [lane for lane in self.lanes if not lane.driver.done]
         if not live:
             return []

@@ -19,8 +19,9 @@ from typing import Literal
 
 from ckviz.errors import CkvizError
 from ckviz.inputs.scenario_files import AnyScenario
+from ckviz.model.clock import STEPS, clock_of
 from ckviz.model.snapshot import FULL_VIEW, SORTS, ViewRequest
-from ckviz.model.steps import StepScenario
+from ckviz.sim.clocks import runs_on
 from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.tui.filter import NO_FILTER, KeyFilter, fuzzy_match
 from ckviz.tui.jumps import Jump, go_to, replay_to, until_served
@@ -127,7 +128,7 @@ class Player:
     @property
     def steps(self) -> bool:
         """A step-harness scenario: time is counted in steps, a round is one call."""
-        return isinstance(self.setup.scenario, StepScenario)
+        return clock_of(self.setup.scenario) is STEPS
 
     @property
     def done(self) -> bool:
@@ -205,10 +206,10 @@ class Player:
 
     def unfit(self, scenario: AnyScenario) -> str | None:
         """Why the current disciplines cannot run `scenario`, if they cannot."""
-        if not isinstance(scenario, StepScenario):
+        if clock_of(scenario) is not STEPS:
             return None
         for name in self.setup.disciplines:
-            if name not in STEP_DISCIPLINES:
+            if not runs_on(name, scenario):
                 return (
                     f"{scenario.name} is a step scenario: '{name}' does not run on it "
                     f"(d picks one of {', '.join(STEP_DISCIPLINES)} first)"

@@ -13,7 +13,6 @@ from ckviz.cli import main
 from ckviz.disciplines.vtime import VtimeKnobs, knobs_for
 from ckviz.disciplines.vtime.door import state_keys
 from ckviz.errors import ExitCode
-from ckviz.headless.cells import key_serves
 from ckviz.inputs.scenario_files import load_any
 from ckviz.metrics import step_figures
 from ckviz.model.invariants import FLOOR_MONOTONE, TAG_MONOTONE, TAGS_KNOWN, BrokenInvariant
@@ -73,7 +72,7 @@ def test_v17_starves_a_backlog_against_draining_keys_head_gives_it_its_share(
             "vtime_drain_reregister",
             Treatment(discipline=discipline),
         )
-        serves = key_serves(runner)
+        serves = runner.key_serves()
         shares[discipline] = serves["backlog"] / sum(serves.values())
         # every call has the backlog plus the refed trickle keys to choose from
         keys = len(runner.scenario.key_names())
@@ -90,8 +89,8 @@ def test_an_uncapped_arrival_lets_the_backlog_through_a_fresh_key_flood(
     head_runner = run(client, f"{prefix}head:", "vtime_fresh_flood", Treatment(discipline="vtime"))
     calls = head_runner.scenario.harness.max_steps
     # one run per key per call: a key that is never outranked is served once per call
-    assert key_serves(head_runner)["backlog"] == calls
-    assert key_serves(floor_runner)["backlog"] < calls / 10
+    assert head_runner.key_serves()["backlog"] == calls
+    assert floor_runner.key_serves()["backlog"] < calls / 10
     assert floor_runner.state is not None and floor_runner.state.floor == 0.0  # pinned
 
 
@@ -122,8 +121,8 @@ class Tamper(StepRunner):
 
     damage: str = ""
 
-    def step_once(self) -> None:
-        if self.step == 5:
+    def step(self) -> None:
+        if self.t == 5:
             k = self.queue.keys
             # After two calls (env limit 1: a call every 4 steps): heavy 1, light0 1, the
             # other lights 0, floor 0; the next call serves light1.
@@ -135,7 +134,7 @@ class Tamper(StepRunner):
                 self.queue.client.zadd(state_keys(k).tags, {ck_member("heavy"): 0.5}, xx=True)
             else:
                 self.queue.client.zadd(state_keys(k).tags, {ck_member("nobody"): 99})
-        super().step_once()
+        super().step()
 
 
 @pytest.mark.parametrize(

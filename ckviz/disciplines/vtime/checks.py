@@ -16,13 +16,13 @@ from collections.abc import Callable, Iterable, Mapping
 from ckviz.disciplines.base import LedgerView
 from ckviz.disciplines.vtime.knobs import Version
 from ckviz.disciplines.vtime.values import VtimeState
+from ckviz.model.clock import Unit
 from ckviz.model.invariants import (
     FLOOR_MONOTONE,
     IDLE_BELOW_TAG,
     TAG_MONOTONE,
     TAGS_KNOWN,
     BrokenInvariant,
-    Unit,
 )
 
 

@@ -1,4 +1,5 @@
-"""A step-harness run as the app's panes read it: one `Snapshot` per call.
+"""What only the step clock knows of its moment (sim/snapshot.py builds the rest): one
+picture per call.
 
 Times are in steps (a step stands where the millisecond driver has a millisecond): a run
 "arrives" at the step it was enqueued before and is served at the step of its call. The vtime
@@ -7,22 +8,44 @@ state is what the call's trip read back, and the passes are the call's own trace
 
 from __future__ import annotations
 
-from ckviz.disciplines.vtime import VtimeView
-from ckviz.model.clock import T0
+from typing import Protocol
+
+from ckviz.disciplines.vtime import Version, VtimeState, VtimeView
 from ckviz.model.queue import DisciplineState, Shown
-from ckviz.model.snapshot import (
-    FULL_VIEW,
-    EventLog,
-    HeldRun,
-    KeyRow,
-    QueueEvent,
-    Snapshot,
-    ViewRequest,
-)
-from ckviz.sim.steps import StepRunner
+from ckviz.model.snapshot import DequeueEvent, HeldRun, KeyRow, QueueEvent, ViewRequest
+from ckviz.model.steps import StepScenario
+from ckviz.sim.calls import CallRecord, InFlight
+from ckviz.sim.snapshot import Scene
+from ckviz.store.runqueue import RunQueue
 
 
-def step_snapshot(runner: StepRunner, view: ViewRequest = FULL_VIEW) -> Snapshot:
+class StepEngine(Protocol):
+    """The step harness as its scene reads it."""
+
+    t: int
+    scenario: StepScenario
+    discipline: str
+    version: Version | None
+    max_count: int
+    done: bool
+    queue: RunQueue
+    calls: list[CallRecord]
+    serves: list[DequeueEvent]
+    remaining: dict[str, int]
+    state: VtimeState | None
+
+    @property
+    def total(self) -> int: ...
+
+    @property
+    def in_flight(self) -> list[InFlight]: ...
+
+    def held_of(self, key: str) -> int: ...
+
+    def next_consumer(self) -> str: ...
+
+
+def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
     """Where `runner` stands after its last call. A step scenario has few keys: its
     snapshot carries every key's row, whatever the view asks for."""
     scenario = runner.scenario
@@ -32,17 +55,9 @@ def step_snapshot(runner: StepRunner, view: ViewRequest = FULL_VIEW) -> Snapshot
     for event in runner.serves:
         served_per_key[event.key] = served_per_key.get(event.key, 0) + 1
         waited[event.key] = waited.get(event.key, 0) + event.wait_ms
+    out, held_of = served_per_key.get, runner.held_of
     rows = tuple(
-        KeyRow(
-            key,
-            1.0,
-            left,
-            0,
-            served_per_key.get(key, 0),
-            runner.held_of(key),
-            None,
-            waited.get(key, 0),
-        )
+        KeyRow(key, 1.0, left, 0, out(key, 0), held_of(key), None, waited.get(key, 0))
         for key, left in runner.remaining.items()
     )
     hold = scenario.harness.hold_steps
@@ -52,19 +67,11 @@ def step_snapshot(runner: StepRunner, view: ViewRequest = FULL_VIEW) -> Snapshot
         for e in runner.serves[len(runner.serves) - len(last.served) if last else 0 :]
     )
     order = _tag_order(runner)
-    return Snapshot(
-        scenario=scenario.name,
-        seed="",
-        discipline=runner.discipline,
+    return Scene(
         step=len(runner.calls),
         t=last.step if last else 0,
-        done=runner.done,
-        env_limit=scenario.env_limit,
-        max_count=runner.max_count,
-        per_key_cap=None,
-        total_cap=None,
         total_runs=runner.total,
-        index_read=tuple(runner.queue.peek_index(view.index_limit)[0]),  # vtime's pass 2 reads it
+        index=tuple(runner.queue.peek_index(view.index_limit)[0]),  # vtime's pass 2 reads it
         index_rescored=(),
         keys=rows,
         held=held,
@@ -72,19 +79,13 @@ def step_snapshot(runner: StepRunner, view: ViewRequest = FULL_VIEW) -> Snapshot
         next_order=() if runner.done else order,
         rescores=False,
         discipline_state=_state(runner),
-        events=EventLog(runner.serves, len(runner.serves)),
         recent=recent,
-        round_trips=runner.round_trips,
-        score_base=T0,
-        history=None if runner.history is None else runner.history.view(runner.step),
-        consumers=runner.service(),
         next_consumer=None if runner.done else runner.next_consumer(),
-        view=view,
-        time_unit="step",
+        history_at=runner.t,
     )
 
 
-def _tag_order(runner: StepRunner) -> tuple[str, ...]:
+def _tag_order(runner: StepEngine) -> tuple[str, ...]:
     """vtime: the keys with runs left, lowest tag first, ties by name (pass 1's order)."""
     state = runner.state
     left = [k for k, n in runner.remaining.items() if n]
@@ -94,7 +95,7 @@ def _tag_order(runner: StepRunner) -> tuple[str, ...]:
     return tuple(sorted(left, key=lambda k: (max(state.tags.get(k, floor), floor), k)))
 
 
-def _state(runner: StepRunner) -> DisciplineState:
+def _state(runner: StepEngine) -> DisciplineState:
     last = runner.calls[-1] if runner.calls else None
     fields: list[tuple[str, Shown]] = [("harness", "steps"), ("max count", runner.max_count)]
     if runner.version is None:

@@ -1,0 +1,87 @@
+"""The clock factory: the engine a scenario's clock needs, opened in its own namespace.
+
+`model.clock.clock_of` says which clock a scenario needs; this opens it (the logical-
+millisecond `Driver` or the step clock's `StepRunner`) with its cell's keys swept on close,
+and says which disciplines run on each clock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import redis
+
+from ckviz.disciplines.registry import FACTORIES
+from ckviz.model.clock import MILLISECONDS, Clock, clock_of
+from ckviz.model.matrix import Treatment
+from ckviz.model.scenario import Scenario
+from ckviz.model.steps import StepScenario
+from ckviz.sim.engine import Engine
+from ckviz.sim.session import open_cell, open_step_cell
+from ckviz.sim.steps import STEP_DISCIPLINES
+
+
+@dataclass(frozen=True, slots=True)
+class EngineOptions:
+    """How a cell's engine runs, beyond its scenario, seed and treatment."""
+
+    max_count: int = 1  # runs per dequeue call on the millisecond clock
+    step_max_count: int | None = None  # on the step clock: --max-count, else the harness's
+    check_invariants: bool = True
+    trace: bool = False  # a vtime dequeue reports what it looked at (the app asks)
+    consumers: int | None = None  # None: the treatment's, else the scenario's
+    history: bool = False  # the run's past in time buckets (the app's pictures)
+
+
+def disciplines_on(clock: Clock) -> tuple[str, ...]:
+    """The disciplines a clock runs."""
+    return tuple(FACTORIES) if clock is MILLISECONDS else STEP_DISCIPLINES
+
+
+def runs_on(discipline: str, scenario: Scenario | StepScenario) -> bool:
+    """Whether the scenario's clock has this discipline."""
+    return discipline in disciplines_on(clock_of(scenario))
+
+
+@contextlib.contextmanager
+def open_engine(
+    client: redis.Redis,
+    scenario: Scenario | StepScenario,
+    seed: str,
+    treatment: Treatment,
+    prefix: str,
+    options: EngineOptions = EngineOptions(),
+) -> Iterator[Engine]:
+    """A ready engine on the scenario's clock whose keys all start with `prefix`; they are
+    deleted when it closes."""
+    o = options
+    cell: contextlib.AbstractContextManager[Engine]
+    if isinstance(scenario, StepScenario):  # the step clock
+        cell = open_step_cell(
+            client,
+            scenario,
+            treatment,
+            prefix,
+            o.step_max_count,
+            o.check_invariants,
+            seed=seed,
+            consumers=o.consumers,
+            history=o.history,
+        )
+    else:
+        cell = open_cell(
+            client,
+            scenario,
+            seed,
+            treatment,
+            prefix,
+            o.max_count,
+            o.check_invariants,
+            o.trace,
+            o.consumers,
+            o.history,
+        )
+    with cell as engine:
+        yield engine

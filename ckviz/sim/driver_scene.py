@@ -1,0 +1,95 @@
+"""What only the millisecond clock knows of its moment (sim/snapshot.py builds the rest):
+the keys a view asks for from the books, ckIndex as shown, the order and whose turn is next.
+Read from the driver's public surface (a protocol here: the driver imports this module)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from ckviz.model.queue import IndexEntry
+from ckviz.model.snapshot import HeldRun, QueueEvent, ViewRequest
+from ckviz.sim.consumers import Consumer, Turns
+from ckviz.sim.ledger import Ledger
+from ckviz.sim.serving import Rescore, ServePlan
+from ckviz.sim.snapshot import Scene
+from ckviz.sim.view import IndexPeek, KeyView
+
+
+class MsDriver(Protocol):
+    """The millisecond driver as its scene reads it."""
+
+    t: int
+    step_count: int
+    done: bool
+    ledger: Ledger
+    key_view: KeyView
+    plan: ServePlan
+    turns: Turns
+    score_base: int
+    instant_open: bool  # released and arrived at `t`, now serving
+    index_read: Sequence[IndexEntry]  # ckIndex as a rescoring plan last ranked it
+    peek: IndexPeek
+    rescore: Rescore | None  # what the last serve attempt wrote into ckIndex, if anything
+    last_rescore: Rescore | None  # the last order written
+
+    @property
+    def recent(self) -> Sequence[QueueEvent]: ...
+
+
+def index_shown(driver: MsDriver, limit: int | None) -> tuple[Sequence[IndexEntry], int]:
+    """ckIndex for a picture, and its size: as a rescoring plan last ranked it, else Redis's
+    own (its first `limit` entries are enough to preview the Lua's order)."""
+    if driver.plan.rescores:
+        return driver.index_read, len(driver.index_read)
+    return driver.peek.read(limit if driver.plan.redis_order else None)
+
+
+def shown_order(driver: MsDriver, upcoming: tuple[str, ...]) -> tuple[str, ...]:
+    """A rescoring plan's last written order, else what the Lua will serve next."""
+    if not driver.plan.rescores:
+        return upcoming
+    return () if driver.last_rescore is None else driver.last_rescore.order
+
+
+def next_consumer(driver: MsDriver) -> Consumer:
+    """Whose turn the next dequeue is: mid-instant the current one's, else whoever opens the
+    instant the clock stands at (the pane shows that consumer's discipline state)."""
+    turns = driver.turns
+    return turns.current if driver.instant_open else turns.first_at(driver.t)
+
+
+def driver_scene(driver: MsDriver, view: ViewRequest) -> Scene:
+    """The driver's moment, with the per-key rows `view` asks for."""
+    base, limit = driver.score_base, view.index_limit
+    index, index_size = index_shown(driver, limit)
+    picked = driver.key_view.pick(view, driver.t, base, index_size)
+    ledger = driver.ledger
+    held = tuple(
+        HeldRun(run.key, run.run_id, release)
+        for release, _, run in sorted(ledger.releases, key=lambda r: (r[0], r[1]))
+    )
+    turn = next_consumer(driver)
+    upcoming = turn.plan.next_order(index, base + driver.t)[:limit]
+    index = index[:limit]
+    rows = driver.key_view.carried(picked.keys, view.also, (e.key for e in index), upcoming)
+    full = view.limit is None and view.only is None and limit is None
+    rescore = driver.rescore
+    return Scene(
+        step=driver.step_count,
+        t=driver.t,
+        total_runs=ledger.total_runs,
+        index=tuple(index),
+        index_rescored=() if rescore is None else rescore.entries(limit),
+        keys=picked.keys,
+        held=held,
+        order=shown_order(driver, upcoming)[:limit],
+        next_order=() if driver.done else upcoming,
+        rescores=driver.plan.rescores,
+        discipline_state=turn.discipline.state(None if full else rows),
+        recent=tuple(driver.recent),
+        next_consumer=None if driver.done else turn.name,
+        history_at=driver.t,
+        carried=rows,
+        figures=picked.figures,
+    )

@@ -1,0 +1,94 @@
+"""What code above sim/ sees of a run, whichever clock drives it (sim/clocks.py opens one).
+
+Two clocks drive the same books, invariant checks, recording and snapshot builder:
+- the logical-millisecond clock (`Driver`, SPEC 5): instants of release, arrive, serve, close;
+- the step clock (`StepRunner`, SPEC-vtime 6 and 10): calls, acks after `hold_steps`,
+  arrivals between calls.
+A round is one serve attempt (ms) or one step of calls; an instant is everything at one `t`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ckviz.model.clock import Unit
+from ckviz.model.snapshot import FULL_VIEW, ConsumerService, DequeueEvent, Snapshot, ViewRequest
+
+
+@dataclass(frozen=True, slots=True)
+class StepOutcome:
+    """What only the step clock counts as it goes (SPEC-vtime 6): contention per call, the
+    calls made, the drain, serves per declared key, the vtime floor it ended with."""
+
+    contention: Mapping[str, int]  # serves while >= 2 keys had backlog, per key
+    contended: set[str]  # keys with backlog during such a call
+    declared: tuple[str, ...]  # minted keys get no row of their own
+    victims: tuple[str, ...]
+    calls: int
+    drain_step: int
+    key_serves: dict[str, int]
+    vtime_floor: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A finished run's facts; metrics.outcome_metrics turns them into the results' figures."""
+
+    unit: Unit
+    events: Sequence[DequeueEvent]
+    weights: dict[str, float]
+    total_runs: int  # runs of the workload (ms): fewer dequeued means the run did not finish
+    t: int
+    round_trips: int
+    commands_sent: int
+    service: tuple[ConsumerService, ...]
+    per_key_cap: int | None = None
+    holds: Mapping[str, int] = field(default_factory=dict)  # run id -> hold, under a per-key cap
+    steps: StepOutcome | None = None
+
+
+class Engine(Protocol):
+    """One run on one clock: stepped by the app's lanes, run whole by a cell."""
+
+    unit: Unit
+    done: bool
+
+    @property
+    def t(self) -> int:
+        """Where the clock stands (ms, or the next step)."""
+        ...
+
+    @property
+    def events(self) -> Sequence[DequeueEvent]:
+        """Every dequeue so far, in order."""
+        ...
+
+    def step(self) -> None:
+        """One round: a serve attempt (ms), or one step's calls (steps)."""
+        ...
+
+    def step_instant(self, watched: bool = True) -> None:
+        """Step until the clock moves on (or the run ends)."""
+        ...
+
+    def run(self) -> None:
+        """Step to the end, unwatched."""
+        ...
+
+    def snapshot(self, view: ViewRequest = FULL_VIEW) -> Snapshot:
+        """An immutable picture of this moment (sim/snapshot.py builds it)."""
+        ...
+
+    def waiting_since(self) -> dict[str, int]:
+        """Per key with runs still queued: since when (its clock) it has waited."""
+        ...
+
+    def contention_counts(self) -> Mapping[str, int] | None:
+        """Contended serves counted as the run went (the step clock); None: walk the events."""
+        ...
+
+    def outcome(self) -> Outcome:
+        """The run's facts for the results."""
+        ...
