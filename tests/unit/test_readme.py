@@ -7,7 +7,7 @@ import itertools
 import re
 from pathlib import Path
 
-from ckviz.disciplines.registry import SUMMARIES
+from ckviz.disciplines.registry import RULES, SUMMARIES
 from ckviz.inputs import scenario_files
 from ckviz.model.clock import MAX_LOGICAL_MS
 from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS
@@ -62,13 +62,18 @@ def test_worked_scenario_example_is_valid(tmp_path: Path) -> None:
 
 
 def test_the_disciplines_table_is_the_registrys() -> None:
+    page_text = page("disciplines.md")
     table = re.search(
-        r"\| discipline \| what it does \|\n\|---\|---\|\n((?:\|.*\|\n)+)", page("disciplines.md")
+        r"\| discipline \| what it does \|.*\|\n\|---\|---\|---\|\n((?:\|.*\|\n)+)", page_text
     )
     assert table is not None
-    rows = [re.fullmatch(r"\| `([^`]+)` \| (.*) \|", line) for line in table.group(1).splitlines()]
+    rows = [
+        re.fullmatch(r"\| `([^`]+)` \| (.*) \| (.*) \|", line)
+        for line in table.group(1).splitlines()
+    ]
     assert all(rows), table.group(1)
     assert {row.group(1): row.group(2) for row in rows if row} == SUMMARIES
+    assert {row.group(1): row.group(3) for row in rows if row} == RULES
 
 
 def test_layout_names_only_rooms_that_exist() -> None:
