@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def check_discipline(name: str) -> None:
+def stress_discipline(name: str) -> None:
     """Only disciplines whose state lives in Redis can take real concurrency."""
     if name in SERVER_SIDE:
         return
@@ -73,7 +73,7 @@ def check_discipline(name: str) -> None:
 
 
 def _check_args(ns: argparse.Namespace) -> None:
-    check_discipline(ns.discipline)
+    stress_discipline(ns.discipline)
     if not 1 <= ns.consumers <= MAX_CONSUMERS:
         raise UsageError(f"--consumers: {ns.consumers} is outside 1..{MAX_CONSUMERS}")
     if not 0 < ns.seconds <= MAX_SECONDS:  # also refuses nan

@@ -14,10 +14,11 @@ from ckviz.disciplines.registry import FACTORIES, check_discipline
 from ckviz.errors import CkvizError, ExitCode, OneLineParser, UsageError, one_line
 from ckviz.headless.checks import known_names, unknown_names
 from ckviz.inputs import scenario_files
+from ckviz.model.clock import on_steps
 from ckviz.model.matrix import MatrixSpec, Treatment
 from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS, Scenario
+from ckviz.sim.clocks import runs_on
 from ckviz.sim.feasibility import reject_unfinishable
-from ckviz.sim.steps import STEP_DISCIPLINES
 
 MATRIX_FIELDS = ("scenarios", "disciplines", "treatments")  # no scenario file has these
 
@@ -72,7 +73,7 @@ def _scenario(path: Path) -> tuple[list[str], list[str]]:
     if found:
         return found, []
     scenario = scenario_files.load_file(path)
-    if not isinstance(scenario, Scenario):  # step-harness scenarios have no rules or clock
+    if on_steps(scenario):  # step-harness scenarios have no rules or clock
         return [], []
     # a rule naming no discipline or treatment would be skipped forever
     found = [f"{path}: {p}" for p in unknown_names(scenario, known_names())]
@@ -91,11 +92,11 @@ def _matrix(path: Path) -> tuple[list[str], list[str]]:
         for i, t in enumerate(treatments):
             field = f"treatments[{i}].discipline" if matrix.treatments else "disciplines"
             where = f"{path}: {field}"
-            check_discipline(t.discipline, where, also=STEP_DISCIPLINES)
+            check_discipline(t.discipline, where)
         for name in matrix.scenarios:
             scenario = scenario_files.load_any(name)
-            if isinstance(scenario, Scenario):
-                runnable = [t for t in treatments if t.discipline in FACTORIES]
+            if not on_steps(scenario):
+                runnable = [t for t in treatments if runs_on(t.discipline, scenario)]
                 warnings += _unfinishable(scenario, list(matrix.seeds), runnable)
     except CkvizError as exc:
         return [f"{path}: {exc}" if not str(exc).startswith(str(path)) else str(exc)], []

@@ -3,7 +3,7 @@ summary (`--help`, the docs' table) and the rule its first key wins by (the app)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from ckviz.disciplines import vtime
 from ckviz.disciplines.base import DEFAULT_TUNING, Discipline, Listed, Tuning, Weights
@@ -62,11 +62,11 @@ IN_REDIS: tuple[str, ...] = tuple(
 )
 
 
-def check_discipline(name: str, where: str = "--discipline", also: Sequence[str] = ()) -> str:
-    """`name` if a discipline is registered under it (or is one of `also`: the names another
-    harness runs), else the usage error naming `where` and the choices."""
-    if name not in REGISTRY and name not in also:
-        known = ", ".join(dict.fromkeys([*REGISTRY, *also]))
+def check_discipline(name: str, where: str = "--discipline") -> str:
+    """`name` if a discipline is registered under it (every clock's are), else the usage
+    error naming `where` and the choices."""
+    if name not in REGISTRY:
+        known = ", ".join(REGISTRY)
         raise UsageError(f"{where}: unknown discipline '{name}' (choose from {known})")
     return name
 

@@ -24,7 +24,7 @@ from ckviz.headless.report import print_checks, print_tables
 from ckviz.headless.runner import Interrupted, run_cells
 from ckviz.headless.shards import figures_digest, matrix_digest
 from ckviz.headless.summary import scenario_result
-from ckviz.model.clock import clock_of
+from ckviz.model.clock import clock_of, on_steps
 from ckviz.model.json_text import readable_json
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import (
@@ -139,9 +139,7 @@ def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: C
     complete = not interrupted and len(outcomes) == len(cells) and not errors
     results = assemble(plan, server, outcomes, time.perf_counter() - started, error, complete)
     if plan.check:
-        results.checks = evaluate(
-            [s for s in plan.scenarios if isinstance(s, Scenario)], results.scenarios
-        )
+        results.checks = evaluate([s for s in plan.scenarios if not on_steps(s)], results.scenarios)
     _write_and_print(results, plan.out, stdout)
     stderr.print(f"results: {plan.out}", highlight=False, soft_wrap=True)
     outputs_written = _write_ci_outputs(plan, results, stderr)

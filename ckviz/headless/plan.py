@@ -7,14 +7,14 @@ import math
 import os
 
 from ckviz.defaults import DEFAULT_MATRIX, DEFAULT_OUT, MAX_CONSUMERS
-from ckviz.disciplines import registry
-from ckviz.disciplines.registry import FACTORIES
+from ckviz.disciplines.registry import FACTORIES, check_discipline
 from ckviz.errors import UsageError, echo
 from ckviz.headless.checks import known_names, unknown_names
 from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY, output_path
 from ckviz.headless.matrix import MatrixPlan, default_jobs
 from ckviz.headless.output import check_out
 from ckviz.inputs import scenario_files
+from ckviz.model.clock import on_steps
 from ckviz.model.matrix import MatrixSpec, Sweep, Treatment
 from ckviz.model.names import check_seed, first_duplicate
 from ckviz.model.results import SweepInfo
@@ -23,11 +23,6 @@ from ckviz.sim.clocks import runs_on
 from ckviz.sim.feasibility import reject_unfinishable
 from ckviz.sim.namespace import check_root
 from ckviz.sim.steps import STEP_DISCIPLINES
-
-
-def check_discipline(name: str, where: str = "--discipline") -> str:
-    """A discipline the matrix can run: a registered one, or one of the step harness's."""
-    return registry.check_discipline(name, where, also=STEP_DISCIPLINES)
 
 
 def parse_seeds(text: str, flag: str = "--seeds") -> list[str]:
@@ -73,7 +68,7 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     seeds = seeds or list(matrix.seeds)
     treatments = _treatments(ns, matrix)
     _every_cell_has_a_harness(scenarios, treatments)
-    stepped = next((s.name for s in scenarios if not isinstance(s, Scenario)), None)
+    stepped = next((s.name for s in scenarios if on_steps(s)), None)
     if stepped and (ns.per_key_cap or ns.total_cap):
         flag = "--per-key-cap" if ns.per_key_cap else "--total-cap"
         raise UsageError(
@@ -83,7 +78,7 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     max_count = step_max_count or matrix.max_count
     jobs = _positive("--jobs", ns.jobs) or default_jobs()
     for scenario in scenarios:
-        if isinstance(scenario, Scenario):
+        if not on_steps(scenario):
             runnable = [t for t in treatments if runs_on(t.discipline, scenario)]
             reject_unfinishable(scenario, seeds, runnable)
     check = ns.check or ns.junit is not None
@@ -166,7 +161,7 @@ def _reject_unknown_rule_names(
     """A rule naming no discipline or treatment is a typo, not a rule to skip."""
     known = known_names(t.name for t in treatments)
     for source, scenario in zip(given, scenarios, strict=True):
-        problems = unknown_names(scenario, known) if isinstance(scenario, Scenario) else []
+        problems = unknown_names(scenario, known) if not on_steps(scenario) else []
         if problems:
             raise UsageError(f"{scenario_files.resolve(source)}: {problems[0]}")
 

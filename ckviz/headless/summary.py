@@ -12,6 +12,7 @@ from ckviz.model.results import (
     Spread,
     SweepInfo,
     TreatmentSummary,
+    worst_key_mean_wait,
 )
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
@@ -85,8 +86,3 @@ def _treatment_summary(
             [r.metrics.contention_worst_share_over_weight for r in runs]
         ),
     )
-
-
-def worst_key_mean_wait(run: RunResult) -> float:
-    """The largest per-key mean wait of a run."""
-    return max((row.mean_wait for row in run.metrics.per_key if row.dequeued), default=0.0)

@@ -48,7 +48,7 @@ def latest(_: Value, b: Value) -> Value:
 
 
 @dataclass(frozen=True, slots=True)
-class Cell:
+class KeyBucket:
     """One key in one bucket: runs served, and the deepest its queue was."""
 
     served: int
@@ -105,14 +105,14 @@ class History:
         track = self.tracks.get(key)
         return None if track is None else track.at(self.level)
 
-    def cells(self, key: str) -> list[Cell | None]:
+    def cells(self, key: str) -> list[KeyBucket | None]:
         """Per bucket up to now: the key's cell, None before its first run arrived."""
         track = self.track(key)
         if track is None:
             return [None] * self.buckets
-        cells: list[Cell | None] = [None] * min(track.start, self.buckets)
-        cells += [Cell(s, d) for s, d in zip(track.served, track.depth, strict=True)]
-        cells += [Cell(0, track.queued)] * (self.buckets - len(cells))
+        cells: list[KeyBucket | None] = [None] * min(track.start, self.buckets)
+        cells += [KeyBucket(s, d) for s, d in zip(track.served, track.depth, strict=True)]
+        cells += [KeyBucket(0, track.queued)] * (self.buckets - len(cells))
         return cells[: self.buckets]
 
     def shares(self, key: str) -> list[float | None]:

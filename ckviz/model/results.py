@@ -198,3 +198,8 @@ class Results(_Result):
     scenarios: list[ScenarioResult]
     checks: list[CheckResult] | None = None  # present when run with --check
     shard: ShardInfo | None = None  # present in one slice of a sharded matrix
+
+
+def worst_key_mean_wait(run: RunResult) -> float:
+    """The largest per-key mean wait of a run (the summaries' and the report's figure)."""
+    return max((row.mean_wait for row in run.metrics.per_key if row.dequeued), default=0.0)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ckviz.model.results import RunResult, ScenarioResult, Spread
+from ckviz.model.results import RunResult, ScenarioResult, Spread, worst_key_mean_wait
 from ckviz.report.sources import Source
 
 
@@ -134,7 +134,3 @@ def _cost_per_run(runs: list[RunResult]) -> Spread | None:
         r.metrics.wall_clock_ms / r.metrics.total_dequeued for r in runs if r.metrics.total_dequeued
     ]
     return Spread.of(costs) if costs else None
-
-
-def worst_key_mean_wait(run: RunResult) -> float:
-    return max((k.mean_wait for k in run.metrics.per_key if k.dequeued), default=0.0)

@@ -25,9 +25,14 @@ from ckviz.model.invariants import (
 from ckviz.sim.ledger import Ledger
 from ckviz.store.digest import NOT_INDEXED, QueueDigest
 
-# Up to this many keys, every trip's digest counts every ckIndex member and every key the
-# driver has queued or held; past it, only the keys the trip may have changed (checks then
-# cost what a trip touches, not the key count).
+# Up to this many keys a check reads whole (the digest: every ckIndex member and every key
+# queued or held; a discipline's state: every tag); past it, only the keys the trip may have
+# changed, so checks cost what a trip touches, not the key count. One bound for every
+# harness: the millisecond clock checks after every trip (one per serve attempt), so a larger
+# one would make its 100-key runs list every key each time (bench/scaling.py); the step
+# clock (one read per call, was 256) and the stress watcher (was 1000) list whole under the
+# same bound, so their checks read whole listings in every micro scenario (61 keys at most)
+# and touched keys past it.
 LISTING_LIMIT = 64
 
 

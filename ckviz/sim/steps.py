@@ -31,15 +31,12 @@ from ckviz.sim.calls import CallRecord, InFlight
 from ckviz.sim.consumers import Tally, consumer_name, turn_order
 from ckviz.sim.engine import Outcome, StepOutcome
 from ckviz.sim.history import HistoryRecorder
-from ckviz.sim.invariants import RunLimits
+from ckviz.sim.invariants import LISTING_LIMIT, RunLimits
 from ckviz.sim.snapshot import Header, Scene, snapshot_of
 from ckviz.sim.step_scene import step_scene
 from ckviz.store.runqueue import RunQueue, Trip
 
 STEP_DISCIPLINES: tuple[str, ...] = IN_REDIS  # a call is one script: the order is in Redis
-# Up to this many tagged keys every call's check reads all of ckVtime and the idle set; past
-# it, the floor and the keys the call's trip touched (checks cost what a call does).
-LISTING_LIMIT = 256
 
 
 class StepRunner:

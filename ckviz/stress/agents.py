@@ -9,8 +9,9 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from ckviz.model.queue import DequeuedRun, PlannedRun
+from ckviz.sim.invariants import LISTING_LIMIT  # the watcher compares tags up to it
 from ckviz.store.runqueue import RunQueue, Trip
-from ckviz.stress.ledger import Ledger
+from ckviz.stress.ledger import SharedBooks
 from ckviz.stress.ops import QueueOps
 from ckviz.stress.plan import Arrival, StressPlan, fresh_key
 
@@ -18,14 +19,13 @@ from ckviz.stress.plan import Arrival, StressPlan, fresh_key
 Hook = Callable[[RunQueue, QueueOps, DequeuedRun], None]
 BATCH = 50  # enqueues per producer trip
 IDLE_S = 0.001  # an agent with nothing to do sleeps this long instead of spinning
-LISTING_LIMIT = 1000  # the watcher compares tags while ckVtime has at most this many
 
 
 class Agent(threading.Thread):
     """A daemon thread (it dies with the process); an exception stops the whole run."""
 
     def __init__(
-        self, name: str, queue: RunQueue, ops: QueueOps, ledger: Ledger, stop: threading.Event
+        self, name: str, queue: RunQueue, ops: QueueOps, ledger: SharedBooks, stop: threading.Event
     ) -> None:
         super().__init__(name=f"ckviz-stress-{name}", daemon=True)
         self.queue = queue
@@ -85,7 +85,7 @@ class Producer(Agent):
         self.ledger.sent(a.run.key for a in arrivals)
 
 
-class Consumer(Agent):
+class ConsumerAgent(Agent):
     """Dequeue, hold, ack: each trip carries the acks that are due, the refeeds of keys the
     last call served, and the next dequeue call."""
 

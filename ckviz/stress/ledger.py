@@ -29,7 +29,7 @@ INVARIANTS = checked_by("stress")  # in the one list's order
 _EXAMPLES = 3  # details kept per broken invariant
 
 
-class Ledger:
+class SharedBooks:
     """Thread-safe: what was produced, served and held, and what the checks found."""
 
     def __init__(self, env_limit: int, per_key_limit: int) -> None:

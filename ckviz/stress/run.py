@@ -15,8 +15,8 @@ from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
 from ckviz.store.runqueue import RunQueue, delete_prefix
-from ckviz.stress.agents import Agent, Consumer, Hook, Producer, Watcher
-from ckviz.stress.ledger import Ledger
+from ckviz.stress.agents import Agent, ConsumerAgent, Hook, Producer, Watcher
+from ckviz.stress.ledger import SharedBooks
 from ckviz.stress.ops import QueueOps
 from ckviz.stress.plan import StressPlan, plan_for
 
@@ -33,7 +33,7 @@ class StressReport:
     seconds: float  # from the first enqueue to the last consumer's exit
     calls: list[int]  # per consumer
     serves: list[int]  # per consumer
-    ledger: Ledger
+    ledger: SharedBooks
     cut_by_time: bool  # production stopped at --seconds
     refeeds: int = 0
     notes: list[str] = field(default_factory=list)
@@ -70,7 +70,7 @@ def run_stress(
         RunQueue(client, prefix, plan.env_limit, per_key_limit=plan.queue_limit, door=ops.door)
         for _ in range(consumers + 2)
     ]
-    ledger = Ledger(plan.env_limit, plan.per_key_limit)
+    ledger = SharedBooks(plan.env_limit, plan.per_key_limit)
     if plan.refeed:
         ledger.open_refeeds()
     stop = threading.Event()
@@ -78,7 +78,9 @@ def run_stress(
     try:
         for queue in queues:  # setup writes the limits; after it the watcher only reads
             queue.open()
-        eaters = [Consumer(i, plan, hook, queues[i], ops, ledger, stop) for i in range(consumers)]
+        eaters = [
+            ConsumerAgent(i, plan, hook, queues[i], ops, ledger, stop) for i in range(consumers)
+        ]
         agents = [
             Producer(plan, queues[-2], ops, ledger, stop),
             *eaters,
@@ -113,7 +115,11 @@ def run_stress(
 
 
 def _wait(
-    eaters: list[Consumer], ledger: Ledger, stop: threading.Event, started: float, seconds: float
+    eaters: list[ConsumerAgent],
+    ledger: SharedBooks,
+    stop: threading.Event,
+    started: float,
+    seconds: float,
 ) -> bool:
     """Until every consumer is done: production stops at `seconds`, consumers at `seconds`
     plus a grace to drain. True if the clock stopped production."""
@@ -144,7 +150,7 @@ def _join(agents: list[Agent]) -> None:
         raise InvariantViolation(f"a stress agent failed: {type(first).__name__}: {first}")
 
 
-def _settle(client: redis.Redis, queue: RunQueue, ledger: Ledger) -> None:
+def _settle(client: redis.Redis, queue: RunQueue, ledger: SharedBooks) -> None:
     k = queue.keys
     pipe = client.pipeline(transaction=False)
     pipe.zcard(k.env_queue)

@@ -23,7 +23,6 @@ from ckviz.disciplines.registry import check_discipline
 from ckviz.errors import CkvizError, ExitCode, RedisUnavailable
 from ckviz.inputs.scenario_files import AnyScenario
 from ckviz.inputs.scenario_files import load_any as load
-from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.tui.bindings import bindings
 from ckviz.tui.commands import CkvizCommands
 from ckviz.tui.export import export_stem, write_csv, write_figures
@@ -72,7 +71,7 @@ class CkvizApp(App[int]):
         scenario = load(scenario) if isinstance(scenario, str) else scenario
         disciplines = (discipline,) if compare_with is None else (discipline, compare_with)
         for name in disciplines:
-            check_discipline(name, "discipline", also=STEP_DISCIPLINES)
+            check_discipline(name, "discipline")
         setup = Setup(scenario, seed, disciplines, check_invariants, consumers)
         self.player = Player(source, setup, history)
         self.palette = KeyPalette([], [])

@@ -11,7 +11,6 @@ from ckviz.inputs import scenario_files
 from ckviz.model.clock import STEPS, clock_of
 from ckviz.model.names import check_seed
 from ckviz.sim.clocks import disciplines_on, runs_on
-from ckviz.sim.steps import STEP_DISCIPLINES
 
 
 def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
@@ -22,9 +21,7 @@ def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
         raise UsageError("--seeds is for --headless; the terminal app takes --seed")
     name = ns.scenario_arg or (ns.scenario[0] if ns.scenario else DEFAULT_SCENARIO)
     scenario = scenario_files.load_any(name)
-    discipline = check_discipline(
-        ns.discipline[0] if ns.discipline else DEFAULT_DISCIPLINE, also=STEP_DISCIPLINES
-    )
+    discipline = check_discipline(ns.discipline[0] if ns.discipline else DEFAULT_DISCIPLINE)
     clock = clock_of(scenario)
     if not runs_on(discipline, scenario) and clock is STEPS:  # steps call by call
         raise UsageError(

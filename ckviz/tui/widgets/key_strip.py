@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from rich.style import Style
 from rich.text import Text
 
-from ckviz.model.history import Cell, squeeze
+from ckviz.model.history import KeyBucket, squeeze
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import DIM, fit, key_width, longest_wait, ms
@@ -19,11 +19,11 @@ WAITING = "░▒▓"  # queued and none served: 1 run, 2-9, 10 or more
 IDLE = " "  # nothing queued, or not arrived yet
 
 
-def merged(a: Cell | None, b: Cell | None) -> Cell | None:
+def merged(a: KeyBucket | None, b: KeyBucket | None) -> KeyBucket | None:
     """Neighbouring buckets in one cell: runs served add up, the deeper queue counts."""
     if a is None or b is None:
         return a or b
-    return Cell(a.served + b.served, max(a.depth, b.depth))
+    return KeyBucket(a.served + b.served, max(a.depth, b.depth))
 
 
 def strip_keys(snapshot: Snapshot, light_key: str | None, shown: Sequence[str] | None = None,
@@ -116,7 +116,7 @@ def _waiting_style(palette: KeyPalette) -> Style:
     return Style(color=palette.starved.color, dim=True)
 
 
-def _cells(out: Text, row: Sequence[Cell | None], served: Style, waiting: Style) -> None:
+def _cells(out: Text, row: Sequence[KeyBucket | None], served: Style, waiting: Style) -> None:
     for cell in row:
         if cell is None or (not cell.served and not cell.depth):
             out.append(IDLE)
