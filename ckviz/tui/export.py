@@ -26,20 +26,35 @@ def figures(frame: Frame) -> dict[str, object]:
     lanes = []
     for snap, fair in zip(frame.snapshots, frame.fairness, strict=True):
         keys = [
-            {"key": r.key, "weight": r.weight, "queued": r.queued, "to_arrive": r.to_arrive,
-             "dequeued": r.dequeued, "held": r.held, "mean_wait_ms": r.mean_wait_ms,
-             "wait_so_far_ms": r.wait_so_far(snap.t, snap.score_base)}
+            {
+                "key": r.key,
+                "weight": r.weight,
+                "queued": r.queued,
+                "to_arrive": r.to_arrive,
+                "dequeued": r.dequeued,
+                "held": r.held,
+                "mean_wait_ms": r.mean_wait_ms,
+                "wait_so_far_ms": r.wait_so_far(snap.t, snap.score_base),
+            }
             for r in snap.keys
-        ]  # fmt: skip
+        ]
         events = [[e.key, e.run_id, e.arrival_ms, e.dequeued_ms] for e in snap.events]
-        lanes.append({
-            "discipline": snap.discipline, "t": snap.t, "round": snap.step,
-            "key_count": len(snap.every_key.key_names),  # more than "keys" if cut to a view
-            "worst_share_over_weight": fair.worst_share if fair.contended else None,
-            "worst_key": fair.worst_key, "jain": fair.jain if fair.contended else None,
-            "keys": keys, "events": {"columns": ["key", "run_id", "arrival_ms", "dequeued_ms"],
-                                     "rows": events},
-        })  # fmt: skip
+        lanes.append(
+            {
+                "discipline": snap.discipline,
+                "t": snap.t,
+                "round": snap.step,
+                "key_count": len(snap.every_key.key_names),  # more than "keys" if cut to a view
+                "worst_share_over_weight": fair.worst_share if fair.contended else None,
+                "worst_key": fair.worst_key,
+                "jain": fair.jain if fair.contended else None,
+                "keys": keys,
+                "events": {
+                    "columns": ["key", "run_id", "arrival_ms", "dequeued_ms"],
+                    "rows": events,
+                },
+            }
+        )
     setup = frame.setup
     return {"scenario": setup.scenario.name, "seed": setup.seed, "lanes": lanes}
 
@@ -52,8 +67,19 @@ def write_figures(frame: Frame, folder: Path) -> Path:
 
 
 EVENT_COLUMNS = ("lane", "discipline", "key", "run_id", "arrival", "dequeued", "wait")
-KEY_COLUMNS = ("lane", "discipline", "key", "weight", "queued", "to_arrive", "dequeued", "held",
-               "mean_wait", "wait_so_far", "head_age")  # fmt: skip
+KEY_COLUMNS = (
+    "lane",
+    "discipline",
+    "key",
+    "weight",
+    "queued",
+    "to_arrive",
+    "dequeued",
+    "held",
+    "mean_wait",
+    "wait_so_far",
+    "head_age",
+)
 EVENT_TIMES = {"arrival", "dequeued", "wait"}  # these columns get the time unit: `wait_ms`
 KEY_TIMES = {"mean_wait", "wait_so_far", "head_age"}  # (a key's `dequeued` is a count)
 
@@ -66,13 +92,26 @@ def csv_tables(frame: Frame) -> dict[str, list[list[object]]]:
     keys: list[list[object]] = [[c + unit if c in KEY_TIMES else c for c in KEY_COLUMNS]]
     for lane, snap in enumerate(frame.snapshots):
         for e in snap.events:
-            events.append([lane, snap.discipline, e.key, e.run_id, e.arrival_ms, e.dequeued_ms,
-                           e.wait_ms])  # fmt: skip
+            events.append(
+                [lane, snap.discipline, e.key, e.run_id, e.arrival_ms, e.dequeued_ms, e.wait_ms]
+            )
         t, base = snap.t, snap.score_base
         for r in snap.keys:
-            keys.append([lane, snap.discipline, r.key, r.weight, r.queued, r.to_arrive,
-                         r.dequeued, r.held, _blank(r.mean_wait_ms),
-                         _blank(r.wait_so_far(t, base)), _blank(r.head_age(t, base))])  # fmt: skip
+            keys.append(
+                [
+                    lane,
+                    snap.discipline,
+                    r.key,
+                    r.weight,
+                    r.queued,
+                    r.to_arrive,
+                    r.dequeued,
+                    r.held,
+                    _blank(r.mean_wait_ms),
+                    _blank(r.wait_so_far(t, base)),
+                    _blank(r.head_age(t, base)),
+                ]
+            )
     return {"events": events, "keys": keys}
 
 

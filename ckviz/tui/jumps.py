@@ -57,8 +57,9 @@ def served_again(frame: Frame, key: str) -> Reached:
     return reached
 
 
-def advance_until(source: LaneSource, reached: Reached, instant: bool,
-                  stop: Stop = never) -> tuple[list[Frame], str]:  # fmt: skip
+def advance_until(
+    source: LaneSource, reached: Reached, instant: bool, stop: Stop = never
+) -> tuple[list[Frame], str]:
     """Advance one round (or instant) at a time until `reached`, the end, or `stop()`: the
     last frame and which ("reached", "end", "stopped")."""
     last: list[Frame] = []
@@ -81,8 +82,7 @@ def go_to(source: LaneSource, target: int, unit: str, stop: Stop = never) -> Jum
     return Jump(frames, f"the run ended before {unit} {target}", "warning")
 
 
-def replay_to(source: LaneSource, setup: Setup, target: int, unit: str,
-              stop: Stop = never) -> Jump:  # fmt: skip
+def replay_to(source: LaneSource, setup: Setup, target: int, unit: str, stop: Stop = never) -> Jump:
     """Before the recording's first frame: start over and run to `target`."""
     start = source.start(setup)
     if start and at_time(target)(start[0]):
@@ -91,8 +91,9 @@ def replay_to(source: LaneSource, setup: Setup, target: int, unit: str,
     return Jump(jump.frames or start, jump.note, jump.severity)
 
 
-def until_served(source: LaneSource, frame: Frame, key: str, steps: bool,
-                 stop: Stop = never) -> Jump:  # fmt: skip
+def until_served(
+    source: LaneSource, frame: Frame, key: str, steps: bool, stop: Stop = never
+) -> Jump:
     """Round by round until some lane dequeues a run of `key`, or the end (said so)."""
     frames, outcome = advance_until(source, served_again(frame, key), False, stop)
     if outcome == "reached":

@@ -254,8 +254,12 @@ class Lockstep:
             return None
         view = self.view
         lanes = [lane.snapshot(view, again) for lane in self.lanes]
-        return Frame(self.setup, tuple(s for s, _, _ in lanes), tuple(f for _, f, _ in lanes),
-                     tuple(t for _, _, t in lanes))  # fmt: skip
+        return Frame(
+            self.setup,
+            tuple(s for s, _, _ in lanes),
+            tuple(f for _, f, _ in lanes),
+            tuple(t for _, _, t in lanes),
+        )
 
     def set_view(self, view: ViewRequest) -> None:
         self.view = view

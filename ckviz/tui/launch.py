@@ -26,10 +26,16 @@ def tune_gc() -> None:
     gc.set_threshold(YOUNG_THRESHOLD, 20, 20)
 
 
-def run_app(server: RedisServer, scenario_name: str = DEFAULT_SCENARIO,
-            discipline: str = DEFAULT_DISCIPLINE, seed: str = DEFAULT_SEED, *,
-            namespace: str | None = None, check_invariants: bool = True,
-            consumers: int | None = None) -> int:  # fmt: skip
+def run_app(
+    server: RedisServer,
+    scenario_name: str = DEFAULT_SCENARIO,
+    discipline: str = DEFAULT_DISCIPLINE,
+    seed: str = DEFAULT_SEED,
+    *,
+    namespace: str | None = None,
+    check_invariants: bool = True,
+    consumers: int | None = None,
+) -> int:
     """Run the app on `server` until the user quits; the exit code to return to the shell.
 
     Keys go under `namespace` (a fresh `ckviz:<random>:` if None). Raises UsageError for an
@@ -38,8 +44,15 @@ def run_app(server: RedisServer, scenario_name: str = DEFAULT_SCENARIO,
     client = server.client()
     try:
         lanes = Lockstep(client, namespace or new_namespace())
-        app = CkvizApp(lanes, scenario_name, discipline, seed, handle_signals=True,
-                       check_invariants=check_invariants, consumers=consumers)  # fmt: skip
+        app = CkvizApp(
+            lanes,
+            scenario_name,
+            discipline,
+            seed,
+            handle_signals=True,
+            check_invariants=check_invariants,
+            consumers=consumers,
+        )
         tune_gc()
         try:
             result = app.run()

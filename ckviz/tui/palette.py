@@ -8,9 +8,20 @@ from rich.style import Style
 from textual.color import Color
 
 THEME_COLOURS = ("primary", "accent", "success", "error", "warning", "secondary")
-ANSI_COLOURS = ("ansi_blue", "ansi_yellow", "ansi_green", "ansi_red", "ansi_magenta",
-                "ansi_cyan", "ansi_bright_blue", "ansi_bright_yellow", "ansi_bright_green",
-                "ansi_bright_red", "ansi_bright_magenta", "ansi_bright_cyan")  # fmt: skip
+ANSI_COLOURS = (
+    "ansi_blue",
+    "ansi_yellow",
+    "ansi_green",
+    "ansi_red",
+    "ansi_magenta",
+    "ansi_cyan",
+    "ansi_bright_blue",
+    "ansi_bright_yellow",
+    "ansi_bright_green",
+    "ansi_bright_red",
+    "ansi_bright_magenta",
+    "ansi_bright_cyan",
+)
 SIZE = 24  # sybil scenarios have 20+ keys: hues 15 degrees apart, lightness alternating
 MIN_HUE_GAP = 22.0
 
@@ -51,8 +62,9 @@ def _fill_hues(hues: list[float], size: int) -> list[float]:
     hues = list(hues)
     while len(hues) < size:
         ordered = sorted(hues)
-        gaps = [((ordered[(i + 1) % len(ordered)] - h) % 360 or 360, h) for i, h in
-                enumerate(ordered)]  # fmt: skip
+        gaps = [
+            ((ordered[(i + 1) % len(ordered)] - h) % 360 or 360, h) for i, h in enumerate(ordered)
+        ]
         width, start = max(gaps)
         hues.append((start + width / 2) % 360)
     return hues[:size]
@@ -75,8 +87,12 @@ class KeyPalette:
     It also holds the verdict colours: a share/weight is drawn fair, uneasy or starved.
     """
 
-    def __init__(self, keys: Sequence[str], colours: Sequence[str],
-                 verdicts: Sequence[str] = ("green", "yellow", "red")) -> None:  # fmt: skip
+    def __init__(
+        self,
+        keys: Sequence[str],
+        colours: Sequence[str],
+        verdicts: Sequence[str] = ("green", "yellow", "red"),
+    ) -> None:
         self._verdicts = [Style(color=Color.parse(c).rich_color, bold=True) for c in verdicts]
         self._colours = list(colours) or ["default"]
         rich = [Color.parse(c).rich_color if c != "default" else None for c in self._colours]

@@ -19,8 +19,9 @@ def last_known(a: float | None, b: float | None) -> float | None:
     return a if b is None else b
 
 
-def sparkline(out: Text, values: Sequence[float | None], cells: int, palette: KeyPalette,
-              top: float = 1.0) -> None:  # fmt: skip
+def sparkline(
+    out: Text, values: Sequence[float | None], cells: int, palette: KeyPalette, top: float = 1.0
+) -> None:
     """`values` squeezed into `cells` blocks, 0 to `top` (above it: a full block), each block
     coloured by its fairness verdict; a blank where there is no figure yet. Padded to `cells`."""
     shown = squeeze(values, cells, last_known)

@@ -108,8 +108,9 @@ def test_a_silent_server_at_first_contact_honours_the_timeout() -> None:
 def test_a_trickling_server_at_first_contact_is_cut_at_the_timeout() -> None:
     held: list[float] = []
     with fake_server(timed(trickle(b"$100000\r\n", every_s=0.2), held)) as url:
-        proc = run_ckviz(*RUN, "--redis-url", url, env=ckviz_env(CKVIZ_REDIS_TIMEOUT="1"),
-                         timeout=30)  # fmt: skip
+        proc = run_ckviz(
+            *RUN, "--redis-url", url, env=ckviz_env(CKVIZ_REDIS_TIMEOUT="1"), timeout=30
+        )
     (line,) = stderr_lines(proc)
     assert proc.returncode == ExitCode.REDIS
     assert "no whole reply within 1 s (CKVIZ_REDIS_TIMEOUT)" in line, line
@@ -130,8 +131,15 @@ def test_mid_run_a_bad_reply_is_one_line_and_the_results_are_kept(
         pytest.skip("the proxy passes no password")
     out = tmp_path / "r.json"
     with proxy(redis_server.url, b"EVALSHA", behave) as url:  # type: ignore[arg-type]
-        proc = run_ckviz(*RUN, "--redis-url", url, "--out", str(out),
-                         env=ckviz_env(CKVIZ_REDIS_TIMEOUT="2"), timeout=60)  # fmt: skip
+        proc = run_ckviz(
+            *RUN,
+            "--redis-url",
+            url,
+            "--out",
+            str(out),
+            env=ckviz_env(CKVIZ_REDIS_TIMEOUT="2"),
+            timeout=60,
+        )
     errors = [line for line in stderr_lines(proc) if line.startswith("ckviz: error")]
     assert proc.returncode == ExitCode.REDIS, proc.stderr
     assert len(errors) == 1 and "lost the Redis server" in errors[0], errors

@@ -77,8 +77,11 @@ def test_fairness_is_na_until_keys_contend_and_names_the_worst_key() -> None:
     fair = fairness_of({"reg-10": 0.2, "reg-2": 0.2, "heavy": 1.4}, 12)
     assert fair.contended and fair.worst_key == "reg-2" and fair.worst_share == 0.2
     palette = KeyPalette(["heavy"], ["#ff0000"])
-    frame = Frame(replace(compare_frame().setup, disciplines=("baseline",)),
-                  compare_frame().snapshots[:1], (Fairness(1.0, 1.0, 0),))  # fmt: skip
+    frame = Frame(
+        replace(compare_frame().setup, disciplines=("baseline",)),
+        compare_frame().snapshots[:1],
+        (Fairness(1.0, 1.0, 0),),
+    )
     line = StatusBar.render_frame(frame, Controls(), palette).plain.splitlines()[1]
     assert "worst share/weight n/a (no contention yet)" in line
     assert "Jain" not in line
@@ -90,11 +93,13 @@ def test_fairness_is_na_until_keys_contend_and_names_the_worst_key() -> None:
 
 def test_done_with_slots_held_says_so_and_replay_counts_frames() -> None:
     frame = compare_frame()
-    snaps = tuple(replace(s, done=True, held=s.held or snapshot(("a",), 2, 1).held)
-                  for s in frame.snapshots)  # fmt: skip
+    snaps = tuple(
+        replace(s, done=True, held=s.held or snapshot(("a",), 2, 1).held) for s in frame.snapshots
+    )
     palette = KeyPalette([], [])
-    line = StatusBar.render_frame(replace(frame, snapshots=snaps), Controls(replay=(3, 9)),
-                                  palette).plain.splitlines()[1]  # fmt: skip
+    line = StatusBar.render_frame(
+        replace(frame, snapshots=snaps), Controls(replay=(3, 9)), palette
+    ).plain.splitlines()[1]
     assert line.lstrip().startswith("■ done (4 slots still held")
     assert "replay: frame 3 of 9 recorded" in line
 
@@ -150,8 +155,9 @@ async def test_palette_steps_and_runs_to_the_end(make_app: MakeApp) -> None:
         await pilot.press("q")
 
 
-async def test_x_and_the_palettes_screenshot_export_here(make_app: MakeApp, tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+async def test_x_and_the_palettes_screenshot_export_here(
+    make_app: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     app = make_app("ck_skew", "baseline")
     async with app.run_test(size=SIZE) as pilot:

@@ -82,8 +82,7 @@ def two_lanes(step: int) -> Frame:
 
 
 async def test_compare_mode_draws_each_lane_from_its_own_snapshot() -> None:
-    app = CkvizApp(HandMade(two_lanes(1), two_lanes(2)), "ck_skew", "baseline",
-                   compare_with="sfq")  # fmt: skip
+    app = CkvizApp(HandMade(two_lanes(1), two_lanes(2)), "ck_skew", "baseline", compare_with="sfq")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, CompareScreen)

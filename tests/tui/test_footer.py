@@ -50,8 +50,9 @@ def test_offers_follow_the_situation() -> None:
 
 
 @pytest.mark.parametrize("width", [80, 99, 120, 200])
-async def test_the_footer_fits_and_always_shows_help_and_quit(make_app: MakeApp,
-                                                              width: int) -> None:  # fmt: skip
+async def test_the_footer_fits_and_always_shows_help_and_quit(
+    make_app: MakeApp, width: int
+) -> None:
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=(width, 30)) as pilot:
         await settle(pilot)

@@ -18,8 +18,9 @@ MakeApp = Callable[..., CkvizApp]
 
 
 @pytest.mark.parametrize(("width", "height"), [(80, 24), (99, 30), (120, 36), (200, 50)])
-async def test_panes_stack_when_narrow_and_never_overlap(make_app: MakeApp, width: int,
-                                                         height: int) -> None:  # fmt: skip
+async def test_panes_stack_when_narrow_and_never_overlap(
+    make_app: MakeApp, width: int, height: int
+) -> None:
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=(width, height)) as pilot:
         await settle(pilot)

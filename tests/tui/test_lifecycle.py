@@ -31,8 +31,9 @@ def status(app: CkvizApp) -> str:
     return app.screen.query_one(StatusBar).text.plain
 
 
-async def test_quit_deletes_every_key(make_app: MakeApp, tui_client: redis.Redis,
-                                      namespace: str) -> None:  # fmt: skip
+async def test_quit_deletes_every_key(
+    make_app: MakeApp, tui_client: redis.Redis, namespace: str
+) -> None:
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -197,8 +197,9 @@ def read_csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(source))
 
 
-async def test_x_writes_events_and_per_key_csv(make_app: MakeApp, tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+async def test_x_writes_events_and_per_key_csv(
+    make_app: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=SIZE) as pilot:
@@ -221,13 +222,15 @@ async def test_x_writes_events_and_per_key_csv(make_app: MakeApp, tmp_path: Path
         assert sum(int(k["dequeued"]) for k in keys) == len(events)
         assert {"wait_so_far_ms", "head_age_ms", "mean_wait_ms"} <= set(keys[0])
         await pilot.pause(0.1)
-        assert any(f"in {tmp_path}" in n.message and "-events.csv" in n.message
-                   for n in app._notifications)  # fmt: skip
+        assert any(
+            f"in {tmp_path}" in n.message and "-events.csv" in n.message for n in app._notifications
+        )
         await pilot.press("q")
 
 
-async def test_an_export_that_cannot_write_names_the_path(make_app: MakeApp, tmp_path: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+async def test_an_export_that_cannot_write_names_the_path(
+    make_app: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=SIZE) as pilot:
@@ -242,8 +245,9 @@ async def test_an_export_that_cannot_write_names_the_path(make_app: MakeApp, tmp
         await pilot.press("q")
 
 
-async def test_step_scenarios_count_steps_and_show_no_seed(make_app: MakeApp, tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+async def test_step_scenarios_count_steps_and_show_no_seed(
+    make_app: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     app = make_app("micro_skew", "vtime")
     async with app.run_test(size=(140, 40)) as pilot:
@@ -269,8 +273,14 @@ async def test_step_scenarios_count_steps_and_show_no_seed(make_app: MakeApp, tm
 
 
 def test_a_long_move_stops_when_asked_and_says_why() -> None:
-    frames = [replace(compare_frame(), snapshots=compare_frame().snapshots[:1],
-                      fairness=compare_frame().fairness[:1]) for _ in range(6)]  # fmt: skip
+    frames = [
+        replace(
+            compare_frame(),
+            snapshots=compare_frame().snapshots[:1],
+            fairness=compare_frame().fairness[:1],
+        )
+        for _ in range(6)
+    ]
     frames = [
         replace(f, snapshots=(replace(f.snapshots[0], t=10 * i),)) for i, f in enumerate(frames)
     ]

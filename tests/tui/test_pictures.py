@@ -27,8 +27,9 @@ MakeApp = Callable[..., CkvizApp]
 FAIR = Fairness(1.0, 1.0, 0)
 
 
-def lane(keys: dict[str, tuple[int, int, float | None]], t: int,
-         history: History | None = None) -> Snapshot:  # fmt: skip
+def lane(
+    keys: dict[str, tuple[int, int, float | None]], t: int, history: History | None = None
+) -> Snapshot:
     """A snapshot at `t` whose keys have (queued, dequeued, head arrival ms) as given."""
     rows = tuple(
         KeyRow(key, 1.0, queued, 0, out, 0, None if head is None else BASE + head, 0)
@@ -172,8 +173,9 @@ async def test_sfq_on_ck_skew_reorders_ckindex_side_by_side(make_app: MakeApp) -
 
 def _key(cell: str) -> str:
     """The key in one side of a side-by-side ckIndex row (after its mark and rank)."""
-    return next(word for word in cell.replace("▶", " ").replace("│", " ").split()
-                if not word.isdigit())  # fmt: skip
+    return next(
+        word for word in cell.replace("▶", " ").replace("│", " ").split() if not word.isdigit()
+    )
 
 
 async def test_baseline_keeps_one_list_in_redis_order(make_app: MakeApp) -> None:

@@ -82,8 +82,11 @@ def test_compare_wait_cdf_80x24(snap_compare: Snap, make_app: MakeApp) -> None:
 def test_main_screen_filtered(snap_compare: Snap, make_app: MakeApp) -> None:
     # `/hy1`: only heavy-1 and heavy-1x keys in every pane, the filter bar above the footer
     app = make_app("ck_sybil", "sfq")
-    assert snap_compare(app, terminal_size=(120, 36),
-                        run_before=stepping(*["n"] * 12, "slash", "h", "y", "1", "enter"))  # fmt: skip
+    assert snap_compare(
+        app,
+        terminal_size=(120, 36),
+        run_before=stepping(*["n"] * 12, "slash", "h", "y", "1", "enter"),
+    )
 
 
 def test_compare_mode_80x24(snap_compare: Snap, make_app: MakeApp) -> None:

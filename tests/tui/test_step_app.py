@@ -22,8 +22,9 @@ MakeApp = Callable[..., CkvizApp]
 
 
 def choice(*discipline: str) -> argparse.Namespace:
-    return argparse.Namespace(scenario_arg="micro_skew", scenario=None,
-                              discipline=list(discipline), seeds=None, seed=None)  # fmt: skip
+    return argparse.Namespace(
+        scenario_arg="micro_skew", scenario=None, discipline=list(discipline), seeds=None, seed=None
+    )
 
 
 def test_the_app_takes_a_step_scenario_with_a_step_discipline() -> None:

@@ -47,15 +47,22 @@ class LaneView(Vertical):
     def show(self, index: int, frame: Frame, palette: KeyPalette) -> None:
         snapshot = frame.snapshots[index]
         self.border_title = snapshot.discipline
-        header = lane_header(snapshot.t, snapshot.dequeued, snapshot.total_runs,
-                             frame.fairness[index], palette, snapshot.time_unit)  # fmt: skip
+        header = lane_header(
+            snapshot.t,
+            snapshot.dequeued,
+            snapshot.total_runs,
+            frame.fairness[index],
+            palette,
+            snapshot.time_unit,
+        )
         self.query_one(".lane-header", Static).update(header, layout=False)
         for pane in snapshot_panes_in(self):
             pane.show(snapshot, palette)
 
 
-def lane_header(t: int, dequeued: int, total: int, fairness: Fairness,
-                palette: KeyPalette, unit: str = "ms") -> Text:  # fmt: skip
+def lane_header(
+    t: int, dequeued: int, total: int, fairness: Fairness, palette: KeyPalette, unit: str = "ms"
+) -> Text:
     out = Text(no_wrap=True, overflow="ellipsis", end="")
     out.append("t=" if unit == "ms" else f"{unit} ", DIM)
     out.append(f"{t}ms" if unit == "ms" else str(t), BOLD)

@@ -22,9 +22,14 @@ class Picker(ModalScreen[str | None]):
         Binding("down", "focus_choices", "Choices", show=False, id="picker.choices"),
     ]
 
-    def __init__(self, title: str, choices: Sequence[str], current: str,
-                 custom: str | None = None,
-                 descriptions: Mapping[str, str] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        title: str,
+        choices: Sequence[str],
+        current: str,
+        custom: str | None = None,
+        descriptions: Mapping[str, str] | None = None,
+    ) -> None:
         super().__init__()
         self.descriptions = dict(descriptions or {})  # shown dim under each choice
         self.title_text = title

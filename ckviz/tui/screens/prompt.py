@@ -18,8 +18,9 @@ class Prompt(ModalScreen[str | None]):
         Binding("escape", "cancel", "Cancel", id="prompt.cancel"),
     ]
 
-    def __init__(self, title: str, placeholder: str, hint: str, value: str = "",
-                 integer: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self, title: str, placeholder: str, hint: str, value: str = "", integer: bool = False
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.placeholder = placeholder
@@ -30,8 +31,12 @@ class Prompt(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="picker") as box:
             box.border_title = self.title_text
-            yield Input(self.value, placeholder=self.placeholder, id="prompt",
-                        type="integer" if self.integer else "text")  # fmt: skip
+            yield Input(
+                self.value,
+                placeholder=self.placeholder,
+                id="prompt",
+                type="integer" if self.integer else "text",
+            )
             yield Static(f"{self.hint} · enter goes · esc cancels", classes="hint")
 
     def on_mount(self) -> None:

@@ -109,8 +109,11 @@ class CkIndexPane(SnapshotPane):
 
     @staticmethod
     def _rescore_note(snapshot: Snapshot, palette: KeyPalette, width: int) -> list[Text]:
-        lines = [new_text().append(fit(f"{snapshot.discipline} rescores all before it dequeues;",
-                                       width), DIM)]  # fmt: skip
+        lines = [
+            new_text().append(
+                fit(f"{snapshot.discipline} rescores all before it dequeues;", width), DIM
+            )
+        ]
         note = new_text()
         if snapshot.index_rescored:
             note.append("last rescore: ", DIM)
@@ -123,9 +126,15 @@ class CkIndexPane(SnapshotPane):
         return lines
 
 
-def side_by_side(snapshot: Snapshot, palette: KeyPalette, half: int, head: list[Text],
-                 tail: list[Text], heads: dict[str, float | None],
-                 key_filter: KeyFilter = NO_FILTER) -> Rows:  # fmt: skip
+def side_by_side(
+    snapshot: Snapshot,
+    palette: KeyPalette,
+    half: int,
+    head: list[Text],
+    tail: list[Text],
+    heads: dict[str, float | None],
+    key_filter: KeyFilter = NO_FILTER,
+) -> Rows:
     """Left, ckIndex in Redis's order as read (its scores: a true head or rescored); right,
     the order the discipline ranks the same keys in for the next dequeue, its pick on top
     (`▶`), with how far each key moved from its place in Redis's order (`↑3`)."""

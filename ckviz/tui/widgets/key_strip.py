@@ -26,8 +26,12 @@ def merged(a: KeyBucket | None, b: KeyBucket | None) -> KeyBucket | None:
     return KeyBucket(a.served + b.served, max(a.depth, b.depth))
 
 
-def strip_keys(snapshot: Snapshot, light_key: str | None, shown: Sequence[str] | None = None,
-               worst_key: str | None = None) -> Sequence[str]:  # fmt: skip
+def strip_keys(
+    snapshot: Snapshot,
+    light_key: str | None,
+    shown: Sequence[str] | None = None,
+    worst_key: str | None = None,
+) -> Sequence[str]:
     """The rows: the scenario's light key, the worst-served key (lowest share/weight) and the
     longest-waiting key first, then the rest in scenario order; only `shown` (a filter)."""
     oldest = longest_wait(snapshot)

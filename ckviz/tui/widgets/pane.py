@@ -38,9 +38,13 @@ def no_match(key_filter: KeyFilter) -> Text:
 class Rows:
     """A pane's rows: a few ready-made header lines, then `count` drawn only when asked."""
 
-    def __init__(self, head: Sequence[Text] = (), count: int = 0,
-                 draw: Callable[[int], Text] | None = None,
-                 tail: Sequence[Text] = ()) -> None:  # fmt: skip
+    def __init__(
+        self,
+        head: Sequence[Text] = (),
+        count: int = 0,
+        draw: Callable[[int], Text] | None = None,
+        tail: Sequence[Text] = (),
+    ) -> None:
         self.head = list(head)
         self.count = count
         self.draw = draw

@@ -31,8 +31,14 @@ class Controls:
     running_to_end: bool = False  # a run to the end is in flight (esc stops it)
 
 
-def fairness_text(out: Text, fairness: Fairness, dequeued: int, palette: KeyPalette,
-                  short: bool = False, trend: Trend | None = None) -> None:  # fmt: skip
+def fairness_text(
+    out: Text,
+    fairness: Fairness,
+    dequeued: int,
+    palette: KeyPalette,
+    short: bool = False,
+    trend: Trend | None = None,
+) -> None:
     """Worst share/weight (and whose), Jain: n/a until keys have contended; coloured by verdict;
     with a `trend`, each figure's sparkline over the run so far follows it."""
     out.append("worst " if short else "worst share/weight ", DIM)

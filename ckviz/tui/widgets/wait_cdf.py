@@ -79,8 +79,9 @@ class WaitCdfPane(Pane[Frame]):
         def draw(i: int) -> Text:
             fraction = (levels - i) / levels
             out = new_text().append(f"{fraction:>4.0%} ", DIM)
-            points = [None if not w else _cell(quantile(w, fraction), longest, cells)
-                      for w in waits]  # fmt: skip
+            points = [
+                None if not w else _cell(quantile(w, fraction), longest, cells) for w in waits
+            ]
             return _track(out, points, cells, styles)
 
         axis = new_text().append(" " * LABEL + "0", DIM)

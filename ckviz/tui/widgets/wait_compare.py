@@ -29,8 +29,10 @@ class WaitComparePane(Pane[Frame]):
         # same ones (the app asks each the same view), and a key a lane lacks shows blank there
         keys = [row.key for row in self.key_filter.keep_rows(snaps[0].keys)]
         rows = [{k: r for k in keys if (r := snap.rows.get(k)) is not None} for snap in snaps]
-        waits = [{k: wait_so_far(r, snap) for k, r in by.items()}
-                 for snap, by in zip(snaps, rows, strict=True)]  # fmt: skip
+        waits = [
+            {k: wait_so_far(r, snap) for k, r in by.items()}
+            for snap, by in zip(snaps, rows, strict=True)
+        ]
         pairs = len(snaps) == 2
         key_cells = key_width(snaps[0], width // 4)
         room = width - key_cells - 1 - (RATIO if pairs else 0)
@@ -63,8 +65,15 @@ class WaitComparePane(Pane[Frame]):
         return Rows([header], len(keys), draw, tail)
 
     @staticmethod
-    def _lane_cells(out: Text, row: KeyRow, snap: Snapshot, wait: float | None, longest: float,
-                    bar_width: int, palette: KeyPalette) -> None:  # fmt: skip
+    def _lane_cells(
+        out: Text,
+        row: KeyRow,
+        snap: Snapshot,
+        wait: float | None,
+        longest: float,
+        bar_width: int,
+        palette: KeyPalette,
+    ) -> None:
         is_starved = starved(row, snap)
         style = palette.starved if is_starved else palette.style(row.key)
         # The bar stops a cell short so it never runs into its number.
