@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import argparse
 from enum import IntEnum
-from typing import NoReturn
 
 
 class ExitCode(IntEnum):
@@ -35,9 +33,25 @@ def echo(value: str, limit: int = MAX_ECHO) -> str:
     return shown
 
 
+# Passwords of the URLs this process was given: never printed, whatever message carries them
+# (a server's or a library's words included). Filled by the commands as they read a URL.
+_SECRETS: set[str] = set()
+
+
+def keep_secret(*secrets: str) -> None:
+    _SECRETS.update(s for s in secrets if s)
+
+
+def hide_secrets(text: str) -> str:
+    for secret in sorted(_SECRETS, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
+
+
 def one_line(text: str, limit: int = MAX_LINE) -> str:
-    """A message as one printable line: escaped, and past `limit` its middle cut out (the
-    end usually holds the reason)."""
+    """A message as one printable line: passwords hidden, escaped, and past `limit` its middle
+    cut out (the end usually holds the reason)."""
+    text = hide_secrets(text)
     shown = echo(text, limit=len(text) * 10 + 1)  # escaped, not cut
     if len(shown) > limit:
         cut = len(shown) - limit
@@ -90,12 +104,3 @@ def first_line(exc: BaseException) -> str:
     """The reason an exception gives, as one line: its first line, or its type's name."""
     lines = str(exc).strip().splitlines()
     return lines[0] if lines else type(exc).__name__
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse whose mistakes are one UsageError line (not usage + error), prefixed with the
-    subcommand its `prog` names (`ckviz hunt` -> `hunt: ...`)."""
-
-    def error(self, message: str) -> NoReturn:
-        sub = self.prog.removeprefix("ckviz").strip()
-        raise UsageError(f"{sub}: {message}" if sub else message)

@@ -3,6 +3,7 @@ environment and examples, each built from where it is defined (nothing to keep i
 
 from __future__ import annotations
 
+from ckviz.commands.catalog import SUBCOMMANDS
 from ckviz.disciplines.registry import SUMMARIES
 from ckviz.errors import ExitCode
 from ckviz.inputs import scenario_files
@@ -41,8 +42,10 @@ def epilog() -> str:
         f"bundled scenarios (or a .toml, .csv or .jsonl path): {', '.join(_scenarios())}",
         f"bundled matrices (--matrix, or a .toml path): {', '.join(scenario_files.matrix_names())}",
         "",
-        "subcommands (each has --help): validate FILE...; report RESULTS.json...; "
-        "merge PART.json... --out ALL.json; hunt --discipline NAME; stress [SCENARIO]",
+        "subcommands (each has --help):",
+    ]
+    lines += [f"  ckviz {c.name} {c.usage}\n      {c.summary}" for c in SUBCOMMANDS.values()]
+    lines += [
         "",
         "exit codes:",
     ]

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import redis
 
+from ckviz.commands.parsing import CommandParser, add_quiet
+from ckviz.commands.redis_options import add_redis_options, server_choice
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, FACTORIES
-from ckviz.errors import ExitCode, OneLineParser, UsageError
+from ckviz.errors import ExitCode, UsageError
 from ckviz.hunt.found import describe, write_found
 from ckviz.hunt.objective import Verdict, evaluate
 from ckviz.hunt.search import Finding, Interrupted, hunt
-from ckviz.hunt.space import HuntCase, ms_workloads, step_workloads
+from ckviz.hunt.space import HuntCase, largest_workload, ms_workloads, step_workloads
 from ckviz.sim.steps import STEP_DISCIPLINES
 
 DEFAULT_EXAMPLES = 300
@@ -26,7 +27,7 @@ Runner = Callable[[HuntCase, str], Verdict]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(prog="ckviz hunt", description=__doc__)
+    p = CommandParser(prog="ckviz hunt", description=__doc__)
     p.add_argument("--discipline", required=True, metavar="NAME", help="discipline to attack")
     p.add_argument(
         "--examples",
@@ -52,27 +53,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keys", type=int, default=5, metavar="K", help="at most K keys (2..12)")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="search seed (default 0)")
     p.add_argument("--out", default="found.toml", metavar="PATH", help="scenario file to write")
-    p.add_argument("--redis-url", default=os.environ.get("CKVIZ_REDIS_URL"), metavar="URL")
-    p.add_argument("--prefix", default="ckviz", metavar="ROOT")
-    p.add_argument("--reuse-prefix", action="store_true")
+    add_redis_options(p)
+    add_quiet(p)
     return p
 
 
-def hunt_main(argv: Sequence[str]) -> int:
+def main(argv: Sequence[str]) -> int:
     ns = build_parser().parse_args(list(argv))
     _check_args(ns)
-    from ckviz.sim.namespace import check_root, claim_namespace, sweep_namespace
-    from ckviz.store.server import open_server
+    from ckviz.sim.footprint import need_of
+    from ckviz.sim.workspace import open_workspace
 
-    root = check_root(ns.prefix)
-    with open_server("embedded", ns.redis_url) as server:
-        client = server.client()
-        namespace = claim_namespace(client, root, ns.reuse_prefix)
-        try:
-            return _hunt_on(client, namespace, ns)
-        finally:
-            sweep_namespace(client, namespace)
-            client.close()
+    choice = server_choice(ns)
+    need = need_of([largest_workload(ns.harness, ns.keys)], lanes=1)
+    with open_workspace(choice, need) as workspace:
+        code = _hunt_on(workspace.client, workspace.namespace, ns)
+    workspace.raise_left()
+    return code
 
 
 def _disciplines(harness: str) -> tuple[str, ...]:
@@ -115,12 +112,16 @@ def _hunt_on(client: redis.Redis, namespace: str, ns: argparse.Namespace) -> int
             examples=ns.examples,
             seconds=ns.seconds,
             seed=ns.seed,
-            progress=_progress,
+            progress=_quiet if ns.quiet else _progress,
         )
     except Interrupted as stop:
         finding, interrupted = stop.finding, True
         print("\nckviz hunt: interrupted; reporting the worst found so far", file=sys.stderr)
     return _report(finding, ns, run, interrupted)
+
+
+def _quiet(examples: int, worst: Verdict | None) -> None:
+    return None
 
 
 def _progress(examples: int, worst: Verdict | None) -> None:

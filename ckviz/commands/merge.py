@@ -11,7 +11,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ckviz.errors import OneLineParser, UsageError, first_line
+from ckviz.commands.parsing import CommandParser, add_quiet
+from ckviz.errors import UsageError, first_line
 from ckviz.headless.matrix import write_results
 from ckviz.headless.output import check_out
 from ckviz.headless.shards import check_parts
@@ -20,7 +21,7 @@ from ckviz.model.results import Results, RunResult, ScenarioResult
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(
+    p = CommandParser(
         prog="ckviz merge",
         description="Join the results files of `ckviz --headless --shard K/N` (one per K, "
         "same matrix and flags) into one results file, equal to the unsharded run's apart "
@@ -29,16 +30,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("parts", nargs="+", metavar="PART.json", help="one results file per shard")
     p.add_argument("--out", required=True, metavar="PATH", help="the merged results file")
     p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
+    add_quiet(p)
     return p
 
 
-def merge_main(argv: Sequence[str]) -> int:
+def main(argv: Sequence[str]) -> int:
     ns = build_parser().parse_args(list(argv))
     out = check_out(ns.out, force=ns.force)
     merged = merge([(text, load_part(text)) for text in ns.parts])
     write_results(merged, out)
     runs = sum(len(s.runs) for s in merged.scenarios)
-    print(f"merged {len(ns.parts)} shards, {runs} runs: {out}", file=sys.stderr)
+    if not ns.quiet:
+        print(f"merged {len(ns.parts)} shards, {runs} runs: {out}", file=sys.stderr)
     return 0
 
 

@@ -8,13 +8,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ckviz.errors import OneLineParser, UsageError
+from ckviz.commands.parsing import CommandParser, add_quiet
+from ckviz.errors import UsageError
 
 DEFAULT_HTML = "report.html"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(
+    p = CommandParser(
         prog="ckviz report",
         description="Figures, tables and findings from ckviz results files, as one "
         "self-contained HTML page (opens offline) and/or Markdown (fits a GitHub job summary). "
@@ -27,10 +28,11 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"HTML report (default {DEFAULT_HTML} unless only --markdown is given)",
     )
     p.add_argument("--markdown", metavar="PATH", help="Markdown report")
+    add_quiet(p)
     return p
 
 
-def report_main(argv: Sequence[str]) -> int:
+def main(argv: Sequence[str]) -> int:
     ns = build_parser().parse_args(list(argv))
     html_out = ns.out or (None if ns.markdown else DEFAULT_HTML)
     targets = [Path(t) for t in (html_out, ns.markdown) if t]
@@ -49,11 +51,16 @@ def report_main(argv: Sequence[str]) -> int:
         from ckviz.report.html import render_html
 
         write_text(Path(html_out), render_html(sources, scenarios))
-        print(f"report: {html_out}", file=sys.stderr)
+        _note(f"report: {html_out}", ns.quiet)
     if ns.markdown:
         write_text(Path(ns.markdown), render_markdown(sources, scenarios))
-        print(f"report: {ns.markdown}", file=sys.stderr)
+        _note(f"report: {ns.markdown}", ns.quiet)
     return 0
+
+
+def _note(line: str, quiet: bool) -> None:
+    if not quiet:
+        print(line, file=sys.stderr)
 
 
 def check_output_path(path: Path, flag: str) -> None:

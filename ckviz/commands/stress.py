@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Sequence
 
+from ckviz.commands.parsing import CommandParser, add_quiet
+from ckviz.commands.redis_options import add_consumers, add_redis_options, server_choice
+from ckviz.defaults import MAX_CONSUMERS
 from ckviz.disciplines.registry import FACTORIES
-from ckviz.errors import ExitCode, OneLineParser, UsageError, echo
+from ckviz.errors import ExitCode, UsageError, echo
 from ckviz.stress.ledger import INVARIANTS
 from ckviz.stress.ops import SERVER_SIDE
 from ckviz.stress.run import StressReport
 
 DEFAULT_SCENARIO = "stress_reference"
-MAX_CONSUMERS = 64
 MAX_SECONDS = 3600.0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(prog="ckviz stress", description=__doc__)
+    p = CommandParser(prog="ckviz stress", description=__doc__)
     p.add_argument(
         "scenario",
         nargs="?",
@@ -26,13 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SCENARIO",
         help=f"scenario name or .toml path (default {DEFAULT_SCENARIO})",
     )
-    p.add_argument(
-        "--consumers",
-        type=int,
-        default=2,
-        metavar="N",
-        help="concurrent consumers, each with its own connection (default 2)",
-    )
+    add_consumers(p, 2, "concurrent consumers (default 2)")
     p.add_argument(
         "--seconds",
         type=float,
@@ -46,14 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help=f"one of {', '.join(SERVER_SIDE)} (default vtime)",
     )
-    p.add_argument("--redis-url", default=os.environ.get("CKVIZ_REDIS_URL"), metavar="URL")
-    p.add_argument("--prefix", default="ckviz", metavar="ROOT")
-    p.add_argument("--reuse-prefix", action="store_true")
-    p.add_argument(
-        "--allow-eviction-risk",
-        action="store_true",
-        help="run on a server whose eviction policy and headroom could evict others' keys",
-    )
+    add_redis_options(p)
+    add_quiet(p)
     return p
 
 
@@ -80,32 +69,24 @@ def _check_args(ns: argparse.Namespace) -> None:
         raise UsageError(f"--seconds: {ns.seconds:g} is outside (0, {MAX_SECONDS:g}]")
 
 
-def stress_main(argv: Sequence[str]) -> int:
+def main(argv: Sequence[str]) -> int:
     ns = build_parser().parse_args(list(argv))
     _check_args(ns)
     from ckviz.inputs import scenario_files
-    from ckviz.sim.namespace import check_root, claim_namespace, sweep_namespace
-    from ckviz.store.preflight import Footprint, check_eviction
-    from ckviz.store.server import open_server
+    from ckviz.sim.footprint import need_of
+    from ckviz.sim.workspace import open_workspace
     from ckviz.stress.run import run_stress
 
     scenario = scenario_files.load_any(ns.scenario)
-    root = check_root(ns.prefix)
-    with open_server("embedded", ns.redis_url) as server:
-        client = server.client()
-        if server.mode == "url" and not ns.allow_eviction_risk:
-            footprint = Footprint(scenario.total_runs, len(scenario.weights()))
-            check_eviction(client, footprint, f"{server.source} {server.shown_url}")
-        namespace = claim_namespace(client, root, ns.reuse_prefix)
-        try:
-            report = run_stress(
-                client, namespace, scenario, ns.discipline, ns.consumers, ns.seconds
-            )
-        finally:
-            sweep_namespace(client, namespace)
-            client.close()
-    for line in summary(report):
+    choice = server_choice(ns)
+    with open_workspace(choice, need_of([scenario], lanes=1)) as workspace:
+        report = run_stress(
+            workspace.client, workspace.namespace, scenario, ns.discipline, ns.consumers, ns.seconds
+        )
+    lines = summary(report)
+    for line in [line for line in lines if line.startswith("VIOLATION")] if ns.quiet else lines:
         print(line)
+    workspace.raise_left()
     return int(ExitCode.OK if report.ok else ExitCode.CHECK_FAILED)
 
 

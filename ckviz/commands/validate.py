@@ -9,9 +9,10 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
+from ckviz.commands.parsing import CommandParser, add_quiet
 from ckviz.defaults import DEFAULT_SEEDS
 from ckviz.disciplines.registry import FACTORIES, check_discipline
-from ckviz.errors import CkvizError, ExitCode, OneLineParser, UsageError, one_line
+from ckviz.errors import CkvizError, ExitCode, UsageError, one_line
 from ckviz.headless.checks import known_names, unknown_names
 from ckviz.inputs import scenario_files
 from ckviz.model.clock import on_steps
@@ -24,7 +25,7 @@ MATRIX_FIELDS = ("scenarios", "disciplines", "treatments")  # no scenario file h
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(
+    p = CommandParser(
         prog="ckviz validate",
         description="Check scenario files (.toml), traces (.csv, .jsonl) and matrix files "
         "(a .toml with `scenarios`): one line per problem (`file: field: reason`), exit 2 if "
@@ -33,10 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
         f"{MAX_TOTAL_RUNS:,} runs per scenario, {MAX_TRACE_RUNS:,} runs per trace.",
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="scenario, trace or matrix file")
+    add_quiet(p)
     return p
 
 
-def validate_files(argv: Sequence[str]) -> int:
+def main(argv: Sequence[str]) -> int:
     if not argv:
         raise UsageError("validate: give one or more scenario, trace or matrix files")
     ns = build_parser().parse_args(list(argv))
@@ -50,7 +52,7 @@ def validate_files(argv: Sequence[str]) -> int:
         problems += found
         for line in warnings:
             print(one_line(f"{text}: warning: {line}"), file=sys.stderr)
-        if not found:
+        if not found and not ns.quiet:
             print(f"{text}: ok")
     for line in problems:
         print(one_line(line), file=sys.stderr)

@@ -14,7 +14,6 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ckviz import __version__
-from ckviz.defaults import ROOT_PREFIX
 from ckviz.errors import ExitCode, RedisUnavailable, UsageError, one_line
 from ckviz.headless.cells import Cell, CellOutcome
 from ckviz.headless.checks import evaluate
@@ -38,9 +37,9 @@ from ckviz.model.results import (
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
 from ckviz.sim.clocks import runs_on
-from ckviz.sim.namespace import claim_namespace, sweep_namespace
+from ckviz.sim.footprint import Need, need_of
+from ckviz.sim.workspace import ServerChoice, open_workspace
 from ckviz.store.cluster import Keyspace, cell_tag, route_cells
-from ckviz.store.preflight import Footprint, check_eviction
 from ckviz.store.server import RedisServer
 
 
@@ -56,9 +55,7 @@ class MatrixPlan:
     out: Path
     check: bool = False
     check_invariants: bool = True
-    prefix: str = ROOT_PREFIX  # the namespace root; each invocation adds `:<random>:`
-    reuse_prefix: bool = False
-    allow_eviction_risk: bool = False
+    quiet: bool = False  # --quiet: no tables, no progress, only errors and warnings
     step_max_count: int | None = None  # --max-count for step-harness scenarios
     junit: Path | None = None  # --junit: the --check rules as JUnit XML
     summary_md: Path | None = None  # --summary-md: the Markdown report
@@ -68,13 +65,11 @@ class MatrixPlan:
     consumers: int | None = None  # --consumers, applied to every treatment
     sweeps: Mapping[str, SweepInfo] = field(default_factory=dict)  # [sweep] variants by name
 
-    def footprint(self) -> Footprint:
+    def need(self) -> Need:
         """The most ckviz may hold on the server at once: `jobs` cells of the largest
         scenario, each with every run queued (the worst case: all arrive at once)."""
         in_flight = min(self.jobs, len(self.scenarios) * len(self.treatments) * len(self.seeds))
-        runs = max(s.total_runs for s in self.scenarios)
-        keys = max(s.key_count for s in self.scenarios)
-        return Footprint(runs * in_flight, keys * in_flight)
+        return need_of(self.scenarios, lanes=in_flight)
 
     def cells(self, namespace: str) -> list[Cell]:
         """Every (scenario, treatment, seed) that applies: a step-harness scenario runs the
@@ -108,40 +103,32 @@ class MatrixPlan:
         return [c for c in cells if c.index % n == k - 1]
 
 
-def run_matrix(plan: MatrixPlan, server: RedisServer, stdout: Console, stderr: Console) -> int:
-    """Run the plan on `server`; results are written whatever happens. Returns the exit code.
+def run_matrix(plan: MatrixPlan, choice: ServerChoice, stdout: Console, stderr: Console) -> int:
+    """Run the plan on the server `choice` names; results are written whatever happens.
+    Returns the exit code.
 
     Keys go under a namespace claimed on the server, swept at the end even on failure. A cell
     that loses the server stops the matrix: later cells would only fail the same way."""
-    client = server.client()
-    keyspace = server.keyspace() if server.cluster else client
-    try:
-        if server.mode == "url" and not plan.allow_eviction_risk:
-            check_eviction(client, plan.footprint(), f"{server.source} {server.shown_url}")
-        namespace = claim_namespace(keyspace, plan.prefix, plan.reuse_prefix)
-        try:
-            cells = _routed(plan.my_cells(namespace), server, keyspace)
-            started = time.perf_counter()
-            outcomes, interrupted = _run_with_progress(server, cells, plan.jobs, stderr)
-        finally:
-            left = sweep_namespace(keyspace, namespace)
-    finally:
-        client.close()
-        keyspace.close()
+    with open_workspace(choice, plan.need(), allow_cluster=True) as workspace:
+        server = workspace.server
+        cells = _routed(plan.my_cells(workspace.namespace), server, workspace.keyspace)
+        started = time.perf_counter()
+        outcomes, interrupted = _run_with_progress(server, cells, plan.jobs, stderr, plan.quiet)
+    left = workspace.left
     errors = [o.error for o in outcomes if o.error]
     error = "interrupted (Ctrl-C)" if interrupted else (errors[0] if errors else None)
     if error and len(errors) > 1:
         error += f" (and {len(errors) - 1} more failed cells)"
-    if server.mode == "embedded":
-        left = None  # the server and its memory go when ckviz stops it
     if left:
         error = f"{error}; {left}" if error else left
     complete = not interrupted and len(outcomes) == len(cells) and not errors
     results = assemble(plan, server, outcomes, time.perf_counter() - started, error, complete)
+    results.redis.evicted_keys = workspace.evicted
     if plan.check:
         results.checks = evaluate([s for s in plan.scenarios if not on_steps(s)], results.scenarios)
     _write_and_print(results, plan.out, stdout)
-    stderr.print(f"results: {plan.out}", highlight=False, soft_wrap=True)
+    if not plan.quiet:
+        stderr.print(f"results: {plan.out}", highlight=False, soft_wrap=True)
     outputs_written = _write_ci_outputs(plan, results, stderr)
     if interrupted:
         stderr.print("ckviz: interrupted; partial results written", highlight=False)
@@ -171,7 +158,7 @@ def _write_ci_outputs(plan: MatrixPlan, results: Results, stderr: Console) -> bo
     except UsageError as exc:
         stderr.print(f"ckviz: error: {exc}", highlight=False, markup=False, soft_wrap=True)
         return False
-    for line in lines:
+    for line in [] if plan.quiet else lines:
         stderr.print(line, highlight=False, markup=False, soft_wrap=True)
     return True
 
@@ -192,23 +179,24 @@ def _write_and_print(results: Results, out: Path, stdout: Console) -> None:
 
 
 def _run_with_progress(
-    server: RedisServer, cells: list[Cell], jobs: int, stderr: Console
+    server: RedisServer, cells: list[Cell], jobs: int, stderr: Console, quiet: bool
 ) -> tuple[list[CellOutcome], bool]:
     # a shard's cells keep the matrix's indices; the count shown is the place in this run
     place = {cell.index: i for i, cell in enumerate(cells)}
-    with _progress(stderr) as progress:
+    with _progress(stderr, quiet) as progress:
         task = progress.add_task("cells", total=len(cells))
 
         def on_done(outcome: CellOutcome) -> None:
             cell = cells[place[outcome.index]]
             status = outcome.error or _cell_line(outcome.result)
-            progress.console.print(
-                f"[{place[outcome.index] + 1}/{len(cells)}] {cell.scenario.name} "
-                f"{cell.treatment.name} {cell.seed}: {status}",
-                highlight=False,
-                markup=False,
-                soft_wrap=True,
-            )
+            if not quiet:
+                progress.console.print(
+                    f"[{place[outcome.index] + 1}/{len(cells)}] {cell.scenario.name} "
+                    f"{cell.treatment.name} {cell.seed}: {status}",
+                    highlight=False,
+                    markup=False,
+                    soft_wrap=True,
+                )
             progress.advance(task)
 
         try:
@@ -231,7 +219,7 @@ def _cell_line(result: RunResult | None) -> str:
     )
 
 
-def _progress(console: Console) -> Progress:
+def _progress(console: Console, quiet: bool) -> Progress:
     return Progress(
         TextColumn("[bold]ckviz"),
         BarColumn(),
@@ -239,6 +227,7 @@ def _progress(console: Console) -> Progress:
         TimeElapsedColumn(),
         console=console,
         transient=True,
+        disable=quiet,
     )
 
 
@@ -318,9 +307,13 @@ def default_jobs() -> int:
     return min(2 * (os.cpu_count() or 1) + 1, MAX_DEFAULT_JOBS)
 
 
-def stdout_console() -> Console:
-    """Tables on stdout; a CI log (no terminal) gets a width the tables fit in."""
-    console = Console(file=sys.stdout)
+PIPED_WIDTH = 10_000  # wider than any table: piped tables are never cut with "…"
+
+
+def stdout_console(quiet: bool = False) -> Console:
+    """Tables on stdout, none with --quiet. Piped (a CI log, a file, `| less`), no colours and a
+    width no table reaches, so every figure is printed whole whatever the terminal's width."""
+    console = Console(file=sys.stdout, quiet=quiet)
     if not console.is_terminal:
-        console = Console(file=sys.stdout, width=132)
+        console = Console(file=sys.stdout, width=PIPED_WIDTH, no_color=True, quiet=quiet)
     return console

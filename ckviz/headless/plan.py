@@ -21,7 +21,6 @@ from ckviz.model.results import SweepInfo
 from ckviz.model.scenario import Scenario
 from ckviz.sim.clocks import runs_on
 from ckviz.sim.feasibility import reject_unfinishable
-from ckviz.sim.namespace import check_root
 from ckviz.sim.steps import STEP_DISCIPLINES
 
 
@@ -100,9 +99,7 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         check_out(ns.out or DEFAULT_OUT, force=ns.force),
         check=check,
         check_invariants=ns.check_invariants,
-        prefix=check_root(ns.prefix),
-        reuse_prefix=ns.reuse_prefix,
-        allow_eviction_risk=ns.allow_eviction_risk,
+        quiet=ns.quiet,
         step_max_count=step_max_count,
         junit=output_path(ns.junit, "--junit") if ns.junit else None,
         summary_md=output_path(ns.summary_md, "--summary-md") if ns.summary_md else None,

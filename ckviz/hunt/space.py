@@ -67,13 +67,30 @@ def ms_workloads(max_keys: int, seed: str) -> st.SearchStrategy[HuntCase]:
 
 
 MAX_STEPS = 200
+MAX_STEP_RUNS_PER_KEY = 120
+MAX_FRESH_PER_CALL = 4
+
+
+def largest_workload(harness: str, max_keys: int) -> StepScenario | Scenario:
+    """The most a hunt may hold on the server at once: every key at its most runs (and, in
+    the step harness, a fresh key before every call)."""
+    if harness == "steps":
+        keys = [StepKeySpec(name=f"k{i}", runs=MAX_STEP_RUNS_PER_KEY) for i in range(max_keys)]
+        return StepScenario(
+            name="largest",
+            harness=StepHarness(kind="steps", max_count=1, max_steps=MAX_STEPS),
+            keys=keys,
+            arrivals=Arrivals(fresh_per_call=MAX_FRESH_PER_CALL),
+        )
+    keys_ms = [KeySpec(name=f"k{i}", runs=MAX_RUNS_PER_KEY) for i in range(max_keys)]
+    return Scenario(name="largest", keys=keys_ms)
 
 
 @st.composite
 def _step_key(draw: st.DrawFn, name: str) -> StepKeySpec:
     return StepKeySpec(
         name=name,
-        runs=draw(st.integers(1, 120)),
+        runs=draw(st.integers(1, MAX_STEP_RUNS_PER_KEY)),
         start=draw(st.integers(0, 100)),
         spacing=draw(st.integers(0, 3)),
     )
@@ -98,7 +115,7 @@ def step_workloads(max_keys: int) -> st.SearchStrategy[HuntCase]:
         # Fresh keys arrive slower than calls can serve, leaving room for the declared keys:
         # under overload someone must starve, whatever the discipline, and that finds nothing.
         per_call = min(harness.max_count, env_limit // (harness.hold_steps + 1))
-        fresh = draw(st.integers(0, max(0, min(4, per_call - 1))))
+        fresh = draw(st.integers(0, max(0, min(MAX_FRESH_PER_CALL, per_call - 1))))
         arrivals = Arrivals(fresh_per_call=fresh, refeed=refeed)
         scenario = StepScenario(
             name="found",

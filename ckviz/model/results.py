@@ -154,6 +154,8 @@ class ScenarioResult(_Result):
 class RedisInfo(_Result):
     version: str
     mode: Literal["embedded", "url", "docker"]
+    # keys the server evicted during the run: counted only under --allow-eviction-risk
+    evicted_keys: int | None = Field(default=None, exclude_if=_absent)
 
 
 class MatrixInfo(_Result):

@@ -5,8 +5,9 @@ password."""
 
 from __future__ import annotations
 
+import re
 import urllib.parse
-from dataclasses import dataclass
+from collections.abc import Callable
 
 import redis
 
@@ -39,28 +40,55 @@ _CLASSES = (
 _WRAPPED = (
     ("NOPERM", "NOPERM"),
     ("no permissions to run", "NOPERM"),
+    ("can't run this command or subcommand", "NOPERM"),  # Redis 6.2, inside a script
     ("OOM command not allowed", "OOM"),
     ("READONLY", "READONLY"),
     ("CROSSSLOT", "CROSSSLOT"),
 )
-# Bytes per queued run (message string + zset entries; about 410 measured as used_memory growth
-# with all of ck_skew enqueued) and per key (its CK queue, held set and index entry), rounded up.
-BYTES_PER_RUN = 640
-BYTES_PER_KEY = 2048
-BYTES_FIXED = 256 * 1024  # the scripts, env keys, connections' buffers
 
 
 def redact(url: str) -> str:
-    """`url` with any password replaced by `***` (the user name is kept)."""
-    try:
-        parts = urllib.parse.urlsplit(url)
-    except ValueError:
-        return "<unparsable URL>"
-    if parts.password is None:
-        return url
-    user = parts.username or ""
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+    """`url` as it may be printed: any password replaced by `***`, whatever the URL's form (in
+    the user part, even holding an un-encoded `#`, `/`, `?` or `@`; or as `?password=` in the
+    query, redis-py's form and the only one for unix://). The user name is kept. Worked on the
+    text, not a parse: a URL that does not parse is the one most likely to show a password."""
+    shown = _QUERY_PASSWORD.sub(r"\1***", _redact_user_part(url))
+    head, sep, _ = shown.partition("#")  # no URL has a fragment: what follows is a password's
+    return f"{head}#***" if sep else shown
+
+
+def url_secrets(url: str) -> list[str]:
+    """The passwords `url` holds (user part and query), as written and percent-decoded."""
+    found = [m.group(2) for m in _QUERY_PASSWORD.finditer(url) if m.group(2)]
+    user_part = _user_part(url)
+    if user_part and ":" in user_part[1]:
+        found.append(user_part[1].split(":", 1)[1])
+    found += [urllib.parse.unquote(s) for s in found]
+    return sorted({s for s in found if s}, key=len, reverse=True)
+
+
+# `password=` in a query (any case), up to the next `&`: the `#` of a password un-encoded in
+# the query stays hidden too.
+_QUERY_PASSWORD = re.compile(r"(?i)([?&;]password=)([^&;]*)")
+
+
+def _user_part(url: str) -> tuple[str, str] | None:
+    """(what comes before the user part, the user part) if the URL has one: everything from
+    `scheme://` to the LAST `@` (a password may hold `@`, `/`, `?` or `#` un-encoded)."""
+    scheme, sep, rest = url.partition("://")
+    head = scheme + sep if sep else ""
+    rest = rest if sep else url
+    at = rest.rfind("@")
+    return (head, rest[:at]) if at >= 0 else None
+
+
+def _redact_user_part(url: str) -> str:
+    found = _user_part(url)
+    if found is None or ":" not in found[1]:
+        return url  # no user part, or a user name alone (redis-py reads it as the user)
+    head, user_part = found
+    user = user_part.split(":", 1)[0]
+    return f"{head}{user}:***{url[len(head) + len(user_part) :]}"
 
 
 def check_url(url: str, source: str) -> None:
@@ -69,8 +97,16 @@ def check_url(url: str, source: str) -> None:
     try:
         parts = urllib.parse.urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError as exc:
-        raise UsageError(f"{source}: {shown!r} is not a valid URL ({exc})") from None
+    except ValueError:  # its words may quote a piece of the password: not shown
+        raise UsageError(
+            f"{source}: {shown!r} is not a valid URL (a port that is not a number, or a "
+            "password holding an un-encoded '/', '?', '#' or '@': percent-encode it)"
+        ) from None
+    if parts.fragment or ("@" not in parts.netloc and "@" in parts.path):
+        raise UsageError(
+            f"{source}: {shown!r} is not a valid URL (an un-encoded '#', or a user or password "
+            "holding an un-encoded '/', '?' or '#': percent-encode it, e.g. %23 for '#')"
+        )
     if parts.scheme not in SCHEMES:
         raise UsageError(
             f"{source}: {shown!r} is not a Redis URL (expected redis://, rediss:// or unix://)"
@@ -120,20 +156,10 @@ def check_writable(client: redis.Redis, shown: str) -> bool:
     return str(cluster.get("cluster_enabled", "0")) == "1"
 
 
-@dataclass(frozen=True, slots=True)
-class Footprint:
-    """How much memory ckviz's keys may take at once: every cell in flight, all runs queued."""
-
-    runs: int  # the largest runs-at-once over the cells that run together
-    keys: int
-
-    @property
-    def bytes(self) -> int:
-        return self.runs * BYTES_PER_RUN + self.keys * BYTES_PER_KEY + BYTES_FIXED
-
-
-def check_eviction(client: redis.Redis, footprint: Footprint, shown: str) -> None:
-    """Refuse where ckviz's writes could make the server evict keys that are not its own."""
+def check_eviction(client: redis.Redis, need: Callable[[int], int], shown: str) -> None:
+    """Refuse where ckviz's writes could make the server evict keys that are not its own.
+    `need(free bytes)` (the bytes ckviz may hold at once) is asked only of a server that
+    evicts."""
     try:
         memory = client.info("memory")
     except redis.RedisError as exc:
@@ -146,15 +172,23 @@ def check_eviction(client: redis.Redis, footprint: Footprint, shown: str) -> Non
     used = int(memory.get("used_memory", 0) or 0)
     if limit <= 0 or policy == "noeviction":
         return  # no eviction: at worst a write is refused with OOM, which ckviz reports
-    need = footprint.bytes
-    if used + need > limit:
+    needed = need(max(0, limit - used))
+    if used + needed > limit:
         mib = 1024 * 1024
         raise ServerRefused(
             f"Redis at {shown} evicts keys ({policy}) and has {(limit - used) / mib:.1f} MiB "
-            f"free of maxmemory {limit / mib:.1f} MiB; ckviz may need up to {need / mib:.1f} MiB, "
-            "so its writes could evict keys that are not its own; pass --allow-eviction-risk to "
-            "run anyway"
+            f"free of maxmemory {limit / mib:.1f} MiB; ckviz may need up to "
+            f"{needed / mib:.1f} MiB, so its writes could evict keys that are not its own; pass "
+            "--allow-eviction-risk to run anyway"
         )
+
+
+def evicted_keys(client: redis.Redis) -> int | None:
+    """The server's count of keys it has evicted since it started; None if it will not say."""
+    try:
+        return int(client.info("stats").get("evicted_keys", 0))
+    except (redis.RedisError, OSError, ValueError):
+        return None
 
 
 def _line(exc: BaseException) -> str:

@@ -11,7 +11,7 @@ trip carries right before it (any other plain write there is refused in one line
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import redis
@@ -373,6 +373,13 @@ def first_key(client: Keyspace, prefix: str) -> str | None:
         if name.startswith(prefix):
             return str(name)
     return None
+
+
+def keys_under(client: Keyspace, prefix: str) -> Iterator[str]:
+    """Every key that starts with `prefix`; SCAN-based."""
+    for name in client.scan_iter(match=_glob_escape(prefix) + "*", count=1000):
+        if name.startswith(prefix):
+            yield str(name)
 
 
 def count_prefix(client: Keyspace, prefix: str) -> int:

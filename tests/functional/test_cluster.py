@@ -24,6 +24,7 @@ from tests.functional.cluster_support import (
     free_port,
     local_cluster,
 )
+from tests.functional.test_app_cli import ckviz_on_a_terminal
 from tests.functional.test_headless_cli import without_timing
 
 REASON = cluster_support()
@@ -114,12 +115,7 @@ def test_a_replica_is_refused_before_the_first_cell(cluster: LocalCluster, tmp_p
 
 
 def test_the_app_refuses_a_cluster_in_one_line(cluster: LocalCluster) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "ckviz", "--redis-url", cluster.url()],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = ckviz_on_a_terminal("--redis-url", cluster.url(), timeout=60)
     assert proc.returncode == 3
     assert proc.stderr.splitlines() == [
         f"ckviz: error: Redis at --redis-url {cluster.url()} is a Redis Cluster node; only "

@@ -64,6 +64,48 @@ def test_keys_ckviz_could_not_delete_are_reported(tmp_path: Path) -> None:
     assert "could not be deleted" in results["error"]
 
 
+@pytest.mark.parametrize("command", ["hunt", "stress"])
+def test_hunt_and_stress_report_the_keys_they_could_not_delete(
+    command: str, tmp_path: Path
+) -> None:
+    args = {
+        "hunt": (
+            "hunt",
+            "--discipline",
+            "sfq",
+            "--examples",
+            "2",
+            "--out",
+            str(tmp_path / "f.toml"),
+        ),
+        "stress": ("stress", "--seconds", "0.5"),
+    }[command]
+    with own_redis() as server:
+        url = with_user(server, "-unlink")
+        proc = run_ckviz(*args, "--redis-url", url)
+        left = [k for k in server.client().scan_iter(count=1000)]
+    assert proc.returncode == ExitCode.KEYS_LEFT, proc.stderr
+    line = one_error(proc)
+    namespace = line.split("keys under '")[1].split("'")[0]
+    assert f"{len(left)} keys under '{namespace}' could not be deleted" in line
+    assert left and all(k.startswith(namespace) for k in left)
+
+
+@pytest.mark.parametrize("command", ["headless", "stress"])
+def test_an_acl_refusal_inside_a_script_is_a_redis_error(command: str, tmp_path: Path) -> None:
+    """The user may call EVALSHA but not ZADD, which the enqueue script calls: Redis 6.2 says
+    "The user executing the script can't run this command or subcommand"."""
+    args = {
+        "headless": (*RUN, "--out", str(tmp_path / "r.json")),
+        "stress": ("stress", "--seconds", "0.5"),
+    }[command]
+    with own_redis() as server:
+        url = with_user(server, "-zadd")
+        proc = run_ckviz(*args, "--redis-url", url)
+    assert proc.returncode == ExitCode.REDIS, proc.stderr
+    assert "permission denied by the server's ACL" in one_error(proc)
+
+
 @pytest.mark.parametrize(
     ("rule", "needle"),
     [

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from ckviz import __version__
-from ckviz.cli import HEADLESS_ONLY, build_parser, main
+from ckviz.cli import main
 from ckviz.commands.help_text import ENVIRONMENT, EXAMPLES, EXIT_MEANINGS
+from ckviz.commands.root import HEADLESS_ONLY, build_parser
 from ckviz.disciplines.registry import FACTORIES, SUMMARIES
 from ckviz.errors import ExitCode
 from ckviz.inputs import scenario_files

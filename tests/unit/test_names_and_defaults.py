@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ckviz.cli import build_parser
+from ckviz.commands.root import build_parser
 from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED, ROOT_PREFIX
 from ckviz.disciplines.registry import FACTORIES, check_discipline, make_discipline
 from ckviz.errors import UsageError, first_line

@@ -1,0 +1,49 @@
+"""`ckviz [SCENARIO]`: the terminal app, on a workspace of its own (it deletes its keys as it
+goes; the workspace's sweep is the net). Textual is imported only once the app opens."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ckviz.errors import UsageError
+
+
+def run_app_command(ns: argparse.Namespace) -> int:
+    from ckviz.commands.redis_options import server_choice
+    from ckviz.headless.plan import check_consumers
+    from ckviz.inputs import scenario_files
+    from ckviz.sim.footprint import need_of
+    from ckviz.sim.workspace import open_workspace
+    from ckviz.tui.choice import app_choice
+
+    scenario, discipline, seed = app_choice(ns)  # validated before any server starts
+    consumers = check_consumers(ns.consumers)
+    loaded = scenario_files.load_any(scenario)
+    choice = server_choice(ns)
+    need_terminal()
+    from ckviz.tui.launch import run_app
+
+    with open_workspace(choice, need_of([loaded], lanes=2)) as workspace:  # compare mode: 2
+        code = run_app(
+            workspace.server,
+            scenario,
+            discipline,
+            seed,
+            namespace=workspace.namespace,
+            check_invariants=ns.check_invariants,
+            consumers=consumers,
+        )
+    workspace.raise_left()
+    return code
+
+
+def need_terminal() -> None:
+    """The app draws on a terminal and reads its keys: without one (a CI job that forgot
+    --headless) it would draw into a pipe and wait for keys forever."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        stream = "stdin" if not sys.stdin.isatty() else "stdout"
+        raise UsageError(
+            f"the terminal app needs a terminal ({stream} is not one); run ckviz --headless "
+            "for the matrix without one"
+        )

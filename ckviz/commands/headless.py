@@ -1,0 +1,17 @@
+"""`ckviz --headless`: plan the matrix from the flags, then run it on a workspace."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def run_headless(ns: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from ckviz.commands.redis_options import server_choice
+    from ckviz.headless.matrix import run_matrix, stdout_console
+    from ckviz.headless.plan import plan_from_args
+
+    plan = plan_from_args(ns)
+    choice = server_choice(ns)
+    return run_matrix(plan, choice, stdout_console(quiet=ns.quiet), Console(stderr=True))

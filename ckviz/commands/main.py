@@ -1,0 +1,88 @@
+"""`ckviz`: the first word picks the parser (a subcommand's, else the root's: the app or
+--headless); every failure the user can act on ends here as one line and an exit code."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ckviz.commands.catalog import SUBCOMMANDS
+from ckviz.commands.parsing import closest
+from ckviz.errors import CkvizError, ExitCode, UsageError, echo, one_line
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGHUP, _interrupt)  # a closed terminal or dropped SSH: same as SIGTERM
+    unusable = unwritable_streams()
+    if unusable:
+        return unusable
+    try:
+        return dispatch(args)
+    except CkvizError as exc:
+        print(f"ckviz: error: {one_line(str(exc))}", file=sys.stderr)
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        print("ckviz: interrupted", file=sys.stderr)
+        return int(ExitCode.INTERRUPTED)
+
+
+def dispatch(args: list[str]) -> int:
+    first = args[0] if args else ""
+    if first in SUBCOMMANDS:
+        module = importlib.import_module(SUBCOMMANDS[first].module)
+        code: int = module.main(args[1:])
+        return code
+    refuse_mistyped_subcommand(first)
+    from ckviz.commands.root import build_parser, run
+
+    parser = build_parser()
+    return run(parser.parse_args(args), parser)
+
+
+def refuse_mistyped_subcommand(word: str) -> None:
+    """`ckviz reprot r.json` is a typo of `report`, not a scenario named 'reprot'."""
+    if not word or word.startswith("-") or Path(word).exists():
+        return
+    near = closest(word, SUBCOMMANDS)
+    if near is None:
+        return
+    from ckviz.inputs.scenario_files import bundled_names
+
+    if word not in bundled_names():
+        raise UsageError(
+            f"unknown command '{echo(word)}' (did you mean 'ckviz {near}'?); commands: "
+            f"{', '.join(SUBCOMMANDS)}, or a scenario for the app"
+        )
+
+
+def unwritable_streams() -> int:
+    """Exit 2 with one line if stdout or stderr cannot be written (e.g. /dev/full), before
+    any work whose report would be lost; 0 if both are fine. A zero-byte write surfaces it."""
+    broken = []
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        try:
+            os.write(fd, b"")
+        except OSError as exc:
+            broken.append(f"{name} ({exc.strerror})")
+            _silence(fd)
+    if not broken:
+        return 0
+    print(f"ckviz: error: cannot write to {' or '.join(broken)}", file=sys.stderr)
+    return int(ExitCode.USAGE)
+
+
+def _silence(fd: int) -> None:
+    """Point a broken stream at /dev/null, so the interpreter's last flush cannot fail."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, fd)
+    os.close(null)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

@@ -1,0 +1,194 @@
+"""`ckviz [SCENARIO]` (the terminal app) and `ckviz --headless` (the matrix): one parser for
+both, since a scenario and a discipline mean the same to each; the flags only the matrix
+reads are refused without --headless."""
+
+from __future__ import annotations
+
+import argparse
+
+from ckviz import __version__
+from ckviz.commands.parsing import CommandParser, add_quiet
+from ckviz.commands.redis_options import add_consumers, add_redis_options
+from ckviz.defaults import (
+    DEFAULT_DISCIPLINE,
+    DEFAULT_MATRIX,
+    DEFAULT_OUT,
+    DEFAULT_SCENARIO,
+    DEFAULT_SEED,
+)
+from ckviz.errors import UsageError
+
+DESCRIPTION = """The terminal app by default: step a scenario through the real dequeue scripts.
+--headless runs the benchmark matrix instead (tables on stdout, results JSON)."""
+
+
+# Flags only --headless reads (dest: flag); given to the app they would be silently ignored.
+HEADLESS_ONLY = {
+    "seeds": "--seeds",
+    "matrix": "--matrix",
+    "max_count": "--max-count",
+    "per_key_cap": "--per-key-cap",
+    "total_cap": "--total-cap",
+    "vtime_quantum": "--vtime-quantum",
+    "vtime_window": "--vtime-window",
+    "vtime_arrival_cap": "--vtime-arrival-cap",
+    "out": "--out",
+    "force": "--force",
+    "jobs": "--jobs",
+    "shard": "--shard",
+    "check": "--check",
+    "junit": "--junit",
+    "summary_md": "--summary-md",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ckviz.commands.help_text import epilog
+
+    p = CommandParser(
+        prog="ckviz",
+        description=DESCRIPTION,
+        epilog=epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"ckviz {__version__}")
+    p.add_argument(
+        "scenario_arg",
+        nargs="?",
+        metavar="SCENARIO",
+        help=f"scenario name or .toml path (terminal app; default {DEFAULT_SCENARIO})",
+    )
+    p.add_argument("--headless", action="store_true", help="run the benchmark matrix, no UI")
+    p.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="NAME_OR_PATH",
+        help="scenario to run (repeatable); default: the matrix's scenarios",
+    )
+    p.add_argument(
+        "--discipline",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="discipline, from the list below (repeatable in --headless); default: the "
+        f"matrix's, {DEFAULT_DISCIPLINE} in the app",
+    )
+    p.add_argument(
+        "--seed", metavar="SEED", help=f"one seed (terminal app; default {DEFAULT_SEED})"
+    )
+    p.add_argument("--seeds", metavar="A,B,C", help="comma-separated seeds for --headless")
+    p.add_argument(
+        "--matrix",
+        metavar="NAME_OR_PATH",
+        default=None,
+        help=f"named matrix (scenarios/matrices/*.toml); default: '{DEFAULT_MATRIX}'",
+    )
+    p.add_argument(
+        "--max-count", type=int, default=None, metavar="N", help="runs per dequeue call (default 1)"
+    )
+    p.add_argument(
+        "--per-key-cap",
+        type=int,
+        default=None,
+        metavar="N",
+        help="per-key concurrency cap, enforced by the Lua dequeue",
+    )
+    p.add_argument(
+        "--total-cap",
+        type=int,
+        default=None,
+        metavar="N",
+        help="cap on runs held across all keys, enforced by the driver",
+    )
+    p.add_argument(
+        "--vtime-quantum",
+        type=float,
+        default=None,
+        metavar="Q",
+        help="vtime: tag advance per serve (default 1)",
+    )
+    p.add_argument(
+        "--vtime-window",
+        type=int,
+        default=None,
+        metavar="N",
+        help="vtime: scan window multiplier, window = N x batch (default 3)",
+    )
+    p.add_argument(
+        "--vtime-arrival-cap",
+        type=float,
+        default=None,
+        metavar="M",
+        help="vtime: a new key registers at most M x quantum above the floor (default 2^32)",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="PATH",
+        help=f"results JSON path (default {DEFAULT_OUT}); an existing file needs --force",
+    )
+    p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
+    p.add_argument(
+        "--shard",
+        default=None,
+        metavar="K/N",
+        help="run only the K-th of N deterministic slices of the matrix (join with ckviz merge)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worker processes for independent cells (default: 2 x cores + 1, at most 16)",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="evaluate the scenarios' [[expect]] rules; exit 1 if any fails",
+    )
+    p.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="write the [[expect]] rules' outcomes as JUnit XML (implies --check)",
+    )
+    p.add_argument(
+        "--summary-md",
+        metavar="FILE",
+        help="write a Markdown summary (as `ckviz report --markdown`); "
+        "appended to $GITHUB_STEP_SUMMARY too when that is set",
+    )
+    p.add_argument(
+        "--no-check-invariants",
+        dest="check_invariants",
+        action="store_false",
+        help="skip the queue invariants checked after every round trip (faster)",
+    )
+    add_consumers(
+        p, None, "consumers taking turns at the dequeue (default: the scenario's, else 1)"
+    )
+    add_redis_options(p)
+    add_quiet(p)
+    return p
+
+
+def run(ns: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    if ns.headless:
+        from ckviz.commands.headless import run_headless
+
+        return run_headless(ns)
+    reject_headless_only(parser, ns)
+    from ckviz.commands.app import run_app_command
+
+    return run_app_command(ns)
+
+
+def reject_headless_only(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> None:
+    """The app ignores the matrix's flags: given without --headless they are a mistake."""
+    given = [flag for dest, flag in HEADLESS_ONLY.items()
+             if getattr(ns, dest) != parser.get_default(dest)]  # fmt: skip
+    if given:
+        raise UsageError(
+            f"{given[0]} is for --headless (the terminal app ignores it); add --headless to run "
+            "the matrix, or drop it to open the app"
+        )
