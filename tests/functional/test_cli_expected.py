@@ -1,0 +1,159 @@
+"""The CLI people expect: a mistyped command or flag is told what it probably meant and runs
+nothing, no flag is taken by a prefix of its name, -q/--quiet, help that counts nothing that
+can go stale, and piped tables printed whole."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ckviz.cli import main
+from ckviz.errors import ExitCode
+from ckviz.store.server import RedisServer
+
+
+def exits(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        code = main(args)
+    except SystemExit as stop:
+        code = int(stop.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_a_mistyped_subcommand_says_did_you_mean(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = exits(["reprot", "r.json"], capsys)
+    assert (code, out) == (ExitCode.USAGE, "")
+    assert err.splitlines() == [
+        "ckviz: error: unknown command 'reprot' (did you mean 'ckviz report'?); commands: "
+        "validate, report, merge, hunt, stress, or a scenario for the app"
+    ]
+    for word in ("valdiate", "hnut", "stres", "merg"):
+        code, _, err = exits([word], capsys)
+        assert code == ExitCode.USAGE and "did you mean 'ckviz " in err, word
+    (tmp_path / "stres").write_text("x")  # a file of that name is the user's scenario
+    code, _, err = exits(["stres", "--discipline", "nope"], capsys)
+    assert code == ExitCode.USAGE and "did you mean" not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "meant"),
+    [
+        (["--headles"], "--headless"),
+        (["--headless", "--scenari", "ck_skew"], "--scenario"),
+        (["--headless", "--disciplin", "sfq"], "--discipline"),
+        (["hunt", "--discipline", "sfq", "--example", "3"], "--examples"),
+        (["stress", "--second", "1"], "--seconds"),
+        (["merge", "a.json", "--out", "b.json", "--forc"], "--force"),
+        (["report", "r.json", "--markdow", "r.md"], "--markdown"),
+        (["validate", "x.toml", "--quie"], "--quiet"),
+    ],
+)
+def test_no_flag_is_abbreviated_and_a_typo_is_named(
+    args: list[str],
+    meant: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Before, `--headles` ran the whole default matrix (argparse took it for --headless)."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = exits(args, capsys)
+    assert (code, out) == (ExitCode.USAGE, "")
+    (line,) = err.splitlines()
+    assert "unrecognized arguments: " in line and line.endswith(f"(did you mean {meant}?)")
+    assert list(tmp_path.iterdir()) == []  # nothing ran, nothing written
+
+
+def test_help_counts_nothing_that_can_go_stale(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = exits(["--help"], capsys)
+    assert code == 0
+    numbers = r"two|three|four|five|six|seven|eight|nine|ten"
+    assert re.search(rf"\ball ({numbers})\b", out) is None
+    assert "from the list below" in out
+    for sub in ("validate", "report", "merge", "hunt", "stress"):
+        assert re.search(rf"^  ckviz {sub} ", out, re.M), sub
+
+
+def test_quiet_prints_nothing_but_writes_the_results(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    out = tmp_path / "r.json"
+    args = ["--headless", "-q", "--scenario", "ck_trickle", "--discipline", "sfq"]
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ckviz",
+            *args,
+            "--seeds",
+            "seed-a",
+            "--redis-url",
+            redis_server.url,
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
+    assert json.loads(out.read_text())["complete"] is True
+    scenario = Path(__file__).parents[2] / "scenarios" / "ck_trickle.toml"
+    quiet = subprocess.run(
+        [sys.executable, "-m", "ckviz", "validate", "--quiet", str(scenario)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+
+
+LONG_KEY = "tenant-" + "x" * 110 + "-end"
+
+
+def test_piped_tables_print_every_figure_whole(redis_server: RedisServer, tmp_path: Path) -> None:
+    """Before, a pipe got 132 columns and the tables cut names and figures with '…'."""
+    scenario = tmp_path / "wide.toml"
+    scenario.write_text(
+        f'env_limit = 2\n[[keys]]\nname = "{LONG_KEY}"\nruns = 40\n'
+        '[[keys]]\nname = "b"\nruns = 5\n',
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ckviz",
+            "--headless",
+            "--scenario",
+            str(scenario),
+            "--discipline",
+            "baseline",
+            "--discipline",
+            "sfq",
+            "--discipline",
+            "drr",
+            "--seeds",
+            "seed-a",
+            "--redis-url",
+            redis_server.url,
+            "--out",
+            str(tmp_path / "r.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "…" not in proc.stdout
+    assert LONG_KEY in proc.stdout
+    assert "\x1b[" not in proc.stdout  # plain: no colours in a pipe
