@@ -21,7 +21,7 @@ EXIT_MEANINGS: dict[ExitCode, str] = {
 }
 
 ENVIRONMENT = (
-    ("CKVIZ_REDIS_URL", "a Redis to use, as --redis-url (the flag wins)"),
+    ("CKVIZ_REDIS_URL", "a Redis to use, as --redis-url (--redis-url and --redis win over it)"),
     ("CKVIZ_REDIS_TIMEOUT", "seconds to wait for a Redis reply (default 30)"),
     ("GITHUB_STEP_SUMMARY", "--headless appends its Markdown report to this file"),
 )

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import redis
 
 from ckviz.defaults import DEFAULT_SEED
+from ckviz.errors import RedisUnavailable, first_line
 from ckviz.inputs.workload import generate
 from ckviz.model.clock import SCORE_BASE
 from ckviz.model.queue import PlannedRun, run_id
@@ -78,29 +79,38 @@ def measured_bytes(client: redis.Redis, prefix: str, runs: Sequence[PlannedRun])
         delete_prefix(client, prefix)
 
 
-def workload_bytes(client: redis.Redis, prefix: str, scenario: AnyScenario, free: int) -> int:
+def workload_bytes(
+    client: redis.Redis | None, prefix: str, scenario: AnyScenario, free: int
+) -> int:
     """The bytes one lane of `scenario` may hold with every run queued at once. The sample is
     written only where it takes at most a quarter of the `free` bytes (it must not evict
     anything itself); where it would take more, the run cannot fit either, and the rough
-    figure says so."""
+    figure says so. Without a client to sample on (a cluster node, which may not own the
+    sample's slot), the rough figure too."""
     runs = planned_runs(scenario)
     if not runs:
         return 0
     chosen = sample(runs)
-    if ROUGH_PER_NAME_BYTE * name_bytes(chosen) > free // 4:
-        return ROUGH_PER_NAME_BYTE * name_bytes(runs)
-    per_name_byte = measured_bytes(client, prefix, chosen) / name_bytes(chosen)
-    return int(per_name_byte * name_bytes(runs) * MARGIN)
+    rough = ROUGH_PER_NAME_BYTE * name_bytes(runs)
+    if client is None or ROUGH_PER_NAME_BYTE * name_bytes(chosen) > free // 4:
+        return rough
+    try:
+        measured = measured_bytes(client, prefix, chosen)
+    except redis.ResponseError:  # MEMORY USAGE (or SCAN) denied by an ACL: the rough figure
+        return rough
+    except (redis.RedisError, OSError) as exc:
+        raise RedisUnavailable(f"measuring what ckviz will write: {first_line(exc)}") from None
+    return int(measured / name_bytes(chosen) * name_bytes(runs) * MARGIN)
 
 
-Need = Callable[[redis.Redis, str, int], int]
+Need = Callable[[redis.Redis | None, str, int], int]
 
 
 def need_of(scenarios: Sequence[AnyScenario], lanes: int) -> Need:
-    """What `lanes` lanes of the largest of `scenarios` may hold at once: (client, claimed
-    namespace, free bytes) -> bytes, measured when asked."""
+    """What `lanes` lanes of the largest of `scenarios` may hold at once: (client to sample
+    on or None, claimed namespace, free bytes) -> bytes, measured when asked."""
 
-    def need(client: redis.Redis, namespace: str, free: int) -> int:
+    def need(client: redis.Redis | None, namespace: str, free: int) -> int:
         prefix = f"{namespace}footprint:"
         largest = max(workload_bytes(client, prefix, s, free) for s in scenarios)
         return largest * lanes + FIXED_BYTES

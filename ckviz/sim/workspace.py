@@ -86,8 +86,9 @@ def _check_eviction(workspace: Workspace, choice: ServerChoice, need: Need) -> i
     if choice.allow_eviction_risk:
         return evicted_keys(workspace.client)
     shown = f"{server.source} {server.shown_url}"
-    client, namespace = workspace.client, workspace.namespace
-    check_eviction(client, lambda free: need(client, namespace, free), shown)
+    namespace = workspace.namespace
+    sample_on = None if server.cluster else workspace.client  # a node may not own its slot
+    check_eviction(workspace.client, lambda free: need(sample_on, namespace, free), shown)
     return None
 
 
