@@ -32,11 +32,11 @@ def test_textual_is_imported_only_inside_the_tui() -> None:
     assert offenders == []
 
 
-def test_only_the_cli_reaches_into_the_tui() -> None:
+def test_only_the_app_command_reaches_into_the_tui() -> None:
     offenders = []
     for path in PACKAGE.rglob("*.py"):
         relative = path.relative_to(PACKAGE)
-        if "tui" in relative.parts or relative == Path("cli.py"):
+        if "tui" in relative.parts or relative == Path("commands/app.py"):
             continue
         if any(m.startswith("ckviz.tui") for m in imported_modules(path)):
             offenders.append(str(relative))
@@ -47,7 +47,7 @@ def test_the_engine_and_the_headless_path_load_no_textual() -> None:
     # a fresh interpreter: what this test process already imported does not count
     engine = sorted(
         "ckviz." + ".".join(p.relative_to(PACKAGE).with_suffix("").parts)
-        for folder in ("headless", "sim")
+        for folder in ("headless", "sim", "commands")
         for p in (PACKAGE / folder).glob("*.py")
         if p.name != "__init__.py"
     )
