@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from ckviz.cli import build_parser
+from ckviz.commands.root import build_parser
 from ckviz.disciplines import vtime
 from ckviz.disciplines.baseline import Baseline
 from ckviz.disciplines.codel import CoDel
