@@ -39,6 +39,7 @@ HEADLESS_ONLY = {
     "check": "--check",
     "junit": "--junit",
     "summary_md": "--summary-md",
+    "quiet": "--quiet",  # the app prints nothing to quiet
 }
 
 
@@ -185,8 +186,8 @@ def run(ns: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 def reject_headless_only(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> None:
     """The app ignores the matrix's flags: given without --headless they are a mistake."""
-    given = [flag for dest, flag in HEADLESS_ONLY.items()
-             if getattr(ns, dest) != parser.get_default(dest)]  # fmt: skip
+    default = parser.get_default
+    given = [flag for dest, flag in HEADLESS_ONLY.items() if getattr(ns, dest) != default(dest)]
     if given:
         raise UsageError(
             f"{given[0]} is for --headless (the terminal app ignores it); add --headless to run "

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ckviz.cli import main
+from ckviz.commands.redis_options import server_choice
 from ckviz.errors import ExitCode
 from ckviz.store.server import RedisServer
 
@@ -71,6 +72,33 @@ def test_no_flag_is_abbreviated_and_a_typo_is_named(
     (line,) = err.splitlines()
     assert "unrecognized arguments: " in line and line.endswith(f"(did you mean {meant}?)")
     assert list(tmp_path.iterdir()) == []  # nothing ran, nothing written
+
+
+@pytest.mark.parametrize("command", ["", "hunt", "stress"])
+def test_one_rule_for_where_the_server_comes_from(
+    command: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command line before the environment: --redis-url, then --redis, then
+    CKVIZ_REDIS_URL, then the embedded server; the same in every command that writes."""
+    import importlib
+
+    module = importlib.import_module(f"ckviz.commands.{command or 'root'}")
+    base = ["--discipline", "sfq"] if command == "hunt" else []
+
+    def choice(*args: str) -> tuple[str, str | None, str]:
+        chosen = server_choice(module.build_parser().parse_args([*base, *args]))
+        return chosen.mode, chosen.url, chosen.source
+
+    monkeypatch.delenv("CKVIZ_REDIS_URL", raising=False)
+    assert choice() == ("embedded", None, "CKVIZ_REDIS_URL")
+    monkeypatch.setenv("CKVIZ_REDIS_URL", "redis://env:1/0")
+    assert choice() == ("embedded", "redis://env:1/0", "CKVIZ_REDIS_URL")
+    assert choice("--redis", "embedded") == ("embedded", None, "--redis")
+    assert choice("--redis", "docker") == ("docker", None, "--redis")
+    assert choice("--redis-url", "redis://flag:1/0", "--redis", "docker")[1:] == (
+        "redis://flag:1/0",
+        "--redis-url",
+    )
 
 
 def test_help_counts_nothing_that_can_go_stale(capsys: pytest.CaptureFixture[str]) -> None:
