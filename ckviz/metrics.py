@@ -173,7 +173,7 @@ def _figures(
 
 @dataclass(frozen=True, slots=True)
 class StepFigures:
-    """The reference micro-benchmark's figures (SPEC-vtime 6), in steps."""
+    """The reference micro-benchmark's figures (its harness: a call per step), in steps."""
 
     victim_first_serve: int  # -1: no victim served
     victim_wait_p50: int

@@ -47,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--harness",
         choices=["steps", "ms"],
         default=None,
-        help="steps (SPEC-vtime's call-by-call harness) or ms (logical milliseconds); "
+        help="steps (the call-by-call harness of the micro-benchmark) or ms (logical "
+        "milliseconds); "
         "default: ms where the discipline runs there, else steps",
     )
     p.add_argument("--keys", type=int, default=5, metavar="K", help="at most K keys (2..12)")
@@ -77,7 +78,7 @@ def _disciplines(harness: str) -> tuple[str, ...]:
 
 
 def _check_args(ns: argparse.Namespace) -> None:
-    if ns.harness is None:  # vtime hunts in the step harness unless --harness ms asks
+    if ns.harness is None:  # a discipline in Redis hunts in steps unless --harness ms asks
         native = ns.discipline in STEP_DISCIPLINES and ns.discipline != "baseline"
         ns.harness = "ms" if ns.discipline in FACTORIES and not native else "steps"
     known = _disciplines(ns.harness)

@@ -97,8 +97,9 @@ def _step_key(draw: st.DrawFn, name: str) -> StepKeySpec:
 
 
 def step_workloads(max_keys: int) -> st.SearchStrategy[HuntCase]:
-    """Scenarios for the step harness (SPEC-vtime 6 and 10): keys enqueued up front, some refed
-    one run each time a call serves them, optionally fresh keys minted before every call."""
+    """Scenarios for the step harness (the micro-benchmark's and the starvation shapes'): keys
+    enqueued up front, some refed one run each time a call serves them, optionally fresh keys
+    minted before every call."""
 
     @st.composite
     def build(draw: st.DrawFn) -> HuntCase:

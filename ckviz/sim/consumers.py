@@ -4,9 +4,9 @@ Each consumer is a client of the same run queue on its own connection: it calls 
 with the run's max count, and under a client-side discipline it first rescores ckIndex from
 its own discipline state (the spike's scheduler lives in the consumer's process, so each
 consumer holds its own copy and learns only of the runs its own calls took). What lives in
-Redis is one for all: the queues, the env and per-key limits, a vtime discipline's tags and
-floor. The driver keeps one ledger of what every consumer took, so its books, its invariant
-checks and its predictions of what a dequeue takes stay whole.
+Redis is one for all: the queues, the env and per-key limits, the state of a discipline that
+keeps it there (its tags and floor). The driver keeps one ledger of what every consumer took,
+so its books, its invariant checks and its predictions of what a dequeue takes stay whole.
 
 Turns: within an instant of the millisecond driver (a step of the step harness) the consumers
 call one at a time, in an order drawn from the cell's seed and the instant (never the wall

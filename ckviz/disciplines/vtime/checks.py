@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from ckviz.disciplines.base import LedgerView
 from ckviz.disciplines.vtime.knobs import Version
-from ckviz.disciplines.vtime.values import VtimeState
+from ckviz.disciplines.vtime.values import VtimeDequeue, VtimeState
 from ckviz.model.clock import Unit
 from ckviz.model.invariants import (
     FLOOR_MONOTONE,
@@ -108,3 +108,30 @@ class VtimeLedgerCheck:
                 self.empty.add(key)
             else:
                 self.empty.discard(key)
+
+
+class VtimeCallCheck:
+    """The vtime rules on the step clock: the calls' traces say which keys they served (and
+    their new tags) and drained; an acked key may have left ckVtime too (HEAD's ack drops it,
+    and either version's next dequeue may find its queue empty)."""
+
+    def __init__(self, version: Version) -> None:
+        self.rules = VtimeStateChecker(version, "step")
+        self._dropped: set[str] = set()  # keys the trips since the last check may have dropped
+
+    def acked(self, key: str) -> None:
+        self._dropped.add(key)
+
+    def after_call(
+        self,
+        at: int,
+        call: VtimeDequeue,
+        state: VtimeState | None,
+        enqueued: Iterable[str] | Callable[[str], bool],
+    ) -> None:
+        """Check `state` as the call's trip read it (nothing to check without one)."""
+        dropped = self._dropped | {v.key for v in call.visits if v.drain}
+        self._dropped = set()
+        if state is not None:
+            served = {v.key: v.tag for v in call.visits if v.tag is not None and not v.drain}
+            self.rules.check_state(at, state, served, enqueued, dropped)

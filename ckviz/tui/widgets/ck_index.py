@@ -37,7 +37,8 @@ class CkIndexPane(SnapshotPane):
         # The next dequeue scans ckIndex in `next_order` (after a rescore, for disciplines that
         # rescore): its window is that order's first `window` keys, its pick the first one.
         # A step scenario's snapshot has the base queue's ckIndex but no heads and no scan of
-        # its own to preview (vtime picks by tag first): the entries only, and why.
+        # its own to preview (a discipline in Redis may pick by its own state first): the
+        # entries only, and why.
         steps = snapshot.time_unit != "ms"
         upcoming = () if steps else snapshot.next_order
         scanned = set(upcoming[:window])

@@ -1,0 +1,36 @@
+"""What the app shows of vtime on the step clock: the order pass 1 would take and the state
+as the call's trip read it (data only; the pane that draws it is the app's)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ckviz.disciplines.vtime.knobs import Version
+from ckviz.disciplines.vtime.values import Visit, VtimeState, VtimeView
+from ckviz.model.queue import DisciplineState, Shown
+
+
+def tag_order(keys: Iterable[str], state: VtimeState | None) -> tuple[str, ...]:
+    """`keys` lowest tag first, ties by name (pass 1's order); a key without a tag sits at the
+    floor; without a state read, `keys` as given."""
+    if state is None:
+        return tuple(keys)
+    floor = state.floor or 0.0
+    return tuple(sorted(keys, key=lambda k: (max(state.tags.get(k, floor), floor), k)))
+
+
+def call_state(
+    name: str,
+    version: Version,
+    fields: Sequence[tuple[str, Shown]],
+    state: VtimeState | None,
+    last: tuple[tuple[Visit, ...], float | None] | None,
+    calls: int,
+) -> DisciplineState:
+    """The discipline pane's state after a call: `fields` and the floor, each key's tag, and
+    the view of the state with the last call's passes (`last`: its visits and floor)."""
+    visits, floor = last if last is not None else ((), None)
+    view = VtimeView(version, state, visits, floor, traced=True, calls=calls)
+    per_key = tuple((k, (("tag", t),)) for k, t in state.tags.items()) if state else ()
+    shown = (*fields, ("floor", (state.floor or 0.0) if state else 0.0))
+    return DisciplineState(name, shown, per_key, view)
