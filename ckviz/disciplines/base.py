@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ckviz.model.matrix import Treatment
-from ckviz.model.queue import DequeuedRun, DisciplineState, IndexEntry, columns_of
+from ckviz.model.queue import DequeuedRun, DisciplineState, IndexEntry, Shown, columns_of
 from ckviz.store.scripts import Door
 
 Weights = Mapping[str, float]
@@ -91,6 +91,28 @@ class LedgerCheck(Protocol):
     def check(self, ledger: LedgerView, state: Any, t: int, asked: Iterable[str]) -> None: ...
 
 
+class OnSteps(Protocol):
+    """A discipline in Redis on the step clock: fed each call's report and its state as the
+    call's trip read it, it checks its rules (when asked) and says what the app shows."""
+
+    def acked(self, key: str) -> None: ...
+
+    def read(self, state: object) -> None: ...
+
+    def called(
+        self, at: int, report: DequeueReport, enqueued: Iterable[str] | Callable[[str], bool]
+    ) -> None: ...
+
+    @property
+    def floor(self) -> float | None: ...  # its floor as last read, for the results
+
+    def order(self, keys: Iterable[str]) -> tuple[str, ...]: ...
+
+    def shown(
+        self, fields: Sequence[tuple[str, Shown]], last: object | None, calls: int
+    ) -> DisciplineState: ...
+
+
 class KeepsStateInRedis(Discipline, Protocol):
     """A discipline whose door names a `reads` script: the driver hands it what its dequeue
     reported and what the read found, and it never writes its keys from Python. What a report
@@ -107,7 +129,11 @@ class KeepsStateInRedis(Discipline, Protocol):
         ...
 
     def ledger_check(self, planned: Mapping[str, int]) -> LedgerCheck:
-        """Its rules for a run of `planned` runs per key."""
+        """Its rules for a run of `planned` runs per key (the millisecond clock)."""
+        ...
+
+    def on_steps(self, check: bool) -> OnSteps:
+        """What the step clock keeps of it between calls (`check`: its rules too)."""
         ...
 
 

@@ -4,9 +4,18 @@ summary (`--help`, the docs' table) and the rule its first key wins by (the app)
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from ckviz.disciplines import vtime
-from ckviz.disciplines.base import DEFAULT_TUNING, Discipline, Listed, Tuning, Weights
+from ckviz.disciplines.base import (
+    DEFAULT_TUNING,
+    Discipline,
+    KeepsStateInRedis,
+    Listed,
+    OnSteps,
+    Tuning,
+    Weights,
+)
 from ckviz.disciplines.baseline import Baseline
 from ckviz.disciplines.codel import CoDel
 from ckviz.disciplines.drr import DeficitRoundRobin
@@ -76,6 +85,15 @@ def tuning_for(name: str, scenario: object, treatment: Treatment, trace: bool = 
     then `scenario`, then its defaults) and whether its dequeue says what it looked at."""
     knobs = REGISTRY[check_discipline(name, "discipline")].knobs
     return Tuning(knobs(scenario, treatment) if knobs is not None else None, trace)
+
+
+def on_steps(name: str, check: bool) -> OnSteps | None:
+    """What the step clock keeps of discipline `name` between its calls, if its state lives in
+    Redis (its door reads it); None for one whose only state is the queues."""
+    discipline = make_discipline(name)
+    if discipline.door.reads is None:
+        return None
+    return cast(KeepsStateInRedis, discipline).on_steps(check)
 
 
 def make_discipline(

@@ -104,8 +104,8 @@ def _result(cell: Cell, outcome: Outcome, elapsed_ms: float) -> RunResult:
         figures = step_figures(events, steps.victims, steps.contention, steps.drain_step)
         result.metrics.steps = StepMetricsResult(**asdict(figures), calls=steps.calls)
         result.metrics.key_serves = steps.key_serves
-        if steps.vtime_floor is not None:
-            result.metrics.vtime_floor_final = steps.vtime_floor
+        if steps.floor is not None:
+            result.metrics.vtime_floor_final = steps.floor
     return result
 
 

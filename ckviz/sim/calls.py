@@ -4,19 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ckviz.disciplines.vtime import Visit
-
 
 @dataclass(frozen=True, slots=True)
 class CallRecord:
-    """One step: what the call served and, for vtime, every candidate it looked at."""
+    """One step: what the call served and, for a discipline in Redis, what else its dequeue
+    reported (the candidates each pass looked at, the floor it ended with)."""
 
     step: int
     called: bool  # False: the env was full, no Lua call
     backlog_keys: int  # keys with runs not yet served, counted before the call
     served: tuple[str, ...]  # keys, in serve order
-    visits: tuple[Visit, ...]  # vtime only: pass 1 then pass 2
-    floor: float | None  # vtime only: the floor the call ended with
+    report: object | None  # its dequeue's report beyond the runs (None: plain runs, or no call)
     consumer: str = "c1"  # whose call it was
 
 

@@ -30,7 +30,7 @@ class EngineOptions:
     max_count: int = 1  # runs per dequeue call on the millisecond clock
     step_max_count: int | None = None  # on the step clock: --max-count, else the harness's
     check_invariants: bool = True
-    trace: bool = False  # a vtime dequeue reports what it looked at (the app asks)
+    trace: bool = False  # a dequeue in Redis reports what it looked at (the app asks)
     consumers: int | None = None  # None: the treatment's, else the scenario's
     history: bool = False  # the run's past in time buckets (the app's pictures)
 

@@ -2,8 +2,8 @@
 
 Two clocks drive the same books, invariant checks, recording and snapshot builder:
 - the logical-millisecond clock (`Driver`, SPEC 5): instants of release, arrive, serve, close;
-- the step clock (`StepRunner`, SPEC-vtime 6 and 10): calls, acks after `hold_steps`,
-  arrivals between calls.
+- the step clock (`StepRunner`, the micro-benchmark's spec 6 and 10): calls, acks after
+  `hold_steps`, arrivals between calls.
 A round is one serve attempt (ms) or one step of calls; an instant is everything at one `t`.
 """
 
@@ -19,8 +19,9 @@ from ckviz.model.snapshot import FULL_VIEW, ConsumerService, DequeueEvent, Snaps
 
 @dataclass(frozen=True, slots=True)
 class StepOutcome:
-    """What only the step clock counts as it goes (SPEC-vtime 6): contention per call, the
-    calls made, the drain, serves per declared key, the vtime floor it ended with."""
+    """What only the step clock counts as it goes (the micro-benchmark's spec 6): contention per
+    call, the calls made, the drain, serves per declared key, and the floor it ended with (a
+    discipline in Redis that keeps one)."""
 
     contention: Mapping[str, int]  # serves while >= 2 keys had backlog, per key
     contended: set[str]  # keys with backlog during such a call
@@ -29,7 +30,7 @@ class StepOutcome:
     calls: int
     drain_step: int
     key_serves: dict[str, int]
-    vtime_floor: float | None
+    floor: float | None
 
 
 @dataclass(frozen=True, slots=True)

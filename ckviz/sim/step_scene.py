@@ -2,15 +2,15 @@
 picture per call.
 
 Times are in steps (a step stands where the millisecond driver has a millisecond): a run
-"arrives" at the step it was enqueued before and is served at the step of its call. The vtime
-state is what the call's trip read back, and the passes are the call's own trace.
+"arrives" at the step it was enqueued before and is served at the step of its call. A
+discipline in Redis shows its state as the call's trip read it, and the call's own report.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from ckviz.disciplines.vtime import Version, VtimeState, VtimeView
+from ckviz.disciplines.base import OnSteps
 from ckviz.model.queue import DisciplineState, Shown
 from ckviz.model.snapshot import DequeueEvent, HeldRun, KeyRow, QueueEvent, ViewRequest
 from ckviz.model.steps import StepScenario
@@ -25,14 +25,13 @@ class StepEngine(Protocol):
     t: int
     scenario: StepScenario
     discipline: str
-    version: Version | None
     max_count: int
     done: bool
     queue: RunQueue
     calls: list[CallRecord]
     serves: list[DequeueEvent]
     remaining: dict[str, int]
-    state: VtimeState | None
+    in_redis: OnSteps | None
 
     @property
     def total(self) -> int: ...
@@ -71,7 +70,7 @@ def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
         step=len(runner.calls),
         t=last.step if last else 0,
         total_runs=runner.total,
-        index=tuple(runner.queue.peek_index(view.index_limit)[0]),  # vtime's pass 2 reads it
+        index=tuple(runner.queue.peek_index(view.index_limit)[0]),  # a Lua pass may read it
         index_rescored=(),
         keys=rows,
         held=held,
@@ -86,29 +85,15 @@ def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
 
 
 def _tag_order(runner: StepEngine) -> tuple[str, ...]:
-    """vtime: the keys with runs left, lowest tag first, ties by name (pass 1's order)."""
-    state = runner.state
+    """The keys with runs left, in the discipline's own order when it keeps one in Redis."""
     left = [k for k, n in runner.remaining.items() if n]
-    if runner.version is None or state is None:
-        return tuple(left)
-    floor = state.floor or 0.0
-    return tuple(sorted(left, key=lambda k: (max(state.tags.get(k, floor), floor), k)))
+    return tuple(left) if runner.in_redis is None else runner.in_redis.order(left)
 
 
 def _state(runner: StepEngine) -> DisciplineState:
     last = runner.calls[-1] if runner.calls else None
     fields: list[tuple[str, Shown]] = [("harness", "steps"), ("max count", runner.max_count)]
-    if runner.version is None:
+    if runner.in_redis is None:
         return DisciplineState(runner.discipline, (*fields, ("order", "oldest head first")))
-    state = runner.state
-    view = VtimeView(
-        runner.version,
-        state,
-        last.visits if last else (),
-        last.floor if last else None,
-        traced=True,
-        calls=sum(1 for c in runner.calls if c.called),
-    )
-    per_key = tuple((k, (("tag", t),)) for k, t in state.tags.items()) if state else ()
-    fields.append(("floor", (state.floor or 0.0) if state else 0.0))
-    return DisciplineState(runner.discipline, tuple(fields), per_key, view)
+    calls = sum(1 for c in runner.calls if c.called)
+    return runner.in_redis.shown(fields, last.report if last else None, calls)

@@ -1,4 +1,4 @@
-"""The step harness (SPEC-vtime 6 and 10): a run is a sequence of dequeue calls.
+"""The step harness (the micro-benchmark's spec 6 and 10): a run is a sequence of dequeue calls.
 
 Every declared message is enqueued before the first call, in scenario order. Step s: the
 arrivals of the step (fresh keys), then one dequeue of up to `max_count` runs (none when the
@@ -19,9 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ckviz.disciplines.registry import IN_REDIS
-from ckviz.disciplines.vtime import Version, Visit, VtimeDequeue, VtimeState, version_of
-from ckviz.disciplines.vtime.checks import VtimeStateChecker
+from ckviz.disciplines.base import DequeueReport, OnSteps
+from ckviz.disciplines.registry import IN_REDIS, on_steps
 from ckviz.model.clock import T0, WALL_NOW, Unit
 from ckviz.model.history import History
 from ckviz.model.queue import DequeuedRun, PlannedRun
@@ -58,12 +57,12 @@ class StepRunner:
         history: bool = False,
     ) -> None:
         """`queue` (and `more_queues`) opened with the discipline's door, its dequeue traced.
-        `track_state`: read the vtime state after every call (default: when checking).
+        `track_state`: read the discipline's state in Redis after every call (default: when
+        checking).
         `more_queues`: the connections of consumers c2..cN (c1's is `queue`), who take turns
         in an order drawn from `seed` and the step."""
         self.scenario = scenario
         self.discipline = discipline
-        self.version: Version | None = version_of(discipline)
         self.queue = queue
         self.queues = [queue, *more_queues]
         self.consumers = [Tally(consumer_name(i)) for i in range(len(self.queues))]
@@ -79,12 +78,12 @@ class StepRunner:
         self.contention: dict[str, int] = {}  # serves while >= 2 keys had backlog
         self.contended: set[str] = set()  # keys with backlog during such a call
         self.drain_step = -1
-        self.state: VtimeState | None = None
         # the per-key limit is the env limit (no per-queue limit in the step harness)
         self.limits = (
             RunLimits(scenario.env_limit, None, None, "step") if check_invariants else None
         )
-        self.vtime_checks = VtimeStateChecker(self.version, "step") if check_invariants else None
+        # a discipline whose state lives in Redis: that state, its rules, what the app shows
+        self.in_redis: OnSteps | None = on_steps(discipline, check_invariants)
         self.track_state = check_invariants if track_state is None else track_state
         self._sent_per_key: dict[str, int] = {}
         self._backlog: set[str] = set()  # keys with runs not yet served
@@ -95,7 +94,6 @@ class StepRunner:
         self._fresh = 0
         self._refeeds = 0
         self._total = 0
-        self._dropped: set[str] = set()  # keys a trip may drop from ckVtime
         self._touched: set[str] = set()  # keys a trip enqueues or acks
         self._outbox = queue.trip()
         # the run's past in time buckets of steps, for the app's pictures
@@ -174,32 +172,31 @@ class StepRunner:
             self.contended |= self._backlog
         called = len(self._in_flight) < self.scenario.env_limit  # burst factor 1
         runs: list[DequeuedRun] = []
-        visits: tuple[Visit, ...] = ()
-        floor = None
+        report: DequeueReport | None = None
         if called:  # else the outbox waits for the next call's trip: nothing reads it before
             slot = self._dequeue()
             state_slot = None
-            if self.version is not None and self.track_state:
+            if self.in_redis is not None and self.track_state:
                 state_slot = self._outbox.read_state(LISTING_LIMIT, self._touched)
             self._touched = set()
             replies = self._send(self.queues[consumer])
-            runs, visits, floor = self._reply(replies[slot])
-            if state_slot is not None:
-                self.state = replies[state_slot]
+            runs, report = self._reply(replies[slot])
+            if self.in_redis is not None and state_slot is not None:
+                self.in_redis.read(replies[state_slot])
             self.consumers[consumer].called(len(runs))
         for run in runs:
             self._record(run, backlog)
         name = self.consumers[consumer].name
         served = tuple(r.key for r in runs)
-        self.calls.append(CallRecord(self.t, called, backlog, served, visits, floor, name))
-        if called:
-            self._check(visits)
+        self.calls.append(CallRecord(self.t, called, backlog, served, report, name))
+        if self.in_redis is not None and report is not None:
+            self.in_redis.called(self.t, report, self._enqueued)
         return runs
 
     def _finish(self) -> None:
-        if self.version is not None:
+        if self.in_redis is not None:
             slot = self._outbox.read_state(0)
-            self.state = self._send()[slot]
+            self.in_redis.read(self._send()[slot])
         elif len(self._outbox):
             self._send()
         self.done = True
@@ -223,10 +220,13 @@ class StepRunner:
     def _dequeue(self) -> int:
         return self._outbox.dequeue(self.max_count, WALL_NOW)
 
-    def _reply(self, reply: Any) -> tuple[list[DequeuedRun], tuple[Visit, ...], float | None]:
-        if isinstance(reply, VtimeDequeue):
-            return reply.runs, tuple(reply.visits), reply.floor
-        return list(reply), (), None
+    def _reply(self, reply: Any) -> tuple[list[DequeuedRun], DequeueReport | None]:
+        """The runs of a dequeue reply, and the report of a discipline in Redis (its door's
+        reader made it)."""
+        if self.in_redis is None:
+            return list(reply), None
+        report: DequeueReport = reply
+        return report.runs, report
 
     def _ack_due(self) -> None:
         hold = self.scenario.harness.hold_steps
@@ -236,8 +236,8 @@ class StepRunner:
                 del self._in_flight[i]
                 self._held[run.key] -= 1
                 self._outbox.ack(run.run_id, run.key)
-                if self.version is not None:
-                    self._dropped.add(run.key)
+                if self.in_redis is not None:
+                    self.in_redis.acked(run.key)
                 self._touched.add(run.key)
 
     def _send(self, via: RunQueue | None = None) -> list[Any]:
@@ -264,13 +264,6 @@ class StepRunner:
         if self.limits is not None:
             self.limits.on_dequeued(self.t, run.key, run.run_id)
             self.limits.within_limits(self.t, run.key, self._held[run.key], len(self._in_flight))
-
-    def _check(self, visits: tuple[Visit, ...]) -> None:
-        dropped = self._dropped | {v.key for v in visits if v.drain}
-        self._dropped = set()
-        if self.vtime_checks is not None and self.state is not None:
-            served = {v.key: v.tag for v in visits if v.tag is not None and not v.drain}
-            self.vtime_checks.check_state(self.t, self.state, served, self._enqueued, dropped)
 
     # ---- what the lanes and the results read --------------------------------------------
 
@@ -303,8 +296,8 @@ class StepRunner:
         return self.contention
 
     def outcome(self) -> Outcome:
-        scenario, state = self.scenario, self.state
-        floor = None if self.version is None or state is None else state.floor or 0.0
+        scenario = self.scenario
+        floor = None if self.in_redis is None else self.in_redis.floor
         steps = StepOutcome(
             contention=self.contention,
             contended=self.contended,
@@ -313,7 +306,7 @@ class StepRunner:
             calls=sum(c.called for c in self.calls),
             drain_step=self.drain_step,
             key_serves=self.key_serves(),
-            vtime_floor=floor,
+            floor=floor,
         )
         weights = dict.fromkeys(self.remaining, 1.0)  # minted keys count, at weight 1
         trips, sent = self.round_trips, self.commands_sent

@@ -125,7 +125,7 @@ class Lane:
             )
         self._stack = contextlib.ExitStack()
         treatment = Treatment(discipline=discipline)
-        # the app asks a vtime dequeue what it looked at (headless runs never do)
+        # the app asks a dequeue in Redis what it looked at (headless runs never do)
         options = EngineOptions(
             check_invariants=setup.check_invariants,
             trace=True,

@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from ckviz.cli import main
-from ckviz.disciplines.vtime import VtimeKnobs, knobs_for
+from ckviz.disciplines.vtime import VtimeDequeue, VtimeKnobs, knobs_for
 from ckviz.disciplines.vtime.door import state_keys
 from ckviz.errors import ExitCode
 from ckviz.inputs.scenario_files import load_any
@@ -91,16 +91,18 @@ def test_an_uncapped_arrival_lets_the_backlog_through_a_fresh_key_flood(
     # one run per key per call: a key that is never outranked is served once per call
     assert head_runner.key_serves()["backlog"] == calls
     assert floor_runner.key_serves()["backlog"] < calls / 10
-    assert floor_runner.state is not None and floor_runner.state.floor == 0.0  # pinned
+    assert floor_runner.in_redis is not None and floor_runner.in_redis.floor == 0.0  # pinned
 
 
 def test_the_trace_says_what_each_pass_looked_at(client: redis.Redis, prefix: str) -> None:
     runner = run(client, prefix, "micro_sybil", Treatment(discipline="vtime"))
     first = runner.calls[0]
-    served = [v.key for v in first.visits if v.fate == "served"]
+    assert isinstance(first.report, VtimeDequeue)  # the door's reader made it
+    visits = first.report.visits
+    served = [v.key for v in visits if v.fate == "served"]
     assert list(first.served) == served
-    assert {v.passno for v in first.visits} <= {1, 2}
-    assert all(v.tag == 1.0 for v in first.visits if v.fate == "served")
+    assert {v.passno for v in visits} <= {1, 2}
+    assert all(v.tag == 1.0 for v in visits if v.fate == "served")
 
 
 def test_micro_matrix_is_deterministic(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from ckviz.disciplines.base import DEFAULT_TUNING, DequeueReport, Listed, Tuning
 from ckviz.disciplines.vtime.checks import VtimeLedgerCheck
 from ckviz.disciplines.vtime.door import VERSIONS, vtime_door
 from ckviz.disciplines.vtime.knobs import knobs_for, knobs_of
+from ckviz.disciplines.vtime.on_steps import VtimeOnSteps
 from ckviz.disciplines.vtime.values import VtimeDequeue, VtimeState, VtimeView
 from ckviz.model.queue import DisciplineState, IndexEntry, Shown
 
@@ -48,6 +49,10 @@ class VirtualTime:
     def ledger_check(self, planned: Mapping[str, int]) -> VtimeLedgerCheck:
         """The vtime rules, checked after every trip of the millisecond clock."""
         return VtimeLedgerCheck(self.version, planned)
+
+    def on_steps(self, check: bool) -> VtimeOnSteps:
+        """What the step clock keeps of vtime between its calls."""
+        return VtimeOnSteps(self.name, self.version, check)
 
     def on_dequeue_report(self, call: DequeueReport) -> None:
         """A dequeue call's reply: its passes (when traced) and the floor it ended with."""
