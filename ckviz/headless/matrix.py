@@ -128,7 +128,7 @@ def run_matrix(plan: MatrixPlan, choice: ServerChoice, stdout: Console, stderr: 
         results.checks = evaluate([s for s in plan.scenarios if not on_steps(s)], results.scenarios)
     _write_and_print(results, plan.out, stdout)
     if not plan.quiet:
-        stderr.print(f"results: {plan.out}", highlight=False, soft_wrap=True)
+        stderr.print(f"results: {plan.out}", highlight=False, markup=False, soft_wrap=True)
     outputs_written = _write_ci_outputs(plan, results, stderr)
     if interrupted:
         stderr.print("ckviz: interrupted; partial results written", highlight=False)

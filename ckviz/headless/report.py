@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ckviz.headless.checks import summary_line
 from ckviz.model.results import (
@@ -53,10 +53,10 @@ _MICRO_ROWS = (
 def micro_table(scenario: ScenarioResult) -> Table:
     """The reference's micro-benchmark table: metric, first treatment, second, delta, others."""
     runs = [r for r in scenario.runs if r.metrics.steps is not None]
-    table = Table(title=escape(scenario.name), title_justify="left", title_style="bold")
+    table = Table(title=Text(scenario.name, style="bold"), title_justify="left")
     table.add_column("metric (steps)")
     for i, run in enumerate(runs):
-        table.add_column(run.treatment, justify="right")
+        table.add_column(Text(run.treatment), justify="right")
         if i == 1:
             table.add_column("delta", justify="right")
     for label, field in _MICRO_ROWS:
@@ -102,7 +102,7 @@ def starvation_table(scenarios: list[ScenarioResult]) -> Table:
     )
     table.add_column("shape")
     for label in labels:
-        table.add_column(label, justify="right")
+        table.add_column(Text(label), justify="right")
     for scenario in scenarios:
         backlog = (scenario.victims or [""])[0]
         by_label = {r.treatment: r.metrics for r in scenario.runs}
@@ -116,7 +116,7 @@ def starvation_table(scenarios: list[ScenarioResult]) -> Table:
             if m.vtime_floor_final is not None:
                 text += f" ({m.vtime_floor_final:g})"
             cells.append(text)
-        table.add_row(escape(scenario.name), *cells)
+        table.add_row(Text(scenario.name), *cells)
     return table
 
 
@@ -125,10 +125,9 @@ def scenario_table(scenario: ScenarioResult, first_seed: str) -> Table:
     served = {r.treatment: per_consumer(r) for r in scenario.runs if r.seed == first_seed}
     several = any(r.consumers for r in scenario.runs)
     table = Table(
-        title=escape(scenario.name),  # a sweep variant's `[light.count=10]` is no markup
+        title=Text(scenario.name, style="bold"),  # `[light.count=10]`, `[/]`: no markup
         title_justify="left",
-        title_style="bold",
-        caption=_footnote(same_as) + (f"\n{CONSUMERS_NOTE}" if several else ""),
+        caption=Text(_footnote(same_as) + (f"\n{CONSUMERS_NOTE}" if several else "")),
         caption_justify="left",
     )
     table.add_column("discipline", no_wrap=True)
@@ -139,7 +138,7 @@ def scenario_table(scenario: ScenarioResult, first_seed: str) -> Table:
         table.add_column("runs per consumer", no_wrap=True)
     table.add_column("worst share/weight mean (min..max)", justify="right", no_wrap=True)
     table.add_column("Jain mean", justify="right")
-    table.add_column(f"worst-served key, mean wait ms ({first_seed})", justify="right")
+    table.add_column(Text(f"worst-served key, mean wait ms ({first_seed})"), justify="right")
     treatments = {t.label: t for t in scenario.treatments or []}
     show_caps = any(t.light_key for t in treatments.values())
     if show_caps:
@@ -166,7 +165,7 @@ def scenario_table(scenario: ScenarioResult, first_seed: str) -> Table:
             t = treatments[row.discipline]
             light = t.light_key_mean_wait
             cells += [f"{light.mean:.1f}" if light else "-", f"{t.makespan_ms.mean:.0f}"]
-        table.add_row(*cells)
+        table.add_row(*map(Text, cells))  # key names and labels are the user's: no markup
     return table
 
 
@@ -235,6 +234,9 @@ def print_checks(checks: list[CheckResult], console: Console) -> None:
     for c in checks:
         style = _STATUS_STYLE[c.status]
         console.print(
-            f"[{style}]{c.status.upper():7}[/] {c.scenario}: {c.rule} ({c.detail})", highlight=False
+            Text.assemble(
+                (f"{c.status.upper():7}", style), f" {c.scenario}: {c.rule} ({c.detail})"
+            ),
+            highlight=False,
         )
     console.print(summary_line(checks), highlight=False, markup=False)
