@@ -123,7 +123,7 @@ class CkvizApp(App[int]):
             if move.note is None:
                 self.bell()
             else:
-                self.notify(move.note, severity=move.severity)
+                self.notify(move.note, severity=move.severity, markup=False)
             self._show_controls()
         if self._timer is not None and not self.player.playing:
             self._timer.pause()
@@ -357,7 +357,9 @@ class CkvizApp(App[int]):
             svg = self.save_screenshot(f"{export_stem(frame)}.svg", str(folder))
         except OSError as exc:
             where = exc.filename or folder
-            self.notify(f"export failed: {where}: {exc.strerror or exc}", severity="error")
+            self.notify(
+                f"export failed: {where}: {exc.strerror or exc}", severity="error", markup=False
+            )
             return
         self._export_figures(frame, folder, Path(svg).name)
 
@@ -374,11 +376,13 @@ class CkvizApp(App[int]):
             written = [write_figures(frame, folder), *write_csv(frame, folder)]
         except OSError as exc:
             where = exc.filename or folder
-            self.notify(f"export failed: {where}: {exc.strerror or exc}", severity="error")
+            self.notify(
+                f"export failed: {where}: {exc.strerror or exc}", severity="error", markup=False
+            )
             return
         stem = export_stem(frame)
         kinds = ", ".join(p.name.removeprefix(stem) for p in written)
-        self.notify(f"wrote {svg} and {stem}{{{kinds}}} in {folder}", title="export")
+        self.notify(f"wrote {svg} and {stem}{{{kinds}}} in {folder}", title="export", markup=False)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's own commands, but its Screenshot writes where `x` does (Textual's saves

@@ -166,7 +166,7 @@ class LaneScreen(Screen[None]):
             try:
                 scenario = load_any(name)
             except CkvizError as exc:
-                self.notify(str(exc), severity="error")
+                self.notify(str(exc), severity="error", markup=False)
                 return
             self._start(scenario=scenario)
 
@@ -203,7 +203,7 @@ class LaneScreen(Screen[None]):
         try:
             target = int(text)
         except ValueError:
-            self.notify(f"go to: '{text}' is not a whole number", severity="error")
+            self.notify(f"go to: '{text}' is not a whole number", severity="error", markup=False)
             return
         self.post_message(Perform(self.player.go_to(target), refresh=True))
 
@@ -240,9 +240,9 @@ class LaneScreen(Screen[None]):
         try:
             scenario = load_any(path)
         except CkvizError as exc:
-            self.notify(one_line(str(exc)), severity="error", title="open")
+            self.notify(one_line(str(exc)), severity="error", title="open", markup=False)
             return
         if (problem := self.player.unfit(scenario)) is not None:
-            self.notify(problem, severity="error", title="open")
+            self.notify(problem, severity="error", title="open", markup=False)
             return
         self._start(scenario=scenario)

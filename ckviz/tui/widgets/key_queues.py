@@ -4,6 +4,7 @@ wait so far (the served runs' and the oldest queued run's) and share/weight over
 from __future__ import annotations
 
 from rich.text import Text
+from textual.content import Content
 
 from ckviz.model.names import natural_key
 from ckviz.model.snapshot import SORTS, KeyRow, Snapshot
@@ -104,7 +105,9 @@ class KeyQueuesPane(SnapshotPane):
                     f"age, wait in {snapshot.time_unit}s · {self.border_subtitle}"
                 )
             if self.key_filter:
-                self.border_subtitle = f"/{self.key_filter.query} · {self.border_subtitle}"
+                # typed by the user: plain content, never markup (`[/` would not parse)
+                query = self.key_filter.query
+                self.border_subtitle = Content(f"/{query} · {self.border_subtitle}")
         keys = key_width(snapshot, width // 3)
         room = width - keys - 1  # for the bar, the numbers and the sparkline
         base = sum(w for label, w in COLUMNS if label != "arrive")
