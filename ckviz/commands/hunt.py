@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import math
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from ckviz.commands.parsing import CommandParser, add_quiet
 from ckviz.commands.redis_options import add_redis_options, server_choice
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, FACTORIES
 from ckviz.errors import ExitCode, UsageError
+from ckviz.headless.output import check_out
 from ckviz.hunt.found import describe, write_found
 from ckviz.hunt.objective import Verdict, evaluate
 from ckviz.hunt.search import Finding, Interrupted, hunt
@@ -23,6 +26,11 @@ from ckviz.sim.steps import STEP_DISCIPLINES
 DEFAULT_EXAMPLES = 300
 DEFAULT_SECONDS = 120.0
 WORKLOAD_SEED = "seed-a"
+# --seconds bounds the whole command: exploring may use this share of the time left once the
+# server is up, shrinking runs until this share has passed, the comparison table takes the rest
+EXPLORE_SHARE = 0.5
+SHRINK_SHARE = 0.75
+PROGRESS_EVERY_S = 2.0
 Runner = Callable[[HuntCase, str], Verdict]
 
 
@@ -41,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=DEFAULT_SECONDS,
         metavar="S",
-        help=f"time cap (default {DEFAULT_SECONDS:g}); a cut hunt says so",
+        help=f"time for the whole command, shrinking and the comparison included (default "
+        f"{DEFAULT_SECONDS:g}); a cut hunt says so",
     )
     p.add_argument(
         "--harness",
@@ -60,8 +69,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str]) -> int:
+    started = time.monotonic()
     ns = build_parser().parse_args(list(argv))
     _check_args(ns)
+    ns.deadline = started + ns.seconds
     from ckviz.sim.footprint import need_of
     from ckviz.sim.workspace import open_workspace
 
@@ -89,11 +100,12 @@ def _check_args(ns: argparse.Namespace) -> None:
         )
     if not 2 <= ns.keys <= 12:
         raise UsageError(f"--keys: {ns.keys} is outside 2..12")
-    if ns.examples < 1 or ns.seconds <= 0:
-        raise UsageError("--examples and --seconds must be positive")
-    out = Path(ns.out)
-    if not out.parent.is_dir():
-        raise UsageError(f"--out: folder {str(out.parent)!r} does not exist")
+    if ns.examples < 1:
+        raise UsageError(f"--examples: {ns.examples} is not a positive number")
+    if not (math.isfinite(ns.seconds) and ns.seconds > 0):
+        raise UsageError(f"--seconds: expected a positive number of seconds, got {ns.seconds}")
+    # before the search, as --headless checks its --out (overwriting: the file is hunt's own)
+    check_out(ns.out, force=True)
 
 
 def _hunt_on(client: redis.Redis, namespace: str, ns: argparse.Namespace) -> int:
@@ -103,6 +115,10 @@ def _hunt_on(client: redis.Redis, namespace: str, ns: argparse.Namespace) -> int
         return evaluate(client, f"{namespace}h{next(cells)}:", case, discipline)
 
     interrupted = False
+    # the time left, shared: most to explore, then shrinking, then the comparison table
+    now = time.monotonic()
+    left = max(0.0, ns.deadline - now)
+    say = _quiet_say if ns.quiet else _say
     try:
         space = (
             ms_workloads(ns.keys, WORKLOAD_SEED) if ns.harness == "ms" else step_workloads(ns.keys)
@@ -111,9 +127,11 @@ def _hunt_on(client: redis.Redis, namespace: str, ns: argparse.Namespace) -> int
             space,
             run,
             examples=ns.examples,
-            seconds=ns.seconds,
+            seconds=EXPLORE_SHARE * left,
             seed=ns.seed,
-            progress=_quiet if ns.quiet else _progress,
+            progress=_quiet if ns.quiet else Progress(ns.deadline, ns.seconds),
+            shrink_until=now + SHRINK_SHARE * left,
+            announce=say,
         )
     except Interrupted as stop:
         finding, interrupted = stop.finding, True
@@ -125,11 +143,32 @@ def _quiet(examples: int, worst: Verdict | None) -> None:
     return None
 
 
-def _progress(examples: int, worst: Verdict | None) -> None:
-    if examples % 25 and examples != 1:
-        return
-    shown = f"{worst.worst_share:.3f} ({worst.worst_key})" if worst else "n/a"
-    print(f"hunt: {examples} workloads, worst served/owed {shown}", file=sys.stderr)
+def _say(what: str) -> None:
+    print(f"hunt: {what}", file=sys.stderr)
+
+
+def _quiet_say(what: str) -> None:
+    return None
+
+
+class Progress:
+    """A line on stderr for the first workload, then at most every PROGRESS_EVERY_S."""
+
+    def __init__(self, deadline: float, seconds: float) -> None:
+        self.deadline, self.seconds, self.last = deadline, seconds, 0.0
+
+    def __call__(self, examples: int, worst: Verdict | None) -> None:
+        now = time.monotonic()
+        if examples != 1 and now - self.last < PROGRESS_EVERY_S:
+            return
+        self.last = now
+        shown = f"{worst.worst_share:.3f} ({worst.worst_key})" if worst else "n/a"
+        spent = self.seconds - (self.deadline - now)
+        print(
+            f"hunt: exploring: {examples} workloads, {spent:.0f} s of {self.seconds:g} s, "
+            f"worst served/owed {shown}",
+            file=sys.stderr,
+        )
 
 
 def _report(finding: Finding, ns: argparse.Namespace, run: Runner, interrupted: bool) -> int:
@@ -143,25 +182,44 @@ def _report(finding: Finding, ns: argparse.Namespace, run: Runner, interrupted: 
             print(f"the shrunk workload that breaks it is in {ns.out}; reproduce: {command}")
         return int(ExitCode.CHECK_FAILED)
     if finding.case is None or finding.verdict is None:
-        print("ckviz hunt: no workload was tried")
-        return int(ExitCode.INTERRUPTED if interrupted else ExitCode.OK)
+        if interrupted:
+            print("ckviz hunt: no workload was tried", file=sys.stderr)
+            return int(ExitCode.INTERRUPTED)
+        print(
+            f"ckviz: error: hunt: no workload was tried within --seconds {ns.seconds:g}; "
+            "give it more time",
+            file=sys.stderr,
+        )
+        return int(ExitCode.CHECK_FAILED)
     cut = f" (cut by --seconds: rerun with --examples {finding.examples} to repeat it)"
     print(
         f"{finding.examples} workloads tried{cut if finding.cut_by_time else ''}; "
         f"worst: {describe(finding.verdict)}"
         f"{' (shrunk)' if finding.shrunk else ''}"
+        f"{' (shrinking cut by --seconds)' if finding.shrink_cut else ''}"
     )
     write_found(Path(ns.out), finding.case, finding.verdict, command)
     print(f"\n{Path(ns.out).read_text(encoding='utf-8')}")  # the workload itself, as a file
     print(f"written to {ns.out}; reproduce: {command}")
-    _compare(finding.case, run, _disciplines(ns.harness))
+    _compare(finding.case, run, _disciplines(ns.harness), ns.deadline, say)
     return int(ExitCode.INTERRUPTED if interrupted else ExitCode.OK)
 
 
-def _compare(case: HuntCase, run: Runner, disciplines: tuple[str, ...]) -> None:
-    """The same workload under every discipline of its harness: a small table."""
+def _compare(
+    case: HuntCase,
+    run: Runner,
+    disciplines: tuple[str, ...],
+    deadline: float,
+    say: Callable[[str], None],
+) -> None:
+    """The same workload under every discipline of its harness: a small table, cut at the
+    deadline (the disciplines not run are named)."""
+    say(f"comparing it under {len(disciplines)} disciplines")
     print(f"\n{'discipline':<16} {'served/owed':>11} {'contention':>10}  worst key (mean wait)")
-    for name in disciplines:
+    for i, name in enumerate(disciplines):
+        if time.monotonic() > deadline:
+            print(f"(cut by --seconds: {', '.join(disciplines[i:])} not run)")
+            return
         v = run(case, name)
         wait = f"{v.worst_key_mean_wait_ms:.0f} ms" if v.worst_key_mean_wait_ms else "never served"
         key = f"{v.worst_key} ({wait})" if v.worst_key else "-"

@@ -47,6 +47,7 @@ class Finding:
     bug: InvariantViolation | None = None  # set when a workload broke an invariant
     running: HuntCase | None = None  # the case being evaluated (after a bug: the shrunk one)
     shrunk: bool = False
+    shrink_cut: bool = False  # shrinking stopped at its deadline (the case is as bad, larger)
     explored: Verdict | None = None  # pass 1's worst, before shrinking
 
     def offer(self, case: HuntCase, verdict: Verdict) -> None:
@@ -66,8 +67,11 @@ def hunt(
     seconds: float,
     seed: int,
     progress: Progress | None = None,
+    shrink_until: float | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> Finding:
-    """Search `workloads` for the one `evaluate` finds most starving; shrink it."""
+    """Search `workloads` for the one `evaluate` finds most starving for at most `seconds`;
+    shrink it, until the monotonic instant `shrink_until` when given (else without limit)."""
     finding = Finding()
     deadline = time.monotonic() + seconds
     try:
@@ -83,8 +87,10 @@ def hunt(
             raise _Interrupted(finding) from None
     finding.explored = finding.verdict
     if finding.verdict is not None and finding.verdict.starvation > 0:
+        if announce is not None:
+            announce(f"shrinking the worst of {finding.examples} workloads")
         with _no_local_constants():
-            _shrink(workloads, evaluate, finding, seed)
+            _shrink(workloads, evaluate, finding, seed, shrink_until)
     return finding
 
 
@@ -165,9 +171,15 @@ def _explore(
 
 
 def _shrink(
-    workloads: SearchStrategy[HuntCase], evaluate: Evaluate, finding: Finding, seed: int
+    workloads: SearchStrategy[HuntCase],
+    evaluate: Evaluate,
+    finding: Finding,
+    seed: int,
+    until: float | None,
 ) -> None:
-    """Replay pass 1 until a workload is as bad as its worst, then let Hypothesis shrink it."""
+    """Replay pass 1 until a workload is as bad as its worst, then let Hypothesis shrink it.
+    At `until` it stops: the smallest workload as bad as the worst so far is kept (pass 1's
+    own when the replay had not reached it)."""
     assert finding.verdict is not None
     bar = finding.verdict.starvation - 1e-9
     last: list[tuple[HuntCase, Verdict]] = []
@@ -176,6 +188,8 @@ def _shrink(
     @hypothesis_seed(seed)
     @given(workloads)
     def replay(case: HuntCase) -> None:
+        if until is not None and time.monotonic() > until:
+            raise _TimeUp
         verdict = evaluate(case)
         target(verdict.starvation, label=_LABEL)
         if verdict.starvation >= bar:
@@ -187,3 +201,7 @@ def _shrink(
     except _Failed:
         case, verdict = last[-1]  # Hypothesis replays the minimal failing example last
         finding.case, finding.verdict, finding.shrunk = case, verdict, True
+    except _TimeUp:
+        finding.shrink_cut = True
+        if last:  # the latest failing example: as bad as the worst, and no larger
+            finding.case, finding.verdict, finding.shrunk = *last[-1], True
