@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 
 from ckviz.commands.parsing import CommandParser, add_quiet
@@ -10,11 +11,21 @@ from ckviz.commands.redis_options import add_consumers, add_redis_options, serve
 from ckviz.defaults import MAX_CONSUMERS
 from ckviz.disciplines.registry import FACTORIES
 from ckviz.errors import ExitCode, UsageError, echo
+from ckviz.headless.output import check_out, write_out
+from ckviz.model.json_text import readable_json
+from ckviz.model.results import RedisInfo
 from ckviz.stress.ledger import INVARIANTS
 from ckviz.stress.ops import SERVER_SIDE
+from ckviz.stress.results import stress_results
 from ckviz.stress.run import StressReport
 
 DEFAULT_SCENARIO = "stress_reference"
+DEFAULT_OUT = "stress.json"
+CALL_KINDS = {
+    "dequeue": "dequeue (a consumer's trip, acks due)",
+    "enqueue": "enqueue (the producer's batch)",
+    "watch": "watch (the watcher's read)",
+}
 MAX_SECONDS = 3600.0
 
 
@@ -41,6 +52,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help=f"one of {', '.join(SERVER_SIDE)} (default vtime)",
     )
+    p.add_argument(
+        "--out",
+        default=DEFAULT_OUT,
+        metavar="PATH",
+        help=f"results JSON: throughput, latency per call, invariants (default {DEFAULT_OUT})",
+    )
+    p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     add_redis_options(p)
     add_quiet(p)
     return p
@@ -72,6 +90,7 @@ def _check_args(ns: argparse.Namespace) -> None:
 def main(argv: Sequence[str]) -> int:
     ns = build_parser().parse_args(list(argv))
     _check_args(ns)
+    out = check_out(ns.out, force=ns.force)  # before the run, as --headless checks its own
     from ckviz.inputs import scenario_files
     from ckviz.sim.footprint import need_of
     from ckviz.sim.workspace import open_workspace
@@ -79,13 +98,20 @@ def main(argv: Sequence[str]) -> int:
 
     scenario = scenario_files.load_any(ns.scenario)
     choice = server_choice(ns)
-    with open_workspace(choice, need_of([scenario], lanes=1)) as workspace:
+    # at most two rounds of the scenario wait at once (the producer's bound): two lanes' worth
+    with open_workspace(choice, need_of([scenario], lanes=2)) as workspace:
         report = run_stress(
             workspace.client, workspace.namespace, scenario, ns.discipline, ns.consumers, ns.seconds
         )
+        server = workspace.server
+        redis = RedisInfo(version=server.version, mode=server.mode)
     lines = summary(report)
     for line in [line for line in lines if line.startswith("VIOLATION")] if ns.quiet else lines:
         print(line)
+    results = stress_results(report, redis, ns.consumers, ns.seconds)
+    write_out(readable_json(results.model_dump(mode="json")), out)
+    if not ns.quiet:
+        print(f"results: {out}", file=sys.stderr)
     workspace.raise_left()
     return int(ExitCode.OK if report.ok else ExitCode.CHECK_FAILED)
 
@@ -99,9 +125,17 @@ def summary(report: StressReport) -> list[str]:
         f"max count {plan.max_count}, env limit {plan.env_limit}",
         "real concurrency: figures differ from run to run (not deterministic); "
         "the checks must hold on every run",
-        f"served {report.served} of {len(ledger.produced)} runs in {report.seconds:.2f} s: "
-        f"{report.throughput:,.0f} dequeues/s over {calls} calls"
-        + (" (production cut by --seconds)" if report.cut_by_time else ""),
+        f"served {report.served} of {len(ledger.produced)} runs ({report.rounds} rounds of the "
+        f"scenario) in {report.seconds:.2f} s: {report.throughput:,.0f} dequeues/s, "
+        f"{calls / report.seconds if report.seconds > 0 else 0:,.0f} calls/s over {calls} calls"
+        + (" (production stopped at --seconds)" if report.cut_by_time else ""),
+        "",
+        f"{'latency (ms)':<40}{'calls':>9}{'p50':>9}{'p99':>9}{'max':>9}",
+        *(
+            f"{CALL_KINDS.get(kind, kind):<40}{s.calls:>9}{s.p50_ms:>9.3f}{s.p99_ms:>9.3f}"
+            f"{s.max_ms:>9.3f}"
+            for kind, s in report.latency.items()
+        ),
         "",
         f"{'consumer':<10}{'calls':>8}{'serves':>8}",
     ]

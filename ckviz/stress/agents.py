@@ -7,10 +7,13 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
 
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.sim.invariants import LISTING_LIMIT  # the watcher compares tags up to it
 from ckviz.store.runqueue import RunQueue, Trip
+from ckviz.stress.latency import Latencies
 from ckviz.stress.ledger import SharedBooks
 from ckviz.stress.ops import QueueOps
 from ckviz.stress.plan import Arrival, StressPlan, fresh_key
@@ -18,6 +21,7 @@ from ckviz.stress.plan import Arrival, StressPlan, fresh_key
 # A test-only fault, called by a consumer after each run it is served (never set by the CLI).
 Hook = Callable[[RunQueue, QueueOps, DequeuedRun], None]
 BATCH = 50  # enqueues per producer trip
+ROUND_SPAN_MS = 10_000_000  # a later round's timestamps: past any scenario's (10^7 ms each)
 IDLE_S = 0.001  # an agent with nothing to do sleeps this long instead of spinning
 
 
@@ -33,6 +37,13 @@ class Agent(threading.Thread):
         self.ledger = ledger
         self.stop = stop
         self.error: BaseException | None = None
+        self.latency = Latencies()  # each of this agent's round trips
+
+    def timed_send(self, trip: Trip) -> list[Any]:
+        started = time.perf_counter()
+        replies = trip.send()
+        self.latency.record(time.perf_counter() - started)
+        return replies
 
     def run(self) -> None:
         try:
@@ -47,20 +58,35 @@ class Agent(threading.Thread):
 
 class Producer(Agent):
     """Enqueues the declared runs in scenario order while the consumers already dequeue,
-    then one batch of fresh keys per consumer call, as the step harness mints them."""
+    then one batch of fresh keys per consumer call, as the step harness mints them; then the
+    declared runs again, round after round, until --seconds stops production. A round starts
+    once at most one round's worth of runs is waiting, so the backlog stays bounded."""
 
     def __init__(self, plan: StressPlan, *args: object) -> None:
         super().__init__("producer", *args)  # type: ignore[arg-type]
         self.plan = plan
+        self.rounds = 0
 
     def work(self) -> None:
-        declared = self.plan.declared
-        for start in range(0, len(declared), BATCH):
-            if self.ledger.stopped or self.stop.is_set():
-                break
-            self._send(declared[start : start + BATCH])
-        self._fresh_keys()
+        while self._room_for_a_round():
+            for start in range(0, len(self.plan.declared), BATCH):
+                if self._stopping():
+                    break
+                self._send(again(self.plan.declared[start : start + BATCH], self.rounds))
+            if self.rounds == 0:
+                self._fresh_keys()
+            self.rounds += 1
         self.ledger.producer_done()
+
+    def _stopping(self) -> bool:
+        return self.ledger.stopped or self.stop.is_set()
+
+    def _room_for_a_round(self) -> bool:
+        while self.ledger.waiting() > len(self.plan.declared):
+            if self._stopping():
+                return False
+            time.sleep(IDLE_S)
+        return not self._stopping()
 
     def _fresh_keys(self) -> None:
         plan, n = self.plan, 0
@@ -81,8 +107,21 @@ class Producer(Agent):
         for a in arrivals:
             self.ops.enqueue(trip, a.run, a.offset_ms)
         self.ledger.sending((a.run.key, a.run.run_id) for a in arrivals)
-        trip.send()
+        self.timed_send(trip)
         self.ledger.sent(a.run.key for a in arrivals)
+
+
+def again(arrivals: Sequence[Arrival], rounds: int) -> Sequence[Arrival]:
+    """The declared runs as a later round sends them: run ids of their own (`~r<n>` after
+    the scenario's, so a run id's key is still everything before its last `~0#`), message
+    timestamps after every earlier round's."""
+    if rounds == 0:
+        return arrivals
+    span = ROUND_SPAN_MS * rounds
+    return [
+        Arrival(replace(a.run, run_id=f"{a.run.run_id}~r{rounds}"), a.offset_ms + span)
+        for a in arrivals
+    ]
 
 
 class ConsumerAgent(Agent):
@@ -147,7 +186,7 @@ class ConsumerAgent(Agent):
         return refed
 
     def _send(self, trip: Trip, refed: list[str]) -> list[object]:
-        replies = trip.send() if len(trip) else []
+        replies = self.timed_send(trip) if len(trip) else []
         self.ledger.sent(refed)
         return replies
 
@@ -165,7 +204,7 @@ class Watcher(Agent):
             state_slot = None
             if self.ops.version is not None:
                 state_slot = self.ops.read_state(trip, LISTING_LIMIT)
-            replies = trip.send()
+            replies = self.timed_send(trip)
             started, _ = self.ledger.enqueue_marks()
             state = replies[state_slot] if state_slot is not None else None
             self.ledger.on_watch(replies[digest_slot][0].env_held, state)

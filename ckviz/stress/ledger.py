@@ -139,6 +139,11 @@ class SharedBooks:
                 self._held[run.key] -= 1
                 self._env_held -= 1
 
+    def waiting(self) -> int:
+        """Runs produced and not yet served."""
+        with self._lock:
+            return len(self.produced) - len(self.served)
+
     def all_served(self) -> bool:
         with self._lock:
             return not self.producing and len(self.served) >= len(self.produced)

@@ -16,6 +16,7 @@ from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
 from ckviz.store.runqueue import RunQueue, delete_prefix
 from ckviz.stress.agents import Agent, ConsumerAgent, Hook, Producer, Watcher
+from ckviz.stress.latency import Latencies, LatencySummary
 from ckviz.stress.ledger import SharedBooks
 from ckviz.stress.ops import QueueOps
 from ckviz.stress.plan import StressPlan, plan_for
@@ -37,6 +38,8 @@ class StressReport:
     cut_by_time: bool  # production stopped at --seconds
     refeeds: int = 0
     notes: list[str] = field(default_factory=list)
+    rounds: int = 1  # times the producer sent the scenario's runs
+    latency: dict[str, LatencySummary] = field(default_factory=dict)  # per kind of call
 
     @property
     def served(self) -> int:
@@ -81,11 +84,9 @@ def run_stress(
         eaters = [
             ConsumerAgent(i, plan, hook, queues[i], ops, ledger, stop) for i in range(consumers)
         ]
-        agents = [
-            Producer(plan, queues[-2], ops, ledger, stop),
-            *eaters,
-            Watcher("watcher", queues[-1], ops, ledger, stop),
-        ]
+        producer = Producer(plan, queues[-2], ops, ledger, stop)
+        watcher = Watcher("watcher", queues[-1], ops, ledger, stop)
+        agents = [producer, *eaters, watcher]
         started = time.monotonic()
         for agent in agents:
             agent.start()
@@ -103,6 +104,8 @@ def run_stress(
             ledger,
             cut,
             ledger.refeeds,
+            rounds=producer.rounds,
+            latency=_latencies(producer, eaters, watcher),
         )
     finally:
         stop.set()
@@ -112,6 +115,21 @@ def run_stress(
         with contextlib.suppress(redis.RedisError, OSError):
             delete_prefix(client, prefix)
     return report
+
+
+def _latencies(
+    producer: Producer, eaters: list[ConsumerAgent], watcher: Watcher
+) -> dict[str, LatencySummary]:
+    """Per kind of call: a consumer's trip (its acks due and one dequeue call), the
+    producer's enqueue trip (up to BATCH runs), the watcher's read."""
+    consumers = Latencies()
+    for eater in eaters:
+        consumers = consumers.merged(eater.latency)
+    return {
+        "dequeue": consumers.summary(),
+        "enqueue": producer.latency.summary(),
+        "watch": watcher.latency.summary(),
+    }
 
 
 def _wait(
