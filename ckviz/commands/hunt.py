@@ -201,6 +201,7 @@ def _report(finding: Finding, ns: argparse.Namespace, run: Runner, interrupted: 
     write_found(Path(ns.out), finding.case, finding.verdict, command)
     print(f"\n{Path(ns.out).read_text(encoding='utf-8')}")  # the workload itself, as a file
     print(f"written to {ns.out}; reproduce: {command}")
+    say = _quiet_say if ns.quiet else _say
     _compare(finding.case, run, _disciplines(ns.harness), ns.deadline, say)
     return int(ExitCode.INTERRUPTED if interrupted else ExitCode.OK)
 
