@@ -51,8 +51,14 @@ def load_part(text: str) -> Results:
         return Results.model_validate(data)
     except OSError as exc:
         raise UsageError(f"{text}: cannot read ({exc.strerror or exc})") from None
-    except (ValueError, ValidationError) as exc:
+    except ValidationError as exc:  # where, and why: its first line only counts the errors
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise UsageError(f"{text}: not a ckviz results file ({where}: {first['msg']})") from None
+    except ValueError as exc:
         raise UsageError(f"{text}: not a ckviz results file ({first_line(exc)})") from None
+    except RecursionError:
+        raise UsageError(f"{text}: not a ckviz results file (JSON nested too deeply)") from None
 
 
 def merge(parts: Sequence[tuple[str, Results]]) -> Results:

@@ -8,7 +8,8 @@ from dataclasses import asdict, dataclass
 
 import redis
 
-from ckviz.errors import CkvizError, IncompleteRun, RedisUnavailable
+from ckviz.errors import CkvizError, ExitCode, IncompleteRun, RedisUnavailable
+from ckviz.inputs.trace import TraceProblems
 from ckviz.metrics import RunMetrics, outcome_metrics, step_figures
 from ckviz.model.clock import on_steps
 from ckviz.model.matrix import Treatment
@@ -71,6 +72,8 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
         return CellOutcome(cell.index, result, commands_sent=outcome.commands_sent)
     except CkvizError as exc:
         return CellOutcome(cell.index, None, f"{cell_label(cell)}: {exc}", int(exc.exit_code))
+    except TraceProblems as exc:  # its trace changed since it was checked
+        return CellOutcome(cell.index, None, f"{cell_label(cell)}: {exc}", int(ExitCode.USAGE))
     except (redis.RedisError, OSError) as exc:  # e.g. the server gone before the first trip
         reason = " ".join(str(exc).split()) or type(exc).__name__
         cause = refusal(exc)

@@ -29,6 +29,7 @@ FIELDS = ("key", "arrival_ms", "hold_ms", "run_id", "weight")
 REQUIRED = FIELDS[:3]
 EPOCH_MS_FROM = 10**12  # 2001-09-09 in epoch ms; a relative trace would be 31 years long
 MAX_PROBLEMS = 20  # then "... and N more": a broken export should not flood the terminal
+MAX_LINE_CHARS = 1_000_000  # a JSON Lines run is a few dozen characters
 
 
 class TraceProblems(Exception):
@@ -57,6 +58,11 @@ def is_trace(path: Path) -> bool:
 def read_trace(path: Path) -> TraceSummary:
     """Check every line; TraceProblems lists what is wrong, with line numbers."""
     check = _Check(path)
+    try:  # before reading: a change while it is read shows as a change too
+        stat = path.stat()
+        check.stamp = (stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        pass  # _lines says why it cannot be read
     for item in _lines(path):
         if isinstance(item, str):
             check.problem(item)
@@ -78,6 +84,7 @@ class _Check:
         self.runs = 0
         self.lowest: int | None = None
         self.highest: int | None = None
+        self.stamp: tuple[int, int] | None = None  # (mtime ns, size) when it was read
 
     def problem(self, text: str) -> None:
         self.count += 1
@@ -129,13 +136,26 @@ class _Check:
             more = [f"{self.path}: ... and {hidden} more problems"] if hidden else []
             raise TraceProblems(self.problems + more, self.count)
         weights = {k: self.weights.get(k, (1.0, 0))[0] for k in self.keys}
-        return TraceSummary(str(self.path.resolve()), weights, self.runs, shift)
+        return TraceSummary(str(self.path.resolve()), weights, self.runs, shift, self.stamp)
 
 
 def replay(summary: TraceSummary) -> list[PlannedRun]:
-    """The trace's runs in event order (arrival, key, run id), as `generate` orders them."""
-    stat = os.stat(summary.path)
-    return list(_replay(summary.path, summary.shift_ms, stat.st_mtime_ns, stat.st_size))
+    """The trace's runs in event order (arrival, key, run id), as `generate` orders them; a
+    trace changed since it was checked is a one-line problem, not other runs."""
+    try:
+        stat = os.stat(summary.path)
+    except OSError as exc:
+        raise TraceProblems([f"{summary.path}: cannot read: {exc.strerror or exc}"], 1) from None
+    if summary.stamp is not None and summary.stamp != (stat.st_mtime_ns, stat.st_size):
+        raise TraceProblems([_changed(summary.path)], 1)
+    runs = _replay(summary.path, summary.shift_ms, stat.st_mtime_ns, stat.st_size)
+    if len(runs) != summary.runs or {r.key for r in runs} != summary.weights.keys():
+        raise TraceProblems([_changed(summary.path)], 1)
+    return list(runs)
+
+
+def _changed(path: str) -> str:
+    return f"{path}: changed since it was checked (its runs differ); run again"
 
 
 @functools.lru_cache(maxsize=2)
@@ -171,7 +191,10 @@ def _csv_lines(path: Path, f: Any) -> Iterator[_Line | str]:
     rows = csv.reader(f)
     names: dict[str, str] = {}
     header: list[str] | None = None
-    for row in rows:
+    for row in _bounded(rows, path):
+        if isinstance(row, str):
+            yield row
+            return
         number = rows.line_num
         if not row or (len(row) == 1 and not row[0].strip()):
             continue  # blank line
@@ -187,6 +210,23 @@ def _csv_lines(path: Path, f: Any) -> Iterator[_Line | str]:
             continue
         record = dict(zip(header, row, strict=True))
         yield _parse(path, number, record, from_text=True, names=names)
+
+
+def _bounded(rows: Any, path: Path) -> Iterator[list[str] | str]:
+    """The CSV reader's rows; a field past the csv module's limit (131,072 characters) or a
+    malformed quote ends them with a one-line problem."""
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            why = str(exc)
+            if "field limit" in why:
+                why = f"a field is longer than {csv.field_size_limit():,} characters"
+            yield f"{path}:{rows.line_num}: {why}"
+            return
+        yield row
 
 
 def _header_problem(header: list[str]) -> str | None:
@@ -208,10 +248,19 @@ def _json_lines(path: Path, f: Any) -> Iterator[_Line | str]:
     for number, text in enumerate(f, start=1):
         if not text.strip():
             continue
+        if len(text) > MAX_LINE_CHARS:
+            yield f"{path}:{number}: a line longer than {MAX_LINE_CHARS:,} characters"
+            continue
         try:
             record = json.loads(text)
         except json.JSONDecodeError as exc:
             yield f"{path}:{number}: not valid JSON: {exc.msg}"
+            continue
+        except RecursionError:
+            yield f"{path}:{number}: not valid JSON: nested too deeply"
+            continue
+        except ValueError as exc:  # an integer past Python's 4,300 digits
+            yield f"{path}:{number}: not valid JSON: {str(exc).split(';')[0]}"
             continue
         if not isinstance(record, dict):
             yield f"{path}:{number}: expected an object with {', '.join(REQUIRED)}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 SCHEMA_VERSION: Literal[1] = 1
 
@@ -66,6 +66,23 @@ class TimelineResult(_Result):
     t_ms: list[int]
     wait_percentiles: list[int]
     series: list[KeySeriesResult]
+
+    @model_validator(mode="after")
+    def _arrays_agree(self) -> TimelineResult:
+        """Every series has a count per instant and a wait per percentile (a file edited by
+        hand otherwise draws nothing sensible)."""
+        for s in self.series:
+            if len(s.served) != len(self.t_ms):
+                raise ValueError(
+                    f"series '{s.key}' has {len(s.served)} served counts for "
+                    f"{len(self.t_ms)} instants"
+                )
+            if len(s.wait_quantiles) != len(self.wait_percentiles):
+                raise ValueError(
+                    f"series '{s.key}' has {len(s.wait_quantiles)} wait quantiles for "
+                    f"{len(self.wait_percentiles)} percentiles"
+                )
+        return self
 
 
 class MetricsResult(_Result):

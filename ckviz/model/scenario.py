@@ -34,6 +34,9 @@ def key_name_problem(name: str) -> str | None:
     # Control characters would break the one-line errors, tables and panes that name keys.
     if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name):
         return "a key name may not contain control characters"
+    # A lone surrogate (JSON's "\ud800") is no character: it cannot be sent as UTF-8.
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in name):
+        return "a key name may not contain a lone surrogate (\\ud800-\\udfff): not valid Unicode"
     return None
 
 
@@ -153,6 +156,7 @@ class TraceSummary:
     weights: dict[str, float]  # every key, in order of first appearance
     runs: int
     shift_ms: int  # subtracted from every arrival (epoch ms -> ms since the first arrival)
+    stamp: tuple[int, int] | None = None  # (mtime ns, size) when read: a replay checks it
 
 
 class VtimeSettings(_Strict):

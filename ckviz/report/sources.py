@@ -57,6 +57,10 @@ def read_results(path: Path) -> Results:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path}: not valid JSON: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: not valid JSON: nested too deeply") from None
+    except ValueError as exc:  # an integer past Python's 4,300 digits
+        raise UsageError(f"{path}: not valid JSON: {str(exc).split(';')[0]}") from None
     version = data.get("schema_version") if isinstance(data, dict) else None
     if version is not None and version != SCHEMA_VERSION:
         raise UsageError(

@@ -7,6 +7,7 @@ import ctypes
 import functools
 import importlib.util
 import os
+import re
 import shutil
 import signal
 import socket
@@ -22,7 +23,7 @@ from typing import Literal
 import redis
 from redis.cluster import RedisCluster
 
-from ckviz.errors import RedisUnavailable, ServerRefused, UsageError, first_line
+from ckviz.errors import RedisUnavailable, ServerRefused, UsageError, echo, first_line
 from ckviz.store.cluster import cluster_client
 from ckviz.store.preflight import check_url, check_writable, raise_refusal, redact
 from ckviz.store.workdirs import WORKDIR_PREFIX, remove_stale_workdirs, write_owners
@@ -205,7 +206,10 @@ def url_server(
     check_url(url, source)
     shown = f"{source} {redact(url)}"
     timeout = redis_timeout(default=PREFLIGHT_TIMEOUT_S)
-    client = connect(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+    try:
+        client = connect(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+    except (TypeError, ValueError) as exc:  # redis-py reads the query's options here
+        raise UsageError(f"{shown}: {_bad_option(exc)}") from None
     try:
         with _cut_after(client, timeout) as cut:
             version, cluster = _preflight(client, shown, cut)
@@ -216,11 +220,21 @@ def url_server(
     yield RedisServer(url=url, mode="url", version=version, source=source, cluster=cluster)
 
 
+def _bad_option(exc: Exception) -> str:
+    """redis-py's words for a URL option it cannot take, as one line naming the option."""
+    unknown = re.search(r"unexpected keyword argument '([^']*)'", str(exc))
+    if unknown:
+        return f"unknown query parameter '{echo(unknown[1])}' (redis-py takes none by that name)"
+    return first_line(exc)
+
+
 def _preflight(client: redis.Redis, shown: str, cut: threading.Event) -> tuple[str, bool]:
     """The server's version, and whether it is a cluster node (a replica refused)."""
     try:
         version = server_version(client)
         return version, check_writable(client, shown)
+    except TypeError as exc:  # a query option redis-py passes on to the connection
+        raise UsageError(f"{shown}: {_bad_option(exc)}") from None
     except (redis.RedisError, OSError, ValueError, RedisUnavailable) as exc:
         if cut.is_set() or isinstance(exc, (redis.TimeoutError, TimeoutError)):
             raise RedisUnavailable(
