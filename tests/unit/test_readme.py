@@ -133,3 +133,11 @@ def test_documented_commands_name_what_exists() -> None:
                 assert value in scenario_files.bundled_names(), where
             elif flag == "--discipline":
                 assert value in disciplines, where
+
+
+def test_the_glossary_defines_the_projects_words() -> None:
+    glossary = re.search(r"## Glossary\n(.*?)\n## ", page("architecture.md"), re.S)
+    assert glossary is not None
+    defined = re.findall(r"^\| \*\*([^*]+)\*\* \|", glossary.group(1), re.M)
+    for word in ("books", "trip", "outbox", "door", "ride", "instant", "round", "lane", "frame"):
+        assert word in defined, word
