@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ckviz.commands.parsing import CommandParser, add_quiet
 from ckviz.errors import UsageError
+from ckviz.headless.output import check_out
 
 DEFAULT_HTML = "report.html"
 
@@ -69,6 +70,9 @@ def check_output_path(path: Path, flag: str) -> None:
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise UsageError(f"{flag}: {parent} is not a directory")
+    # and writable, found before the files are read and the report drawn (overwriting as
+    # before: a report is made to be made again)
+    check_out(str(path), force=True, flag=flag)
 
 
 def write_text(path: Path, text: str) -> None:

@@ -118,3 +118,14 @@ def test_an_odd_url_query_is_one_line(query: str, said: str) -> None:
     assert proc.returncode == ExitCode.USAGE
     (line,) = stderr_lines(proc)
     assert said in line and "secret" not in line, line
+
+
+@pytest.mark.parametrize("flag", ["--out", "--markdown"])
+def test_a_report_that_cannot_be_written_is_refused_before_the_work(
+    flag: str, tmp_path: Path
+) -> None:
+    missing = tmp_path / "not-read-yet.json"  # would be the error if the files came first
+    proc = run_ckviz("report", str(missing), flag, "/proc/report.out")
+    assert proc.returncode == ExitCode.USAGE
+    (line,) = stderr_lines(proc)
+    assert line.startswith(f"ckviz: error: {flag}: cannot write in /proc"), line
