@@ -86,21 +86,34 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
 
 
 def _result(cell: Cell, outcome: Outcome, elapsed_ms: float) -> RunResult:
-    """The run's entry: its figures (one path for both clocks), its service per consumer,
-    and what only the step clock counts."""
+    """The finished run's entry (a millisecond run must have dequeued every run)."""
     events, total = outcome.events, outcome.total_runs
     if outcome.steps is None and len(events) < total:
         raise IncompleteRun(
             f"{total - len(events)} of {total} runs never dequeued by t={outcome.t} ms"
         )
+    return run_result(cell.scenario, cell.treatment, cell.seed, outcome, elapsed_ms)
+
+
+def run_result(
+    scenario: Scenario | StepScenario,
+    treatment: Treatment,
+    seed: str,
+    outcome: Outcome,
+    elapsed_ms: float,
+) -> RunResult:
+    """A run's entry in the results, finished or not (the app exports a run part way): its
+    figures (one path for both clocks), its service per consumer, and what only the step
+    clock counts."""
+    events = outcome.events
     metrics = outcome_metrics(outcome)
     timeline = None  # step-harness runs carry no timeline (their clock counts steps)
     if outcome.steps is None:
-        timeline = service_timeline(events, outcome.weights, cell.scenario.light_key)
+        timeline = service_timeline(events, outcome.weights, scenario.light_key)
     caps = None  # the step harness runs uncapped (its env limit is its only limit)
-    if not on_steps(cell.scenario):
-        caps = cell.treatment.caps_on(cell.scenario.caps)
-    result = _entry(cell, metrics, timeline, outcome.round_trips, elapsed_ms, caps)
+    if not on_steps(scenario):
+        caps = treatment.caps_on(scenario.caps)
+    result = _entry(treatment, seed, metrics, timeline, outcome.round_trips, elapsed_ms, caps)
     result = _with_consumers(result, outcome.service)
     steps = outcome.steps
     if steps is not None:
@@ -131,7 +144,8 @@ def cell_label(cell: Cell) -> str:
 
 
 def _entry(
-    cell: Cell,
+    treatment: Treatment,
+    seed: str,
     m: RunMetrics,
     timeline: Timeline | None,
     trips: int,
@@ -154,9 +168,9 @@ def _entry(
         else None,
     )
     return RunResult(
-        discipline=cell.treatment.discipline,
-        treatment=cell.treatment.name,
-        seed=cell.seed,
+        discipline=treatment.discipline,
+        treatment=treatment.name,
+        seed=seed,
         per_key_cap=caps.per_key if caps else None,
         total_cap=caps.total if caps else None,
         metrics=metrics,

@@ -23,9 +23,10 @@ from ckviz.disciplines.registry import check_discipline
 from ckviz.errors import CkvizError, ExitCode, RedisUnavailable
 from ckviz.inputs.scenario_files import AnyScenario
 from ckviz.inputs.scenario_files import load_any as load
+from ckviz.model.results import RedisInfo
 from ckviz.tui.bindings import bindings
 from ckviz.tui.commands import CkvizCommands
-from ckviz.tui.export import export_stem, write_csv, write_figures
+from ckviz.tui.export import export_stem, write_export
 from ckviz.tui.jumps import Jump
 from ckviz.tui.lanes import Frame, LaneSource, Setup
 from ckviz.tui.messages import DriverCrashed, DriverFailed, Perform, Stepped
@@ -66,6 +67,7 @@ class CkvizApp(App[int]):
         handle_signals: bool = False,
         check_invariants: bool = True,
         consumers: int | None = None,
+        redis: RedisInfo | None = None,
     ) -> None:
         super().__init__()
         scenario = load(scenario) if isinstance(scenario, str) else scenario
@@ -74,6 +76,7 @@ class CkvizApp(App[int]):
             check_discipline(name, "discipline")
         setup = Setup(scenario, seed, disciplines, check_invariants, consumers)
         self.player = Player(source, setup, history)
+        self.redis = redis  # the server the lanes run on, as the results file names it
         self.palette = KeyPalette([], [])
         self._timer: Timer | None = None
         self._handle_signals = handle_signals
@@ -347,7 +350,7 @@ class CkvizApp(App[int]):
     # ---- export, help, theme ----------------------------------------------------------------
 
     def action_export(self) -> None:
-        """An SVG screenshot, the run's figures as JSON and as CSV, in the current folder."""
+        """An SVG screenshot, the run as a results file and as CSV, in the current folder."""
         frame = self.player.recording.current
         if frame is None:
             self.bell()
@@ -365,15 +368,16 @@ class CkvizApp(App[int]):
 
     @work(group="export")
     async def _export_figures(self, frame: Frame, folder: Path, svg: str) -> None:
-        """The figures of every key: a frame carries only the rows its view asked for, so a
-        live one is made again with every row (a recorded one: the rows it carries)."""
-        every_key = self.player.every_key()
-        if every_key is not None:
+        """Every key's figures: a frame carries only the rows its view asked for, so the live
+        moment is made again with every row, with each lane's run so far for the results
+        file (a recorded moment: its CSVs, from the rows it carries)."""
+        made = None
+        job = self.player.export_job()
+        if job is not None:
             with contextlib.suppress(CkvizError, redis.RedisError, OSError):
-                made = await asyncio.wrap_future(self.player.run_aside(every_key))
-                frame = next(iter(made), frame)
+                made = await asyncio.wrap_future(self.player.run_aside(job))
         try:
-            written = [write_figures(frame, folder), *write_csv(frame, folder)]
+            written, note = write_export(frame, made, self.redis, folder)
         except OSError as exc:
             where = exc.filename or folder
             self.notify(
@@ -382,7 +386,9 @@ class CkvizApp(App[int]):
             return
         stem = export_stem(frame)
         kinds = ", ".join(p.name.removeprefix(stem) for p in written)
-        self.notify(f"wrote {svg} and {stem}{{{kinds}}} in {folder}", title="export", markup=False)
+        self.notify(
+            f"wrote {svg} and {stem}{{{kinds}}} in {folder}{note}", title="export", markup=False
+        )
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's own commands, but its Screenshot writes where `x` does (Textual's saves
@@ -390,7 +396,7 @@ class CkvizApp(App[int]):
         for command in super().get_system_commands(screen):
             if command.title == "Screenshot":
                 yield SystemCommand(
-                    "Screenshot", "SVG + the run as JSON and CSV here (x)", self.action_export
+                    "Screenshot", "SVG + the run's results and CSV here (x)", self.action_export
                 )
             else:
                 yield command

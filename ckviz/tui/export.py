@@ -1,13 +1,21 @@
-"""What `x` writes: the run so far as JSON (per-key figures and every dequeue) and as two CSV
-files (every dequeue; per-key figures), named after scenario, discipline(s) and round."""
+"""What `x` writes: the run so far as a results file (the headless run's schema) and as two
+CSV files (every dequeue; per-key figures), named after scenario, discipline(s) and round."""
 
 from __future__ import annotations
 
 import csv
-import json
+from collections.abc import Sequence
 from pathlib import Path
 
+from ckviz import __version__
+from ckviz.headless.cells import run_result
+from ckviz.headless.summary import scenario_result
+from ckviz.model.json_text import readable_json
+from ckviz.model.matrix import Treatment
+from ckviz.model.results import MatrixInfo, RedisInfo, Results
+from ckviz.sim.engine import Outcome
 from ckviz.tui.lanes import Frame
+from ckviz.tui.player import Export
 
 
 def export_stem(frame: Frame) -> str:
@@ -21,48 +29,55 @@ def export_stem(frame: Frame) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
 
 
-def figures(frame: Frame) -> dict[str, object]:
-    """Every lane's per-key figures and dequeues at this frame (plain JSON types)."""
-    lanes = []
-    for snap, fair in zip(frame.snapshots, frame.fairness, strict=True):
-        keys = [
-            {
-                "key": r.key,
-                "weight": r.weight,
-                "queued": r.queued,
-                "to_arrive": r.to_arrive,
-                "dequeued": r.dequeued,
-                "held": r.held,
-                "mean_wait_ms": r.mean_wait_ms,
-                "wait_so_far_ms": r.wait_so_far(snap.t, snap.score_base),
-            }
-            for r in snap.keys
-        ]
-        events = [[e.key, e.run_id, e.arrival_ms, e.dequeued_ms] for e in snap.events]
-        lanes.append(
-            {
-                "discipline": snap.discipline,
-                "t": snap.t,
-                "round": snap.step,
-                "key_count": len(snap.every_key.key_names),  # more than "keys" if cut to a view
-                "worst_share_over_weight": fair.worst_share if fair.contended else None,
-                "worst_key": fair.worst_key,
-                "jain": fair.jain if fair.contended else None,
-                "keys": keys,
-                "events": {
-                    "columns": ["key", "run_id", "arrival_ms", "dequeued_ms"],
-                    "rows": events,
-                },
-            }
-        )
+def results_file(frame: Frame, outcomes: Sequence[Outcome], redis: RedisInfo) -> Results:
+    """The run so far as a results file: the headless run's schema and builders (one
+    scenario, one seed, a run per lane), so the figures read as `ckviz --headless` writes
+    them. Stepped by hand, a lane has no wall clock: its timing fields are 0. Before the end
+    the file says so (`complete: false` and why)."""
     setup = frame.setup
-    return {"scenario": setup.scenario.name, "seed": setup.seed, "lanes": lanes}
+    treatments = [Treatment(discipline=name) for name in setup.disciplines]
+    runs = [
+        run_result(setup.scenario, treatment, setup.seed, outcome, 0.0)
+        for treatment, outcome in zip(treatments, outcomes, strict=True)
+    ]
+    labels = list(dict.fromkeys(treatment.name for treatment in treatments))
+    unit = frame.snapshots[0].time_unit
+    at = "/".join(str(t) for t in frame.times)
+    return Results(
+        ckviz_version=__version__,
+        complete=frame.done,
+        error=None if frame.done else f"exported from the app at {unit} {at}, before the end",
+        redis=redis,
+        matrix=MatrixInfo(
+            scenarios=[setup.scenario.name],
+            seeds=[setup.seed],
+            disciplines=labels,
+            max_count=frame.snapshots[0].max_count,
+            consumers=setup.consumers,
+        ),
+        wall_clock_s=0.0,
+        scenarios=[scenario_result(setup.scenario, labels, [setup.seed], runs)],
+    )
 
 
-def write_figures(frame: Frame, folder: Path) -> Path:
-    """Write `figures(frame)` next to the screenshot; the path written."""
-    path = folder / f"{export_stem(frame)}.json"
-    path.write_text(json.dumps(figures(frame), indent=1) + "\n", encoding="utf-8")
+def write_export(
+    frame: Frame, made: Export | None, redis: RedisInfo | None, folder: Path
+) -> tuple[list[Path], str]:
+    """The files `x` writes for `frame` (`made`: the live moment again, every key's row and
+    each lane's run so far; None for a recorded moment), and a note on what is missing."""
+    if redis is None:
+        return write_csv(frame, folder), " (no results file: the app was not told its server)"
+    if made is None:
+        return write_csv(frame, folder), " (a results file: at the live moment only)"
+    frame = next(iter(made.frames), frame)
+    results = results_file(frame, made.outcomes, redis)
+    return [write_results(results, folder, export_stem(frame)), *write_csv(frame, folder)], ""
+
+
+def write_results(results: Results, folder: Path, stem: str) -> Path:
+    """`<stem>.json` in `folder`, laid out as the headless run writes its file."""
+    path = folder / f"{stem}.json"
+    path.write_text(readable_json(results.model_dump(mode="json")), encoding="utf-8")
     return path
 
 

@@ -24,7 +24,7 @@ from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import FULL_VIEW, Snapshot, ViewRequest
 from ckviz.model.steps import StepScenario
 from ckviz.sim.clocks import EngineOptions, disciplines_on, open_engine, runs_on
-from ckviz.sim.engine import Engine
+from ckviz.sim.engine import Engine, Outcome
 from ckviz.sim.history import TrendRecorder
 
 # Fairness is recomputed from all events so far (metrics.py), which grows with the run. Keep
@@ -109,6 +109,10 @@ class LaneSource(Protocol):
     def run_to_end(self, cancelled: Callable[[], bool]) -> list[Frame]:
         """Step every lane to its end without a frame per step, checking `cancelled` between
         chunks; the one frame of where they stopped."""
+        ...
+
+    def outcomes(self) -> list[Outcome]:
+        """Each lane's run so far, as the results file counts it (the export's)."""
         ...
 
 
@@ -283,6 +287,9 @@ class Lockstep:
     def _framed(self) -> list[Frame]:
         frame = self.frame()
         return [] if frame is None else [frame]
+
+    def outcomes(self) -> list[Outcome]:
+        return [lane.driver.outcome() for lane in self.lanes]
 
     def close(self) -> None:
         """Close every lane (keys deleted); safe to call twice."""

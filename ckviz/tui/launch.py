@@ -6,6 +6,7 @@ import gc
 
 from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
 from ckviz.errors import ExitCode
+from ckviz.model.results import RedisInfo
 from ckviz.sim.collector import YOUNG_THRESHOLD
 from ckviz.sim.session import new_namespace
 from ckviz.store.server import RedisServer
@@ -44,6 +45,7 @@ def run_app(
     client = server.client()
     try:
         lanes = Lockstep(client, namespace or new_namespace())
+        redis = RedisInfo(version=server.version, mode=server.mode)
         app = CkvizApp(
             lanes,
             scenario_name,
@@ -52,6 +54,7 @@ def run_app(
             handle_signals=True,
             check_invariants=check_invariants,
             consumers=consumers,
+            redis=redis,
         )
         tune_gc()
         try:

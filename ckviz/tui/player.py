@@ -22,6 +22,7 @@ from ckviz.inputs.scenario_files import AnyScenario
 from ckviz.model.clock import STEPS, clock_of
 from ckviz.model.snapshot import FULL_VIEW, SORTS, ViewRequest
 from ckviz.sim.clocks import runs_on
+from ckviz.sim.engine import Outcome
 from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.tui.filter import NO_FILTER, KeyFilter, fuzzy_match
 from ckviz.tui.jumps import Jump, go_to, replay_to, until_served
@@ -71,6 +72,14 @@ class Refused:
 
     note: str | None = None
     severity: Severity = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    """The live moment with every key's row, and each lane's run so far."""
+
+    frames: list[Frame]
+    outcomes: list[Outcome]
 
 
 Move = Show | Ask | Refused | None  # None: nothing to show now, nothing wrong either
@@ -176,8 +185,8 @@ class Player:
         backs, self.backs_pending = self.backs_pending, 0
         return [self.back() for _ in range(backs)]
 
-    def run_aside(self, job: Callable[[], list[Frame]]) -> Future[list[Frame]]:
-        """A job on the driver thread that moves nothing (the export's frame of every key)."""
+    def run_aside(self, job: Callable[[], Export]) -> Future[Export]:
+        """A job on the driver thread that moves nothing (the export's)."""
         return self._driver.submit(job)
 
     def wait(self, move: Move) -> Frame | None:
@@ -270,22 +279,23 @@ class Player:
         self.view.only_keys = tuple(key_filter.keep(names, str)) if key_filter else None
         return self.reframe()
 
-    def every_key(self) -> Callable[[], list[Frame]] | None:
-        """A job making the live frame again with every key's row (the export's), if the live
-        frame is shown and nothing else runs; else None (export what is shown)."""
+    def export_job(self) -> Callable[[], Export] | None:
+        """A job making the live moment again with every key's row, and each lane's run so
+        far (the export's), if the live frame is shown and nothing else runs; else None (the
+        export writes what is shown)."""
         idle = self.recording.live and not self.busy and self.error is None and not self.closed
         if not idle:
             return None
         view, source = self.view_request(), self.source
 
-        def every_key() -> list[Frame]:
+        def export() -> Export:
             source.set_view(FULL_VIEW)
             try:
-                return source.reframe()
+                return Export(source.reframe(), source.outcomes())
             finally:
                 source.set_view(view)
 
-        return every_key
+        return export
 
     # ---- moving through the run ---------------------------------------------------------------
 

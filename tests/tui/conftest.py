@@ -11,6 +11,7 @@ import pytest
 import redis
 from textual.pilot import Pilot
 
+from ckviz.model.results import RedisInfo
 from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.lanes import Lockstep
@@ -37,11 +38,14 @@ def namespace(prefix: str) -> str:
 
 
 @pytest.fixture
-def make_app(tui_client: redis.Redis, namespace: str) -> Iterator[Callable[..., CkvizApp]]:
+def make_app(
+    tui_server: RedisServer, tui_client: redis.Redis, namespace: str
+) -> Iterator[Callable[..., CkvizApp]]:
     """Build apps on the session server in this test's namespace; closed after the test."""
     apps: list[CkvizApp] = []
 
     def make(scenario: str = "ck_skew", discipline: str = "sfq", **kwargs: Any) -> CkvizApp:
+        kwargs.setdefault("redis", RedisInfo(version=tui_server.version, mode=tui_server.mode))
         app = CkvizApp(Lockstep(tui_client, namespace), scenario, discipline, **kwargs)
         apps.append(app)
         return app

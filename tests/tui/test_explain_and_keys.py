@@ -3,7 +3,6 @@ and the new keys and palette commands."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -12,10 +11,16 @@ import pytest
 from rich.text import Text
 from textual.widgets import OptionList
 
+from ckviz.defaults import DEFAULT_SEED
 from ckviz.disciplines.registry import RULES
+from ckviz.headless.cells import Cell, run_cell
 from ckviz.inputs import scenario_files
+from ckviz.model.matrix import Treatment
+from ckviz.model.results import Results
 from ckviz.model.snapshot import DequeueEvent, EventLog, KeyRow
+from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
+from ckviz.tui.export import export_stem
 from ckviz.tui.lanes import Fairness, Frame, Setup, fairness_of
 from ckviz.tui.palette import KeyPalette, theme_colours
 from ckviz.tui.widgets.discipline import DisciplinePane
@@ -166,10 +171,20 @@ async def test_x_and_the_palettes_screenshot_export_here(
         step = app.player.recording.current.snapshots[0].step  # type: ignore[union-attr]
         stem = f"ckviz-ck_skew-baseline-round{step}"
         assert (tmp_path / f"{stem}.svg").read_text(encoding="utf-8").startswith("<svg")
-        figures = json.loads((tmp_path / f"{stem}.json").read_text(encoding="utf-8"))
-        lane = figures["lanes"][0]
-        assert lane["round"] == step and len(lane["keys"]) == 5
-        assert len(lane["events"]["rows"]) == sum(k["dequeued"] for k in lane["keys"])
+        results = Results.model_validate_json((tmp_path / f"{stem}.json").read_bytes())
+        assert (
+            not results.complete
+            and results.error is not None
+            and "before the end" in (results.error)
+        )
+        (run,) = results.scenarios[0].runs
+        assert run.discipline == "baseline" and len(run.metrics.per_key) == 5
+        shown = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
+        assert (
+            run.metrics.total_dequeued
+            == shown.dequeued
+            == sum(k.dequeued for k in run.metrics.per_key)
+        )
         await press(pilot, "n")
         await press(pilot, "ctrl+p")
         await pilot.press(*"screenshot")
@@ -269,3 +284,39 @@ def test_the_palette_tells_24_keys_apart() -> None:
     keys = [f"heavy-{i}" for i in range(24)]
     palette = KeyPalette(keys, dark)
     assert len({palette.colour(key) for key in keys}) == 24
+
+
+@pytest.mark.parametrize(("name", "discipline"), [("ck_trickle", "sfq"), ("micro_skew", "vtime")])
+async def test_x_at_the_end_writes_the_results_a_headless_run_writes(
+    make_app: MakeApp,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tui_server: RedisServer,
+    namespace: str,
+    name: str,
+    discipline: str,
+) -> None:
+    """One results format: the app's export of a run to the end carries the same run entry
+    as `ckviz --headless` for the scenario, seed and discipline (timing aside)."""
+    monkeypatch.chdir(tmp_path)
+    app = make_app(name, discipline)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "greater_than_sign", "x")
+        await pilot.pause(0.2)
+        assert app.player.recording.current is not None
+        stem = export_stem(app.player.recording.current)
+        exported = Results.model_validate_json((tmp_path / f"{stem}.json").read_bytes())
+        await pilot.press("q")
+    assert exported.complete and exported.error is None
+    assert exported.redis.version == tui_server.version
+    scenario = scenario_files.load_any(name)
+    cell = Cell(0, scenario, DEFAULT_SEED, Treatment(discipline=discipline), 1, f"{namespace}h:")
+    outcome = run_cell(tui_server.url, cell)
+    assert outcome.result is not None, outcome.error
+    (run,) = exported.scenarios[0].runs
+    timing = {"wall_clock_ms"}
+    assert run.metrics.model_dump(exclude=timing) == outcome.result.metrics.model_dump(
+        exclude=timing
+    )
+    assert run.model_dump(exclude={"metrics"}) == outcome.result.model_dump(exclude={"metrics"})
