@@ -202,10 +202,11 @@ KEYS: tuple[Key, ...] = (
         "export",
         "Export",
         "app",
-        "export: an SVG screenshot, the run so far as JSON (per-key figures and every "
-        "dequeue) and as CSV (`…-events.csv`, every dequeue; `…-keys.csv`, per-key figures), "
-        "in the current folder, named after scenario, discipline and round (step, in step "
-        "scenarios)",
+        "export: an SVG screenshot, the run so far as a results file (`….json`, the schema "
+        "`ckviz --headless` writes, its figures as a headless run of the same scenario, seed "
+        "and discipline would give them; at the live moment) and as CSV (`…-events.csv`, "
+        "every dequeue; `…-keys.csv`, per-key figures), in the current folder, named after "
+        "scenario, discipline and round (step, in step scenarios)",
         title="Export screenshot and figures",
     ),
     Key(
