@@ -6,12 +6,15 @@ import sys
 from typing import NoReturn
 
 from ckviz.commands.main import main
+from ckviz.outputs.interrupts import INTERRUPTS
 
 __all__ = ["main", "run"]
 
 
 def run() -> NoReturn:
-    sys.exit(main())
+    code = main()
+    INTERRUPTS.done()  # a repeat of the stop arriving while the interpreter exits changes nothing
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ class ExitCode(IntEnum):
     REDIS = 3
     KEYS_LEFT = 4
     INTERRUPTED = 130
+    OUTPUT_CLOSED = 141  # stdout or stderr's reader went away (128 + SIGPIPE, as shells say)
 
 
 MAX_LINE = 1000  # characters of an error line; a 100 KB key name must not make a 100 KB line

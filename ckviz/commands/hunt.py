@@ -8,7 +8,6 @@ import math
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import redis
 
@@ -16,11 +15,11 @@ from ckviz.commands.parsing import CommandParser, add_quiet
 from ckviz.commands.redis_options import add_redis_options, server_choice
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, FACTORIES
 from ckviz.errors import ExitCode, UsageError
-from ckviz.headless.output import check_out
-from ckviz.hunt.found import describe, write_found
+from ckviz.hunt.found import describe, scenario_text
 from ckviz.hunt.objective import Verdict, evaluate
 from ckviz.hunt.search import Finding, Interrupted, hunt
 from ckviz.hunt.space import HuntCase, largest_workload, ms_workloads, step_workloads
+from ckviz.outputs.writer import check_output, write_output
 from ckviz.sim.steps import STEP_DISCIPLINES
 
 DEFAULT_EXAMPLES = 300
@@ -63,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keys", type=int, default=5, metavar="K", help="at most K keys (2..12)")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="search seed (default 0)")
     p.add_argument("--out", default="found.toml", metavar="PATH", help="scenario file to write")
+    p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     add_redis_options(p)
     add_quiet(p)
     return p
@@ -104,8 +104,7 @@ def _check_args(ns: argparse.Namespace) -> None:
         raise UsageError(f"--examples: {ns.examples} is not a positive number")
     if not (math.isfinite(ns.seconds) and ns.seconds > 0):
         raise UsageError(f"--seconds: expected a positive number of seconds, got {ns.seconds}")
-    # before the search, as --headless checks its --out (overwriting: the file is hunt's own)
-    check_out(ns.out, force=True)
+    ns.found = check_output(ns.out, "--out", ns.force)  # before the search, not after it
 
 
 def _hunt_on(client: redis.Redis, namespace: str, ns: argparse.Namespace) -> int:
@@ -178,8 +177,8 @@ def _report(finding: Finding, ns: argparse.Namespace, run: Runner, interrupted: 
         print(f"ckviz hunt: BUG: {finding.bug}")
         if finding.case is not None:
             bug_verdict = Verdict(ns.discipline, 0.0, None, None, 0.0)
-            write_found(Path(ns.out), finding.case, bug_verdict, command)
-            print(f"the shrunk workload that breaks it is in {ns.out}; reproduce: {command}")
+            write_output(ns.found, scenario_text(finding.case, bug_verdict, command))
+            print(f"the shrunk workload that breaks it is in {ns.found}; reproduce: {command}")
         return int(ExitCode.CHECK_FAILED)
     if finding.case is None or finding.verdict is None:
         if interrupted:
@@ -198,9 +197,10 @@ def _report(finding: Finding, ns: argparse.Namespace, run: Runner, interrupted: 
         f"{' (shrunk)' if finding.shrunk else ''}"
         f"{' (shrinking cut by --seconds)' if finding.shrink_cut else ''}"
     )
-    write_found(Path(ns.out), finding.case, finding.verdict, command)
-    print(f"\n{Path(ns.out).read_text(encoding='utf-8')}")  # the workload itself, as a file
-    print(f"written to {ns.out}; reproduce: {command}")
+    text = scenario_text(finding.case, finding.verdict, command)
+    write_output(ns.found, text)
+    print(f"\n{text}")  # the workload itself, as a file
+    print(f"written to {ns.found}; reproduce: {command}")
     say = _quiet_say if ns.quiet else _say
     _compare(finding.case, run, _disciplines(ns.harness), ns.deadline, say)
     return int(ExitCode.INTERRUPTED if interrupted else ExitCode.OK)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,15 +12,31 @@ from pathlib import Path
 from ckviz.commands.catalog import SUBCOMMANDS
 from ckviz.commands.parsing import closest
 from ckviz.errors import CkvizError, ExitCode, UsageError, echo, one_line
+from ckviz.outputs.interrupts import INTERRUPTS
+from ckviz.outputs.streams import gone, guarded_streams
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    signal.signal(signal.SIGTERM, _interrupt)
-    signal.signal(signal.SIGHUP, _interrupt)  # a closed terminal or dropped SSH: same as SIGTERM
+    INTERRUPTS.reset()
+    INTERRUPTS.install()  # SIGINT, SIGTERM, SIGHUP: one stop request, however delivered
     unusable = unwritable_streams()
     if unusable:
         return unusable
+    with guarded_streams():  # a closed terminal or pipe never costs the results
+        code = _command(args)
+    return closed_output_code(code)
+
+
+def closed_output_code(code: int) -> int:
+    """A run that went well but whose stdout or stderr reader went away says so: 141, what a
+    shell reports for a writer stopped by a closed pipe. A failing run keeps its own code."""
+    if code == ExitCode.OK and gone():
+        return int(ExitCode.OUTPUT_CLOSED)
+    return code
+
+
+def _command(args: list[str]) -> int:
     try:
         return dispatch(args)
     except CkvizError as exc:
@@ -82,7 +97,3 @@ def _silence(fd: int) -> None:
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, fd)
     os.close(null)
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt

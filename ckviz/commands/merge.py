@@ -14,10 +14,10 @@ from pydantic import ValidationError
 from ckviz.commands.parsing import CommandParser, add_quiet
 from ckviz.errors import UsageError, first_line
 from ckviz.headless.matrix import write_results
-from ckviz.headless.output import check_out
 from ckviz.headless.shards import check_parts
 from ckviz.headless.summary import summarized
 from ckviz.model.results import Results, RunResult, ScenarioResult
+from ckviz.outputs.writer import check_output
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,7 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
         "from timing fields.",
     )
     p.add_argument("parts", nargs="+", metavar="PART.json", help="one results file per shard")
-    p.add_argument("--out", required=True, metavar="PATH", help="the merged results file")
+    p.add_argument(
+        "--out", required=True, metavar="PATH", help="the merged results file (- for stdout)"
+    )
     p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     add_quiet(p)
     return p
@@ -36,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     ns = build_parser().parse_args(list(argv))
-    out = check_out(ns.out, force=ns.force)
+    out = check_output(ns.out, "--out", force=ns.force)
     merged = merge([(text, load_part(text)) for text in ns.parts])
     write_results(merged, out)
     runs = sum(len(s.runs) for s in merged.scenarios)

@@ -11,9 +11,9 @@ from ckviz.commands.redis_options import add_consumers, add_redis_options, serve
 from ckviz.defaults import MAX_CONSUMERS
 from ckviz.disciplines.registry import FACTORIES
 from ckviz.errors import ExitCode, UsageError, echo
-from ckviz.headless.output import check_out, write_out
 from ckviz.model.json_text import readable_json
 from ckviz.model.results import RedisInfo
+from ckviz.outputs.writer import check_output, write_output
 from ckviz.stress.ledger import INVARIANTS
 from ckviz.stress.ops import SERVER_SIDE
 from ckviz.stress.results import stress_results
@@ -90,7 +90,7 @@ def _check_args(ns: argparse.Namespace) -> None:
 def main(argv: Sequence[str]) -> int:
     ns = build_parser().parse_args(list(argv))
     _check_args(ns)
-    out = check_out(ns.out, force=ns.force)  # before the run, as --headless checks its own
+    out = check_output(ns.out, "--out", ns.force)  # before the run, as --headless checks its own
     from ckviz.inputs import scenario_files
     from ckviz.sim.footprint import need_of
     from ckviz.sim.workspace import open_workspace
@@ -109,7 +109,7 @@ def main(argv: Sequence[str]) -> int:
     for line in [line for line in lines if line.startswith("VIOLATION")] if ns.quiet else lines:
         print(line)
     results = stress_results(report, redis, ns.consumers, ns.seconds)
-    write_out(readable_json(results.model_dump(mode="json")), out)
+    write_output(out, readable_json(results.model_dump(mode="json")), rescue=True)
     if not ns.quiet:
         print(f"results: {out}", file=sys.stderr)
     workspace.raise_left()

@@ -6,11 +6,9 @@ with the rule's detail. A run with no rules gives an empty <testsuites tests="0"
 
 from __future__ import annotations
 
-import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
-from pathlib import Path
 
 from ckviz.model.results import CheckResult
 
@@ -40,12 +38,6 @@ def junit_xml(checks: Sequence[CheckResult]) -> str:
                 ET.SubElement(case, "system-out").text = detail
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
-
-
-def write_junit(checks: Sequence[CheckResult], out: Path) -> None:
-    tmp = out.with_name(f".{out.name}.tmp{os.getpid()}")
-    tmp.write_text(junit_xml(checks), encoding="utf-8")
-    tmp.replace(out)
 
 
 def _counts(checks: Sequence[CheckResult]) -> dict[str, str]:

@@ -18,7 +18,6 @@ from ckviz.errors import ExitCode, RedisUnavailable, UsageError, one_line
 from ckviz.headless.cells import Cell, CellOutcome
 from ckviz.headless.checks import evaluate
 from ckviz.headless.ci_outputs import write_ci_outputs
-from ckviz.headless.output import OutputError, write_out
 from ckviz.headless.report import print_checks, print_tables
 from ckviz.headless.runner import Interrupted, run_cells
 from ckviz.headless.shards import figures_digest, matrix_digest
@@ -36,6 +35,8 @@ from ckviz.model.results import (
 )
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
+from ckviz.outputs.interrupts import INTERRUPTS
+from ckviz.outputs.writer import Output, OutputError, write_output
 from ckviz.sim.clocks import runs_on
 from ckviz.sim.footprint import Need, need_of
 from ckviz.sim.workspace import ServerChoice, open_workspace
@@ -52,13 +53,13 @@ class MatrixPlan:
     treatments: list[Treatment]
     max_count: int
     jobs: int
-    out: Path
+    out: Output
     check: bool = False
     check_invariants: bool = True
     quiet: bool = False  # --quiet: no tables, no progress, only errors and warnings
     step_max_count: int | None = None  # --max-count for step-harness scenarios
-    junit: Path | None = None  # --junit: the --check rules as JUnit XML
-    summary_md: Path | None = None  # --summary-md: the Markdown report
+    junit: Output | None = None  # --junit: the --check rules as JUnit XML
+    summary_md: Output | None = None  # --summary-md: the Markdown report
     step_summary: Path | None = None  # GITHUB_STEP_SUMMARY: the Markdown report, appended
     shard: tuple[int, int] | None = None  # --shard K/N: run only cells K-1, K-1+N, ...
     flag_caps: tuple[int | None, int | None] = (None, None)  # --per-key-cap, --total-cap
@@ -113,8 +114,9 @@ def run_matrix(plan: MatrixPlan, choice: ServerChoice, stdout: Console, stderr: 
         server = workspace.server
         cells = _routed(plan.my_cells(workspace.namespace), server, workspace.keyspace)
         started = time.perf_counter()
-        outcomes, interrupted = _run_with_progress(server, cells, plan.jobs, stderr, plan.quiet)
+        outcomes, stop = _run_with_progress(server, cells, plan.jobs, stderr, plan.quiet)
     left = workspace.left
+    interrupted = stop is not None
     errors = [o.error for o in outcomes if o.error]
     error = "interrupted (Ctrl-C)" if interrupted else (errors[0] if errors else None)
     if error and len(errors) > 1:
@@ -126,10 +128,19 @@ def run_matrix(plan: MatrixPlan, choice: ServerChoice, stdout: Console, stderr: 
     results.redis.evicted_keys = workspace.evicted
     if plan.check:
         results.checks = evaluate([s for s in plan.scenarios if not on_steps(s)], results.scenarios)
-    _write_and_print(results, plan.out, stdout)
+    # tables go to stderr when the results file is stdout, which then holds only the JSON
+    _write_and_print(results, plan.out, stderr if plan.out.is_stdout else stdout)
     if not plan.quiet:
         stderr.print(f"results: {plan.out}", highlight=False, markup=False, soft_wrap=True)
     outputs_written = _write_ci_outputs(plan, results, stderr)
+    if stop is not None and stop.abandoned:
+        stderr.print(
+            f"ckviz: interrupted again: gave up waiting for {len(stop.abandoned)} cell(s) in "
+            "flight, whose runs are not in the results; partial results written",
+            highlight=False,
+            markup=False,
+        )
+        return ExitCode.INTERRUPTED
     if interrupted:
         stderr.print("ckviz: interrupted; partial results written", highlight=False)
         return ExitCode.INTERRUPTED
@@ -153,9 +164,11 @@ def _routed(cells: list[Cell], server: RedisServer, keyspace: Keyspace) -> list[
 
 def _write_ci_outputs(plan: MatrixPlan, results: Results, stderr: Console) -> bool:
     """JUnit and Markdown summaries, after the results file; False if one could not be written."""
+    label = "results" if plan.out.is_stdout else Path(plan.out.text).stem
     try:
-        lines = write_ci_outputs(results, plan.out, plan.junit, plan.summary_md, plan.step_summary)
-    except UsageError as exc:
+        with INTERRUPTS.saving():
+            lines = write_ci_outputs(results, label, plan.junit, plan.summary_md, plan.step_summary)
+    except (UsageError, OutputError) as exc:
         stderr.print(f"ckviz: error: {exc}", highlight=False, markup=False, soft_wrap=True)
         return False
     for line in [] if plan.quiet else lines:
@@ -163,7 +176,7 @@ def _write_ci_outputs(plan: MatrixPlan, results: Results, stderr: Console) -> bo
     return True
 
 
-def _write_and_print(results: Results, out: Path, stdout: Console) -> None:
+def _write_and_print(results: Results, out: Output, stdout: Console) -> None:
     """Write the results, then print the tables; a failed write (OutputError: the results
     went to the temp folder) is raised after the tables, which still show the figures."""
     unwritten: OutputError | None = None
@@ -180,7 +193,7 @@ def _write_and_print(results: Results, out: Path, stdout: Console) -> None:
 
 def _run_with_progress(
     server: RedisServer, cells: list[Cell], jobs: int, stderr: Console, quiet: bool
-) -> tuple[list[CellOutcome], bool]:
+) -> tuple[list[CellOutcome], Interrupted | None]:
     # a shard's cells keep the matrix's indices; the count shown is the place in this run
     place = {cell.index: i for i, cell in enumerate(cells)}
     with _progress(stderr, quiet) as progress:
@@ -200,9 +213,9 @@ def _run_with_progress(
             progress.advance(task)
 
         try:
-            return run_cells(server.url, cells, jobs, on_done, _lost_server), False
+            return run_cells(server.url, cells, jobs, on_done, _lost_server), None
         except Interrupted as stop:
-            return stop.outcomes, True
+            return stop.outcomes, stop
 
 
 def _lost_server(outcome: CellOutcome) -> bool:
@@ -292,9 +305,12 @@ def shard_info(plan: MatrixPlan, results: Results, redis_version: str) -> ShardI
     )
 
 
-def write_results(results: Results, out: Path) -> None:
-    """Write atomically where possible; OutputError (results saved elsewhere) on failure."""
-    write_out(readable_json(results.model_dump(mode="json")), out)
+def write_results(results: Results, out: Output) -> None:
+    """Written whole, whatever signals arrive meanwhile; OutputError (the results saved
+    elsewhere, and where) on failure."""
+    text = readable_json(results.model_dump(mode="json"))
+    with INTERRUPTS.saving():
+        write_output(out, text, rescue=True)
 
 
 MAX_DEFAULT_JOBS = 16  # one server serves every worker: past a dozen or so it is the limit

@@ -10,15 +10,15 @@ from ckviz.defaults import DEFAULT_MATRIX, DEFAULT_OUT, MAX_CONSUMERS
 from ckviz.disciplines.registry import FACTORIES, check_discipline
 from ckviz.errors import UsageError, echo
 from ckviz.headless.checks import known_names, unknown_names
-from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY, output_path
+from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY, summary_path
 from ckviz.headless.matrix import MatrixPlan, default_jobs
-from ckviz.headless.output import check_out
 from ckviz.inputs import scenario_files
 from ckviz.model.clock import on_steps
 from ckviz.model.matrix import MatrixSpec, Sweep, Treatment
 from ckviz.model.names import check_seed, first_duplicate
 from ckviz.model.results import SweepInfo
 from ckviz.model.scenario import Scenario
+from ckviz.outputs.writer import check_output
 from ckviz.sim.clocks import runs_on
 from ckviz.sim.feasibility import reject_unfinishable
 from ckviz.sim.steps import STEP_DISCIPLINES
@@ -96,14 +96,14 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         treatments,
         max_count,
         jobs,
-        check_out(ns.out or DEFAULT_OUT, force=ns.force),
+        check_output(ns.out or DEFAULT_OUT, "--out", force=ns.force),
         check=check,
         check_invariants=ns.check_invariants,
         quiet=ns.quiet,
         step_max_count=step_max_count,
-        junit=output_path(ns.junit, "--junit") if ns.junit else None,
-        summary_md=output_path(ns.summary_md, "--summary-md") if ns.summary_md else None,
-        step_summary=output_path(step_summary, ENV_STEP_SUMMARY) if step_summary else None,
+        junit=check_output(ns.junit, "--junit", ns.force) if ns.junit else None,
+        summary_md=check_output(ns.summary_md, "--summary-md", ns.force) if ns.summary_md else None,
+        step_summary=summary_path(step_summary) if step_summary else None,
         shard=shard,
         flag_caps=(ns.per_key_cap, ns.total_cap),
         consumers=ns.consumers,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import multiprocessing
 import os
@@ -14,6 +15,7 @@ from typing import Any
 
 from ckviz.errors import ExitCode
 from ckviz.headless.cells import Cell, CellOutcome, cell_label, run_cell
+from ckviz.outputs.interrupts import INTERRUPTS, ForcedQuit
 from ckviz.store.server import die_with_parent
 
 Progress = Callable[[CellOutcome], None]
@@ -39,6 +41,7 @@ def _in_order(
     url: str, cells: Sequence[Cell], on_done: Progress, stop_when: StopWhen
 ) -> list[CellOutcome]:
     outcomes: list[CellOutcome] = []
+    cell = None
     try:
         for cell in cells:
             outcome = run_cell(url, cell)
@@ -46,6 +49,8 @@ def _in_order(
             on_done(outcome)
             if stop_when(outcome):
                 break
+    except ForcedQuit:  # asked again while the interrupted cell cleaned up: given up
+        raise _Interrupted(outcomes, [cell] if cell else []) from None
     except KeyboardInterrupt:
         raise _Interrupted(outcomes) from None
     return outcomes
@@ -63,33 +68,13 @@ def _worker_init(parent_pid: int) -> None:
     # finishes and deletes its keys instead of dying half-way. If the parent dies anyway
     # (killed), the worker goes with it rather than wait forever for work (by SIGTERM, whose
     # default action a forked worker gets back from the parent's stop request).
+    # A worker has its own process group: a signal to ckviz's group (a cancelled CI job, a
+    # closed terminal) reaches the parent only, which decides what to stop.
+    os.setpgid(0, 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # a closed terminal reaches the whole group
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent(parent_pid)
-
-
-class _StopRequest:
-    """While active, SIGINT/SIGTERM/SIGHUP only set a flag the pool loop polls: no exception lands
-    inside the executor's machinery. A second signal raises KeyboardInterrupt."""
-
-    def __init__(self) -> None:
-        self.requested = False
-        self._previous: dict[int, Any] = {}
-
-    def __enter__(self) -> _StopRequest:
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            self._previous[signum] = signal.signal(signum, self._handle)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for signum, handler in self._previous.items():
-            signal.signal(signum, handler)
-
-    def _handle(self, signum: int, frame: object) -> None:
-        if self.requested:
-            raise KeyboardInterrupt
-        self.requested = True
 
 
 def _in_pool(
@@ -98,39 +83,55 @@ def _in_pool(
     context = multiprocessing.get_context(_START_METHOD)
     done: dict[int, CellOutcome] = {}
     workers = min(jobs, len(cells))
+    cell_of: dict[Future[CellOutcome], Cell] = {}
+    pending: set[Future[CellOutcome]] = set()
     with (
-        _StopRequest() as stop,
+        INTERRUPTS.polled(),
         ProcessPoolExecutor(
             workers, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),)
         ) as pool,
     ):
-        # Cells are handed out one per free worker, never queued ahead: a queued cell could
-        # no longer be cancelled, and would start after the server was already lost.
-        waiting = iter(cells)
-        cell_of: dict[Future[CellOutcome], Cell] = {}
-        halted = False
-        for cell in itertools.islice(waiting, workers):
-            cell_of[pool.submit(run_cell, url, cell)] = cell
-        pending: set[Future[CellOutcome]] = set(cell_of)
-        while pending:
-            finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
-            for future in finished:
-                try:
-                    outcome = future.result()
-                except BrokenProcessPool as exc:  # a worker was killed (OOM killer, kill -9)
-                    outcome = _worker_died(cell_of[future], exc)
-                    halted = True
-                done[outcome.index] = outcome
-                on_done(outcome)
-                halted = halted or stop_when(outcome) or stop.requested
-                nxt = None if halted or stop.requested else next(waiting, None)
-                if nxt is not None:
-                    fresh = pool.submit(run_cell, url, nxt)
-                    cell_of[fresh] = nxt
-                    pending.add(fresh)
-        if stop.requested:
+        try:
+            # Cells are handed out one per free worker, never queued ahead: a queued cell
+            # could no longer be cancelled, and would start after the server was lost.
+            waiting = iter(cells)
+            halted = False
+            for cell in itertools.islice(waiting, workers):
+                cell_of[pool.submit(run_cell, url, cell)] = cell
+            pending = set(cell_of)
+            while pending:
+                finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    try:
+                        outcome = future.result()
+                    except BrokenProcessPool as exc:  # a worker was killed (OOM, kill -9)
+                        outcome = _worker_died(cell_of[future], exc)
+                        halted = True
+                    done[outcome.index] = outcome
+                    on_done(outcome)
+                    halted = halted or stop_when(outcome) or INTERRUPTS.requested
+                    nxt = None if halted or INTERRUPTS.requested else next(waiting, None)
+                    if nxt is not None:
+                        fresh = pool.submit(run_cell, url, nxt)
+                        cell_of[fresh] = nxt
+                        pending.add(fresh)
+        except ForcedQuit:
+            _abandon(pool)
+            abandoned = [cell_of[f] for f in pending if not f.done()]
+            raise _Interrupted([done[i] for i in sorted(done)], abandoned) from None
+        if INTERRUPTS.requested:
             raise _Interrupted([done[i] for i in sorted(done)])
     return [done[i] for i in sorted(done)]
+
+
+def _abandon(pool: ProcessPoolExecutor) -> None:
+    """Stop the workers at once (asked twice: the cells in flight are given up; the namespace
+    sweep deletes their keys), so that leaving the pool does not wait for them."""
+    processes: dict[int, Any] = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, ValueError):
+            process.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _worker_died(cell: Cell, exc: BaseException) -> CellOutcome:
@@ -139,11 +140,13 @@ def _worker_died(cell: Cell, exc: BaseException) -> CellOutcome:
 
 
 class _Interrupted(KeyboardInterrupt):
-    """Ctrl-C, carrying the outcomes collected before it."""
+    """Ctrl-C, carrying the outcomes collected before it (and the cells given up unfinished
+    when the request was repeated, more than a moment later, while they ran)."""
 
-    def __init__(self, outcomes: list[CellOutcome]) -> None:
+    def __init__(self, outcomes: list[CellOutcome], abandoned: Sequence[Cell] = ()) -> None:
         super().__init__()
         self.outcomes = outcomes
+        self.abandoned = list(abandoned)
 
 
 Interrupted = _Interrupted

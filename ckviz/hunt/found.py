@@ -9,6 +9,7 @@ from typing import Any
 
 from ckviz.hunt.objective import Verdict
 from ckviz.hunt.space import HuntCase
+from ckviz.outputs.writer import check_output, write_output
 
 
 def _value(value: Any) -> str:
@@ -74,5 +75,6 @@ def scenario_text(case: HuntCase, verdict: Verdict, command: str) -> str:
 
 
 def write_found(path: Path, case: HuntCase, verdict: Verdict, command: str) -> None:
-    """Write the finding where `--out` says; the file reproduces it under `command`."""
-    path.write_text(scenario_text(case, verdict, command), encoding="utf-8")
+    """Write the finding to `path` (replacing it); the file reproduces it under `command`."""
+    out = check_output(str(path), "--out", force=True)
+    write_output(out, scenario_text(case, verdict, command))

@@ -14,6 +14,7 @@ import redis
 
 from ckviz.defaults import ROOT_PREFIX
 from ckviz.errors import KeysLeft
+from ckviz.outputs.interrupts import ForcedQuit
 from ckviz.sim.footprint import Need
 from ckviz.sim.namespace import claim_namespace, sweep_namespace
 from ckviz.store.cluster import Keyspace
@@ -68,8 +69,11 @@ def open_workspace(
                 counted = _check_eviction(workspace, choice, need)
                 yield workspace
             finally:
-                workspace.evicted = _evicted_since(client, counted)
-                left = sweep_namespace(keyspace, namespace)
+                try:
+                    workspace.evicted = _evicted_since(client, counted)
+                    left = sweep_namespace(keyspace, namespace)
+                except ForcedQuit:  # stop asked for again, insisting: say what may remain
+                    left = f"keys under '{namespace}' may remain (the sweep was interrupted)"
                 workspace.left = None if server.mode == "embedded" else left
         finally:
             client.close()

@@ -378,11 +378,8 @@ class CkvizApp(App[int]):
                 made = await asyncio.wrap_future(self.player.run_aside(job))
         try:
             written, note = write_export(frame, made, self.redis, folder)
-        except OSError as exc:
-            where = exc.filename or folder
-            self.notify(
-                f"export failed: {where}: {exc.strerror or exc}", severity="error", markup=False
-            )
+        except CkvizError as exc:  # the writer's line names the path and the reason
+            self.notify(f"export failed: {exc}", severity="error", markup=False)
             return
         stem = export_stem(frame)
         kinds = ", ".join(p.name.removeprefix(stem) for p in written)

@@ -4,6 +4,7 @@ CSV files (every dequeue; per-key figures), named after scenario, discipline(s) 
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from ckviz.headless.summary import scenario_result
 from ckviz.model.json_text import readable_json
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import MatrixInfo, RedisInfo, Results
+from ckviz.outputs.writer import check_output, write_output
 from ckviz.sim.engine import Outcome
 from ckviz.tui.lanes import Frame
 from ckviz.tui.player import Export
@@ -77,7 +79,7 @@ def write_export(
 def write_results(results: Results, folder: Path, stem: str) -> Path:
     """`<stem>.json` in `folder`, laid out as the headless run writes its file."""
     path = folder / f"{stem}.json"
-    path.write_text(readable_json(results.model_dump(mode="json")), encoding="utf-8")
+    _write(path, readable_json(results.model_dump(mode="json")))
     return path
 
 
@@ -142,7 +144,14 @@ def write_csv(frame: Frame, folder: Path) -> list[Path]:
     paths = []
     for name, rows in csv_tables(frame).items():
         path = folder / f"{export_stem(frame)}-{name}.csv"
-        with path.open("w", encoding="utf-8", newline="") as out:
-            csv.writer(out).writerows(rows)
+        text = io.StringIO(newline="")
+        csv.writer(text).writerows(rows)
+        _write(path, text.getvalue())
         paths.append(path)
     return paths
+
+
+def _write(path: Path, text: str) -> None:
+    """Through ckviz's one writer: whole or not at all, symlinks and devices kept. The same
+    moment exported again replaces its own files (the names say which moment they hold)."""
+    write_output(check_output(str(path), "export", force=True), text)

@@ -135,7 +135,7 @@ def test_bad_report_flags_are_usage_errors(tmp_path: Path, caps_results: Path) -
     proc = ckviz("report", str(caps_results), "--out", str(tmp_path))
     assert proc.returncode == 2 and "is a directory" in proc.stderr
     proc = ckviz("report", str(caps_results), "--markdown", str(tmp_path / "nope" / "r.md"))
-    assert proc.returncode == 2 and "is not a directory" in proc.stderr
+    assert proc.returncode == 2 and "does not exist (create it first)" in proc.stderr
 
 
 def test_old_results_without_timelines_still_report(caps_results: Path, tmp_path: Path) -> None:
