@@ -139,6 +139,7 @@ def run_matrix(plan: MatrixPlan, choice: ServerChoice, stdout: Console, stderr: 
             "flight, whose runs are not in the results; partial results written",
             highlight=False,
             markup=False,
+            soft_wrap=True,
         )
         return ExitCode.INTERRUPTED
     if interrupted:

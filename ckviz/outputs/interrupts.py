@@ -40,6 +40,13 @@ class Interrupts:
         for signum in STOP_SIGNALS:
             signal.signal(signum, self._handle)
 
+    def done(self) -> None:
+        """The command has finished: ignore the stop signals from now on. The interpreter
+        puts the default action back on exit, and a late repeat of a stop (a CI runner's
+        second SIGTERM) would then kill ckviz and replace its exit code by the signal's."""
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
+
     def reset(self) -> None:
         self.first_at, self.forced = None, False
 
