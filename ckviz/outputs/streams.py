@@ -73,8 +73,8 @@ def _to_devnull(stream: TextIO) -> None:
 def guarded_streams() -> Iterator[None]:
     """sys.stdout and sys.stderr guarded for the duration; restored afterwards."""
     saved = sys.stdout, sys.stderr
-    sys.stdout = _Guarded(saved[0], "stdout")  # type: ignore[assignment]
-    sys.stderr = _Guarded(saved[1], "stderr")  # type: ignore[assignment]
+    sys.stdout = _Guarded(saved[0], "stdout")
+    sys.stderr = _Guarded(saved[1], "stderr")
     try:
         yield
     finally:
