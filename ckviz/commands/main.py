@@ -48,6 +48,9 @@ def _command(args: list[str]) -> int:
 
 
 def dispatch(args: list[str]) -> int:
+    from ckviz.inputs.scenario_files import TRACE_PATHS
+
+    TRACE_PATHS.outside = False  # until a command's flag says otherwise
     first = args[0] if args else ""
     if first in SUBCOMMANDS:
         module = importlib.import_module(SUBCOMMANDS[first].module)

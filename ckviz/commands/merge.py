@@ -16,6 +16,7 @@ from ckviz.errors import UsageError, first_line
 from ckviz.headless.matrix import write_results
 from ckviz.headless.shards import check_parts
 from ckviz.headless.summary import summarized
+from ckviz.inputs.files import read_regular_text
 from ckviz.model.results import Results, RunResult, ScenarioResult
 from ckviz.outputs.writer import check_output
 
@@ -49,7 +50,7 @@ def main(argv: Sequence[str]) -> int:
 
 def load_part(text: str) -> Results:
     try:
-        data = json.loads(Path(text).read_text(encoding="utf-8"))
+        data = json.loads(read_regular_text(Path(text)))
         return Results.model_validate(data)
     except OSError as exc:
         raise UsageError(f"{text}: cannot read ({exc.strerror or exc})") from None

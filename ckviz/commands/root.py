@@ -127,7 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         default=None,
         metavar="PATH",
-        help=f"results JSON path (default {DEFAULT_OUT}); an existing file needs --force",
+        help=f"results JSON path (default {DEFAULT_OUT}; - for stdout); an existing file "
+        "needs --force",
     )
     p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     p.add_argument(
@@ -165,6 +166,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="skip the queue invariants checked after every round trip (faster)",
     )
+    p.add_argument(
+        "--allow-trace-outside",
+        action="store_true",
+        help="let a scenario's [trace] path lead outside the scenario's folder",
+    )
     add_consumers(
         p, None, "consumers taking turns at the dequeue (default: the scenario's, else 1)"
     )
@@ -174,6 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run(ns: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from ckviz.inputs.scenario_files import TRACE_PATHS
+
+    TRACE_PATHS.outside = ns.allow_trace_outside
     if ns.headless:
         from ckviz.commands.headless import run_headless
 

@@ -34,6 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
         f"{MAX_TOTAL_RUNS:,} runs per scenario, {MAX_TRACE_RUNS:,} runs per trace.",
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="scenario, trace or matrix file")
+    p.add_argument(
+        "--allow-trace-outside",
+        action="store_true",
+        help="let a scenario's [trace] path lead outside the scenario's folder",
+    )
     add_quiet(p)
     return p
 
@@ -42,6 +47,7 @@ def main(argv: Sequence[str]) -> int:
     if not argv:
         raise UsageError("validate: give one or more scenario, trace or matrix files")
     ns = build_parser().parse_args(list(argv))
+    scenario_files.TRACE_PATHS.outside = ns.allow_trace_outside
     problems: list[str] = []
     for text in ns.files:
         path = Path(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ckviz.errors import UsageError, echo, first_line
+from ckviz.inputs.files import read_regular_text, why
 from ckviz.inputs.trace import TRACE_SUFFIXES, TraceProblems, is_trace, read_trace
 from ckviz.model.clock import on_steps
 from ckviz.model.matrix import MatrixSpec, Sweep, SweepValue
@@ -85,8 +87,35 @@ def load_file(path: Path) -> AnyScenario:
         raise UsageError(problems[0] if len(problems) == 1 else " | ".join(problems))
     loaded = _model_for(data, Scenario).model_validate(data)
     if isinstance(loaded, Scenario) and loaded.trace is not None:
-        return _with_trace(loaded, path, path.parent / loaded.trace.path)
+        return _with_trace(loaded, path, trace_path(path, loaded.trace.path))
     return loaded  # type: ignore[return-value]
+
+
+class _TracePaths:
+    """Whether a scenario's `[trace] path` may lead outside the scenario's folder: off unless
+    the command's `--allow-trace-outside` says so (set once per command, read by every load,
+    the app's reloads included)."""
+
+    outside = False
+
+
+TRACE_PATHS = _TracePaths()
+
+
+def trace_path(source: Path, given: str) -> Path:
+    """The trace a scenario file names, relative to its folder. It must stay inside that
+    folder, symlinks resolved: a scenario someone shares must not read (and quote in an error
+    line) any file of this machine (`../../../etc/passwd`, an absolute path, a link out)."""
+    trace = source.parent / given
+    if TRACE_PATHS.outside:
+        return trace
+    folder = os.path.realpath(source.parent)
+    if os.path.commonpath([folder, os.path.realpath(trace)]) != folder:
+        raise UsageError(
+            f"{source}: trace.path: '{echo(given)}' leads outside the scenario's folder; put "
+            "the trace beside the scenario, or pass --allow-trace-outside"
+        )
+    return trace
 
 
 def _with_trace(scenario: Scenario, source: Path, trace: Path) -> Scenario:
@@ -173,7 +202,11 @@ def problems_in(path: Path, model: type[BaseModel] = Scenario) -> list[str]:
     loaded = _model_for(data, Scenario).model_validate(data)
     if not isinstance(loaded, Scenario) or loaded.trace is None:
         return []  # a step-harness scenario has no trace
-    return _trace_problems(loaded, path, path.parent / loaded.trace.path)
+    try:
+        trace = trace_path(path, loaded.trace.path)
+    except UsageError as exc:
+        return [str(exc)]
+    return _trace_problems(loaded, path, trace)
 
 
 def _trace_problems(scenario: Scenario, source: Path, trace: Path) -> list[str]:
@@ -187,9 +220,9 @@ def _trace_problems(scenario: Scenario, source: Path, trace: Path) -> list[str]:
 
 def _read(path: Path, model: type[BaseModel]) -> tuple[dict[str, Any], list[str]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path)
     except (OSError, UnicodeDecodeError) as exc:
-        return {}, [f"{path}: cannot read: {first_line(exc)}"]
+        return {}, [f"{path}: cannot read: {why(exc)}"]
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import io
 import json
 import math
 import os
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ckviz.inputs.files import open_regular
 from ckviz.model.queue import PlannedRun, js_string_order, run_id
 from ckviz.model.scenario import MAX_KEYS, MAX_TRACE_RUNS, TraceSummary, key_name_problem
 
@@ -176,7 +178,7 @@ def _replay(path: str, shift: int, mtime_ns: int, size: int) -> tuple[PlannedRun
 def _lines(path: Path) -> Iterator[_Line | str]:
     """Each run line parsed, or a one-line problem naming `file:line`."""
     try:
-        with path.open(encoding="utf-8-sig", newline="") as f:
+        with io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", newline="") as f:
             if path.suffix.lower() == ".csv":
                 yield from _csv_lines(path, f)
             else:

@@ -10,6 +10,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ckviz.errors import UsageError
+from ckviz.inputs.files import read_regular_text, why
 from ckviz.model.results import SCHEMA_VERSION, Results
 
 
@@ -48,11 +49,11 @@ def redis_versions_note(sources: Sequence[Source]) -> str | None:
 
 def read_results(path: Path) -> Results:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path)
     except FileNotFoundError:
         raise UsageError(f"{path}: file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read: {_first_line(exc)}") from None
+        raise UsageError(f"{path}: cannot read: {why(exc)}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -91,8 +92,3 @@ def unique_labels(paths: list[Path]) -> list[str]:
         seen[label] = seen.get(label, 0) + 1
         labels.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
     return labels
-
-
-def _first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
