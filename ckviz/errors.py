@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from enum import IntEnum
 
 
@@ -47,6 +48,22 @@ def hide_secrets(text: str) -> str:
     for secret in sorted(_SECRETS, key=len, reverse=True):
         text = text.replace(secret, "***")
     return text
+
+
+_LONG = f"{{{MAX_ECHO + 1},}}"  # a regex repeat: more than MAX_ECHO characters
+_QUOTED = re.compile(f"'([^']{_LONG})'|\"([^\"]{_LONG})\"")
+
+
+def cut_quoted(text: str, limit: int = MAX_ECHO) -> str:
+    """Every quoted value in `text` ('...' or "...") cut to `limit` characters, as echo()
+    cuts one: a message built from reprs of long keys or run ids stays readable."""
+
+    def cut(match: re.Match[str]) -> str:
+        quote = match.group(0)[0]
+        value = match.group(1) if match.group(1) is not None else match.group(2)
+        return f"{quote}{value[:limit]}{quote}... (+{len(value) - limit} characters)"
+
+    return _QUOTED.sub(cut, text)
 
 
 def one_line(text: str, limit: int = MAX_LINE) -> str:

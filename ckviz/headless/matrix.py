@@ -317,6 +317,13 @@ def write_results(results: Results, out: Output) -> None:
 MAX_DEFAULT_JOBS = 16  # one server serves every worker: past a dozen or so it is the limit
 
 
+def max_jobs() -> int:
+    """The most workers `--jobs` may ask for: each is a forked copy of ckviz (~50 MB) with
+    its own connection, and past a few per core they only queue for the cores and the one
+    server (200 asked for forked 78 workers and ~4 GB before this cap)."""
+    return max(4 * (os.cpu_count() or 1), MAX_DEFAULT_JOBS)
+
+
 def default_jobs() -> int:
     """Twice the cores, plus one: a worker spends about half of a cell waiting on Redis's
     replies, so two per core keep the cores busy; forked workers cost little to start

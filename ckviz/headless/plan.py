@@ -11,7 +11,7 @@ from ckviz.disciplines.registry import FACTORIES, check_discipline
 from ckviz.errors import UsageError, echo
 from ckviz.headless.checks import known_names, unknown_names
 from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY, summary_path
-from ckviz.headless.matrix import MatrixPlan, default_jobs
+from ckviz.headless.matrix import MAX_DEFAULT_JOBS, MatrixPlan, default_jobs, max_jobs
 from ckviz.inputs import scenario_files
 from ckviz.model.clock import on_steps
 from ckviz.model.matrix import MatrixSpec, Sweep, Treatment
@@ -49,6 +49,19 @@ def _positive(flag: str, value: int | None) -> int | None:
     return value
 
 
+def _jobs(value: int | None) -> int:
+    """Worker processes: the flag's, at most max_jobs(); else the default."""
+    if value is None:
+        return default_jobs()
+    _positive("--jobs", value)
+    if value > max_jobs():
+        raise UsageError(
+            f"--jobs: at most {max_jobs()} on this machine (4 per core, at least "
+            f"{MAX_DEFAULT_JOBS}; each worker is a process of its own), got {value}"
+        )
+    return value
+
+
 def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     """The matrix to run: a matrix file (default 'default') with flags overriding it."""
     matrix: MatrixSpec = scenario_files.load_matrix(ns.matrix or DEFAULT_MATRIX)
@@ -75,7 +88,7 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         )
     step_max_count = _positive("--max-count", ns.max_count)
     max_count = step_max_count or matrix.max_count
-    jobs = _positive("--jobs", ns.jobs) or default_jobs()
+    jobs = _jobs(ns.jobs)
     for scenario in scenarios:
         if not on_steps(scenario):
             runnable = [t for t in treatments if runs_on(t.discipline, scenario)]

@@ -24,7 +24,13 @@ from typing import Any
 
 from ckviz.inputs.files import open_regular
 from ckviz.model.queue import PlannedRun, js_string_order, run_id
-from ckviz.model.scenario import MAX_KEYS, MAX_TRACE_RUNS, TraceSummary, key_name_problem
+from ckviz.model.scenario import (
+    MAX_KEYS,
+    MAX_TRACE_RUNS,
+    TraceSummary,
+    key_name_problem,
+    weight_problem,
+)
 
 TRACE_SUFFIXES = (".csv", ".jsonl", ".ndjson")
 FIELDS = ("key", "arrival_ms", "hold_ms", "run_id", "weight")
@@ -58,7 +64,21 @@ def is_trace(path: Path) -> bool:
 
 
 def read_trace(path: Path) -> TraceSummary:
-    """Check every line; TraceProblems lists what is wrong, with line numbers."""
+    """Check every line; TraceProblems lists what is wrong, with line numbers. A file read
+    once is not read again while it is unchanged (validate checks it, then loads it)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return _read_trace(path)  # says why, as a problem line
+    return _read_unchanged(str(path), st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=2)
+def _read_unchanged(path: str, inode: int, mtime_ns: int, size: int) -> TraceSummary:
+    return _read_trace(Path(path))
+
+
+def _read_trace(path: Path) -> TraceSummary:
     check = _Check(path)
     try:  # before reading: a change while it is read shows as a change too
         stat = path.stat()
@@ -83,6 +103,9 @@ class _Check:
         self.keys: dict[str, None] = {}  # in order of first appearance
         self.weights: dict[str, tuple[float, int]] = {}  # key -> (weight, line that gave it)
         self.ids: dict[str, int] = {}
+        self.per_key: dict[str, int] = {}  # runs so far per key: the index a run id gets
+        self.given_at: set[tuple[str, int]] = set()  # (key, index) of runs with a run_id
+        self.lookalikes: list[tuple[str, int, str, int]] = []  # ids of the generated form
         self.runs = 0
         self.lowest: int | None = None
         self.highest: int | None = None
@@ -110,17 +133,34 @@ class _Check:
                     f"{where}: weight: {item.weight:g} differs from the {given[0]:g} "
                     f"given for key '{item.key}' on line {given[1]}"
                 )
+        index = self.per_key.get(item.key, 0)
+        self.per_key[item.key] = index + 1
         if item.run_id is not None:
             if item.run_id in self.ids:
                 self.problem(
                     f"{where}: run_id: '{item.run_id}' is already on line {self.ids[item.run_id]}"
                 )
             self.ids.setdefault(item.run_id, item.number)
+            self.given_at.add((item.key, index))
+            key, mark, n = item.run_id.rpartition(GENERATED_MARK)
+            if mark and n.isdigit() and n == str(int(n)):
+                self.lookalikes.append((key, int(n), item.run_id, item.number))
         arrival = item.arrival_ms
         self.lowest = arrival if self.lowest is None else min(self.lowest, arrival)
         self.highest = arrival if self.highest is None else max(self.highest, arrival)
 
+    def _generated_twins(self) -> None:
+        """A run_id given that equals the one ckviz gives a run without one (`<key>~0#<n>`
+        for the n-th run of a key): the replay would hold two runs under one id."""
+        for key, n, given, line in self.lookalikes:
+            if n < self.per_key.get(key, 0) and (key, n) not in self.given_at:
+                self.problem(
+                    f"{self.path}:{line}: run_id: '{given}' is the id ckviz gives run {n} of "
+                    f"key '{key}', which has no run_id; rename one of them"
+                )
+
     def summary(self) -> TraceSummary:
+        self._generated_twins()
         if self.runs > MAX_TRACE_RUNS:
             self.problem(f"{self.path}: {self.runs} runs; at most {MAX_TRACE_RUNS} are supported")
         if self.runs == 0 and self.count == 0:
@@ -158,6 +198,9 @@ def replay(summary: TraceSummary) -> list[PlannedRun]:
 
 def _changed(path: str) -> str:
     return f"{path}: changed since it was checked (its runs differ); run again"
+
+
+GENERATED_MARK = run_id("", 0).removesuffix("0")  # `~0#`: between a key and its run's index
 
 
 @functools.lru_cache(maxsize=2)
@@ -300,6 +343,8 @@ def _parse(
         weight = _number(record["weight"], from_text)
         if weight is None or weight <= 0:
             return f"{path}:{number}: weight: {_why(weight, positive=True)}"
+        if weight_problem(weight):
+            return f"{path}:{number}: weight: {weight_problem(weight)}"
     rid = record.get("run_id")
     if rid in (None, ""):
         rid = None

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, cast
 
-from ckviz.errors import InvariantViolation
+from ckviz.errors import InvariantViolation, cut_quoted
 from ckviz.model.clock import Unit
 
 # who checks: the logical-millisecond clock, the step clock, `ckviz stress`
@@ -84,7 +84,8 @@ class BrokenInvariant(InvariantViolation):
         self.keys = tuple(keys)
         named = f" (keys: {', '.join(repr(k) for k in self.keys)})" if self.keys else ""
         where = f"t={t} ms" if unit == "ms" else f"step {t}"
-        super().__init__(f"invariant {invariant} broken at {where}{named}: {detail}")
+        message = f"invariant {invariant} broken at {where}{named}: {detail}"
+        super().__init__(cut_quoted(message))  # a 10 KB key name must not fill the line
 
     @property
     def step(self) -> int:

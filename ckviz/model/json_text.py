@@ -24,7 +24,10 @@ def _render(node: Any, depth: int) -> str:
         return "{\n" + ",\n".join(items) + "\n" + INDENT * depth + "}"
     if isinstance(node, list):
         if all(not isinstance(v, dict | list) for v in node):
-            return json.dumps(node)
+            try:
+                return json.dumps(node, allow_nan=False)
+            except ValueError:  # a NaN or an infinity among them
+                return "[" + ", ".join(_scalar(v) for v in node) + "]"
         inner = INDENT * (depth + 1)
         items = [f"{inner}{_render(v, depth + 1)}" for v in node]
         return "[\n" + ",\n".join(items) + "\n" + INDENT * depth + "]"
@@ -39,6 +42,7 @@ def _scalar(value: Any) -> str:
         return str(encode_basestring_ascii(value))
     if kind is int:
         return int.__repr__(value)
-    if kind is float and math.isfinite(value):
-        return float.__repr__(value)
-    return json.dumps(value)  # bool, None, NaN and the infinities, subclasses
+    if kind is float:
+        # NaN and the infinities are not JSON (JSON.parse rejects the file): no figure at all
+        return float.__repr__(value) if math.isfinite(value) else "null"
+    return json.dumps(value, allow_nan=False)  # bool, None, subclasses

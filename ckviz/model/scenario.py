@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -25,6 +26,9 @@ MAX_TOTAL_RUNS = 500_000
 MAX_TRACE_RUNS = 1_000_000  # a replayed trace may be larger than a sampled workload
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1: as errors.has_control_characters
+
+
 def key_name_problem(name: str) -> str | None:
     """Why `name` cannot be a concurrency key, or None."""
     # `B:ck:<key>:currentConcurrency` is the held set of `<key>`: a key ending that way
@@ -32,7 +36,7 @@ def key_name_problem(name: str) -> str | None:
     if name.endswith(HELD_SUFFIX):
         return f"a key name may not end with '{HELD_SUFFIX}'"
     # Control characters would break the one-line errors, tables and panes that name keys.
-    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name):
+    if _CONTROL.search(name):
         return "a key name may not contain control characters"
     # A lone surrogate (JSON's "\ud800") is no character: it cannot be sent as UTF-8.
     if any(0xD800 <= ord(c) <= 0xDFFF for c in name):
@@ -45,6 +49,19 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
+MIN_WEIGHT = 1e-6  # weights are relative: past 10^12 between two keys the fair shares of the
+MAX_WEIGHT = 1_000_000  # light ones underflow, and share/weight becomes infinite (not JSON)
+
+
+def weight_problem(weight: float) -> str | None:
+    """Why a positive weight is unusable, or None."""
+    if weight < MIN_WEIGHT:
+        return f"must be at least {MIN_WEIGHT:g} (weights are relative; scale them up)"
+    if weight > MAX_WEIGHT:
+        return f"must be at most {MAX_WEIGHT:g}"
+    return None
+
+
 class KeySpec(_Strict):
     """One concurrency key (or, with `count`, a family `name-0..name-{count-1}`)."""
 
@@ -54,8 +71,16 @@ class KeySpec(_Strict):
     rate_per_sec: float = Field(default=100.0, gt=0, le=1_000_000)
     hold_ms_mean: float = Field(default=50.0, gt=0, le=600_000)
     start_at_ms: int = Field(default=0, ge=0, le=600_000)
-    weight: float = Field(default=1.0, gt=0, le=1_000_000)
+    weight: float = Field(default=1.0, gt=0, le=MAX_WEIGHT)
     count: int | None = Field(default=None, ge=1, le=MAX_KEYS)
+
+    @field_validator("weight")
+    @classmethod
+    def _weight_in_range(cls, weight: float) -> float:
+        problem = weight_problem(weight)
+        if problem:
+            raise ValueError(problem)
+        return weight
 
     @field_validator("name")
     @classmethod

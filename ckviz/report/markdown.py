@@ -30,8 +30,8 @@ def render_markdown(
         state = "" if r.complete else f" **incomplete**: {_inline(r.error or 'cells missing')}"
         out.append(
             f"- {_inline(s.label)}: {len(r.scenarios)} scenarios, {runs} runs "
-            f"({len(r.matrix.disciplines)} treatments), ckviz {r.ckviz_version}, "
-            f"redis {r.redis.version}{state}"
+            f"({len(r.matrix.disciplines)} treatments), ckviz {_inline(r.ckviz_version)}, "
+            f"redis {_inline(r.redis.version)}{state}"
         )
     note = redis_versions_note(sources)
     out += ["", f"> **Note**: {_inline(note)}"] if note else []
@@ -60,7 +60,13 @@ def _checks_md(source: Source) -> list[str]:
     table = checks_table(source.label, source.results.checks or [])
     if not table.rows:
         return [f"### {_inline(table.title)}", "", "No [[expect]] rules in the scenarios run.", ""]
-    return [f"### {_inline(table.title)}", "", f"{table.note}", "", *_table_md(table, titled=False)]
+    return [
+        f"### {_inline(table.title)}",
+        "",
+        _inline(table.note),
+        "",
+        *_table_md(table, titled=False),
+    ]
 
 
 def _table_md(table: Table, titled: bool = True) -> list[str]:
@@ -79,8 +85,9 @@ def _cell(text: str) -> str:
 
 
 def _inline(text: str) -> str:
-    """One line of Markdown that shows the text as written: no HTML, no stray emphasis."""
+    """One line of Markdown that shows the text as written: no HTML, no entity, no stray
+    emphasis or strikethrough, no link."""
     text = " ".join(text.split())
-    for ch in "\\`*_[]<>#":
+    for ch in "\\`*_[]<>#&~":
         text = text.replace(ch, "\\" + ch)
     return text
