@@ -45,4 +45,6 @@ def _scalar(value: Any) -> str:
     if kind is float:
         # NaN and the infinities are not JSON (JSON.parse rejects the file): no figure at all
         return float.__repr__(value) if math.isfinite(value) else "null"
-    return json.dumps(value, allow_nan=False)  # bool, None, subclasses
+    if isinstance(value, float) and not math.isfinite(value):
+        return "null"  # a float subclass
+    return json.dumps(value)  # bool, None, subclasses

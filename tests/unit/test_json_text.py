@@ -1,8 +1,10 @@
-"""The results file's text: every plain value written exactly as json.dumps writes it."""
+"""The results file's text: every plain value written exactly as json.dumps writes it, but a
+NaN or an infinity, which JSON has not, written as null."""
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from hypothesis import given
@@ -25,7 +27,12 @@ values = st.recursive(
 
 
 def by_json_dumps(node: Any, depth: int = 0) -> str:
-    """The layout spelled with json.dumps for every value (how the file was written before)."""
+    """The layout spelled with json.dumps for every value (how the file was written before),
+    non-finite floats as null."""
+    if isinstance(node, float) and not math.isfinite(node):
+        return "null"
+    if isinstance(node, list):
+        node = [None if isinstance(v, float) and not math.isfinite(v) else v for v in node]
     if isinstance(node, dict) and node:
         inner = INDENT * (depth + 1)
         items = [f"{inner}{json.dumps(k)}: {by_json_dumps(v, depth + 1)}" for k, v in node.items()]
@@ -47,3 +54,4 @@ def test_subclasses_and_specials_are_json_dumps_own() -> None:
 
     node = {"n": Count(3), "t": True, "nan": float("nan"), "inf": -float("inf"), "é": "ü"}
     assert readable_json(node) == by_json_dumps(node) + "\n"
+    assert json.loads(readable_json(node))["nan"] is None
