@@ -18,12 +18,15 @@ EXIT_MEANINGS: dict[ExitCode, str] = {
     "replica, eviction risk, a cluster that rejects the layout)",
     ExitCode.KEYS_LEFT: "keys ckviz wrote could not be deleted (the line names them)",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C, SIGTERM, SIGHUP); results so far are written",
+    ExitCode.OUTPUT_CLOSED: "the run went well, but stdout or stderr went away (a closed pipe "
+    "or terminal); results are written",
 }
 
 ENVIRONMENT = (
     ("CKVIZ_REDIS_URL", "a Redis to use, as --redis-url (--redis-url and --redis win over it)"),
     ("CKVIZ_REDIS_TIMEOUT", "seconds to wait for a Redis reply (default 30)"),
     ("GITHUB_STEP_SUMMARY", "--headless appends its Markdown report to this file"),
+    ("CKVIZ_FIFO_TIMEOUT", "seconds to wait for a reader of an output FIFO (default 10)"),
 )
 
 EXAMPLES = (

@@ -112,7 +112,11 @@ def _in_pool(
                     halted = halted or stop_when(outcome) or INTERRUPTS.requested
                     nxt = None if halted or INTERRUPTS.requested else next(waiting, None)
                     if nxt is not None:
-                        fresh = pool.submit(run_cell, url, nxt)
+                        try:
+                            fresh = pool.submit(run_cell, url, nxt)
+                        except BrokenProcessPool:  # a worker died since this batch was read
+                            halted = True
+                            continue
                         cell_of[fresh] = nxt
                         pending.add(fresh)
         except ForcedQuit:

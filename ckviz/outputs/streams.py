@@ -15,8 +15,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-# The reader or the terminal is gone; nothing written there can arrive any more.
-_GONE = frozenset({errno.EPIPE, errno.EIO, errno.ECONNRESET, errno.ENXIO, errno.ENODEV})
 _lost: set[str] = set()
 
 
@@ -49,8 +47,7 @@ class _Guarded:
             self._give_up(exc)
 
     def _give_up(self, exc: OSError) -> None:
-        if exc.errno not in _GONE:
-            raise exc
+        # Gone (EPIPE, EIO) or full: nothing more can be shown there, and the run goes on.
         _lost.add(self._name)
         _to_devnull(self._stream)
 
@@ -101,8 +98,7 @@ def write_stdout(data: bytes) -> None:
         else:
             stream.write(data.decode("utf-8"))
             stream.flush()
-    except OSError as exc:
-        if exc.errno in _GONE:
-            _lost.add("stdout")
-            _to_devnull(stream)
+    except OSError:
+        _lost.add("stdout")
+        _to_devnull(stream)
         raise

@@ -57,11 +57,17 @@ class Output:
         return "stdout" if self.path is None else self.text
 
 
+def _path(text: str) -> str:
+    """A path as a message shows it: control characters escaped, not cut (the whole path is
+    what the user needs; the line as a whole is still bounded)."""
+    return echo(text, limit=4096)
+
+
 def check_output(text: str, flag: str, force: bool = False) -> Output:
     """A usable output, or a one-line UsageError naming `flag`: called before any work."""
     if text in STDOUT_NAMES:
         return Output(text, flag, None, force)
-    shown = echo(text)
+    shown = _path(text)
     path = Path(text)
     target = Path(os.path.realpath(path))  # through symlinks: we write where they point
     try:
@@ -80,9 +86,9 @@ def check_output(text: str, flag: str, force: bool = False) -> Output:
         )
     parent = target.parent
     if not parent.exists():
-        raise UsageError(f"{flag}: folder {echo(str(parent))} does not exist (create it first)")
+        raise UsageError(f"{flag}: folder {_path(str(parent))} does not exist (create it first)")
     if not parent.is_dir():
-        raise UsageError(f"{flag}: {echo(str(parent))} is not a directory")
+        raise UsageError(f"{flag}: {_path(str(parent))} is not a directory")
     _probe(parent, flag)
     if mode is not None and not os.access(target, os.W_OK):
         raise UsageError(f"{flag}: {shown} is not writable")
@@ -91,7 +97,7 @@ def check_output(text: str, flag: str, force: bool = False) -> Output:
 
 def _special(text: str, flag: str, path: Path, target: Path, mode: int, force: bool) -> Output:
     """A character device or FIFO, written in place; anything else is refused."""
-    shown = echo(text)
+    shown = _path(text)
     if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
         kind = "a block device" if stat.S_ISBLK(mode) else "a special file"
         raise UsageError(f"{flag}: {shown} is {kind}; give a file path")
@@ -105,7 +111,7 @@ def _probe(folder: Path, flag: str) -> None:
     try:
         fd, name = tempfile.mkstemp(prefix=".ckviz-probe-", dir=folder)
     except OSError as exc:
-        raise UsageError(f"{flag}: cannot write in {echo(str(folder))} ({_reason(exc)})") from None
+        raise UsageError(f"{flag}: cannot write in {_path(str(folder))} ({_reason(exc)})") from None
     os.close(fd)
     with contextlib.suppress(OSError):
         os.unlink(name)
@@ -127,7 +133,7 @@ def write_output(out: Output, text: str, rescue: bool = False) -> None:
             _write_whole(out, target, data)
     except _Conflict as conflict:
         raise OutputError(
-            f"{out.flag}: {echo(out.text)} was written by someone else while ckviz ran, so it "
+            f"{out.flag}: {_path(out.text)} was written by someone else while ckviz ran, so it "
             f"was left alone; {_saved(conflict.saved)}"
         ) from None
     except OSError as exc:
@@ -135,7 +141,7 @@ def write_output(out: Output, text: str, rescue: bool = False) -> None:
         if rescue:
             saved = rescue_copy(data)
             where = f"; results saved to {saved} instead" if saved else "; results not saved"
-        line = f"{out.flag}: cannot write {echo(out.text)} ({_reason(exc)}){where}"
+        line = f"{out.flag}: cannot write {_path(out.text)} ({_reason(exc)}){where}"
         raise OutputError(line) from None
 
 
@@ -145,7 +151,7 @@ def append_output(path: Path, text: str, flag: str) -> None:
         with open(path, "a", encoding="utf-8") as f:
             f.write(text)
     except OSError as exc:
-        raise OutputError(f"{flag}: cannot write {echo(str(path))} ({_reason(exc)})") from None
+        raise OutputError(f"{flag}: cannot write {_path(str(path))} ({_reason(exc)})") from None
 
 
 def _saved(path: Path | None) -> str:
