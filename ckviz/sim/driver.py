@@ -365,7 +365,7 @@ class Driver:
     def _record_dequeue(self, run: DequeuedRun, consumer: Consumer) -> None:
         if self.invariants is not None:
             self.invariants.on_dequeued(self.t, run.key, run.run_id)
-        book = self.ledger.dequeued(self.t, run.key, run.run_id, SCORE_BASE)
+        book = self.ledger.dequeued(self.t, run.key, run.run_id)
         if self.history is not None:
             self.history.dequeued(run.key, self.t)
         self.recent.append(QueueEvent("dequeue", self.t, run.key, run.run_id))

@@ -46,7 +46,7 @@ class Ledger:
         self.queued_count = 0
         self.queued_keys = 0  # keys with runs queued
         self._next_arrival = 0
-        self._hold_by_id = {run.run_id: run.hold_ms for run in self.workload}
+        self._planned = {run.run_id: run for run in self.workload}
 
     @property
     def held_count(self) -> int:
@@ -114,7 +114,7 @@ class Ledger:
             self.active = set(self.active)
             self._active_peak = len(self.active)
 
-    def dequeued(self, t: int, key: str, run_id: str, score_base: int) -> KeyBook:
+    def dequeued(self, t: int, key: str, run_id: str) -> KeyBook:
         """Move a run Redis handed out from queued to held; its hold ends at t + hold.
 
         Head-first holds only while this ledger's driver is the key's one dequeuer: a run
@@ -127,13 +127,12 @@ class Ledger:
             head = book.queued[0][1] if book.queued else "nothing"
             detail = f"Redis dequeued {run_id} but the head of the key is {head}"
             raise BrokenInvariant(HEAD_FIRST, t, [key], detail)
-        timestamp, _ = heapq.heappop(book.queued)
+        heapq.heappop(book.queued)
         self.queued_count -= 1
         self.queued_keys -= not book.queued
         self.touched.add(key)
-        arrival = timestamp - score_base
-        planned = PlannedRun(key, run_id, arrival, self._hold_by_id[run_id])
-        event = DequeueEvent(key, run_id, arrival, t)
+        planned = self._planned[run_id]  # its arrival: the timestamp less the clock's base
+        event = DequeueEvent(key, run_id, planned.arrival_ms, t)
         self.events.append(event)
         book.dequeued += 1
         book.held += 1

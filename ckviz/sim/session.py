@@ -1,4 +1,5 @@
-"""Building a driver for one (scenario, seed, discipline) cell, in its own key namespace."""
+"""Opening one cell (scenario, seed, discipline) on either clock, in its own key namespace:
+its consumers' connections opened, its keys swept when it closes (one way for both)."""
 
 from __future__ import annotations
 
@@ -66,17 +67,8 @@ def open_cell(
         total_cap=caps.total,
         check_invariants=check_invariants,
     )
-    try:
-        queue.open()
-        for _, other in more:
-            other.connect()
+    with _namespace(queue, [other for _, other in more]):
         yield Driver(config, generate(scenario, seed), discipline, queue, more, history=history)
-    finally:
-        with contextlib.suppress(redis.RedisError, OSError):
-            queue.delete_namespace()
-        queue.close()
-        for _, other in more:
-            other.close()
 
 
 @contextlib.contextmanager
@@ -100,10 +92,7 @@ def open_step_cell(
     queue = RunQueue(client, prefix, scenario.env_limit, door=door)
     count = consumers or treatment.consumers_on(scenario.consumers)
     more = [RunQueue(client, prefix, scenario.env_limit, door=door) for _ in range(count - 1)]
-    try:
-        queue.open()
-        for other in more:
-            other.connect()
+    with _namespace(queue, more):
         yield StepRunner(
             scenario,
             treatment.discipline,
@@ -114,6 +103,18 @@ def open_step_cell(
             seed=seed,
             history=history,
         )
+
+
+@contextlib.contextmanager
+def _namespace(queue: RunQueue, more: list[RunQueue]) -> Iterator[None]:
+    """c1's queue opened (the limits written), c2..cN connected; on the way out, every key
+    under the cell's prefix deleted (if the server still answers) and every connection
+    closed."""
+    try:
+        queue.open()
+        for other in more:
+            other.connect()
+        yield
     finally:
         with contextlib.suppress(redis.RedisError, OSError):
             queue.delete_namespace()

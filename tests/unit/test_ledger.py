@@ -18,7 +18,7 @@ def test_active_keys_follow_enqueues_and_acks_and_the_set_shrinks_after_a_drain(
     assert ledger.active == {r.key for r in runs}
     full_size = sys.getsizeof(ledger.active)
     for run in runs:
-        ledger.dequeued(0, run.key, run.run_id, BASE)
+        ledger.dequeued(0, run.key, run.run_id)
     for run in ledger.releases_due(5)[:-3]:
         ledger.acked(run)
     assert ledger.active == {r.key for r in runs[-3:]}
