@@ -6,6 +6,16 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from ckviz.fairness import (
+    UNDER_FAIR,
+    UNDER_HALF,
+    KeyService,
+    OwnLimit,
+    key_service,
+    most_underserved,
+    share_below,
+    starved_keys,
+)
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.sim.engine import Engine, Outcome
 
@@ -21,6 +31,9 @@ class KeyMetrics:
     wait_p50: int
     wait_p99: int
     wait_max: int
+    # demand-aware (ckviz/fairness.py): None when not judged / no holds known
+    fair_share_attainment: float | None = None
+    slowdown: float | None = None  # mean wait over mean hold
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +45,23 @@ class RunMetrics:
     worst_wait_p99: int
     worst_wait_max: int
     per_key: tuple[KeyMetrics, ...]
+    # demand-aware (ckviz/fairness.py): the judged key with the lowest attainment, and so on
+    most_underserved_key: str | None = None
+    most_underserved_attainment: float | None = None
+    share_of_keys_below_0_5: float | None = None
+    share_of_keys_below_0_9: float | None = None
+    starved_keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Demand:
+    """What the demand-aware figures need beyond the events: each run's hold (slowdown, and
+    with a per-key cap, when a key waits on itself), the cap, and keys left waiting."""
+
+    holds: Mapping[str, int] | None = None  # run id -> hold
+    per_key_cap: int | None = None
+    waiting_since: Mapping[str, int] | None = None
+    per_call: int | None = None  # the step harness: one run per key per call
 
 
 def percentile(sorted_values: Sequence[int], pct: float) -> int:
@@ -136,30 +166,38 @@ def shares_so_far(
     return {k: c * len(counts) / total for k, c in counts.items()} if total else {}
 
 
-def outcome_metrics(outcome: Outcome) -> RunMetrics:
+def outcome_metrics(outcome: Outcome, waiting: Mapping[str, int] | None = None) -> RunMetrics:
     """A finished run's figures, on either clock: the step clock counted contention per call
     as it went (and its minted keys get no row of their own); the millisecond clock's is
-    walked from the events."""
+    walked from the events. `waiting`: the engine's keys left with runs (a step run's)."""
     if outcome.steps is None:
-        return run_metrics(outcome.events, outcome.weights)
+        demand = Demand(outcome.holds or None, outcome.per_key_cap, waiting or None)
+        return run_metrics(outcome.events, outcome.weights, demand)
     s = outcome.steps
-    m = step_run_metrics(outcome.events, outcome.weights, s.contention, s.contended)
+    m = step_run_metrics(outcome.events, outcome.weights, s.contention, s.contended, waiting)
     declared = set(s.declared)
     return replace(m, per_key=tuple(k for k in m.per_key if k.key in declared))
 
 
-def run_metrics(events: Sequence[DequeueEvent], weights: Mapping[str, float]) -> RunMetrics:
+def run_metrics(
+    events: Sequence[DequeueEvent], weights: Mapping[str, float], demand: Demand | None = None
+) -> RunMetrics:
     """Every per-run figure the results carry."""
-    return _figures(events, weights, contention(events, weights))
+    return _figures(events, weights, contention(events, weights), demand or Demand())
 
 
 def _figures(
-    events: Sequence[DequeueEvent], weights: Mapping[str, float], ratios: Mapping[str, float]
+    events: Sequence[DequeueEvent],
+    weights: Mapping[str, float],
+    ratios: Mapping[str, float],
+    demand: Demand,
 ) -> RunMetrics:
     """The per-run figures from the events and the contended keys' share over weight."""
     values = list(ratios.values())
-    per_key = per_key_metrics(events, weights, ratios)
+    service = _service(events, weights, demand)
+    per_key = per_key_metrics(events, weights, ratios, service, demand.holds)
     served = [k for k in per_key if k.dequeued]
+    worst = most_underserved(service)
     return RunMetrics(
         total_dequeued=len(events),
         contention_worst_share_over_weight=min(values) if values else 1.0,
@@ -168,7 +206,21 @@ def _figures(
         worst_wait_p99=max((k.wait_p99 for k in served), default=0),
         worst_wait_max=max((k.wait_max for k in served), default=0),
         per_key=per_key,
+        most_underserved_key=worst[0] if worst else None,
+        most_underserved_attainment=worst[1] if worst else None,
+        share_of_keys_below_0_5=share_below(service, UNDER_HALF),
+        share_of_keys_below_0_9=share_below(service, UNDER_FAIR),
+        starved_keys=tuple(starved_keys(service)),
     )
+
+
+def _service(
+    events: Sequence[DequeueEvent], weights: Mapping[str, float], demand: Demand
+) -> dict[str, KeyService]:
+    own = None
+    if demand.per_key_cap is not None and demand.holds is not None:
+        own = OwnLimit(demand.per_key_cap, demand.holds)
+    return key_service(events, weights, demand.waiting_since, own, demand.per_call)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,21 +261,41 @@ def step_run_metrics(
     weights: Mapping[str, float],
     contention_counts: Mapping[str, int],
     contended: set[str],
+    waiting_since: Mapping[str, int] | None = None,
 ) -> RunMetrics:
     """The per-run figures for a step run: times in steps, contention counted per call."""
     window = sum(contention_counts.values())
     ratios = share_over_weight(contention_counts, window, contended, weights)
-    return _figures(serves, weights, ratios)
+    return _figures(serves, weights, ratios, Demand(waiting_since=waiting_since, per_call=1))
 
 
 def per_key_metrics(
-    events: Sequence[DequeueEvent], weights: Mapping[str, float], ratios: Mapping[str, float]
+    events: Sequence[DequeueEvent],
+    weights: Mapping[str, float],
+    ratios: Mapping[str, float],
+    service: Mapping[str, KeyService] | None = None,
+    holds: Mapping[str, int] | None = None,
 ) -> tuple[KeyMetrics, ...]:
     """A row per key of `weights`, in its order; the events are grouped by key once."""
     waits: dict[str, list[int]] = {key: [] for key in weights}
+    held: dict[str, int] = dict.fromkeys(weights, 0)
     for event in events:
         waits.setdefault(event.key, []).append(event.wait_ms)
-    return tuple(key_metrics(key, waits[key], len(events), weights, ratios) for key in weights)
+        if holds is not None:
+            held[event.key] = held.get(event.key, 0) + holds[event.run_id]
+    rows = []
+    for key in weights:
+        row = key_metrics(key, waits[key], len(events), weights, ratios)
+        owed = (service or {}).get(key)
+        n = len(waits[key])
+        rows.append(
+            replace(
+                row,
+                fair_share_attainment=owed.attainment if owed else None,
+                slowdown=row.mean_wait / (held[key] / n) if holds and n and held[key] else None,
+            )
+        )
+    return tuple(rows)
 
 
 def key_metrics(

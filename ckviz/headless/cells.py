@@ -67,8 +67,8 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
         ) as engine:
             engine.run()
             elapsed_ms = (time.perf_counter() - started) * 1000
-            outcome = engine.outcome()
-        result = _result(cell, outcome, elapsed_ms)
+            outcome, waiting = engine.outcome(), engine.waiting_since()
+        result = _result(cell, outcome, elapsed_ms, waiting)
         return CellOutcome(cell.index, result, commands_sent=outcome.commands_sent)
     except CkvizError as exc:
         return CellOutcome(cell.index, None, f"{cell_label(cell)}: {exc}", int(exc.exit_code))
@@ -85,14 +85,14 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
         client.close()
 
 
-def _result(cell: Cell, outcome: Outcome, elapsed_ms: float) -> RunResult:
+def _result(cell: Cell, outcome: Outcome, elapsed_ms: float, waiting: dict[str, int]) -> RunResult:
     """The finished run's entry (a millisecond run must have dequeued every run)."""
     events, total = outcome.events, outcome.total_runs
     if outcome.steps is None and len(events) < total:
         raise IncompleteRun(
             f"{total - len(events)} of {total} runs never dequeued by t={outcome.t} ms"
         )
-    return run_result(cell.scenario, cell.treatment, cell.seed, outcome, elapsed_ms)
+    return run_result(cell.scenario, cell.treatment, cell.seed, outcome, elapsed_ms, waiting)
 
 
 def run_result(
@@ -101,12 +101,13 @@ def run_result(
     seed: str,
     outcome: Outcome,
     elapsed_ms: float,
+    waiting: dict[str, int] | None = None,
 ) -> RunResult:
     """A run's entry in the results, finished or not (the app exports a run part way): its
     figures (one path for both clocks), its service per consumer, and what only the step
-    clock counts."""
+    clock counts. `waiting`: the engine's keys left with runs."""
     events = outcome.events
-    metrics = outcome_metrics(outcome)
+    metrics = outcome_metrics(outcome, waiting)
     timeline = None  # step-harness runs carry no timeline (their clock counts steps)
     if outcome.steps is None:
         timeline = service_timeline(events, outcome.weights, scenario.light_key)
@@ -163,6 +164,11 @@ def _entry(
         worst_wait_p99=m.worst_wait_p99,
         worst_wait_max=m.worst_wait_max,
         per_key=[KeyRowResult.model_validate(k, from_attributes=True) for k in m.per_key],
+        most_underserved_key=m.most_underserved_key,
+        most_underserved_attainment=m.most_underserved_attainment,
+        share_of_keys_below_0_5=m.share_of_keys_below_0_5,
+        share_of_keys_below_0_9=m.share_of_keys_below_0_9,
+        starved_keys=list(m.starved_keys),
         timeline=TimelineResult.model_validate(timeline, from_attributes=True)
         if timeline
         else None,

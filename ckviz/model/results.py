@@ -23,6 +23,9 @@ class KeyRowResult(_Result):
     wait_p50: int
     wait_p99: int
     wait_max: int
+    # demand-aware (docs/fairness.md); absent in files written before they existed
+    fair_share_attainment: float | None = None  # got / owed; None: owed under 3 (not judged)
+    slowdown: float | None = None  # mean wait / mean hold; None: holds unknown (step runs)
 
 
 def _absent(value: object) -> bool:
@@ -95,6 +98,14 @@ class MetricsResult(_Result):
     worst_wait_p99: int
     worst_wait_max: int
     per_key: list[KeyRowResult]
+    # demand-aware (docs/fairness.md): the judged key with the lowest fair-share attainment
+    # (ties by name), the share of judged keys below 0.5 and 0.9, and the keys starved (owed
+    # 3 or more dequeues while others were served, and got none of them); absent in older files
+    most_underserved_key: str | None = None
+    most_underserved_attainment: float | None = None
+    share_of_keys_below_0_5: float | None = None
+    share_of_keys_below_0_9: float | None = None
+    starved_keys: list[str] | None = None
     # step-harness runs only: times above are in steps, contention is counted per call
     steps: StepMetricsResult | None = None
     key_serves: dict[str, int] | None = None  # serves per key; minted keys summed as "fresh-*"

@@ -383,7 +383,7 @@ class Driver:
 
     def outcome(self) -> Outcome:
         c, ledger = self.config, self.ledger
-        holds = {run.run_id: run.hold_ms for run in ledger.workload} if c.per_key_cap else {}
+        holds = {run.run_id: run.hold_ms for run in ledger.workload}  # slowdown, per-key caps
         trips, sent = self.round_trips, self.commands_sent
         facts = (self.events, dict(c.weights), ledger.total_runs, self.t, trips, sent)
         return Outcome("ms", *facts, self.service(), c.per_key_cap, holds)

@@ -46,7 +46,7 @@ class Outcome:
     commands_sent: int
     service: tuple[ConsumerService, ...]
     per_key_cap: int | None = None
-    holds: Mapping[str, int] = field(default_factory=dict)  # run id -> hold, under a per-key cap
+    holds: Mapping[str, int] = field(default_factory=dict)  # run id -> hold (ms runs)
     steps: StepOutcome | None = None
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ckviz.hunt.objective import MIN_OWED, OwnLimit, owed_ratios
+from ckviz.fairness import MIN_OWED, OwnLimit
+from ckviz.hunt.objective import owed_ratios
 from ckviz.model.snapshot import DequeueEvent
 
 

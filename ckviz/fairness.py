@@ -1,0 +1,272 @@
+"""Demand-aware fairness: what each key was owed of the dequeues made, and what it got.
+
+Every instant at which runs were dequeued shares its dequeues out among the keys that could
+take one then (a run of theirs arrived and not yet dequeued, less what their own per-key cap
+forbids): weighted max-min fair, none above what it could take, the excess passed on to the
+others (water-filling). A key's fair-share attainment is the dequeues it got over the
+dequeues it was owed, summed over the run: 1 is its fair share, 0.1 a tenth of it. A key that
+asked for more than its share and got its share is served fairly, however long it waited.
+A key owed fewer than MIN_OWED dequeues is not judged: over so short a stretch even a fair
+discipline serves someone else first. docs/fairness.md gives the definitions with a worked
+example.
+
+Pure functions of a run's dequeue events (and, for a per-key cap, each run's hold), so the
+figures are the same whichever path produced the events.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import groupby
+
+from ckviz.model.snapshot import DequeueEvent
+
+MIN_OWED = 3.0  # dequeues a key must be owed before it is judged
+UNDER_HALF, UNDER_FAIR = 0.5, 0.9  # the attainment bars the run-level shares count
+
+
+@dataclass(frozen=True, slots=True)
+class OwnLimit:
+    """A per-key cap and each run's hold: a key holding `cap` runs waits on itself, not on the
+    discipline, so it is owed nothing while it does."""
+
+    cap: int
+    holds: Mapping[str, int]  # run id -> hold (ms)
+
+
+@dataclass(frozen=True, slots=True)
+class KeyService:
+    """One key over a run: dequeues owed and got, in all and while another key could take one
+    too (alone, a key is owed what it gets)."""
+
+    owed: float
+    got: int
+    owed_beside_others: float
+    got_beside_others: int
+
+    @property
+    def attainment(self) -> float | None:
+        """Got over owed; None while owed fewer than MIN_OWED (not judged)."""
+        return self.got / self.owed if self.owed >= MIN_OWED else None
+
+    @property
+    def starved(self) -> bool:
+        """Owed at least MIN_OWED dequeues while others were served, and got none of them."""
+        return self.owed_beside_others >= MIN_OWED and self.got_beside_others == 0
+
+
+def water_fill(
+    dequeues: float, rooms: Mapping[str, float], weights: Mapping[str, float]
+) -> dict[str, float]:
+    """`dequeues` shared by weight among the keys of `rooms`, none above its room, what a full
+    key cannot take passed on to the others. Keys stay in `rooms`' order (never a set): sums
+    in a fixed order give the same floats in every process."""
+    share = dict.fromkeys(rooms, 0.0)
+    left, open_keys = float(dequeues), [k for k in rooms if rooms[k] > 0]
+    while left > 1e-12 and open_keys:
+        total = sum(weights.get(k, 1.0) for k in open_keys)
+        full = [k for k in open_keys if left * weights.get(k, 1.0) / total >= rooms[k] - share[k]]
+        if not full:
+            for k in open_keys:
+                share[k] += left * weights.get(k, 1.0) / total
+            break
+        for k in full:
+            left -= rooms[k] - share[k]
+            share[k] = float(rooms[k])
+        open_keys = [k for k in open_keys if k not in full]
+    return share
+
+
+def key_service(
+    events: Sequence[DequeueEvent],
+    weights: Mapping[str, float],
+    waiting_since: Mapping[str, int] | None = None,
+    own_limit: OwnLimit | None = None,
+    per_call: int | None = None,
+) -> dict[str, KeyService]:
+    """Per key of the run (declared keys first): dequeues owed and got (see the module).
+
+    `waiting_since` gives, for keys with a run never dequeued, its arrival: such a key waits
+    from then to the end. `per_call` caps what a key can take at one instant (the step
+    harness serves one run per key per call).
+    """
+    books = _Books(weights, per_call, own_limit.cap if own_limit else None)
+    arrivals: list[tuple[int, str]] = [(e.arrival_ms, e.key) for e in events]
+    arrivals += [(since, key) for key, since in (waiting_since or {}).items()]
+    arrivals.sort(key=lambda a: a[0])  # stable: only how many arrived by each instant matters
+    for _, key in arrivals:
+        books.know(key)
+    releases: list[tuple[int, int, str]] = []  # (release time, count, key) of held runs
+    arrived = held = 0
+    ordered = sorted(events, key=lambda e: e.dequeued_ms)  # stable: in-instant order
+    for now, batch in groupby(ordered, key=lambda e: e.dequeued_ms):
+        while releases and releases[0][0] <= now:  # released before this instant's serves
+            books.release(heapq.heappop(releases)[2])
+        while arrived < len(arrivals) and arrivals[arrived][0] <= now:
+            books.arrive(arrivals[arrived][1])
+            arrived += 1
+        serves = list(batch)
+        books.share_out(len(serves), [e.key for e in serves])
+        for e in serves:
+            books.dequeue(e.key)
+            if own_limit is not None:
+                held += 1
+                heapq.heappush(releases, (now + own_limit.holds[e.run_id], held, e.key))
+    return books.close()
+
+
+class _Books:
+    """The running tally behind key_service, linear in the events (log factors aside).
+
+    Keys that could take a run are "open". Uncapped open keys all get the same owed per unit
+    of weight at an instant, so that is kept once, as a running level (`level`; `beside` only
+    counts instants with two or more open keys): a key's owed is its weight times how far
+    the level rose while it was open. Only the keys a water-filling caps (room / weight below
+    the instant's level) are paid one by one, found lowest first in a heap of room / weight.
+    """
+
+    def __init__(self, weights: Mapping[str, float], per_call: int | None, cap: int | None) -> None:
+        self.weights = dict(weights)
+        self.per_call = per_call
+        self.cap = cap
+        self.order: dict[str, int] = {k: i for i, k in enumerate(weights)}
+        self.backlog: dict[str, int] = {}
+        self.held: dict[str, int] = {}
+        self.room: dict[str, int] = {}
+        self.level = 0.0
+        self.beside = 0.0
+        self.since: dict[str, tuple[float, float]] = {}  # level, beside when it opened
+        self.owed: dict[str, list[float]] = {}  # [owed, owed beside others]
+        self.got: dict[str, list[int]] = {}  # [got, got beside others]
+        self.open_weight = 0.0
+        self.open_count = 0
+        self.heap: list[tuple[float, int, int, str]] = []  # room/weight, order, version, key
+        self.version: dict[str, int] = {}
+
+    def know(self, key: str) -> None:
+        if key in self.backlog:
+            return
+        self.weights.setdefault(key, 1.0)
+        self.order.setdefault(key, len(self.order))
+        self.backlog[key] = self.held[key] = self.room[key] = self.version[key] = 0
+        self.owed[key] = [0.0, 0.0]
+        self.got[key] = [0, 0]
+
+    def arrive(self, key: str) -> None:
+        self.backlog[key] += 1
+        self._update(key)
+
+    def release(self, key: str) -> None:
+        self.held[key] -= 1
+        self._update(key)
+
+    def dequeue(self, key: str) -> None:
+        self.backlog[key] -= 1
+        if self.cap is not None:
+            self.held[key] += 1
+        self._update(key)
+
+    def _update(self, key: str) -> None:
+        room = self.backlog[key]
+        if self.cap is not None:
+            room = min(room, self.cap - self.held[key])
+        if self.per_call is not None:
+            room = min(room, self.per_call)
+        self._set_room(key, max(room, 0))
+
+    def _set_room(self, key: str, room: int) -> None:
+        old = self.room[key]
+        if room == old:
+            return
+        weight = self.weights[key]
+        if old == 0:
+            self.since[key] = (self.level, self.beside)
+            self.open_weight += weight
+            self.open_count += 1
+        elif room == 0:
+            self._settle(key)
+            self.open_weight -= weight
+            self.open_count -= 1
+        self.room[key] = room
+        self.version[key] += 1
+        if room:
+            heapq.heappush(self.heap, (room / weight, self.order[key], self.version[key], key))
+
+    def _settle(self, key: str) -> None:
+        """Pay the key what the levels rose since it opened (or was last paid)."""
+        level, beside = self.since[key]
+        weight = self.weights[key]
+        self.owed[key][0] += weight * (self.level - level)
+        self.owed[key][1] += weight * (self.beside - beside)
+        self.since[key] = (self.level, self.beside)
+
+    def share_out(self, dequeues: int, served: list[str]) -> None:
+        """Owe this instant's dequeues to the open keys (water-filling), count what each got."""
+        if self.open_count == 0:
+            return
+        together = self.open_count >= 2
+        for key in served:
+            self.got[key][0] += 1
+            self.got[key][1] += together
+        left, weight_left = float(dequeues), self.open_weight
+        capped: list[tuple[float, int, int, str]] = []
+        while self.heap:
+            entry = self.heap[0]
+            key = entry[3]
+            if entry[2] != self.version[key] or not self.room[key]:
+                heapq.heappop(self.heap)  # stale: the key's room changed since
+                continue
+            if entry[0] * weight_left >= left:  # room/weight at or above the level: not capped
+                break
+            capped.append(heapq.heappop(self.heap))
+            left -= self.room[key]
+            weight_left -= self.weights[key]
+        rise = left / weight_left if len(capped) < self.open_count else 0.0
+        for entry in capped:
+            key = entry[3]
+            self._settle(key)
+            self.owed[key][0] += self.room[key]
+            self.owed[key][1] += self.room[key] if together else 0.0
+            self.since[key] = (self.level + rise, self.beside + (rise if together else 0.0))
+            heapq.heappush(self.heap, entry)
+        self.level += rise
+        if together:
+            self.beside += rise
+
+    def close(self) -> dict[str, KeyService]:
+        for key, room in self.room.items():
+            if room:
+                self._settle(key)
+        keys = sorted(self.backlog, key=lambda k: self.order[k])
+        return {
+            k: KeyService(self.owed[k][0], self.got[k][0], self.owed[k][1], self.got[k][1])
+            for k in keys
+        }
+
+
+def attainments(service: Mapping[str, KeyService]) -> dict[str, float]:
+    """Each judged key's attainment, in the keys' order."""
+    return {k: a for k, s in service.items() if (a := s.attainment) is not None}
+
+
+def most_underserved(service: Mapping[str, KeyService]) -> tuple[str, float] | None:
+    """The judged key with the lowest attainment (ties: the first name), and that attainment."""
+    judged = attainments(service)
+    if not judged:
+        return None
+    key = min(judged, key=lambda k: (judged[k], k))
+    return key, judged[key]
+
+
+def share_below(service: Mapping[str, KeyService], bar: float) -> float | None:
+    """The share of judged keys whose attainment is below `bar`; None when none is judged."""
+    judged = attainments(service)
+    if not judged:
+        return None
+    return sum(a < bar for a in judged.values()) / len(judged)
+
+
+def starved_keys(service: Mapping[str, KeyService]) -> list[str]:
+    return [k for k, s in service.items() if s.starved]
