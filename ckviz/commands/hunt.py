@@ -19,7 +19,7 @@ from ckviz.hunt.found import describe, scenario_text
 from ckviz.hunt.objective import Verdict, evaluate
 from ckviz.hunt.search import Finding, Interrupted, hunt
 from ckviz.hunt.space import HuntCase, largest_workload, ms_workloads, step_workloads
-from ckviz.outputs.writer import check_output, write_output
+from ckviz.model.clock import on_steps
 from ckviz.sim.steps import STEP_DISCIPLINES
 
 DEFAULT_EXAMPLES = 300
@@ -161,11 +161,12 @@ class Progress:
         if examples != 1 and now - self.last < PROGRESS_EVERY_S:
             return
         self.last = now
-        shown = f"{worst.worst_share:.3f} ({worst.worst_key})" if worst else "n/a"
+        key = (worst.worst_key or "no key judged") if worst else ""
+        shown = f"{worst.worst_share:.3f} ({key})" if worst else "n/a"
         spent = self.seconds - (self.deadline - now)
         print(
             f"hunt: exploring: {examples} workloads, {spent:.0f} s of {self.seconds:g} s, "
-            f"worst served/owed {shown}",
+            f"lowest fair-share attainment {shown}",
             file=sys.stderr,
         )
 
@@ -216,12 +217,15 @@ def _compare(
     """The same workload under every discipline of its harness: a small table, cut at the
     deadline (the disciplines not run are named)."""
     say(f"comparing it under {len(disciplines)} disciplines")
-    print(f"\n{'discipline':<16} {'served/owed':>11} {'contention':>10}  worst key (mean wait)")
+    header = f"{'discipline':<16} {'attainment':>11} {'contention':>10}"
+    print(f"\n{header}  most under-served key (mean wait)")
+    unit = "steps" if on_steps(case.scenario) else "ms"
     for i, name in enumerate(disciplines):
         if time.monotonic() > deadline:
             print(f"(cut by --seconds: {', '.join(disciplines[i:])} not run)")
             return
         v = run(case, name)
-        wait = f"{v.worst_key_mean_wait_ms:.0f} ms" if v.worst_key_mean_wait_ms else "never served"
-        key = f"{v.worst_key} ({wait})" if v.worst_key else "-"
+        served = v.worst_key_mean_wait_ms
+        wait = f"{served:.0f} {unit}" if served is not None else "never served"
+        key = f"{v.worst_key} ({wait})" if v.worst_key else "no key judged"
         print(f"{name:<16} {v.worst_share:>11.3f} {v.contention_worst:>10.3f}  {key}")

@@ -50,10 +50,10 @@ def to_toml(data: Mapping[str, Any], table: str = "") -> list[str]:
 def describe(verdict: Verdict) -> str:
     """One sentence: who is starved, how badly, under which discipline."""
     if verdict.worst_key is None:
-        return f"no key was ever contended under {verdict.discipline}"
+        return f"no key was owed enough dequeues to be judged under {verdict.discipline}"
     return (
-        f"under {verdict.discipline}, key '{verdict.worst_key}' gets "
-        f"{verdict.worst_share:.3f} of the serves it was owed while it waited"
+        f"under {verdict.discipline}, the most under-served key '{verdict.worst_key}' gets "
+        f"{verdict.worst_share:.3f} of its fair share (fair-share attainment)"
     )
 
 
@@ -67,11 +67,15 @@ def scenario_text(case: HuntCase, verdict: Verdict, command: str) -> str:
     header = [
         "Found by `ckviz hunt`; reproduce with:",
         f"  {command}",
-        f"hunt objective (served / owed while waiting): {verdict.worst_share:.5f} "
-        f"(key {verdict.worst_key})",
+        "hunt objective (fair-share attainment of the most under-served key): "
+        f"{verdict.worst_share:.5f} ({_key_words(verdict.worst_key)})",
         f"what --headless reports as contention worst share/weight: {verdict.contention_worst:.5f}",
     ]
     return "\n".join([f"# {line}" for line in header] + to_toml(data)) + "\n"
+
+
+def _key_words(key: str | None) -> str:
+    return f"key {key}" if key is not None else "no key judged"
 
 
 def write_found(path: Path, case: HuntCase, verdict: Verdict, command: str) -> None:
