@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -16,7 +18,10 @@ from ckviz.model.results import (
     Spread,
     TreatmentSummary,
 )
+from ckviz.report.sources import Source
 from ckviz.report.tables import DEFINITIONS
+from ckviz.report.verdicts import verdicts
+from ckviz.report.views import scenario_views
 
 # Why disciplines can coincide: said under a table whose rows show they did.
 COINCIDE_WHY = {
@@ -31,9 +36,11 @@ COINCIDE_WHY = {
 
 def print_tables(results: Results, console: Console) -> None:
     starvation = [s for s in results.scenarios if s.between_calls]
+    said = verdict_lines(results)
     for scenario in results.scenarios:
         if scenario.victims is None:
-            console.print(scenario_table(scenario, results.matrix.seeds[0]))
+            table = scenario_table(scenario, results.matrix.seeds[0], said.get(scenario.name))
+            console.print(table)
         elif not scenario.between_calls:
             console.print(micro_table(scenario))
     if starvation:
@@ -120,14 +127,22 @@ def starvation_table(scenarios: list[ScenarioResult]) -> Table:
     return table
 
 
-def scenario_table(scenario: ScenarioResult, first_seed: str) -> Table:
+def verdict_lines(results: Results) -> dict[str, str]:
+    """Each scenario's `Verdict:` line, as the report words it."""
+    views = scenario_views([Source("results", Path("results.json"), results)])
+    return {v.name: " ".join(verdicts(v)) for v in views}
+
+
+def scenario_table(scenario: ScenarioResult, first_seed: str, verdict: str | None = None) -> Table:
     same_as = identical_rows(scenario)
-    served = {r.treatment: per_consumer(r) for r in scenario.runs if r.seed == first_seed}
+    firsts = {r.treatment: r for r in scenario.runs if r.seed == first_seed}
+    served = {label: per_consumer(r) for label, r in firsts.items()}
     several = any(r.consumers for r in scenario.runs)
+    caption = _footnote(same_as) + (f"\n{CONSUMERS_NOTE}" if several else "")
     table = Table(
         title=Text(scenario.name, style="bold"),  # `[light.count=10]`, `[/]`: no markup
         title_justify="left",
-        caption=Text(_footnote(same_as) + (f"\n{CONSUMERS_NOTE}" if several else "")),
+        caption=Text(f"{verdict}\n{caption}" if verdict else caption),
         caption_justify="left",
     )
     table.add_column("discipline", no_wrap=True)
@@ -136,30 +151,28 @@ def scenario_table(scenario: ScenarioResult, first_seed: str) -> Table:
         table.add_column("caps per-key/total", no_wrap=True)
     if several:
         table.add_column("runs per consumer", no_wrap=True)
+    table.add_column("fair-share attainment mean (min..max)", justify="right")
+    table.add_column(Text(f"most under-served key ({first_seed}), mean wait ms"), justify="right")
     table.add_column("worst share/weight mean (min..max)", justify="right", no_wrap=True)
     table.add_column("Jain mean", justify="right")
-    table.add_column(Text(f"worst-served key, mean wait ms ({first_seed})"), justify="right")
     treatments = {t.label: t for t in scenario.treatments or []}
     show_caps = any(t.light_key for t in treatments.values())
     if show_caps:
         table.add_column("light key wait ms", justify="right")
         table.add_column("makespan ms", justify="right")
     for row in scenario.summary:
-        worst = max(
-            (k for k in row.per_key_first_seed if k.dequeued),
-            key=lambda k: k.mean_wait,
-            default=None,
-        )
         twin = same_as.get(row.discipline)
         cells = [row.discipline + (f" (= {twin})" if twin else "")]
         if any(c != "-" for c in caps.values()):
             cells.append(caps.get(row.discipline, "-"))
         if several:
             cells.append(served.get(row.discipline, "-"))
+        runs = [r for r in scenario.runs if r.treatment == row.discipline]
         cells += [
+            _attainment(runs),
+            _underserved(firsts.get(row.discipline)),
             _spread(row.contention_worst_share_over_weight),
             f"{row.contention_jain.mean:.5f}",
-            f"{worst.key} {worst.mean_wait:.1f}" if worst else "-",
         ]
         if show_caps:
             t = treatments[row.discipline]
@@ -220,6 +233,23 @@ def _caps_by_label(runs: list[RunResult]) -> dict[str, str]:
         else:
             shown.setdefault(r.treatment, "-")
     return shown
+
+
+def _attainment(runs: list[RunResult]) -> str:
+    """The most under-served key's attainment over seeds ("-": a file from before it)."""
+    values = [a for r in runs if (a := r.metrics.most_underserved_attainment) is not None]
+    if not values:
+        return "-"
+    s = Spread.of(values)
+    return f"{s.mean:.3f} ({s.min:.3f}..{s.max:.3f})"
+
+
+def _underserved(run: RunResult | None) -> str:
+    key = run.metrics.most_underserved_key if run else None
+    if run is None or key is None:
+        return "-"
+    wait = next((k.mean_wait for k in run.metrics.per_key if k.key == key), None)
+    return f"{key} {wait:.1f}" if wait is not None else key
 
 
 def _spread(s: Spread) -> str:

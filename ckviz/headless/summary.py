@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
+from pathlib import Path
 
 from ckviz.model.clock import on_steps
 from ckviz.model.results import (
@@ -28,12 +30,29 @@ def scenario_result(
     """The scenario's entry: its runs in matrix order and a summary per treatment (and, for
     a [sweep] variant, what it is)."""
     entry = ScenarioResult(
-        name=scenario.name, weights=scenario.weights(), runs=[], summary=[], sweep=sweep
+        name=scenario.name,
+        weights=scenario.weights(),
+        runs=[],
+        summary=[],
+        sweep=sweep,
+        description=scenario.description or None,
+        digest=scenario_digest(scenario),
     )
     if on_steps(scenario):
         entry.victims = list(scenario.victims)
         entry.between_calls = scenario.between_calls
     return summarized(entry, scenario.light_key, labels, seeds, runs)
+
+
+def scenario_digest(scenario: Scenario | StepScenario) -> str:
+    """sha256 of what the scenario runs: its fields but its words and rules, and a trace's
+    bytes (the same file path may hold another recording)."""
+    text = scenario.model_dump_json(exclude={"name", "description", "expect"})
+    digest = hashlib.sha256(text.encode("utf-8"))
+    trace = scenario.replay if isinstance(scenario, Scenario) else None
+    if trace is not None:
+        digest.update(Path(trace.path).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def summarized(

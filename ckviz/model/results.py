@@ -177,6 +177,10 @@ class ScenarioResult(_Result):
     between_calls: bool | None = None  # step-harness scenarios with arrivals between calls
     # a matrix's [sweep] variants only (left out of the file otherwise, not written as null)
     sweep: SweepInfo | None = Field(default=None, exclude_if=_absent)
+    # what the scenario is (its description) and a digest of what it runs (keys or trace,
+    # env, caps, knobs; not its rules or words): `ckviz report base head` compares them
+    description: str | None = Field(default=None, exclude_if=_absent)
+    digest: str | None = Field(default=None, exclude_if=_absent)
 
 
 class RedisInfo(_Result):

@@ -1,7 +1,8 @@
 """Plain-words findings, one short list per scenario, read off the same numbers the figures
-plot (never written by hand): who cuts the headline wait, how fair each discipline is, which
-rows coincide, what each cap does, and what changed between results files; per sweep, how
-each treatment's figures move as the swept value grows."""
+plot (never written by hand): starvation first, who cuts the headline wait (only beyond the
+seeds' spread), how fair each treatment is by the demand-aware measure, which rows coincide,
+what each cap does, and what changed between results files; per sweep, how each treatment's
+figures move as the swept value grows."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from collections.abc import Callable
 
 from ckviz.model.results import Spread
 from ckviz.report.sweeps import SweepView, value_text
-from ckviz.report.views import Row, ScenarioView, SourceView
+from ckviz.report.verdicts import clearly_better, reference, starvation_finding
+from ckviz.report.views import Row, ScenarioView, SourceView, signature
 
 SAME = 0.1  # within 10% of the reference reads as "does nothing"
 LONGER = 1.2  # makespan 20% longer or more is worth saying
@@ -30,7 +32,7 @@ def findings(scenario: ScenarioView) -> list[str]:
 
 
 def source_findings(scenario: ScenarioView, view: SourceView) -> list[str]:
-    lines = [_headline_wait(scenario, view), _fairness(view)]
+    lines = [starvation_finding(view), _headline_wait(scenario, view), _fairness(view)]
     lines += _identical(view)
     lines += [line for r in view.rows if (line := _cap_effect(scenario, view, r))]
     return [line for line in lines if line]
@@ -44,29 +46,77 @@ def wait_of(scenario: ScenarioView) -> tuple[str, Callable[[Row], float]]:
     return "the worst-served key's mean wait", lambda r: r.worst_wait.mean
 
 
-def _headline_wait(scenario: ScenarioView, view: SourceView) -> str:
+def _headline_wait(scenario: ScenarioView, view: SourceView) -> str | None:
+    """Who cuts the light key's wait, said only when every seed agrees (or the ranges part).
+    Without a light key there is no headline wait: the largest mean wait is often a flooding
+    key waiting for its own backlog, which fair scheduling is right to make it do."""
+    if scenario.light_key is None:
+        return None
     plain = [r for r in view.rows if r.label == r.discipline] or view.rows
-    ref = view.row("baseline") or plain[0]
+    ref = reference(view)
     what, wait = wait_of(scenario)
     u = scenario.unit
-    best_value = min(wait(r) for r in plain)
-    best = [r.label for r in plain if wait(r) == best_value]
-    if ref.label in best or best_value > wait(ref) * (1 - SAME):
+    lowest = min(plain, key=wait)
+    cut = [
+        r
+        for r in plain
+        if r is not ref
+        and r.same_as is None
+        and wait(r) < wait(ref) * (1 - SAME)
+        and clearly_better(r.light_wait_by_seed, ref.light_wait_by_seed, higher=False)
+    ]
+    if not cut:
+        if lowest is ref or wait(lowest) > wait(ref) * (1 - SAME):
+            return (
+                f"No discipline cuts {what} much below {ref.label}'s {ms(wait(ref), u)} "
+                f"(lowest: {lowest.label} {ms(wait(lowest), u)})."
+            )
         return (
-            f"No discipline cuts {what} much below {ref.label}'s {ms(wait(ref), u)} "
-            f"(lowest: {_names(best)} {ms(best_value, u)})."
+            f"No discipline cuts {what} beyond the seeds' spread: {lowest.label}'s "
+            f"{ms(wait(lowest), u)} against {ref.label}'s {ms(wait(ref), u)} is within it."
         )
-    verb = "cuts" if len(best) == 1 else "cut"
-    line = (
-        f"{_names(best)} {verb} {what} from {ms(wait(ref), u)} ({ref.label}) to {ms(best_value, u)}"
-    )
-    worst = max(plain, key=wait)
-    if wait(worst) > wait(ref) * (1 + SAME):
+    best = min(cut, key=wait)
+    line = f"{best.label} cuts {what} from {ms(wait(ref), u)} ({ref.label}) to {ms(wait(best), u)}"
+    if len(cut) > 1:
+        others = _names([r.label for r in cut if r is not best])
+        line += f" (also cut beyond the seeds' spread: {others})"
+    raised = [
+        r
+        for r in plain
+        if r.same_as is None
+        and wait(r) > wait(ref) * (1 + SAME)
+        and clearly_better(r.light_wait_by_seed, ref.light_wait_by_seed, higher=True)
+    ]
+    if raised:
+        worst = max(raised, key=wait)
         line += f"; {worst.label} raises it to {ms(wait(worst), u)}"
     return line + "."
 
 
 def _fairness(view: SourceView) -> str:
+    """The demand-aware range over treatments (with the spike's figure beside it)."""
+    rows = [r for r in view.rows if r.attainment is not None]
+    if not rows:
+        return _spike_fairness(view)
+    hi = max(rows, key=lambda r: r.attainment.mean if r.attainment else 0.0)
+    lo = min(rows, key=lambda r: r.attainment.mean if r.attainment else 0.0)
+    assert hi.attainment is not None and lo.attainment is not None
+    line = (
+        f"The most under-served key gets from {share(lo.attainment.mean)} of its fair share "
+        f"({lo.label}) to {share(hi.attainment.mean)} ({hi.label})"
+    )
+    below = [r for r in rows if r.below_0_9 is not None and r.below_0_9.mean > 0]
+    if below:
+        worst = max(below, key=lambda r: r.below_0_9.mean if r.below_0_9 else 0.0)
+        assert worst.below_0_9 is not None
+        line += (
+            f"; under {worst.label}, {worst.below_0_9.mean:.0%} of the judged keys get less "
+            "than 0.9 of theirs"
+        )
+    return line + f". {_spike_fairness(view)}"
+
+
+def _spike_fairness(view: SourceView) -> str:
     rows = view.rows
     hi = max(rows, key=lambda r: r.worst_share.mean)
     lo = min(rows, key=lambda r: r.worst_share.mean)
@@ -82,15 +132,10 @@ def _fairness(view: SourceView) -> str:
     )
 
 
-def _signature(r: Row) -> tuple[object, ...]:
-    spreads = (r.worst_share, r.jain, r.light_wait, r.worst_wait, r.makespan)
-    return tuple((s.mean, s.min, s.max) if s else None for s in spreads)
-
-
 def _identical(view: SourceView) -> list[str]:
     groups: dict[tuple[object, ...], list[str]] = {}
     for r in view.rows:
-        groups.setdefault(_signature(r), []).append(r.label)
+        groups.setdefault(signature(r), []).append(r.label)
     return [
         f"{_names(labels)} give identical figures (every mean, min and max over seeds)."
         for labels in groups.values()

@@ -16,11 +16,13 @@ from ckviz.report.sweeps import SweepView, sweep_views
 from ckviz.report.tables import (
     DEFINITIONS,
     Table,
+    checks_status,
     checks_table,
     figures_table,
     optional_tables,
     sweep_table,
 )
+from ckviz.report.verdicts import verdicts
 from ckviz.report.views import Row, ScenarioView
 
 CSS = """
@@ -29,14 +31,16 @@ max-width:1200px;padding:0 1rem;color:#1d1d1f;background:#fff}
 h1{font-size:1.6rem}h2{border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2.5rem}
 table{border-collapse:collapse;margin:.6rem 0 1rem;font-size:12.5px}
 th,td{border:1px solid #d8d8d8;padding:.2rem .5rem;text-align:right;vertical-align:top;
-white-space:nowrap}
+overflow-wrap:break-word}th{font-weight:600}
 th{background:#f4f4f6}td:first-child,th:first-child{text-align:left}
 caption{text-align:left;font-weight:600;padding:.2rem 0}
 figure{margin:1rem 0}figure img{max-width:100%;height:auto}
 figcaption{color:#555;font-size:12.5px}ul.findings li{margin:.2rem 0}
 .note{color:#555;font-size:12.5px}.failed{color:#b00020;font-weight:600}
 .sweep figure{display:inline-block;width:49%;vertical-align:top;margin:.5rem 0}
-.scroll{overflow-x:auto}.passed{color:#1b7f3b}.skipped{color:#777}nav a{margin-right:.8rem}
+.scroll{overflow-x:auto;max-width:100%}.verdict{font-weight:600}
+p.description{color:#333;font-style:italic;margin:.2rem 0 .6rem}
+ul.verdicts li{margin:.3rem 0}.passed{color:#1b7f3b}.skipped{color:#777}nav a{margin-right:.8rem}
 """
 
 Drawing = Callable[[ScenarioView], str]
@@ -125,6 +129,8 @@ def render_html(sources: Sequence[Source], scenarios: Sequence[ScenarioView]) ->
     nav = " ".join(f'<a href="#{anchor}">{escape(name)}</a>' for anchor, name in links)
     body = [
         "<h1>ckviz report</h1>",
+        _verdicts_html(scenarios),
+        *(_checks_html(s) for s in sources if s.results.checks is not None),
         _table_html(_sources_table(sources)),
         *(
             f'<p class="note"><b>Note</b>: {escape(n)}</p>'
@@ -134,7 +140,6 @@ def render_html(sources: Sequence[Source], scenarios: Sequence[ScenarioView]) ->
         f"<nav>{nav}</nav>",
         *(_sweep_html(i, w) for i, w in enumerate(sweeps)),
         *(_scenario_html(i, s) for i, s in enumerate(scenarios)),
-        *(_checks_html(s) for s in sources if s.results.checks is not None),
         f'<h2 id="definitions">What the figures mean</h2><p class="note">{escape(DEFINITIONS)}</p>',
     ]
     return (
@@ -143,6 +148,16 @@ def render_html(sources: Sequence[Source], scenarios: Sequence[ScenarioView]) ->
         f"<title>ckviz report: {escape(', '.join(s.label for s in sources))}</title>\n"
         f"<style>{CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n"
     )
+
+
+def _verdicts_html(scenarios: Sequence[ScenarioView]) -> str:
+    """One verdict per scenario, first thing on the page, each linking to its section."""
+    items = "".join(
+        f'<li><a href="#scenario-{i}">{escape(s.name)}</a>: {escape(line)}</li>'
+        for i, s in enumerate(scenarios)
+        for line in verdicts(s)
+    )
+    return f'<h2 id="verdicts">Verdicts</h2><ul class="verdicts">{items}</ul>'
 
 
 def _sources_table(sources: Sequence[Source]) -> Table:
@@ -168,6 +183,8 @@ def _sources_table(sources: Sequence[Source]) -> Table:
 
 def _scenario_html(i: int, scenario: ScenarioView) -> str:
     parts = [f'<section id="scenario-{i}">', f"<h2>{escape(scenario.name)}</h2>"]
+    if scenario.description:
+        parts.append(f'<p class="description">{escape(scenario.description)}</p>')
     lines = findings(scenario)
     parts.append(
         '<ul class="findings">' + "".join(f"<li>{escape(t)}</li>" for t in lines) + "</ul>"
@@ -206,10 +223,15 @@ def _figure_html(kind: str, svg: str, caption: str) -> str:
 
 
 def _checks_html(source: Source) -> str:
-    table = checks_table(source.label, source.results.checks or [])
+    """The --check rules under the verdicts, failed ones first."""
+    checks = source.results.checks or []
+    table = checks_table(source.label, checks)
     if not table.rows:
         return f"<h2>{escape(table.title)}</h2><p>No [[expect]] rules in the scenarios run.</p>"
-    return f"<h2>{escape(table.title)}</h2>" + _table_html(table, status_column=True)
+    failed = any(c.status == "failed" for c in checks)
+    heading = f'<h2 class="{"failed" if failed else "passed"}">{escape(table.title)}: '
+    heading += f"{escape(checks_status(checks))}</h2>"
+    return heading + _table_html(table, status_column=True)
 
 
 def _table_html(table: Table, status_column: bool = False) -> str:

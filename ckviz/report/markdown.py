@@ -11,11 +11,13 @@ from ckviz.report.sweeps import sweep_views
 from ckviz.report.tables import (
     DEFINITIONS,
     Table,
+    checks_status,
     checks_table,
     figures_table,
     optional_tables,
     sweep_table,
 )
+from ckviz.report.verdicts import verdicts
 from ckviz.report.views import ScenarioView, scenario_views
 
 
@@ -23,7 +25,7 @@ def render_markdown(
     sources: Sequence[Source], scenarios: Sequence[ScenarioView] | None = None
 ) -> str:
     scenarios = scenario_views(sources) if scenarios is None else scenarios
-    out = ["## ckviz report", ""]
+    out = [*_status_md(sources), "## ckviz report", ""]
     for s in sources:
         r = s.results
         runs = sum(len(sc.runs) for sc in r.scenarios)
@@ -36,6 +38,12 @@ def render_markdown(
     note = redis_versions_note(sources)
     out += ["", f"> **Note**: {_inline(note)}"] if note else []
     out.append("")
+    out += ["### Verdicts", ""]
+    out += [f"- **{_inline(s.name)}**: {_inline(line)}" for s in scenarios for line in verdicts(s)]
+    out.append("")
+    for s in sources:
+        if s.results.checks is not None:
+            out += _checks_md(s)
     for sweep in sweep_views(sources, scenarios):
         out += [f"### {_inline(sweep.title)}", ""]
         out += [f"- {_inline(line)}" for line in sweep_findings(sweep)]
@@ -43,17 +51,34 @@ def render_markdown(
         out += ["", *_table_md(table, titled=False), f"<sub>{_inline(table.note)}</sub>", ""]
     for scenario in scenarios:
         out += [f"### {_inline(scenario.name)}", ""]
+        if scenario.description:
+            out += [f"_{_inline(scenario.description)}_", ""]
         out += [f"- {_inline(line)}" for line in findings(scenario)]
         out.append("")
         if scenario.views:
             out += _table_md(figures_table(scenario), titled=False)
             for table in optional_tables(scenario):
                 out += _table_md(table)
-    for s in sources:
-        if s.results.checks is not None:
-            out += _checks_md(s)
     out += [f"<sub>{_inline(DEFINITIONS)}</sub>", ""]
     return "\n".join(out) + "\n"
+
+
+def _status_md(sources: Sequence[Source]) -> list[str]:
+    """With --check rules: the status first (passed / N failed), then each failed rule."""
+    lines = []
+    for s in sources:
+        checks = s.results.checks
+        if checks is None:
+            continue
+        failed = [c for c in checks if c.status == "failed"]
+        mark = "❌" if failed else "✅"
+        lines.append(f"**{mark} ckviz --check ({_inline(s.label)}): {checks_status(checks)}**")
+        lines += [""] + [
+            f"- FAILED {_inline(c.scenario)}: {_inline(c.rule)} ({_inline(c.detail)})"
+            for c in failed
+        ]
+        lines.append("")
+    return lines
 
 
 def _checks_md(source: Source) -> list[str]:

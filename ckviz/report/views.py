@@ -6,7 +6,7 @@ the findings together (and files from before a summary field existed still repor
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from ckviz.model.results import RunResult, ScenarioResult, Spread, worst_key_mean_wait
 from ckviz.report.sources import Source
@@ -27,6 +27,15 @@ class Row:
     worst_key: str  # the worst-served key on the first seed
     first: RunResult  # the first seed's run: per-key rows, timeline
     cost_per_run: Spread | None = None  # wall ms per dequeued run: timing, machine-dependent
+    # demand-aware (docs/fairness.md); None / empty in files written before they existed
+    attainment: Spread | None = None  # the most under-served key's fair-share attainment
+    below_0_9: Spread | None = None  # the share of judged keys below 0.9 of their fair share
+    underserved_key: str | None = None  # the most under-served key on the first seed
+    underserved_wait: float | None = None  # its mean wait on the first seed
+    attainment_by_seed: dict[str, float] = field(default_factory=dict)
+    light_wait_by_seed: dict[str, float] = field(default_factory=dict)
+    starved: list[tuple[str, str]] = field(default_factory=list)  # (seed, key), seed order
+    same_as: str | None = None  # an earlier row whose every figure this one repeats
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,7 @@ class ScenarioView:
     light_key: str | None
     views: list[SourceView]  # one per results file holding the scenario, in argument order
     missing_from: list[str]  # labels of the files that do not hold it
+    description: str | None = None  # the scenario's own words (files from before: None)
 
     @property
     def labels(self) -> list[str]:
@@ -85,6 +95,7 @@ def scenario_views(sources: Sequence[Source]) -> list[ScenarioView]:
                 light_key=light,
                 views=[_source_view(s, sc, light) for s, sc in present],
                 missing_from=[s.label for s, sc in held if sc is None or not sc.runs],
+                description=next((sc.description for _, sc in present if sc.description), None),
             )
         )
     return views
@@ -105,7 +116,23 @@ def _source_view(source: Source, scenario: ScenarioResult, light: str | None) ->
         _row(label, [r for r in scenario.runs if r.treatment == label], seeds, light)
         for label in labels
     ]
-    return SourceView(source.label, seeds[0] if seeds else "", rows)
+    return SourceView(source.label, seeds[0] if seeds else "", _marked(rows))
+
+
+def _marked(rows: list[Row]) -> list[Row]:
+    """Each row whose figures repeat an earlier row's says which (stride = sfq at unit weights)."""
+    first: dict[tuple[object, ...], str] = {}
+    marked = []
+    for r in rows:
+        key = signature(r)
+        marked.append(replace(r, same_as=first[key]) if key in first else r)
+        first.setdefault(key, r.label)
+    return marked
+
+
+def signature(r: Row) -> tuple[object, ...]:
+    spreads = (r.worst_share, r.jain, r.light_wait, r.worst_wait, r.makespan, r.attainment)
+    return tuple((s.mean, s.min, s.max) if s else None for s in spreads)
 
 
 def _row(label: str, runs: list[RunResult], seeds: Sequence[str], light: str | None) -> Row:
@@ -114,7 +141,7 @@ def _row(label: str, runs: list[RunResult], seeds: Sequence[str], light: str | N
     worst = max(
         (k for k in first.metrics.per_key if k.dequeued), key=lambda k: k.mean_wait, default=None
     )
-    return Row(
+    row = Row(
         label=label,
         discipline=first.discipline,
         seeds=len(runs),
@@ -126,6 +153,28 @@ def _row(label: str, runs: list[RunResult], seeds: Sequence[str], light: str | N
         worst_key=worst.key if worst else "-",
         first=first,
         cost_per_run=_cost_per_run(runs),
+    )
+    return _demand_aware(row, first, runs, light)
+
+
+def _demand_aware(row: Row, first_run: RunResult, runs: list[RunResult], light: str | None) -> Row:
+    """The demand-aware figures of a row's runs, where the runs carry them."""
+    by_seed = {r.seed: a for r in runs if (a := r.metrics.most_underserved_attainment) is not None}
+    below = [b for r in runs if (b := r.metrics.share_of_keys_below_0_9) is not None]
+    first = first_run.metrics
+    key = first.most_underserved_key
+    wait = next((k.mean_wait for k in first.per_key if k.key == key), None)
+    return replace(
+        row,
+        attainment=Spread.of(list(by_seed.values())) if by_seed else None,
+        below_0_9=Spread.of(below) if below else None,
+        underserved_key=key,
+        underserved_wait=wait,
+        attainment_by_seed=by_seed,
+        light_wait_by_seed={
+            r.seed: k.mean_wait for r in runs for k in r.metrics.per_key if k.key == light
+        },
+        starved=[(r.seed, k) for r in runs for k in r.metrics.starved_keys or []],
     )
 
 

@@ -158,7 +158,12 @@ def test_summary_markdown_is_written_and_appended_to_the_job_summary(tmp_path: P
     )
     assert proc.returncode == 1, proc.stderr
     text = md.read_text(encoding="utf-8")
-    assert text.startswith("## ckviz report") and "### rules" in text
+    first = text.splitlines()[:3]
+    assert first[0] == "**❌ ckviz --check (r): 1 of 3 rules failed**"
+    assert first[2].startswith(
+        "- FAILED rules: baseline light\\_key\\_mean\\_wait better\\_than sfq"
+    )
+    assert "## ckviz report" in text and "### rules" in text
     assert "- sfq cuts light's mean wait from" in text
     assert "| FAILED | rules | baseline light\\_key\\_mean\\_wait better\\_than sfq |" in text
     assert job.read_text(encoding="utf-8") == "earlier step\n" + text

@@ -1,0 +1,41 @@
+"""The noisy-neighbour trace a new user tries first: one tenant floods, nineteen trickle.
+
+Fair scheduling makes the flooding tenant wait for its own backlog; the verdict must not
+mistake that for unfairness (issue: the report once named the flooder as worst-served)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ckviz.model.results import Results
+from ckviz.report.findings import findings
+from ckviz.report.sources import load_sources
+from ckviz.report.verdicts import verdicts
+from ckviz.report.views import scenario_views
+from tests.functional.test_headless_cli import ckviz
+
+
+def test_baseline_underserves_a_quiet_tenant_and_the_verdict_says_so(tmp_path: Path) -> None:
+    out = tmp_path / "nn.json"
+    picked = [f"--discipline={d}" for d in ("baseline", "sfq", "vtime")]
+    proc = ckviz("--headless", "--scenario", "ck_noisy_neighbour", *picked, "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    results = Results.model_validate_json(out.read_text())
+    (scenario,) = results.scenarios
+    assert scenario.description and scenario.digest
+    assert len({k for k in scenario.weights}) == 20
+    for r in scenario.runs:
+        m = r.metrics
+        if r.treatment == "baseline":  # a quiet tenant, not the flooder, is most under-served
+            assert m.most_underserved_key is not None and m.most_underserved_key != "burst"
+            assert m.most_underserved_attainment is not None
+            assert m.most_underserved_attainment < 0.5
+        burst = next(k for k in m.per_key if k.key == "burst")
+        assert burst.fair_share_attainment is not None and burst.fair_share_attainment > 0.9
+    (view,) = scenario_views(load_sources([str(out)]))
+    (line,) = verdicts(view)
+    assert "fairer than baseline beyond the seeds' spread: sfq and vtime" in line
+    said = findings(view)
+    assert said[0].startswith("sfq cuts tenant-1's mean wait from")
+    assert not any("No discipline cuts" in s or "raises it" in s for s in said)
+    assert "Verdict: sfq is the fairest" in proc.stdout  # the terminal table's footer
