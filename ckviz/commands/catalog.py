@@ -26,6 +26,7 @@ SUBCOMMANDS = {
     for c in (
         Subcommand("validate", "FILE...", "check scenario, trace and matrix files"),
         Subcommand("report", "RESULTS.json...", "figures and findings as HTML or Markdown"),
+        Subcommand("check", "RESULTS.json...", "a results file's [[expect]] rules, after the fact"),
         Subcommand("merge", "PART.json... --out ALL.json", "join the shards of a matrix"),
         Subcommand("hunt", "--discipline NAME", "search for the workload that starves a key"),
         Subcommand("stress", "[SCENARIO]", "real concurrency against one server"),

@@ -20,6 +20,7 @@ from ckviz.hunt.objective import Verdict, evaluate
 from ckviz.hunt.search import Finding, Interrupted, hunt
 from ckviz.hunt.space import HuntCase, largest_workload, ms_workloads, step_workloads
 from ckviz.model.clock import on_steps
+from ckviz.outputs.writer import check_output, write_output
 from ckviz.sim.steps import STEP_DISCIPLINES
 
 DEFAULT_EXAMPLES = 300

@@ -1,13 +1,21 @@
-"""`ckviz report RESULTS.json... [--out report.html] [--markdown report.md]`."""
+"""`ckviz report RESULTS.json... [--out report.html] [--markdown report.md]`, comparisons a CI
+can gate on (`--fail-if-worse PCT`), and `--check` on any results file (`ckviz check` too)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ckviz.commands.parsing import CommandParser, add_quiet
+from ckviz.errors import ExitCode, UsageError
+from ckviz.model.results import CheckResult
 from ckviz.outputs.writer import check_output, write_output
+
+if TYPE_CHECKING:
+    from ckviz.report.sources import Source
+    from ckviz.report.views import ScenarioView
 
 DEFAULT_HTML = "report.html"
 
@@ -27,8 +35,50 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--markdown", metavar="PATH", help="Markdown report (- for stdout)")
     p.add_argument("--force", action="store_true", help="overwrite existing report files")
+    p.add_argument(
+        "--allow-mismatch",
+        action="store_true",
+        help="compare files whose scenarios, seeds, treatments or scenario contents differ "
+        "(refused otherwise, exit 2); the report says they differ",
+    )
+    p.add_argument(
+        "--fail-if-worse",
+        type=_percent,
+        metavar="PCT",
+        help="exit 1 when a fairness figure (attainment, worst share/weight, Jain) or the light "
+        "key's mean wait of a later file is worse than the first file's by more than PCT %% "
+        "on any scenario",
+    )
+    add_check_flags(p)
     add_quiet(p)
     return p
+
+
+def add_check_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="evaluate the scenarios' [[expect]] rules against each file (a merged sharded "
+        "file too); exit 1 if any fails",
+    )
+    p.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="NAME_OR_PATH",
+        help="with --check: the scenario file whose rules apply (default: the bundled one of "
+        "the same name); repeatable",
+    )
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"give a percentage of 0 or more, not {text}")
+    return value
 
 
 def main(argv: Sequence[str]) -> int:
@@ -44,16 +94,72 @@ def main(argv: Sequence[str]) -> int:
     note = redis_versions_note(sources)
     if note:
         print(f"ckviz: note: {note}", file=sys.stderr)
+    differ = _comparable(sources, ns.allow_mismatch)
+    failed = checked(sources, ns.scenario) if ns.check else False
     scenarios = scenario_views(sources)
     if html is not None:
         from ckviz.report.html import render_html
 
-        write_output(html, render_html(sources, scenarios))
+        write_output(html, render_html(sources, scenarios, differ))
         _note(f"report: {html}", ns.quiet)
     if markdown is not None:
-        write_output(markdown, render_markdown(sources, scenarios))
+        write_output(markdown, render_markdown(sources, scenarios, differ))
         _note(f"report: {markdown}", ns.quiet)
-    return 0
+    worse = _gate(scenarios, ns.fail_if_worse)
+    return int(ExitCode.CHECK_FAILED) if failed or worse else 0
+
+
+def _comparable(sources: list[Source], allowed: bool) -> list[str]:
+    """Refuse files that ran different things (exit 2, naming the first difference), unless
+    --allow-mismatch: then every difference, for the report to say."""
+    from ckviz.report.compare import mismatches
+
+    found = [line for later in sources[1:] for line in mismatches(sources[0], later)]
+    if found and not allowed:
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise UsageError(
+            f"report: the files ran different things, so their figures are not comparable: "
+            f"{found[0]}{more}; --allow-mismatch compares them anyway"
+        )
+    return found
+
+
+def _gate(scenarios: list[ScenarioView], limit: float | None) -> bool:
+    """--fail-if-worse: each figure worse by more than the limit, one line on stderr."""
+    if limit is None:
+        return False
+    from ckviz.report.compare import regressions
+
+    worse = regressions(scenarios, limit)
+    for r in worse:
+        print(f"worse by more than {limit:g}%: {r}", file=sys.stderr)
+    if not worse:
+        print(f"fail-if-worse {limit:g}%: no figure got worse by more", file=sys.stderr)
+    return bool(worse)
+
+
+def checked(sources: list[Source], scenario_args: list[str]) -> bool:
+    """--check: each file's [[expect]] rules evaluated, printed, and kept for the report (and
+    CI outputs); True if any failed."""
+    from ckviz.headless.checks import rules_for
+
+    failed = False
+    for source in sources:
+        results = source.results
+        results.checks = rules_for(results, scenario_args)
+        print_check_lines(source.label if len(sources) > 1 else None, results.checks)
+        failed |= any(c.status == "failed" for c in results.checks)
+    return failed
+
+
+def print_check_lines(label: str | None, checks: list[CheckResult]) -> None:
+    from rich.console import Console
+
+    from ckviz.headless.report import print_checks
+
+    if label is not None:
+        print(f"{label}:")
+    print_checks(checks, Console(highlight=False))
 
 
 def _note(line: str, quiet: bool) -> None:

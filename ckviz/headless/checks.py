@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ckviz.disciplines.registry import FACTORIES
+from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
-from ckviz.model.results import CheckResult, ScenarioResult, TreatmentSummary
+from ckviz.model.results import CheckResult, Results, ScenarioResult, TreatmentSummary
 from ckviz.model.scenario import COMPARISONS, Expectation, Scenario
 
 LOWER_IS_BETTER = {"light_key_mean_wait", "worst_key_mean_wait", "makespan_ms"}
@@ -71,6 +72,16 @@ def _treatment_metric(t: TreatmentSummary, metric: str) -> float | None:
 
 
 def _check(scenario: str, rule: Expectation, result: ScenarioResult | None) -> CheckResult:
+    outcome = _judged(scenario, rule, result)
+    if result is None:
+        return outcome
+    named = {rule.discipline, rule.better_than, rule.worse_than}
+    named |= {rule.no_better_than, rule.no_worse_than}
+    spent = sum(r.metrics.wall_clock_ms for r in result.runs if r.treatment in named)
+    return outcome.model_copy(update={"wall_clock_s": round(spent / 1000, 3)})
+
+
+def _judged(scenario: str, rule: Expectation, result: ScenarioResult | None) -> CheckResult:
     text = rule.describe()
     value = metric_value(result, rule.discipline, rule.metric) if result else None
     if value is None:
@@ -109,3 +120,29 @@ def _outcome(scenario: str, text: str, ok: bool, detail: str) -> CheckResult:
     return CheckResult(
         scenario=scenario, rule=text, status="passed" if ok else "failed", detail=detail
     )
+
+
+def rules_for(results: Results, scenario_args: Sequence[str]) -> list[CheckResult]:
+    """A results file's [[expect]] rules evaluated after the fact (`report --check`, on a
+    merged sharded file too): each scenario's rules come from the file given with --scenario
+    of that name, else from the bundled scenario (a sweep variant: its scenario's rules)."""
+    given: dict[str, Scenario] = {}
+    for arg in scenario_args:
+        loaded = scenario_files.load_any(arg)
+        if isinstance(loaded, Scenario):
+            given[loaded.name] = loaded
+    bundled = set(scenario_files.bundled_names())
+    scenarios = []
+    for entry in results.scenarios:
+        name = entry.sweep.scenario if entry.sweep else entry.name
+        scenario = given.get(name)
+        if scenario is None and name in bundled:
+            loaded = scenario_files.load_any(name)
+            scenario = loaded if isinstance(loaded, Scenario) else None
+        elif scenario is None:
+            raise UsageError(
+                f"--check: '{name}' is not a bundled scenario; give its file with --scenario PATH"
+            )
+        if scenario is not None:
+            scenarios.append(scenario.model_copy(update={"name": entry.name}))
+    return evaluate(scenarios, results.scenarios)

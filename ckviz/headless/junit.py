@@ -1,8 +1,9 @@
 """`--junit FILE`: the --check rules as JUnit XML, the report format CI systems display.
 
 One <testsuite> per scenario, one <testcase> per [[expect]] rule (classname `ckviz.<scenario>`,
-name = the rule as printed); a failed rule carries <failure>, a skipped one <skipped>, each
-with the rule's detail. A run with no rules gives an empty <testsuites tests="0">."""
+name = the rule as printed, time = the wall seconds of the runs it compares); a failed rule
+carries <failure>, a skipped one <skipped>, each with the rule's detail. A run with no rules
+gives an empty <testsuites tests="0">."""
 
 from __future__ import annotations
 
@@ -23,9 +24,14 @@ def junit_xml(checks: Sequence[CheckResult]) -> str:
         by_scenario.setdefault(c.scenario, []).append(c)
     for scenario, rules in by_scenario.items():
         suite = ET.SubElement(root, "testsuite", {"name": _text(scenario), **_counts(rules)})
+        suite.set("time", _seconds(sum(c.wall_clock_s or 0.0 for c in rules)))
         for c in rules:
             case = ET.SubElement(
-                suite, "testcase", classname=_text(f"ckviz.{scenario}"), name=_text(c.rule)
+                suite,
+                "testcase",
+                classname=_text(f"ckviz.{scenario}"),
+                name=_text(c.rule),
+                time=_seconds(c.wall_clock_s or 0.0),
             )
             detail = _text(c.detail)
             if c.status == "failed":
@@ -47,6 +53,10 @@ def _counts(checks: Sequence[CheckResult]) -> dict[str, str]:
         "errors": "0",
         "skipped": str(sum(c.status == "skipped" for c in checks)),
     }
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.3f}"
 
 
 def _text(value: str) -> str:

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ckviz.headless.checks import summary_line
+from ckviz.headless.ci_outputs import error_annotations
 from ckviz.model.results import (
     CheckResult,
     DisciplineSummary,
@@ -270,3 +271,5 @@ def print_checks(checks: list[CheckResult], console: Console) -> None:
             highlight=False,
         )
     console.print(summary_line(checks), highlight=False, markup=False)
+    for line in error_annotations(checks):  # GitHub Actions only: on the run's page and the PR
+        console.print(line, highlight=False, markup=False, soft_wrap=True)

@@ -219,6 +219,8 @@ class CheckResult(_Result):
     rule: str
     status: Literal["passed", "failed", "skipped"]
     detail: str
+    # the wall time of the runs the rule compares (JUnit's `time`); timing, machine-dependent
+    wall_clock_s: float | None = Field(default=None, exclude_if=_absent)
 
 
 class Results(_Result):

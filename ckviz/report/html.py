@@ -122,13 +122,17 @@ def _figures(scenario: ScenarioView) -> list[tuple[str, Drawing, str]]:
     return [*drawn, *([CAPS_FIGURE] if scenario.has_caps else [])]
 
 
-def render_html(sources: Sequence[Source], scenarios: Sequence[ScenarioView]) -> str:
+def render_html(
+    sources: Sequence[Source], scenarios: Sequence[ScenarioView], differ: Sequence[str] = ()
+) -> str:
+    """`differ`: how the files differ, when compared anyway (--allow-mismatch)."""
     sweeps = sweep_views(sources, scenarios)
     links = [(f"sweep-{i}", w.title) for i, w in enumerate(sweeps)]
     links += [(f"scenario-{i}", s.name) for i, s in enumerate(scenarios)]
     nav = " ".join(f'<a href="#{anchor}">{escape(name)}</a>' for anchor, name in links)
     body = [
         "<h1>ckviz report</h1>",
+        *_differ_html(differ),
         _verdicts_html(scenarios),
         *(_checks_html(s) for s in sources if s.results.checks is not None),
         _table_html(_sources_table(sources)),
@@ -148,6 +152,16 @@ def render_html(sources: Sequence[Source], scenarios: Sequence[ScenarioView]) ->
         f"<title>ckviz report: {escape(', '.join(s.label for s in sources))}</title>\n"
         f"<style>{CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n"
     )
+
+
+def _differ_html(differ: Sequence[str]) -> list[str]:
+    if not differ:
+        return []
+    items = "".join(f"<li>{escape(line)}</li>" for line in differ)
+    return [
+        '<p class="failed">Compared despite running different things (--allow-mismatch): a '
+        f"difference below may be the workload's, not the code's.</p><ul>{items}</ul>"
+    ]
 
 
 def _verdicts_html(scenarios: Sequence[ScenarioView]) -> str:

@@ -22,10 +22,16 @@ from ckviz.report.views import ScenarioView, scenario_views
 
 
 def render_markdown(
-    sources: Sequence[Source], scenarios: Sequence[ScenarioView] | None = None
+    sources: Sequence[Source],
+    scenarios: Sequence[ScenarioView] | None = None,
+    differ: Sequence[str] = (),
 ) -> str:
+    """`differ`: how the files differ, when compared anyway (--allow-mismatch)."""
     scenarios = scenario_views(sources) if scenarios is None else scenarios
     out = [*_status_md(sources), "## ckviz report", ""]
+    if differ:
+        out += ["**Compared despite running different things (--allow-mismatch):**", ""]
+        out += [f"- {_inline(line)}" for line in differ] + [""]
     for s in sources:
         r = s.results
         runs = sum(len(sc.runs) for sc in r.scenarios)

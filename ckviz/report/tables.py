@@ -9,6 +9,7 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from ckviz.model.results import CheckResult, Spread
+from ckviz.report.compare import pct_text
 from ckviz.report.sweeps import SweepView, value_text
 from ckviz.report.views import Row, ScenarioView
 
@@ -69,11 +70,32 @@ def figures_table(scenario: ScenarioView) -> Table:
     header += [f"makespan {unit}"]
     rows = []
     for label in scenario.labels:
+        base = scenario.views[0].row(label) if scenario.views else None
         for view in scenario.views:
             r = view.row(label)
             if r is not None:
+                was = base if base is not r else None
                 rows.append(_figure_cells(r, view.source if several else None, light is not None))
-    return Table(scenario.name, header, rows)
+                if was is not None:
+                    rows[-1] = _with_changes(rows[-1], r, was, several, light is not None)
+    note = "A later file's figures show their change against the first file's in %."
+    return Table(scenario.name, header, rows, note if several else "")
+
+
+def _with_changes(cells: list[str], r: Row, was: Row, several: bool, light: bool) -> list[str]:
+    """Each figure of a later file's row with its change against the first file's in %."""
+    figures: list[tuple[int, Spread | None, Spread | None]] = []
+    at = 2 if several else 1
+    figures.append((at, r.attainment, was.attainment))
+    figures += [(at + 3, r.worst_share, was.worst_share), (at + 4, r.jain, was.jain)]
+    if light:
+        figures.append((at + 5, r.light_wait, was.light_wait))
+    figures.append((len(cells) - 1, r.makespan, was.makespan))
+    out = list(cells)
+    for i, now, before in figures:
+        if now is not None and before is not None:
+            out[i] += f" ({pct_text(before.mean, now.mean)})"
+    return out
 
 
 def _figure_cells(r: Row, source: str | None, light: bool) -> list[str]:
@@ -187,7 +209,8 @@ def checks_status(checks: list[CheckResult]) -> str:
     failed = sum(c.status == "failed" for c in checks)
     if failed:
         return f"{failed} of {len(checks)} rules failed"
-    return f"passed ({len(checks)} rules)"
+    skipped = sum(c.status == "skipped" for c in checks)
+    return f"passed ({len(checks)} rules" + (f", {skipped} skipped)" if skipped else ")")
 
 
 def checks_table(source: str, checks: list[CheckResult]) -> Table:

@@ -89,6 +89,7 @@ def test_check_counts_skipped_rules_and_junit_lists_every_rule(tmp_path: Path) -
     )
     assert proc.returncode == 1, proc.stderr  # the second rule fails
     assert "checks: 1 passed, 1 failed, 1 skipped" in proc.stdout
+    assert "::error" not in proc.stdout  # annotations only under GitHub Actions
     assert f"junit: {junit}" in proc.stderr
     root = ET.parse(junit).getroot()
     assert root.tag == "testsuites"
@@ -102,6 +103,10 @@ def test_check_counts_skipped_rules_and_junit_lists_every_rule(tmp_path: Path) -
         "per-key-cap light_key_mean_wait no_better_than baseline",
     ]
     assert {c.get("classname") for c in cases} == {"ckviz.rules"}
+    # each case's time: the wall seconds of the runs its rule compares (CI shows durations)
+    times = [float(c.get("time") or "nan") for c in cases]
+    assert times[0] > 0 and times[1] > 0 and times[2] >= 0
+    assert float(suite.get("time") or "nan") == pytest.approx(sum(times), abs=0.002)
     assert cases[0].find("failure") is None and cases[0].find("skipped") is None
     failure = cases[1].find("failure")
     assert failure is not None and "vs sfq" in (failure.get("message") or "")
@@ -135,7 +140,7 @@ def test_summary_markdown_is_written_and_appended_to_the_job_summary(tmp_path: P
     path = scenario(tmp_path)
     md, job = tmp_path / "summary.md", tmp_path / "job-summary.md"
     job.write_text("earlier step\n", encoding="utf-8")
-    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(job)}
+    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(job), "GITHUB_ACTIONS": "true"}
     proc = subprocess.run(
         [
             sys.executable,
@@ -157,6 +162,12 @@ def test_summary_markdown_is_written_and_appended_to_the_job_summary(tmp_path: P
         timeout=120,
     )
     assert proc.returncode == 1, proc.stderr
+    # under GitHub Actions a failed rule is also an annotation on the run's page and the PR
+    (error,) = [line for line in proc.stdout.splitlines() if line.startswith("::")]
+    assert error.startswith(
+        "::error title=ckviz check failed%3A rules::"
+        "rules: baseline light_key_mean_wait better_than sfq ("
+    )
     text = md.read_text(encoding="utf-8")
     first = text.splitlines()[:3]
     assert first[0] == "**❌ ckviz --check (r): 1 of 3 rules failed**"

@@ -39,3 +39,33 @@ def test_baseline_underserves_a_quiet_tenant_and_the_verdict_says_so(tmp_path: P
     assert said[0].startswith("sfq cuts tenant-1's mean wait from")
     assert not any("No discipline cuts" in s or "raises it" in s for s in said)
     assert "Verdict: sfq is the fairest" in proc.stdout  # the terminal table's footer
+
+
+CANDIDATE = """
+scenarios = ["ck_noisy_neighbour"]
+seeds = ["seed-a", "seed-b"]
+
+[[treatments]]
+label = "candidate"
+discipline = "{discipline}"
+"""
+
+
+def test_fail_if_worse_catches_a_real_regression(tmp_path: Path) -> None:
+    """The same treatment label, run before and after a change that makes it age order: the
+    gate fails on it, and passes the same results compared with themselves."""
+    files = []
+    for discipline in ("sfq", "baseline"):
+        matrix = tmp_path / f"{discipline}.toml"
+        matrix.write_text(CANDIDATE.format(discipline=discipline))
+        out = tmp_path / f"{discipline}.json"
+        proc = ckviz("--headless", "--matrix", str(matrix), "--out", str(out))
+        assert proc.returncode == 0, proc.stderr
+        files.append(str(out))
+    md = str(tmp_path / "r.md")
+    same = ckviz("report", files[0], files[0], "--markdown", md, "--fail-if-worse", "1")
+    assert same.returncode == 0, same.stderr
+    worse = ckviz("report", *files, "--markdown", md, "--fail-if-worse", "10")
+    assert worse.returncode == 1, worse.stderr
+    assert "ck_noisy_neighbour/candidate: fair-share attainment" in worse.stderr
+    assert "ck_noisy_neighbour/candidate: light-key mean wait" in worse.stderr

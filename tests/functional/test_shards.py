@@ -70,6 +70,16 @@ def test_merged_shards_equal_the_whole_run(redis_server: RedisServer, tmp_path: 
     for field in ("wall_clock_s", "wall_clock_ms"):
         assert field in text
     assert _zero_timing(text) == _zero_timing((tmp_path / "whole.json").read_text())
+    # a slice cannot --check (a rule compares treatments another slice ran); the merged file
+    # can, after the fact: ck_trickle's sfq rule passes, its drr rule is skipped (not run)
+    md = tmp_path / "all.md"
+    assert main(["check", str(merged)]) == 0
+    assert main(["report", "--check", str(merged), "--markdown", str(md)]) == 0
+    assert md.read_text().startswith("**✅ ckviz --check (all): passed (2 rules, 1 skipped)**")
+    assert (
+        "| PASSED | ck\\_trickle | sfq light\\_key\\_mean\\_wait better\\_than baseline"
+        in md.read_text()
+    )
 
 
 def _zero_timing(text: str) -> str:
