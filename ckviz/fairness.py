@@ -85,16 +85,19 @@ def key_service(
     waiting_since: Mapping[str, int] | None = None,
     own_limit: OwnLimit | None = None,
     per_call: int | None = None,
+    queued: Mapping[str, Sequence[int]] | None = None,
 ) -> dict[str, KeyService]:
     """Per key of the run (declared keys first): dequeues owed and got (see the module).
 
-    `waiting_since` gives, for keys with a run never dequeued, its arrival: such a key waits
-    from then to the end. `per_call` caps what a key can take at one instant (the step
-    harness serves one run per key per call).
+    For a run still in progress, `queued` gives the arrivals of each key's runs not yet
+    dequeued (`waiting_since` the oldest one only): they wait from then to the end.
+    `per_call` caps what a key can take at one instant (the step harness serves one run per
+    key per call).
     """
     books = _Books(weights, per_call, own_limit.cap if own_limit else None)
     arrivals: list[tuple[int, str]] = [(e.arrival_ms, e.key) for e in events]
     arrivals += [(since, key) for key, since in (waiting_since or {}).items()]
+    arrivals += [(t, key) for key, times in (queued or {}).items() for t in times]
     arrivals.sort(key=lambda a: a[0])  # stable: only how many arrived by each instant matters
     for _, key in arrivals:
         books.know(key)

@@ -49,19 +49,31 @@ FIGURES: tuple[tuple[str, Drawing, str], ...] = (
         "fairness",
         plots.fairness_svg,
         "Fairness and waits by treatment: bar = mean over seeds, "
-        "whisker = min..max; waits on a log scale past 10 ms.",
+        "whisker = min..max; waits on a log scale past 10.",
     ),
     (
         "wait-cdf",
         plots.wait_cdf_svg,
         "Per-key wait distribution (first seed): the share of a "
-        "key's runs that waited at most x ms; the light key in black, pooled keys grey.",
+        "key's runs that waited at most x; the light key in black, pooled keys grey.",
     ),
     (
         "service",
         plots.service_svg,
         "Service over time (first seed): each key's share of all runs dequeued so far.",
     ),
+)
+ATTAINMENT_FIGURE = (
+    "attainment",
+    plots.attainment_svg,
+    "Per-key fair-share attainment (first seed): the dequeues each key got over those it was "
+    "owed, lowest first; red below half its share, orange below 0.9, the line at 1 is fair.",
+)
+STRIP_FIGURE = (
+    "strip",
+    plots.strip_svg,
+    "Keys over time (first seed), as the app's key strip: a row per key, each cell the runs "
+    "it was dequeued in that stretch (darker: more); a white stretch in a row is a key unserved.",
 )
 CAPS_FIGURE = (
     "caps",
@@ -117,8 +129,11 @@ def figure_kinds(scenario: ScenarioView) -> list[str]:
 
 
 def _figures(scenario: ScenarioView) -> list[tuple[str, Drawing, str]]:
-    """Timeline figures need runs that recorded one (step-harness runs and older files do not)."""
-    drawn = FIGURES if scenario.has_timelines else FIGURES[:1]
+    """Timeline figures need runs that recorded one (step-harness runs and older files do not);
+    the attainment chart, runs with the demand-aware figures."""
+    drawn = [FIGURES[0], *([ATTAINMENT_FIGURE] if plots.has_attainment(scenario) else [])]
+    if scenario.has_timelines:
+        drawn += [*FIGURES[1:], STRIP_FIGURE]
     return [*drawn, *([CAPS_FIGURE] if scenario.has_caps else [])]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import math
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -67,27 +68,108 @@ def to_svg(fig: Figure) -> str:
     return buf.getvalue()
 
 
+def has_attainment(scenario: ScenarioView) -> bool:
+    """Whether the runs carry the demand-aware figures (files from before them do not)."""
+    return any(r.attainment is not None for v in scenario.views for r in v.rows)
+
+
 def fairness_svg(scenario: ScenarioView) -> str:
-    """Per treatment: worst share/weight and Jain (bars: mean, whiskers: min..max over
-    seeds), the light key's and the worst-served key's mean wait."""
-    panels: list[tuple[str, Getter, bool]] = [
+    """Per treatment (bars: mean, whiskers: min..max over seeds): the most under-served key's
+    fair-share attainment, worst share/weight and Jain, and the light key's mean wait (older
+    files: the worst-served key's)."""
+    panels: list[tuple[str, Getter, bool]] = []
+    if has_attainment(scenario):
+        what = "fair-share attainment (most under-served key)"
+        panels.append((what, lambda r: r.attainment, False))
+    panels += [
         ("worst share/weight", lambda r: r.worst_share, False),
         ("Jain", lambda r: r.jain, False),
     ]
     if scenario.light_key is not None:
         what = f"{scenario.light_key} mean wait, {scenario.unit}"
         panels.append((what, lambda r: r.light_wait, True))
-    panels.append((f"worst-served key mean wait, {scenario.unit}", lambda r: r.worst_wait, True))
+    elif not has_attainment(scenario):
+        what = f"worst-served key mean wait, {scenario.unit}"
+        panels.append((what, lambda r: r.worst_wait, True))
     return _bar_panels(scenario, panels)
 
 
 def caps_svg(scenario: ScenarioView) -> str:
     """The caps treatments: the headline wait and the makespan, capped rows hatched."""
-    what = f"{scenario.light_key} mean wait, ms" if scenario.light_key else "worst-key wait, ms"
+    u = scenario.unit
+    what = f"{scenario.light_key} mean wait, {u}" if scenario.light_key else f"worst-key wait, {u}"
     wait: Getter = (lambda r: r.light_wait) if scenario.light_key else (lambda r: r.worst_wait)
     return _bar_panels(
-        scenario, [(what, wait, True), ("makespan, ms", lambda r: r.makespan, False)]
+        scenario, [(what, wait, True), (f"makespan, {u}", lambda r: r.makespan, False)]
     )
+
+
+MAX_KEY_BARS = 15  # keys per attainment panel: the lowest, as the ones that matter
+BAR_COLOURS = ((0.5, "#c44e52"), (0.9, "#dd8452"), (math.inf, "#4c72b0"))
+
+
+def attainment_svg(scenario: ScenarioView) -> str:
+    """Per treatment (first seed): each judged key's fair-share attainment, lowest first (at
+    most MAX_KEY_BARS of them), red below 0.5, orange below 0.9; the line at 1 is its share."""
+    panels = _panels(scenario)
+    cols = min(PANEL_COLUMNS, len(panels))
+    rows = math.ceil(len(panels) / cols)
+    shown = max(1, max(min(len(_judged(r)), MAX_KEY_BARS) for _, r in panels))
+    with _style():
+        size = (2.4 * cols + 0.6, (0.6 + 0.13 * shown) * rows + 0.5)
+        fig = Figure(figsize=size, layout="constrained")
+        axes = fig.subplots(rows, cols, sharex=True, squeeze=False).flatten()
+        for ax, (title, row) in zip(axes, panels, strict=False):
+            judged = _judged(row)
+            lowest = sorted(judged.items(), key=lambda kv: (kv[1], kv[0]))[:MAX_KEY_BARS]
+            below = sum(a < 1 for a in judged.values())
+            ax.set_title(f"{title}: {below} of {len(judged)} keys below 1", loc="left")
+            colours = [next(c for bar, c in BAR_COLOURS if a < bar) for _, a in lowest]
+            ax.barh(range(len(lowest)), [a for _, a in lowest], color=colours, height=0.7)
+            ax.set_yticks(range(len(lowest)), [k for k, _ in lowest], fontsize=6.5)
+            ax.invert_yaxis()
+            ax.axvline(1.0, color="#333333", linewidth=0.8)
+            ax.set_xlabel("got / owed (1 = fair share)")
+        for ax in axes[len(panels) :]:
+            ax.set_visible(False)
+        return to_svg(fig)
+
+
+def _judged(row: Row) -> dict[str, float]:
+    return {
+        k.key: k.fair_share_attainment
+        for k in row.first.metrics.per_key
+        if k.fair_share_attainment is not None
+    }
+
+
+def strip_svg(scenario: ScenarioView) -> str:
+    """Per treatment (first seed): the keys over time, as the app's key strip: a row per key,
+    each cell the runs it was dequeued in that stretch of time (darker: more)."""
+    panels = _panels(scenario)
+    cols = min(2, len(panels))
+    rows = math.ceil(len(panels) / cols)
+    series = max((len(_series(r.first.metrics.timeline)) for _, r in panels), default=1)
+    with _style():
+        size = (4.6 * cols + 0.4, (0.5 + 0.12 * series) * rows + 0.5)
+        fig = Figure(figsize=size, layout="constrained")
+        axes = fig.subplots(rows, cols, sharex=True, squeeze=False).flatten()
+        for ax, (title, row) in zip(axes, panels, strict=False):
+            ax.set_title(title, loc="left")
+            timeline = row.first.metrics.timeline
+            if timeline is None:
+                ax.text(0.5, 0.5, "no timeline in this file", ha="center", transform=ax.transAxes)
+                continue
+            served = [[b - a for a, b in itertools.pairwise(s.served)] for s in timeline.series]
+            edges = list(timeline.t_ms)  # vector cells (no raster image inside the SVG)
+            rows_at = [i - 0.5 for i in range(len(served) + 1)]
+            ax.pcolormesh(edges, rows_at, served, cmap="Greys", shading="flat")
+            ax.invert_yaxis()
+            ax.set_yticks(range(len(served)), [s.key for s in timeline.series], fontsize=6)
+            ax.set_xlabel(f"time, {scenario.unit}")
+        for ax in axes[len(panels) :]:
+            ax.set_visible(False)
+        return to_svg(fig)
 
 
 def _bar_panels(scenario: ScenarioView, panels: Sequence[tuple[str, Getter, bool]]) -> str:
@@ -187,7 +269,7 @@ def wait_cdf_svg(scenario: ScenarioView) -> str:
             )
         _log_x(ax)
         ax.set_ylim(0, 1.02)
-        ax.set_xlabel("wait, ms")
+        ax.set_xlabel(f"wait, {scenario.unit}")
 
     return _grid(scenario, draw)
 
@@ -209,7 +291,7 @@ def service_svg(scenario: ScenarioView) -> str:
             linewidth=0,
         )
         ax.set_ylim(0, 1)
-        ax.set_xlabel("time, ms")
+        ax.set_xlabel(f"time, {scenario.unit}")
 
     return _grid(scenario, draw)
 

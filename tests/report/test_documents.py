@@ -69,7 +69,7 @@ def test_html_is_well_formed_and_holds_every_figure(tmp_path: Path) -> None:
     root = ET.fromstring(page.split("\n", 1)[1])  # also well-formed XML, doctype aside
     figures = root.findall(".//figure")
     kinds = figure_kinds(scenarios[0])
-    assert kinds == ["fairness", "wait-cdf", "service", "caps"]  # per-key-cap: a caps treatment
+    assert kinds == ["fairness", "wait-cdf", "service", "strip", "caps"]  # per-key-cap: capped
     assert [f.get("data-figure") for f in figures] == kinds
     for img in parser.images:
         svg = ET.fromstring(svg_of(str(img["src"])))
@@ -101,14 +101,14 @@ def test_a_mean_of_equal_values_a_hair_off_them_still_draws(tmp_path: Path) -> N
         for s in seeds
     ]
     page, _ = report(tmp_path, runs)
-    assert page.count("<figure") == 3
+    assert page.count("<figure") == 4
 
 
 def test_a_scenario_without_caps_has_no_caps_figure(tmp_path: Path) -> None:
     runs = [r for r in skew_like() if r.treatment != "per-key-cap"]
     page, scenarios = report(tmp_path, runs)
-    assert figure_kinds(scenarios[0]) == ["fairness", "wait-cdf", "service"]
-    assert page.count("<figure") == 3
+    assert figure_kinds(scenarios[0]) == ["fairness", "wait-cdf", "service", "strip"]
+    assert page.count("<figure") == 4
 
 
 def test_markdown_has_findings_tables_and_checks(tmp_path: Path) -> None:

@@ -49,7 +49,8 @@ def test_report_on_real_results_writes_html_and_markdown(
     proc = ckviz("report", str(caps_results), "--out", str(html), "--markdown", str(md))
     assert proc.returncode == 0, proc.stderr
     page, text = html.read_text(encoding="utf-8"), md.read_text(encoding="utf-8")
-    assert page.count("<figure") == 4  # fairness, wait CDFs, service over time, caps
+    # fairness, per-key attainment, wait CDFs, service over time, keys over time, caps
+    assert page.count("<figure") == 6
     assert (
         "per-key-cap does nothing for light's mean wait" in text
     )  # the sybil split walks around it
@@ -216,6 +217,6 @@ def test_old_results_without_timelines_still_report(caps_results: Path, tmp_path
     page = (tmp_path / "r.html").read_text()
     assert [
         kind
-        for kind in ("fairness", "wait-cdf", "service", "caps")
+        for kind in ("fairness", "attainment", "wait-cdf", "service", "strip", "caps")
         if f'data-figure="{kind}"' in page
-    ] == ["fairness", "caps"]
+    ] == ["fairness", "attainment", "caps"]
