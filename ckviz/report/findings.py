@@ -175,6 +175,7 @@ def share(value: float) -> str:
 
 
 FIGURES: tuple[tuple[str, Callable[[Row], Spread | None], Callable[[float, str], str]], ...] = (
+    ("fair-share attainment", lambda r: r.attainment, lambda v, u: share(v)),
     ("worst share/weight", lambda r: r.worst_share, lambda v, u: share(v)),
     ("Jain", lambda r: r.jain, lambda v, u: share(v)),
     ("light-key mean wait", lambda r: r.light_wait, ms),
