@@ -15,6 +15,7 @@ from typing import Protocol
 import redis
 
 from ckviz.errors import UsageError
+from ckviz.fairness import KeyService, OwnLimit, key_service, most_underserved
 from ckviz.metrics import jain, shares_so_far
 from ckviz.model.clock import clock_of
 from ckviz.model.history import Trend
@@ -30,6 +31,9 @@ from ckviz.sim.history import TrendRecorder
 # Fairness is recomputed from all events so far (metrics.py), which grows with the run. Keep
 # its amortised cost per step under this many seconds by recomputing less often when slow.
 FAIRNESS_BUDGET_S = 0.002
+# Up to this many runs out, every step recomputes whatever it costs (a few ms at most): what
+# a small run shows never depends on how busy the machine is.
+FRESH_UP_TO = 500
 RUN_CHUNK = 256  # instants stepped between looks at whether a run to the end was cancelled
 
 
@@ -63,6 +67,10 @@ class Fairness:
     as_of: int
     worst_key: str | None = None  # the key with the lowest share/weight (natural order on ties)
     contended: bool = False  # at least one key has waited while another was served
+    # the demand-aware headline (docs: fairness.md), over every dequeue so far: the judged key
+    # with the lowest fair-share attainment, and that attainment (None: nobody judged yet)
+    underserved: str | None = None
+    attainment: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +148,10 @@ class Lane:
         self.driver: Engine = self._stack.enter_context(cell)
         self.prefix = prefix
         self._weights = setup.scenario.weights()
+        facts = self.driver.outcome()  # the caps and holds, as the results weigh them
+        cap = facts.per_key_cap
+        self._own = OwnLimit(cap, facts.holds) if cap is not None else None
+        self._per_call = clock.per_call
         self._fairness = Fairness(1.0, 1.0, 0)
         self._fairness_step = 0
         self._cost_s = 0.0
@@ -161,10 +173,8 @@ class Lane:
         snap = replace(self.driver.snapshot(view), taken_from=self._taken_from)
         self._dequeued = snap.dequeued
         fairness = self._fairness_of(snap)
-        if fairness.contended:
-            trend = self._trend.record(snap.t, fairness.worst_share, fairness.jain)
-        else:
-            trend = self._trend.record(snap.t, None, None)
+        jain_now = fairness.jain if fairness.contended else None
+        trend = self._trend.record(snap.t, fairness.attainment, jain_now)
         return snap, fairness, trend
 
     def _fairness_of(self, snap: Snapshot) -> Fairness:
@@ -172,14 +182,17 @@ class Lane:
             return self._fairness
         self._stale_steps += 1
         due = self._stale_steps * FAIRNESS_BUDGET_S >= self._cost_s
+        due = due or snap.dequeued <= FRESH_UP_TO
         if not (due or snap.done):
             return self._fairness
         start = time.perf_counter()
         shares = shares_so_far(self.driver, snap.events, self._weights)
+        waiting = self.driver.waiting_since()  # as the results count a run's keys left waiting
+        service = key_service(snap.events, self._weights, waiting, self._own, self._per_call)
         self._cost_s = time.perf_counter() - start
         self._stale_steps = 0
         self._fairness_step = snap.step
-        self._fairness = fairness_of(shares, snap.dequeued)
+        self._fairness = fairness_of(shares, snap.dequeued, service)
         return self._fairness
 
     def close(self) -> None:
@@ -187,12 +200,18 @@ class Lane:
         self._stack.close()
 
 
-def fairness_of(shares: dict[str, float], as_of: int) -> Fairness:
-    """The headline figures from per-key contention shares (empty: nothing contended yet)."""
+def fairness_of(
+    shares: dict[str, float], as_of: int, service: dict[str, KeyService] | None = None
+) -> Fairness:
+    """The headline figures from per-key contention shares (empty: nothing contended yet) and
+    what each key was owed and got so far."""
+    under = most_underserved(service or {})
+    key, attainment = under if under else (None, None)
     if not shares:
-        return Fairness(1.0, 1.0, as_of)
+        return Fairness(1.0, 1.0, as_of, underserved=key, attainment=attainment)
     worst = min(shares, key=lambda key: (shares[key], natural_key(key)))
-    return Fairness(shares[worst], jain(list(shares.values())), as_of, worst, True)
+    figures = shares[worst], jain(list(shares.values()))
+    return Fairness(*figures, as_of, worst, True, underserved=key, attainment=attainment)
 
 
 class Lockstep:

@@ -13,6 +13,7 @@ from textual.widgets import OptionList
 
 from ckviz.defaults import DEFAULT_SEED
 from ckviz.disciplines.registry import RULES
+from ckviz.fairness import KeyService
 from ckviz.headless.cells import Cell, run_cell
 from ckviz.inputs import scenario_files
 from ckviz.model.matrix import Treatment
@@ -79,8 +80,14 @@ async def test_a_starved_key_gets_the_longest_bar_a_mark_and_a_ratio() -> None:
 
 def test_fairness_is_na_until_keys_contend_and_names_the_worst_key() -> None:
     assert not fairness_of({}, 0).contended
-    fair = fairness_of({"reg-10": 0.2, "reg-2": 0.2, "heavy": 1.4}, 12)
+    owed = {  # reg-10 and reg-2 got a fifth of what they were owed; heavy more than its share
+        "reg-10": KeyService(owed=5.0, got=1, owed_beside_others=5.0, got_beside_others=1),
+        "reg-2": KeyService(owed=5.0, got=1, owed_beside_others=5.0, got_beside_others=1),
+        "heavy": KeyService(owed=5.0, got=13, owed_beside_others=5.0, got_beside_others=13),
+    }
+    fair = fairness_of({"reg-10": 0.2, "reg-2": 0.2, "heavy": 1.4}, 12, owed)
     assert fair.contended and fair.worst_key == "reg-2" and fair.worst_share == 0.2
+    assert fair.underserved == "reg-10" and fair.attainment == 0.2  # ties by name, as results
     palette = KeyPalette(["heavy"], ["#ff0000"])
     frame = Frame(
         replace(compare_frame().setup, disciplines=("baseline",)),
@@ -88,11 +95,11 @@ def test_fairness_is_na_until_keys_contend_and_names_the_worst_key() -> None:
         (Fairness(1.0, 1.0, 0),),
     )
     line = StatusBar.render_frame(frame, Controls(), palette).plain.splitlines()[1]
-    assert "worst share/weight n/a (no contention yet)" in line
+    assert "most under-served n/a (no key owed 3 dequeues yet)" in line
     assert "Jain" not in line
     frame = replace(frame, fairness=(fair,))
     line = StatusBar.render_frame(frame, Controls(), palette).plain.splitlines()[1]
-    assert "worst share/weight 0.20 reg-2 · Jain" in line
+    assert "most under-served reg-10 0.20 of its share · Jain" in line
     assert palette.verdict(0.2) != palette.verdict(0.9)
 
 

@@ -12,7 +12,7 @@ import redis
 
 from ckviz.errors import ExitCode, UsageError
 from ckviz.sim.session import new_namespace
-from ckviz.store.server import open_server
+from ckviz.store.server import RedisServer, open_server
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.lanes import Frame, Lockstep
 from ckviz.tui.screens.help import HelpScreen
@@ -220,3 +220,29 @@ async def test_an_app_ended_without_quit_is_closed_by_close_now(
     assert keys_under(tui_client, namespace)
     app.close_now()
     assert keys_under(tui_client, namespace) == []
+
+
+def test_the_lane_judges_fairness_as_the_results_do(
+    tui_client: redis.Redis, namespace: str, redis_server: RedisServer
+) -> None:
+    """One definition everywhere: at a run's end the status line's most under-served key and
+    its attainment are the results file's (ckviz/fairness.py), not a figure of its own."""
+    from ckviz.headless.cells import Cell, run_cell
+    from ckviz.inputs import scenario_files
+    from ckviz.model.matrix import Treatment
+    from ckviz.tui.lanes import Setup
+
+    scenario = scenario_files.load("ck_skew")
+    lanes = Lockstep(tui_client, namespace)
+    try:
+        lanes.start(Setup(scenario, "seed-a", ("baseline",)))
+        (frame,) = lanes.run_to_end(lambda: False)
+        fair = frame.fairness[0]
+    finally:
+        lanes.close()
+    cell = Cell(0, scenario, "seed-a", Treatment(discipline="baseline"), 1, f"{namespace}r:")
+    outcome = run_cell(redis_server.url, cell)
+    assert outcome.result is not None, outcome.error
+    m = outcome.result.metrics
+    assert fair.underserved == m.most_underserved_key and fair.underserved != "heavy"
+    assert fair.attainment == m.most_underserved_attainment

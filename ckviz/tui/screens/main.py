@@ -52,7 +52,7 @@ class MainScreen(LaneScreen):
         with self.app.batch_update():
             strip = self.query_one(KeyStripPane)
             strip.light_key = frame.setup.scenario.light_key
-            strip.worst_key = frame.fairness[0].worst_key
+            strip.worst_key = frame.fairness[0].underserved
             self.query_one(StatusBar).show(frame, controls, palette)
             for pane in snapshot_panes_in(self):
                 pane.show(snapshot, palette)

@@ -32,7 +32,7 @@ def strip_keys(
     shown: Sequence[str] | None = None,
     worst_key: str | None = None,
 ) -> Sequence[str]:
-    """The rows: the scenario's light key, the worst-served key (lowest share/weight) and the
+    """The rows: the scenario's light key, the most under-served key (the status line's) and the
     longest-waiting key first, then the rest in scenario order; only `shown` (a filter)."""
     oldest = longest_wait(snapshot)
     candidates = (light_key, worst_key, oldest[0] if oldest else None)

@@ -1,4 +1,5 @@
-"""The status line: scenario, seed, discipline(s), time, progress, fairness so far, controls."""
+"""The status line: scenario, seed, discipline(s), time, progress, fairness so far (the most
+under-served key by fair-share attainment, over the same dequeues as the key table), controls."""
 
 from __future__ import annotations
 
@@ -39,25 +40,28 @@ def fairness_text(
     short: bool = False,
     trend: Trend | None = None,
 ) -> None:
-    """Worst share/weight (and whose), Jain: n/a until keys have contended; coloured by verdict;
-    with a `trend`, each figure's sparkline over the run so far follows it."""
-    out.append("worst " if short else "worst share/weight ", DIM)
-    if not fairness.contended:
+    """The most under-served key and its fair-share attainment so far (the dequeues it got
+    over those it was owed, as the results and the report judge it), then Jain: n/a until a
+    key has been owed enough to judge; coloured by verdict; with a `trend`, each figure's
+    sparkline over the run so far follows it."""
+    out.append("under-served " if short else "most under-served ", DIM)
+    if fairness.underserved is None or fairness.attainment is None:
         out.append("n/a", DIM)
-        out.append(" (no contention yet)" if not short else "", DIM)
-        return
-    out.append(ratio(fairness.worst_share), palette.verdict(fairness.worst_share))
-    if fairness.worst_key is not None:
+        out.append(" (no key owed 3 dequeues yet)" if not short else "", DIM)
+    else:
+        out.append(fairness.underserved, palette.style(fairness.underserved))
         out.append(" ")
-        out.append(fairness.worst_key, palette.style(fairness.worst_key))
-    if trend is not None:
-        out.append(" ")
-        sparkline(out, trend.worst, min(TREND, len(trend.worst)), palette)
-    out.append(" · Jain ", DIM)
-    out.append(ratio(fairness.jain), palette.verdict(fairness.jain))
-    if trend is not None:
-        out.append(" ")
-        sparkline(out, trend.jain, min(TREND, len(trend.jain)), palette)
+        out.append(ratio(fairness.attainment), palette.verdict(fairness.attainment))
+        out.append("" if short else " of its share", DIM)
+        if trend is not None:
+            out.append(" ")
+            sparkline(out, trend.worst, min(TREND, len(trend.worst)), palette)
+    if fairness.contended:
+        out.append(" · Jain ", DIM)
+        out.append(ratio(fairness.jain), palette.verdict(fairness.jain))
+        if trend is not None:
+            out.append(" ")
+            sparkline(out, trend.jain, min(TREND, len(trend.jain)), palette)
     if fairness.as_of != dequeued:
         out.append(f" (at {fairness.as_of} runs)", DIM)
 
