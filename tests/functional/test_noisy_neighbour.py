@@ -63,9 +63,9 @@ def test_fail_if_worse_catches_a_real_regression(tmp_path: Path) -> None:
         assert proc.returncode == 0, proc.stderr
         files.append(str(out))
     md = str(tmp_path / "r.md")
-    same = ckviz("report", files[0], files[0], "--markdown", md, "--fail-if-worse", "1")
+    same = ckviz("report", files[0], files[0], "--markdown", md, "--force", "--fail-if-worse", "1")
     assert same.returncode == 0, same.stderr
-    worse = ckviz("report", *files, "--markdown", md, "--fail-if-worse", "10")
+    worse = ckviz("report", *files, "--markdown", md, "--force", "--fail-if-worse", "10")
     assert worse.returncode == 1, worse.stderr
     assert "ck_noisy_neighbour/candidate: fair-share attainment" in worse.stderr
     assert "ck_noisy_neighbour/candidate: light-key mean wait" in worse.stderr

@@ -54,19 +54,24 @@ def test_different_scenario_contents_are_refused(tmp_path: Path) -> None:
 def test_fail_if_worse_gates_on_fairness_and_the_light_wait(tmp_path: Path) -> None:
     md = tmp_path / "r.md"
     same = files(tmp_path, results(runs()), results(runs()))
-    proc = ckviz("report", *same, "--markdown", str(md), "--fail-if-worse", "5")
+    proc = ckviz("report", *same, "--markdown", str(md), "--force", "--fail-if-worse", "5")
     assert proc.returncode == 0, proc.stderr
     assert "no figure got worse by more" in proc.stderr
     # sfq's most under-served key drops from 0.9 to 0.6 of its fair share: -33%
     worse = files(tmp_path, results(runs()), results(runs(attainment=0.6)))
-    proc = ckviz("report", *worse, "--markdown", str(md), "--fail-if-worse", "5")
+    proc = ckviz("report", *worse, "--markdown", str(md), "--force", "--fail-if-worse", "5")
     assert proc.returncode == 1
     assert "ck_handmade/sfq: fair-share attainment 0.9 -> 0.6 (-33.3%)" in proc.stderr
     assert "| sfq | head | 0.600 (-33.3%) |" in md.read_text()
     # a 10% longer light-key wait passes a 20% gate and fails a 5% one
     slower = files(tmp_path, results(runs()), results(runs(light=15.4)))
-    assert ckviz("report", *slower, "--markdown", str(md), "--fail-if-worse", "20").returncode == 0
-    proc = ckviz("report", *slower, "--markdown", str(md), "--fail-if-worse", "5")
+    assert (
+        ckviz(
+            "report", *slower, "--markdown", str(md), "--force", "--fail-if-worse", "20"
+        ).returncode
+        == 0
+    )
+    proc = ckviz("report", *slower, "--markdown", str(md), "--force", "--fail-if-worse", "5")
     assert proc.returncode == 1 and "light-key mean wait 14 -> 15.4 (+10.0%)" in proc.stderr
 
 
