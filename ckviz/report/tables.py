@@ -29,7 +29,7 @@ DEFINITIONS = (
     "asked for (docs/fairness.md); 1 = its fair share. The table gives it for the most "
     "under-served key (lowest attainment; keys owed under 3 dequeues are not judged), mean "
     "over seeds (min..max), and the share of keys below 0.9. "
-    f"{WORST_SHARE} (the spike's figure): of the dequeues made while two or more keys had runs "
+    f"{WORST_SHARE}: of the dequeues made while two or more keys had runs "
     "waiting, each such key's share divided by its weight-proportional share, for the key that "
     "fared worst, whatever it asked for; 1 = fair, 0 = starved. Jain: Jain's index "
     "(sum x)^2 / (n sum x^2) of those ratios, 1 = all equal. Mean wait: dequeue time minus "
