@@ -71,6 +71,10 @@ class KeyLayout:
         """A key of the base queue's own, `B:<name>` (a discipline's state in Redis)."""
         return f"{self.prefix}{BASE}:{name}"
 
+    def env_key(self, name: str) -> str:
+        """A key of the env section's own, `{org:o}:proj:p:env:e:<name>`."""
+        return f"{self.prefix}{_ENV_PATH}:{name}"
+
     def ck_queue(self, key: str) -> str:
         return self.prefix + ck_member(key)
 

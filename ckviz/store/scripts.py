@@ -33,9 +33,13 @@ class LuaScript:
 
 def load_scripts(package: str = "ckviz.store") -> dict[str, LuaScript]:
     """Every script of `package`'s `lua/` folder but the lib, keyed by name (its file name
-    without `.lua`), in name order, each with the store's lib in front."""
+    without `.lua`), in name order, each with the store's lib in front (and then the package's
+    own `lib.lua`, if it has one)."""
     lib = (resources.files("ckviz.store") / "lua" / LIB).read_text()
     folder = resources.files(package) / "lua"
+    own_lib = folder / LIB
+    if package != "ckviz.store" and own_lib.is_file():
+        lib += own_lib.read_text()
     files = sorted(
         (f for f in folder.iterdir() if f.name.endswith(".lua") and f.name != LIB),
         key=lambda f: f.name,

@@ -5,7 +5,11 @@
 --       5 env queue, 6 master queue
 -- ARGV: 1 key prefix, 2 now, 3 max count, 4 default env limit, 5 burst factor,
 --       6 master member, 7 message key prefix (after the key prefix), 8 scan factor,
---       9 default queue limit, 10 held-set suffix (all from ckviz/model/arithmetic.py)
+--       9 default queue limit, 10 held-set suffix (all from ckviz/model/arithmetic.py),
+--       11 TTL queue ("" or absent: no TTL system), 12 lengthCounter (absent: not kept)
+-- A head whose payload has a ttlExpiresAt at or before now is dropped, not served (it is put
+-- back in the TTL queue for the sweep), and counts as its queue's one visit of the call; a
+-- served run's TTL entry goes (SPEC-lifecycle 4.1, 4.2).
 local prefix = ARGV[1]
 local now = ARGV[2]
 
@@ -24,6 +28,18 @@ if #candidates == 0 then
   return {}
 end
 
+local ttl_queue = ARGV[11] or ''
+
+-- An expired run leaves its queues uncounted and unheld; its message stays for the TTL consumer.
+local function drop_expired(member, run_id, expires, org_id)
+  if ARGV[12] then
+    floored_decr(ARGV[12])
+  end
+  if ttl_queue ~= '' then
+    redis.call('ZADD', ttl_queue, expires, member .. '|' .. run_id .. '|' .. org_id)
+  end
+end
+
 local taken = {}
 for _, member in ipairs(candidates) do
   if #taken >= budget then
@@ -35,12 +51,20 @@ for _, member in ipairs(candidates) do
     local ready = redis.call('ZRANGEBYSCORE', ck_queue, '-inf', now, 'WITHSCORES', 'LIMIT', 0, 1)
     if #ready > 0 then
       local run_id = ready[1]
+      local payload = redis.call('GET', prefix .. ARGV[7] .. run_id)
+      local expires, org_id = ttl_of(payload)
       redis.call('ZREM', ck_queue, run_id)
       redis.call('ZREM', KEYS[5], run_id)
-      redis.call('SADD', ck_held, run_id)
-      redis.call('SADD', KEYS[2], run_id)
-      local payload = redis.call('GET', prefix .. ARGV[7] .. run_id)
-      taken[#taken + 1] = {run_id, ready[2], payload or false}
+      if expires and expires <= tonumber(now) then
+        drop_expired(member, run_id, expires, org_id)
+      else
+        redis.call('SADD', ck_held, run_id)
+        redis.call('SADD', KEYS[2], run_id)
+        if expires and ttl_queue ~= '' then
+          redis.call('ZREM', ttl_queue, member .. '|' .. run_id .. '|' .. org_id)
+        end
+        taken[#taken + 1] = {run_id, ready[2], payload or false}
+      end
     end
     rescore_to_head(KEYS[1], ck_queue, member)
   end

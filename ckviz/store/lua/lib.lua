@@ -1,4 +1,4 @@
--- Shared by enqueue, dequeue and ack: loaded in front of each script's own text.
+-- Shared by every script: loaded in front of each script's own text.
 
 -- Score `member` in `target` by the lowest score in `source`, or drop it when `source` is empty.
 local function score_by_lowest(target, source, member)
@@ -21,3 +21,23 @@ local function fix_master(ck_index, master_queue, master_member)
   score_by_lowest(master_queue, ck_index, master_member)
 end
 
+
+-- DECR a bookkeeping counter only while it is above 0: the counters never go negative.
+local function floored_decr(counter)
+  if tonumber(redis.call('GET', counter) or '0') > 0 then
+    redis.call('DECR', counter)
+  end
+end
+
+-- A run's TTL and org from its payload, or nil when it has no TTL (most payloads: the text
+-- is searched before any JSON is decoded).
+local function ttl_of(payload)
+  if not payload or not string.find(payload, '"ttlExpiresAt"', 1, true) then
+    return nil
+  end
+  local ok, message = pcall(cjson.decode, payload)
+  if not ok or type(message) ~= 'table' or not tonumber(message.ttlExpiresAt) then
+    return nil
+  end
+  return tonumber(message.ttlExpiresAt), tostring(message.orgId or '')
+end
