@@ -48,12 +48,14 @@ def test_nack_frees_the_slots_at_once_and_requeues_at_the_retry_score(
 def test_nack_counts_a_new_run_once_after_a_lazy_init(client: redis.Redis, prefix: str) -> None:
     lanes = Lanes(client, prefix)
     served(lanes, "a", "a1", 1000)
+    lanes.enqueue("a", "a2", 1001)
     lanes.enqueue("b", "b1", 1001)
     lanes.enqueue("b", "b2", 1002)
     client.delete(lanes.keys.length_counter)
     nack(lanes, "a", "a1", NOW)
-    # lazy-init before the ZADD counts the two queued b runs, then the INCR adds a1
-    assert lanes.counter("lengthCounter") == 3
+    # lazy-init before the ZADD counts a2, b1 and b2, then the INCR adds a1 (after the ZADD,
+    # the init would count a1 too and the INCR count it again)
+    assert lanes.counter("lengthCounter") == 4
     assert client.ttl(lanes.keys.length_counter) > 0
 
 
