@@ -80,3 +80,30 @@ def retry_score(
     if retry_at is not None:
         return retry_at
     return now_ms + retry_delay_ms(opts, attempt, rng)
+
+
+@dataclass(frozen=True, slots=True)
+class NackOutcome:
+    """What the client does with a nack (section 2.1): dead-letter, or requeue at `score`."""
+
+    attempt: int  # the run's attempt after this nack (unchanged on a dead-letter's payload)
+    dead_letter: bool
+    score: int | None  # the retry score; None on a dead-letter
+
+
+def on_nack(
+    attempt: int,
+    now_ms: int,
+    given_max_attempts: int | None,
+    opts: RetryOptions,
+    rng: random.Random | None = None,
+    retry_at: int | None = None,
+    increment: bool = True,
+) -> NackOutcome:
+    """An incrementing nack that reaches the dead-letter attempt dead-letters (and draws
+    nothing); otherwise the run is requeued at its retry score. A non-incrementing nack
+    never dead-letters."""
+    after = attempt + 1 if increment else attempt
+    if increment and after >= dead_letter_at(given_max_attempts):
+        return NackOutcome(after, True, None)
+    return NackOutcome(after, False, retry_score(now_ms, opts, after, rng, retry_at))

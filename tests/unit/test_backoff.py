@@ -8,8 +8,10 @@ import pytest
 
 from ckviz.model.backoff import (
     QUEUE_DEFAULTS,
+    NackOutcome,
     dead_letter_at,
     laid_over_core,
+    on_nack,
     retry_delay_ms,
     retry_score,
 )
@@ -80,3 +82,30 @@ def test_same_seed_same_delays_and_retry_at_wins() -> None:
 def test_randomising_without_a_generator_is_refused() -> None:
     with pytest.raises(ValueError, match="seeded generator"):
         retry_delay_ms(QUEUE_DEFAULTS, 1)
+
+
+def test_with_max_attempts_two_the_second_nack_dead_letters() -> None:
+    opts = laid_over_core(max_attempts=2, randomize=False)
+    first = on_nack(0, 5000, 2, opts)
+    assert first == NackOutcome(1, False, 6000)
+    second = on_nack(first.attempt, 9000, 2, opts)
+    assert second.dead_letter and second.score is None
+
+
+def test_a_non_incrementing_nack_never_dead_letters() -> None:
+    opts = laid_over_core(max_attempts=2, randomize=False)
+    outcome = on_nack(5, 5000, 2, opts, increment=False)
+    assert outcome == NackOutcome(5, False, 5000)  # at/past max attempts: no delay either
+
+
+def test_without_max_attempts_the_nack_dead_letters_at_twelve_not_three() -> None:
+    opts = laid_over_core(randomize=False)
+    assert on_nack(2, 100, None, opts) == NackOutcome(3, False, 100)  # no delay from 3 on
+    assert not on_nack(10, 100, None, opts).dead_letter
+    assert on_nack(11, 100, None, opts).dead_letter
+
+
+def test_a_dead_letter_draws_nothing_from_the_generator() -> None:
+    rng = random.Random(3)
+    assert on_nack(0, 0, 1, QUEUE_DEFAULTS, rng).dead_letter
+    assert rng.random() == random.Random(3).random()
