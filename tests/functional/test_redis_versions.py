@@ -43,5 +43,5 @@ def test_report_says_when_two_files_ran_on_different_redis_versions(
     said = f"these files ran on different Redis versions (old on {redis_server.version}, new on "
     assert f"ckviz: note: {said}" in capsys.readouterr().err
     assert said in md.read_text() and said in html.read_text()
-    assert main(["report", str(new), str(again), "--markdown", str(md)]) == 0
+    assert main(["report", str(new), str(again), "--markdown", str(md), "--force"]) == 0
     assert "different Redis versions" not in capsys.readouterr().err + md.read_text()
