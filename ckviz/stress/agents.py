@@ -7,9 +7,10 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
+from ckviz.model.clock import T0, WALL_NOW
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.sim.invariants import LISTING_LIMIT  # the watcher compares tags up to it
 from ckviz.store.runqueue import RunQueue, Trip
@@ -21,7 +22,6 @@ from ckviz.stress.plan import Arrival, StressPlan, fresh_key
 # A test-only fault, called by a consumer after each run it is served (never set by the CLI).
 Hook = Callable[[RunQueue, QueueOps, DequeuedRun], None]
 BATCH = 50  # enqueues per producer trip
-ROUND_SPAN_MS = 10_000_000  # a later round's timestamps: past any scenario's (10^7 ms each)
 IDLE_S = 0.001  # an agent with nothing to do sleeps this long instead of spinning
 
 
@@ -66,13 +66,15 @@ class Producer(Agent):
         super().__init__("producer", *args)  # type: ignore[arg-type]
         self.plan = plan
         self.rounds = 0
+        self.rounds_span = RoundsSpan.of(plan)
 
     def work(self) -> None:
-        while self._room_for_a_round():
+        while self._room_for_a_round() and self.rounds_span.ready_by_wall_now(self.rounds):
             for start in range(0, len(self.plan.declared), BATCH):
                 if self._stopping():
                     break
-                self._send(again(self.plan.declared[start : start + BATCH], self.rounds))
+                batch = self.plan.declared[start : start + BATCH]
+                self._send(self.rounds_span.again(batch, self.rounds))
             if self.rounds == 0:
                 self._fresh_keys()
             self.rounds += 1
@@ -111,17 +113,37 @@ class Producer(Agent):
         self.ledger.sent(a.run.key for a in arrivals)
 
 
-def again(arrivals: Sequence[Arrival], rounds: int) -> Sequence[Arrival]:
-    """The declared runs as a later round sends them: run ids of their own (`~r<n>` after
-    the scenario's, so a run id's key is still everything before its last `~0#`), message
-    timestamps after every earlier round's."""
-    if rounds == 0:
-        return arrivals
-    span = ROUND_SPAN_MS * rounds
-    return [
-        Arrival(replace(a.run, run_id=f"{a.run.run_id}~r{rounds}"), a.offset_ms + span)
-        for a in arrivals
-    ]
+@dataclass(frozen=True, slots=True)
+class RoundsSpan:
+    """Where a later round's message timestamps go: after round 0 (its declared runs and its
+    fresh keys), each round one declared span after the last, so every round's runs are newer
+    than every earlier round's. A round whose runs would not be ready by the dequeue's `now`
+    (WALL_NOW) is not sent: a future head is never served, and the run would end unserved."""
+
+    first: int  # round 0's declared runs start here (ms after t0)
+    after_round_0: int  # ms after t0 past every round-0 timestamp
+    span: int  # ms one declared round spans
+
+    @classmethod
+    def of(cls, plan: StressPlan) -> RoundsSpan:
+        offsets = [a.offset_ms for a in plan.declared] or [0]
+        fresh_end = plan.fresh_start + plan.fresh_batches * plan.fresh_per_call
+        first, last = min(offsets), max(offsets)
+        return cls(first, max(last, fresh_end) + 1, last - first + 1)
+
+    def ready_by_wall_now(self, rounds: int) -> bool:
+        return T0 + self.after_round_0 + rounds * self.span < WALL_NOW
+
+    def again(self, arrivals: Sequence[Arrival], rounds: int) -> Sequence[Arrival]:
+        """The declared runs as round `rounds` sends them: run ids of their own (`~r<n>` after
+        the scenario's, so a run id's key is still everything before its last `~0#`)."""
+        if rounds == 0:
+            return arrivals
+        shift = self.after_round_0 + (rounds - 1) * self.span - self.first
+        return [
+            Arrival(replace(a.run, run_id=f"{a.run.run_id}~r{rounds}"), a.offset_ms + shift)
+            for a in arrivals
+        ]
 
 
 class ConsumerAgent(Agent):

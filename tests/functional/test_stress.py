@@ -185,3 +185,23 @@ def test_bad_stress_flags_are_one_line(
     assert main(["stress", *args]) == ExitCode.USAGE
     err = capsys.readouterr().err
     assert needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_later_rounds_are_newer_and_ready_by_the_dequeues_now() -> None:
+    """A second of stress on an idle machine sends over 100 rounds; at 10^7 ms a round they
+    passed WALL_NOW, were future heads, and ended unserved."""
+    from ckviz.stress.agents import RoundsSpan
+
+    plan = plan_for(load_any("stress_reference"))
+    rounds = RoundsSpan.of(plan)
+    assert rounds.ready_by_wall_now(10_000)
+    last_of_round_0 = max(
+        [a.offset_ms for a in plan.declared] + [plan.fresh_start + plan.fresh_batches]
+    )
+    for r in (1, 2, 500):
+        earlier = (
+            max(a.offset_ms for a in rounds.again(plan.declared, r - 1))
+            if r > 1
+            else last_of_round_0
+        )
+        assert min(a.offset_ms for a in rounds.again(plan.declared, r)) > earlier
