@@ -111,6 +111,10 @@ def test_a_trickling_server_at_first_contact_is_cut_at_the_timeout() -> None:
         proc = run_ckviz(
             *RUN, "--redis-url", url, env=ckviz_env(CKVIZ_REDIS_TIMEOUT="1"), timeout=30
         )
+        # the server sees the close at its next write after ckviz exits (every 0.2 s)
+        deadline = time.monotonic() + 5
+        while not held and time.monotonic() < deadline:
+            time.sleep(0.05)
     (line,) = stderr_lines(proc)
     assert proc.returncode == ExitCode.REDIS
     assert "no whole reply within 1 s (CKVIZ_REDIS_TIMEOUT)" in line, line
