@@ -22,6 +22,7 @@ from tests.functional.trust_support import (
     ckviz_command,
     ckviz_env,
     embedded_redis_pids,
+    finish,
     marked_processes,
     own_redis,
     popen_ckviz,
@@ -37,14 +38,6 @@ MATRIX = (
     "--scenario",
     "ck_trickle",
 )  # 48 cells (8 disciplines)
-
-
-def finish(proc: subprocess.Popen[str], timeout: float = 60) -> tuple[int, list[str]]:
-    rc = proc.wait(timeout=timeout)
-    assert proc.stderr is not None
-    lines = [line for line in proc.stderr.read().splitlines() if line.strip()]
-    assert not any("Traceback" in line for line in lines), lines
-    return rc, lines
 
 
 def partial(out: Path) -> dict:

@@ -24,7 +24,14 @@ import pytest
 
 from ckviz.errors import ExitCode
 from tests.functional.test_faults_cli import assert_nothing_left
-from tests.functional.trust_support import children_of, ckviz_command, ckviz_env, own_redis
+from tests.functional.trust_support import (
+    children_of,
+    ckviz_command,
+    ckviz_env,
+    finish,
+    own_redis,
+    wait_for_line,
+)
 
 MATRIX = ("--headless", "--scenario", "ck_skew", "--scenario", "ck_trickle")  # 48 cells
 ONE_CELL = ("--headless", "--scenario", "ck_trickle", "--discipline", "sfq", "--seeds", "seed-a")
@@ -59,28 +66,6 @@ def group(*args: str, env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
             proc.wait()
 
 
-def read_until(proc: subprocess.Popen[str], needle: str, timeout: float = 90) -> list[str]:
-    assert proc.stderr is not None
-    lines: list[str] = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        line = proc.stderr.readline()
-        if not line:
-            break
-        lines.append(line.rstrip("\n"))
-        if needle in line:
-            return lines
-    raise AssertionError(f"no line with {needle!r} in stderr: {lines}")
-
-
-def finish(proc: subprocess.Popen[str], timeout: float = 90) -> tuple[int, list[str]]:
-    rc = proc.wait(timeout=timeout)
-    assert proc.stderr is not None
-    lines = [line for line in proc.stderr.read().splitlines() if line.strip()]
-    assert not any("Traceback" in line for line in lines), lines
-    return rc, lines
-
-
 def partial(out: Path) -> dict:
     results = json.loads(out.read_text())
     assert results["complete"] is False and results["error"] == "interrupted (Ctrl-C)"
@@ -101,7 +86,7 @@ def test_a_signal_to_the_whole_group_keeps_the_results(
 ) -> None:
     out, env = tmp_path / "r.json", ckviz_env()
     with group(*MATRIX, "--out", str(out), "--jobs", jobs, env=env) as proc:
-        read_until(proc, "/48] ")
+        wait_for_line(proc, "/48] ")
         os.killpg(proc.pid, signum)  # the wrapper passes it on: ckviz gets it twice
         rc, lines = finish(proc)
     assert rc == ExitCode.INTERRUPTED, lines
@@ -119,7 +104,7 @@ def test_sighup_to_the_group_on_someone_elses_server_sweeps_and_keeps_the_result
         client.set("theirs", "1")
         args = (*MATRIX, "--redis-url", server.url, "--out", str(out), "--jobs", "2")
         with group(*args, env=env) as proc:
-            read_until(proc, "/48] ")
+            wait_for_line(proc, "/48] ")
             os.killpg(proc.pid, signal.SIGHUP)
             rc, lines = finish(proc)
         assert rc == ExitCode.INTERRUPTED, lines
@@ -131,7 +116,7 @@ def test_sighup_to_the_group_on_someone_elses_server_sweeps_and_keeps_the_result
 def test_the_same_request_repeated_within_two_seconds_is_absorbed(tmp_path: Path) -> None:
     out, env = tmp_path / "r.json", ckviz_env()
     with group(*MATRIX, "--out", str(out), "--jobs", "1", env=env) as proc:
-        read_until(proc, "/48] ")
+        wait_for_line(proc, "/48] ")
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             os.killpg(proc.pid, signum)  # eight deliveries within a second
             time.sleep(0.25)
@@ -198,7 +183,7 @@ def test_a_closed_terminal_keeps_the_results_and_prints_no_traceback(tmp_path: P
     )  # fmt: skip
     os.close(slave)
     try:
-        read_until(proc, "/48] ")
+        wait_for_line(proc, "/48] ")
         while select.select([master], [], [], 0)[0]:
             os.read(master, 65536)
         os.close(master)  # hang up

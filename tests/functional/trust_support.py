@@ -252,3 +252,12 @@ def children_of(pid: int) -> set[int]:
         if int(fields[1]) == pid:
             found.add(int(entry.name))
     return found
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 90) -> tuple[int, list[str]]:
+    """Wait for the end; the exit code and stderr's non-blank lines, none a traceback."""
+    rc = proc.wait(timeout=timeout)
+    assert proc.stderr is not None
+    lines = [line for line in proc.stderr.read().splitlines() if line.strip()]
+    assert not any("Traceback" in line for line in lines), lines
+    return rc, lines
