@@ -26,12 +26,13 @@ from ckviz.inputs.scenario_files import load_any as load
 from ckviz.model.results import RedisInfo
 from ckviz.tui.bindings import bindings
 from ckviz.tui.commands import CkvizCommands
-from ckviz.tui.export import export_stem, write_export
+from ckviz.tui.exporting import export_here
 from ckviz.tui.jumps import Jump
 from ckviz.tui.lanes import Frame, LaneSource, Setup
 from ckviz.tui.messages import DriverCrashed, DriverFailed, Perform, Stepped
+from ckviz.tui.moves import Ask, Landing, Move, Refused, Result, Show
 from ckviz.tui.palette import KeyPalette, theme_colours, verdict_colours
-from ckviz.tui.player import SPEEDS, Ask, Landing, Move, Player, Refused, Result, Show
+from ckviz.tui.player import SPEEDS, Player
 from ckviz.tui.recording import HISTORY_LIMIT
 from ckviz.tui.screens.compare import CompareScreen
 from ckviz.tui.screens.help import HelpScreen
@@ -351,41 +352,7 @@ class CkvizApp(App[int]):
 
     def action_export(self) -> None:
         """An SVG screenshot, the run as a results file and as CSV, in the current folder."""
-        frame = self.player.recording.current
-        if frame is None:
-            self.bell()
-            return
-        folder = Path.cwd()
-        try:
-            svg = self.save_screenshot(f"{export_stem(frame)}.svg", str(folder))
-        except OSError as exc:
-            where = exc.filename or folder
-            self.notify(
-                f"export failed: {where}: {exc.strerror or exc}", severity="error", markup=False
-            )
-            return
-        self._export_figures(frame, folder, Path(svg).name)
-
-    @work(group="export")
-    async def _export_figures(self, frame: Frame, folder: Path, svg: str) -> None:
-        """Every key's figures: a frame carries only the rows its view asked for, so the live
-        moment is made again with every row, with each lane's run so far for the results
-        file (a recorded moment: its CSVs, from the rows it carries)."""
-        made = None
-        job = self.player.export_job()
-        if job is not None:
-            with contextlib.suppress(CkvizError, redis.RedisError, OSError):
-                made = await asyncio.wrap_future(self.player.run_aside(job))
-        try:
-            written, note = write_export(frame, made, self.redis, folder)
-        except CkvizError as exc:  # the writer's line names the path and the reason
-            self.notify(f"export failed: {exc}", severity="error", markup=False)
-            return
-        stem = export_stem(frame)
-        kinds = ", ".join(p.name.removeprefix(stem) for p in written)
-        self.notify(
-            f"wrote {svg} and {stem}{{{kinds}}} in {folder}{note}", title="export", markup=False
-        )
+        export_here(self, self.player, self.redis)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """Textual's own commands, but its Screenshot writes where `x` does (Textual's saves

@@ -17,7 +17,7 @@ from ckviz.model.results import MatrixInfo, RedisInfo, Results
 from ckviz.outputs.writer import check_output, write_output
 from ckviz.sim.engine import Outcome
 from ckviz.tui.lanes import Frame
-from ckviz.tui.player import Export
+from ckviz.tui.moves import Export
 
 
 def export_stem(frame: Frame) -> str:

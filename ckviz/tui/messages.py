@@ -6,7 +6,7 @@ from textual.message import Message
 
 from ckviz.errors import CkvizError, ExitCode
 from ckviz.tui.lanes import Frame
-from ckviz.tui.player import Landing, Move
+from ckviz.tui.moves import Landing, Move
 
 
 class Stepped(Message):

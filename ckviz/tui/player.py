@@ -4,9 +4,8 @@ is served, start a setup, show other rows).
 
 Textual-free on purpose (lint-imports keeps Textual out): the app turns key presses into the
 player's moves and shows what they give back, so every rule about moving through a run is
-tested without a terminal (tests/tui/test_player.py). A move is a frame already recorded
-(`Show`), work for the one driver thread (`Ask`, whose result comes back through `landed`), or
-a refusal (`Refused`: the app rings the bell or says why).
+tested without a terminal (tests/tui/test_player.py). The moves it gives back (a frame to show,
+work for the driver thread, a refusal) are ckviz.tui.moves'.
 """
 
 from __future__ import annotations
@@ -15,18 +14,17 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
 from ckviz.errors import CkvizError
 from ckviz.inputs.scenario_files import AnyScenario
 from ckviz.model.clock import STEPS, clock_of
 from ckviz.model.snapshot import FULL_VIEW, SORTS, ViewRequest
 from ckviz.sim.clocks import runs_on
-from ckviz.sim.engine import Outcome
 from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.tui.filter import NO_FILTER, KeyFilter, fuzzy_match
 from ckviz.tui.jumps import Jump, go_to, replay_to, until_served
 from ckviz.tui.lanes import Frame, LaneSource, Setup
+from ckviz.tui.moves import BELL, Ask, Export, Landing, Move, Refused, Result, Show
 from ckviz.tui.recording import HISTORY_LIMIT, HISTORY_OBJECTS, Recording
 from ckviz.tui.viewing import Viewing
 
@@ -43,47 +41,6 @@ SPEEDS: tuple[tuple[float, int], ...] = (
 )
 DEFAULT_SPEED = 3
 MAX_QUEUED = 8  # steps asked for while others are still running; more presses are dropped
-
-Result = list[Frame] | Jump
-Landing = Literal["step", "fresh", "redrawn"]
-Severity = Literal["information", "warning", "error"]
-
-
-@dataclass(frozen=True, slots=True)
-class Show:
-    """A frame already recorded: show it, nothing runs."""
-
-    frame: Frame
-
-
-@dataclass(frozen=True, slots=True)
-class Ask:
-    """Work for the driver thread; its result goes to `Player.landed` with this landing:
-    `step` records what it made, `fresh` starts the recording over, `redrawn` replaces the
-    live frame (the same moment, other rows)."""
-
-    job: Callable[[], Result]
-    landing: Landing = "step"
-
-
-@dataclass(frozen=True, slots=True)
-class Refused:
-    """Nothing to do: the bell, or `note` said."""
-
-    note: str | None = None
-    severity: Severity = "warning"
-
-
-@dataclass(frozen=True, slots=True)
-class Export:
-    """The live moment with every key's row, and each lane's run so far."""
-
-    frames: list[Frame]
-    outcomes: list[Outcome]
-
-
-Move = Show | Ask | Refused | None  # None: nothing to show now, nothing wrong either
-BELL = Refused()
 
 
 @dataclass(slots=True)

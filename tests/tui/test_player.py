@@ -8,7 +8,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ckviz.tui.lanes import Frame
-from ckviz.tui.player import BELL, MAX_QUEUED, Ask, Player, Refused, Show
+from ckviz.tui.moves import BELL, Ask, Refused, Show
+from ckviz.tui.player import MAX_QUEUED, Player
 from tests.tui.fake_source import HandMade, frame
 
 KEYS = ("heavy", "light-0", "light-1")
