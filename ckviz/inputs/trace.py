@@ -1,7 +1,8 @@
 """Trace files: a recorded workload, one run per line, replayed instead of a sampled one.
 
 CSV with a header row, or JSON Lines (one object per line), with the fields `key`,
-`arrival_ms`, `hold_ms` and optionally `run_id` and `weight`. Arrivals are ms since the start,
+`arrival_ms`, `hold_ms` and optionally `run_id`, `weight` and the lifecycle's `delay_ms`,
+`ttl_ms` and `attempts` (inputs/trace_fields.py). Arrivals are ms since the start,
 or epoch ms (any arrival >= EPOCH_MS_FROM), then shifted so the first arrival is 0. Holds and
 arrivals may be fractional (rounded to the ms; a hold is at least 1 ms, the clock's tick).
 Without `run_id` a run is `<key>~0#<n>`, n counting that key's lines, as sampled runs are.
@@ -15,7 +16,6 @@ import csv
 import functools
 import io
 import json
-import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from ckviz.inputs.files import open_regular
+from ckviz.inputs.trace_fields import LIFE_FIELDS, life_of, to_number, whole_ms, why_not
+from ckviz.model.lifecycle import PLAIN, RunLifecycle
 from ckviz.model.queue import PlannedRun, js_string_order, run_id
 from ckviz.model.scenario import (
     MAX_KEYS,
@@ -33,7 +35,7 @@ from ckviz.model.scenario import (
 )
 
 TRACE_SUFFIXES = (".csv", ".jsonl", ".ndjson")
-FIELDS = ("key", "arrival_ms", "hold_ms", "run_id", "weight")
+FIELDS = ("key", "arrival_ms", "hold_ms", "run_id", "weight", *LIFE_FIELDS)
 REQUIRED = FIELDS[:3]
 EPOCH_MS_FROM = 10**12  # 2001-09-09 in epoch ms; a relative trace would be 31 years long
 MAX_PROBLEMS = 20  # then "... and N more": a broken export should not flood the terminal
@@ -57,6 +59,7 @@ class _Line:
     hold_ms: int
     run_id: str | None
     weight: float | None
+    life: RunLifecycle = PLAIN
 
 
 def is_trace(path: Path) -> bool:
@@ -116,6 +119,7 @@ class _Check:
         self.lowest: int | None = None
         self.highest: int | None = None
         self.stamp: tuple[int, int] | None = None  # (mtime ns, size) when it was read
+        self.lifecycle = False  # some line gives a lifecycle column
 
     def problem(self, text: str) -> None:
         self.count += 1
@@ -132,6 +136,7 @@ class _Check:
                 return
             self.keys[item.key] = None
         self.runs += 1
+        self.lifecycle = self.lifecycle or item.life is not PLAIN
         if item.weight is not None:
             given = self.weights.setdefault(item.key, (item.weight, item.number))
             if given[0] != item.weight:
@@ -184,7 +189,8 @@ class _Check:
             more = [f"{self.path}: ... and {hidden} more problems"] if hidden else []
             raise TraceProblems(self.problems + more, self.count)
         weights = {k: self.weights.get(k, (1.0, 0))[0] for k in self.keys}
-        return TraceSummary(str(self.path.resolve()), weights, self.runs, shift, self.stamp)
+        path = str(self.path.resolve())
+        return TraceSummary(path, weights, self.runs, shift, self.stamp, self.lifecycle)
 
 
 def replay(summary: TraceSummary) -> list[PlannedRun]:
@@ -219,7 +225,7 @@ def _replay(path: str, shift: int, mtime_ns: int, size: int) -> tuple[PlannedRun
         n = per_key.get(item.key, 0)
         per_key[item.key] = n + 1
         rid = item.run_id if item.run_id is not None else run_id(item.key, n)
-        runs.append(PlannedRun(item.key, rid, item.arrival_ms - shift, item.hold_ms))
+        runs.append(PlannedRun(item.key, rid, item.arrival_ms - shift, item.hold_ms, item.life))
     runs.sort(key=lambda r: (r.arrival_ms, js_string_order(r.key), js_string_order(r.run_id)))
     return tuple(runs)
 
@@ -285,7 +291,7 @@ def _header_problem(header: list[str]) -> str | None:
     if unknown:
         return (
             f"unknown column '{unknown[0]}' (a header row naming {', '.join(REQUIRED)} "
-            f"and optionally run_id, weight comes first)"
+            f"and optionally run_id, weight, {', '.join(LIFE_FIELDS)} comes first)"
         )
     missing = [h for h in REQUIRED if h not in header]
     if missing:
@@ -338,17 +344,17 @@ def _parse(
         names[key] = problem
     if problem:
         return f"{path}:{number}: key: {problem}"
-    arrival = _ms(record["arrival_ms"], from_text)
+    arrival = whole_ms(record["arrival_ms"], from_text)
     if arrival is None or arrival < 0:
-        return f"{path}:{number}: arrival_ms: {_why(arrival)}"
-    hold = _ms(record["hold_ms"], from_text)
+        return f"{path}:{number}: arrival_ms: {why_not(arrival)}"
+    hold = whole_ms(record["hold_ms"], from_text)
     if hold is None or hold < 0:
-        return f"{path}:{number}: hold_ms: {_why(hold)}"
+        return f"{path}:{number}: hold_ms: {why_not(hold)}"
     weight = None
     if record.get("weight") not in (None, ""):
-        weight = _number(record["weight"], from_text)
+        weight = to_number(record["weight"], from_text)
         if weight is None or weight <= 0:
-            return f"{path}:{number}: weight: {_why(weight, positive=True)}"
+            return f"{path}:{number}: weight: {why_not(weight, positive=True)}"
         if weight_problem(weight):
             return f"{path}:{number}: weight: {weight_problem(weight)}"
     rid = record.get("run_id")
@@ -356,37 +362,10 @@ def _parse(
         rid = None
     elif not isinstance(rid, str) or not rid.isprintable():
         return f"{path}:{number}: run_id: not a string of printable characters"
-    return _Line(number, key, arrival, max(1, hold), rid, weight)
-
-
-def _ms(value: Any, from_text: bool) -> int | None:
-    """Whole ms, rounded half up; None if not a finite number."""
-    if from_text and isinstance(value, str):
-        try:
-            return int(value)  # the common case, and exact for epoch ms
-        except ValueError:
-            pass
-    elif isinstance(value, int) and not isinstance(value, bool):
-        return value
-    number = _number(value, from_text)
-    return None if number is None else math.floor(number + 0.5)
-
-
-def _number(value: Any, from_text: bool) -> float | None:
-    if from_text and isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value)
-
-
-def _why(value: float | None, positive: bool = False) -> str:
-    if value is None:
-        return "not a number"
-    return "must be greater than 0" if positive else "must not be negative"
+    life = life_of(record, from_text)
+    if isinstance(life, str):
+        return f"{path}:{number}: {life}"
+    return _Line(number, key, arrival, max(1, hold), rid, weight, life)
 
 
 def _shown(text: str) -> str:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from ckviz.model.lifecycle import PLAIN, RunLifecycle
 from ckviz.model.queue import PlannedRun, js_string_order, run_id
 
 if TYPE_CHECKING:
-    from ckviz.model.scenario import Scenario
+    from ckviz.model.scenario import KeySpec, Scenario
 
 _WIDTH = 256
 _SIGNIFICANCE = 2**52
@@ -108,6 +109,9 @@ def generate(scenario: Scenario, seed: str) -> list[PlannedRun]:
 
         return replay(scenario.replay)
     rng = SeedRandom(seed)
+    # Failures are drawn from a generator of their own: arrivals and holds stay the draws
+    # they were before the lifecycle existed.
+    fails = SeedRandom(f"{seed}/fail")
     runs: list[PlannedRun] = []
     for name, spec in scenario.named_keys():
         cursor = spec.start_at_ms
@@ -117,6 +121,18 @@ def generate(scenario: Scenario, seed: str) -> list[PlannedRun]:
                 cursor += exp_ms(rng, gap_mean)
             hold = exp_ms(rng, spec.hold_ms_mean)
             arrival = cursor if spec.arrival == "poisson" else spec.start_at_ms
-            runs.append(PlannedRun(name, run_id(name, i), arrival, hold))
+            life = _life(spec, fails) if spec.has_lifecycle else PLAIN
+            runs.append(PlannedRun(name, run_id(name, i), arrival, hold, life))
     runs.sort(key=lambda r: (r.arrival_ms, js_string_order(r.key), js_string_order(r.run_id)))
     return runs
+
+
+def _life(spec: KeySpec, fails: SeedRandom) -> RunLifecycle:
+    """What a run of `spec` does beyond arriving and holding; whether it fails is a draw."""
+    failing = spec.fail_rate is not None and fails.random() < spec.fail_rate
+    return RunLifecycle(
+        delay_ms=spec.delay_ms or 0,
+        ttl_ms=spec.ttl_ms,
+        fails=(spec.fail_attempts or 1) if failing else 0,
+        fast_path=bool(spec.fast_path),
+    )

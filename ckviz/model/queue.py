@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import NamedTuple, overload
 
+from ckviz.model.lifecycle import PLAIN, RunLifecycle
+
 
 class IndexEntry(NamedTuple):
     """One ckIndex member as read: the CK queue, its concurrency key, and the score Redis holds.
@@ -99,6 +101,7 @@ class PlannedRun:
     run_id: str
     arrival_ms: int
     hold_ms: int
+    life: RunLifecycle = PLAIN  # a delay, a TTL, failed attempts, the fast path (or none)
 
 
 def js_string_order(text: str) -> bytes:

@@ -19,6 +19,14 @@ from pydantic import (
 from ckviz.defaults import DEFAULT_CONSUMERS, MAX_CONSUMERS
 from ckviz.errors import has_control_characters
 from ckviz.model.arithmetic import HELD_SUFFIX
+from ckviz.model.lifecycle import (
+    KEY_FIELDS,
+    MAX_ATTEMPTS,
+    RetrySettings,
+    TtlSettings,
+    absent,
+    optional,
+)
 from ckviz.model.names import first_duplicate
 
 MAX_KEYS = 100_000
@@ -73,6 +81,22 @@ class KeySpec(_Strict):
     start_at_ms: int = Field(default=0, ge=0, le=600_000)
     weight: float = Field(default=1.0, gt=0, le=MAX_WEIGHT)
     count: int | None = Field(default=None, ge=1, le=MAX_KEYS)
+    # the run lifecycle (docs/lifecycle.md); absent from dumps while unset
+    fail_rate: float | None = optional(ge=0, le=1)  # a seeded share of runs that fail
+    fail_attempts: int | None = optional(ge=1, le=MAX_ATTEMPTS)  # a failing run's failures
+    delay_ms: int | None = optional(ge=0, le=600_000)  # enqueued this far in the future
+    ttl_ms: int | None = optional(ge=1, le=600_000)  # expires this long after its enqueue
+    fast_path: bool | None = optional()  # the client offers the fast path
+
+    @model_validator(mode="after")
+    def _fail_attempts_need_a_rate(self) -> KeySpec:
+        if self.fail_attempts is not None and self.fail_rate is None:
+            raise ValueError("fail_attempts needs fail_rate (the share of runs that fail)")
+        return self
+
+    @property
+    def has_lifecycle(self) -> bool:
+        return any(getattr(self, name) is not None for name in KEY_FIELDS)
 
     @field_validator("weight")
     @classmethod
@@ -182,6 +206,7 @@ class TraceSummary:
     runs: int
     shift_ms: int  # subtracted from every arrival (epoch ms -> ms since the first arrival)
     stamp: tuple[int, int] | None = None  # (mtime ns, size) when read: a replay checks it
+    lifecycle: bool = False  # some line gives delay_ms, ttl_ms or attempts
 
 
 class VtimeSettings(_Strict):
@@ -209,6 +234,8 @@ class Scenario(_Strict):
     keys: list[KeySpec] = Field(default=[], validate_default=True)
     expect: list[Expectation] = []
     vtime: VtimeSettings = VtimeSettings()  # knobs of the vtime disciplines
+    retry: RetrySettings | None = Field(default=None, exclude_if=absent)  # retryOptions
+    ttl: TtlSettings | None = Field(default=None, exclude_if=absent)  # the TTL sweep
     _replay: TraceSummary | None = PrivateAttr(default=None)  # set when the trace is read
 
     @field_validator("keys")
@@ -274,6 +301,15 @@ class Scenario(_Strict):
     @property
     def key_count(self) -> int:
         return sum(k.count or 1 for k in self.keys)
+
+    @property
+    def has_lifecycle(self) -> bool:
+        """Whether a run may fail, wait for a delay, expire or take the fast path (or the
+        scenario sets [retry] or [ttl]): the engine then runs the lifecycle's paths and the
+        results carry its figures. Without, everything is as before the lifecycle existed."""
+        traced = self._replay is not None and self._replay.lifecycle
+        given = self.retry is not None or self.ttl is not None
+        return traced or given or any(spec.has_lifecycle for spec in self.keys)
 
     def weights(self) -> dict[str, float]:
         if self._replay is not None:

@@ -129,6 +129,14 @@ FILES = {  # file text -> what the one error line says
         A + 'runs = 100000\narrival = "immediate"\nhold_ms_mean = 50\n',
         "cannot finish within the 600000 ms logical limit",
     ),
+    "fail-rate-above-one": (
+        A + "runs = 3\nfail_rate = 2\n",
+        "(a).fail_rate: Input should be less than or equal to 1",
+    ),
+    "retry-bounds-crossed": (
+        "[retry]\nmin_timeout_ms = 5000\nmax_timeout_ms = 10\n" + A + "runs = 3\n",
+        "retry: min_timeout_ms (5000) is above max_timeout_ms (10)",
+    ),
     "arrives-too-late": (
         A + "runs = 5\nrate_per_sec = 0.001\n",
         "cannot finish within the 600000 ms logical limit: run a~0#",

@@ -1,0 +1,74 @@
+"""A trace line's numbers, and its optional lifecycle columns: `delay_ms` (enqueued that far in
+the future), `ttl_ms` (expires that long after its enqueue) and `attempts` (the attempts the
+run makes: all but the last fail; past the retry budget it is dead-lettered)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ckviz.model.lifecycle import MAX_ATTEMPTS, PLAIN, RunLifecycle
+
+LIFE_FIELDS = ("delay_ms", "ttl_ms", "attempts")
+MAX_LIFE_MS = 600_000  # as a scenario key's delay_ms and ttl_ms
+
+
+def whole_ms(value: Any, from_text: bool) -> int | None:
+    """Whole ms, rounded half up; None if not a finite number."""
+    if from_text and isinstance(value, str):
+        try:
+            return int(value)  # the common case, and exact for epoch ms
+        except ValueError:
+            pass
+    elif isinstance(value, int) and not isinstance(value, bool):
+        return value
+    number = to_number(value, from_text)
+    return None if number is None else math.floor(number + 0.5)
+
+
+def to_number(value: Any, from_text: bool) -> float | None:
+    if from_text and isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def why_not(value: float | None, positive: bool = False) -> str:
+    if value is None:
+        return "not a number"
+    return "must be greater than 0" if positive else "must not be negative"
+
+
+def life_of(record: dict[str, Any], from_text: bool) -> RunLifecycle | str:
+    """The line's lifecycle columns (PLAIN when it gives none), or `field: reason`."""
+    given = {name: record.get(name) for name in LIFE_FIELDS}
+    if all(value in (None, "") for value in given.values()):
+        return PLAIN
+    values: dict[str, int | None] = {}
+    for name, low, high in (("delay_ms", 0, MAX_LIFE_MS), ("ttl_ms", 1, MAX_LIFE_MS)):
+        values[name] = None
+        if given[name] in (None, ""):
+            continue
+        value = whole_ms(given[name], from_text)
+        if value is None or not low <= value <= high:
+            return f"{name}: {_out_of(value, low, high)}"
+        values[name] = value
+    attempts = 1
+    if given["attempts"] not in (None, ""):
+        exact = to_number(given["attempts"], from_text)
+        if exact is None or exact != int(exact) or not 1 <= exact <= MAX_ATTEMPTS:
+            return f"attempts: {_out_of(exact, 1, MAX_ATTEMPTS, whole=True)}"
+        attempts = int(exact)
+    return RunLifecycle(values["delay_ms"] or 0, values["ttl_ms"], attempts - 1)
+
+
+def _out_of(value: float | None, low: int, high: int, whole: bool = False) -> str:
+    if value is None:
+        return "not a number"
+    if whole and value != int(value):
+        return "not a whole number"
+    return f"must be from {low} to {high}"

@@ -1,0 +1,94 @@
+"""A workload's run lifecycle (SPEC-lifecycle): the scenario's `[retry]` and `[ttl]` tables and
+what each run carries beyond its arrival and hold (a delay, a TTL, failed attempts, the fast
+path). Every field is optional and left out of a scenario's dump while unset, so a scenario
+without them reads, digests and runs exactly as before they existed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ckviz.model.backoff import RetryOptions, laid_over_core
+
+MAX_ATTEMPTS = 1000  # far past any realistic retry budget; keeps a run's nacks finite
+MAX_TIMEOUT_MS = 3_600_000 * 24  # a day: the reference's own default maximum is an hour
+SWEEP_MS = 1000  # the TTL consumer's pollIntervalMs default
+SWEEP_BATCH = 100  # its batchSize default
+
+
+def absent(value: object) -> bool:
+    """Left out of a dump when unset (pydantic's `exclude_if`)."""
+    return value is None
+
+
+def optional(**limits: float) -> Any:
+    """An optional field, absent from dumps while unset."""
+    return Field(default=None, exclude_if=absent, **limits)  # type: ignore[call-overload]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+
+
+class RetrySettings(_Strict):
+    """`[retry]`: the run queue's retryOptions. Unset options take the core defaults, traps
+    included (no `max_attempts`: delays stop from attempt 3, dead-letter at 12)."""
+
+    max_attempts: int | None = optional(ge=1, le=MAX_ATTEMPTS)
+    factor: float | None = optional(gt=0, le=100)
+    min_timeout_ms: float | None = optional(ge=0, le=MAX_TIMEOUT_MS)
+    max_timeout_ms: float | None = optional(ge=0, le=MAX_TIMEOUT_MS)
+    randomize: bool | None = optional()
+
+    @model_validator(mode="after")
+    def _bounds_in_order(self) -> RetrySettings:
+        low, high = self.options().min_timeout_ms, self.options().max_timeout_ms
+        if low > high:
+            raise ValueError(f"min_timeout_ms ({low:g}) is above max_timeout_ms ({high:g})")
+        return self
+
+    def options(self) -> RetryOptions:
+        return laid_over_core(
+            self.max_attempts,
+            self.factor,
+            self.min_timeout_ms,
+            self.max_timeout_ms,
+            self.randomize,
+        )
+
+
+class TtlSettings(_Strict):
+    """`[ttl]`: the TTL consumer's sweep, every `sweep_ms` of the clock from 0 (0: no sweep,
+    so only a dequeue meeting an expired head drops it), up to `batch` runs a sweep."""
+
+    sweep_ms: int | None = optional(ge=0, le=600_000)
+    batch: int | None = optional(ge=1, le=100_000)
+
+    @property
+    def every_ms(self) -> int:
+        return SWEEP_MS if self.sweep_ms is None else self.sweep_ms
+
+    @property
+    def per_sweep(self) -> int:
+        return SWEEP_BATCH if self.batch is None else self.batch
+
+
+# The per-key fields (on KeySpec): what `lifecycle_fields` reads.
+KEY_FIELDS = ("fail_rate", "fail_attempts", "delay_ms", "ttl_ms", "fast_path")
+
+
+@dataclass(frozen=True, slots=True)
+class RunLifecycle:
+    """What one run does beyond arriving and holding: enqueued `delay_ms` in the future,
+    expiring `ttl_ms` after its enqueue, failing its first `fails` attempts, offered the fast
+    path. The default is a run as ckviz had them before the lifecycle."""
+
+    delay_ms: int = 0
+    ttl_ms: int | None = None
+    fails: int = 0
+    fast_path: bool = False
+
+
+PLAIN = RunLifecycle()
