@@ -10,7 +10,6 @@ trip carries right before it (any other plain write there is refused in one line
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -28,6 +27,9 @@ from ckviz.model.queue import IndexColumns, IndexEntry, PlannedRun
 from ckviz.store.cluster import Keyspace
 from ckviz.store.digest import QueueDigest, decode_digest
 from ckviz.store.keys import KEY_OF, MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member
+from ckviz.store.lifecycle import LifecycleKeys
+from ckviz.store.lifecycle.calls import LifecycleCalls
+from ckviz.store.messages import message_payload, run_keys
 from ckviz.store.preflight import raise_refusal
 from ckviz.store.replies import dequeued_runs
 from ckviz.store.scripts import LUA_ORDER, RUN_QUEUE, Decoder, Door, LuaScript
@@ -51,19 +53,6 @@ DEQUEUE_CONSTANTS = (
 )
 
 
-def run_keys(k: KeyLayout, run_id: str, key: str) -> tuple[str, ...]:
-    """The KEYS every enqueue and ack script starts with, for one run of `key`."""
-    return (
-        k.message(run_id),
-        k.ck_queue(key),
-        k.env_queue,
-        k.ck_index,
-        k.master_queue,
-        k.ck_held(key),
-        k.env_held,
-    )
-
-
 Command = tuple[tuple[Any, ...], Decoder, bool]  # args, reply decoder, a script call?
 
 
@@ -71,22 +60,12 @@ def _ignore(reply: Any) -> None:
     return None
 
 
+def _no(reply: Any) -> bool:
+    return False
+
+
 def _keep(reply: Any) -> Any:
     return reply
-
-
-def message_payload(run: PlannedRun, timestamp: int) -> str:
-    """The JSON a run's message key holds (the dequeue reads its concurrencyKey back)."""
-    return json.dumps(
-        {
-            "runId": run.run_id,
-            "concurrencyKey": run.key,
-            "queue": "task/base",
-            "timestamp": timestamp,
-        },
-        separators=(",", ":"),
-        ensure_ascii=False,
-    )
 
 
 def _index_entries(reply: list[str]) -> IndexColumns:
@@ -115,8 +94,9 @@ def _digest_only(reply: list[Any]) -> tuple[QueueDigest, None]:
 
 
 # Not redis-py's pipeline: that one sends an extra SCRIPT EXISTS round trip per execute.
-class Trip:
-    """Commands that travel to Redis together; `send()` returns each one's decoded reply."""
+class Trip(LifecycleCalls):
+    """Commands that travel to Redis together; `send()` returns each one's decoded reply.
+    The lifecycle's calls (nack, dead_letter, expire_ttl) are `LifecycleCalls`'."""
 
     def __init__(self, queue: RunQueue) -> None:
         self._queue = queue
@@ -129,12 +109,23 @@ class Trip:
         self._commands.append((args, decode, scripted))
         return len(self._commands) - 1
 
-    def enqueue(self, run: PlannedRun, timestamp: int) -> int:
-        k = self._queue.keys
-        payload = message_payload(run, timestamp)
-        keys = (*run_keys(k, run.run_id, run.key), *self._queue.state_keys)
+    def enqueue(
+        self,
+        run: PlannedRun,
+        timestamp: int,
+        ttl_expires_at: int | None = None,
+        fast_path_at: int | None = None,
+    ) -> int:
+        """Queue `run` at `timestamp`; its reply: whether it took the fast path. With a TTL or
+        a fast-path offer (`fast_path_at`: the client's now when it offers, see
+        `lifecycle.client.fast_path_offer`) the door's lifecycle enqueue runs instead."""
+        payload = message_payload(run, timestamp, ttl_expires_at)
+        if ttl_expires_at is not None or fast_path_at is not None:
+            args = (run.key, run.run_id, timestamp, payload, ttl_expires_at, fast_path_at)
+            return self.enqueue_lifecycle(*args)
+        keys = (*run_keys(self._queue.keys, run.run_id, run.key), *self._queue.state_keys)
         argv = (run.run_id, timestamp, payload, ck_member(run.key), MASTER_MEMBER)
-        return self.call(self._queue.door.enqueue, keys, argv + self._queue.door.argv)
+        return self.call(self._queue.door.enqueue, keys, argv + self._queue.door.argv, _no)
 
     def ack(self, run_id: str, key: str) -> int:
         k = self._queue.keys
@@ -144,7 +135,8 @@ class Trip:
 
     def dequeue(self, max_count: int, now: int) -> int:
         q = self._queue
-        argv = (q.keys.prefix, now, max_count, q.env_limit, *DEQUEUE_CONSTANTS, *q.door.argv)
+        head = (q.keys.prefix, now, max_count, q.env_limit, *DEQUEUE_CONSTANTS)
+        argv = (*head, *q.dequeue_lifecycle, *q.door.argv)
         return self.call(
             q.door.dequeue, q.dequeue_keys, argv, q.door.dequeue_reply or dequeued_runs
         )
@@ -206,9 +198,15 @@ class RunQueue:
         env_limit: int,
         per_key_limit: int | None = None,
         door: Door = LUA_ORDER,
+        ttl_system: bool = True,
     ) -> None:
         self.client = client
         self.keys = KeyLayout(prefix)
+        self.lifecycle = LifecycleKeys(self.keys)
+        # without a TTL system no TTL entry is written and the dequeue passes "" for its queue
+        self.ttl_system = ttl_system
+        ttl_queue = self.lifecycle.ttl_queue if ttl_system else ""
+        self.dequeue_lifecycle = (ttl_queue, self.lifecycle.length_counter)  # ARGV 11, 12
         self.door = door  # the scripts a run goes through, and the discipline's own keys
         # what open() loads: the store's scripts and the door's own
         self.scripts = tuple({s.sha: s for s in (*RUN_QUEUE.values(), *door.scripts)}.values())

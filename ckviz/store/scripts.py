@@ -2,8 +2,10 @@
 
 A package's `lua/*.lua` files are its scripts, each named after its file with the store's
 `lib.lua` helpers in front. The store brings the run queue's own (`enqueue`, `dequeue`, `ack`,
-`inspect`); a discipline whose state lives in Redis brings its own through its `Door`, and the
-store runs them without knowing whose they are.
+`inspect`) and the run lifecycle's flag-off ones (`ckviz.store.lifecycle`: `nack`,
+`dead_letter`, `enqueue` with a TTL or a fast-path offer, the `expire_ttl` sweep); a discipline
+whose state lives in Redis brings its own through its `Door`, and the store runs them without
+knowing whose they are.
 """
 
 from __future__ import annotations
@@ -31,15 +33,16 @@ class LuaScript:
         object.__setattr__(self, "sha", hashlib.sha1(self.source.encode()).hexdigest())
 
 
-def load_scripts(package: str = "ckviz.store") -> dict[str, LuaScript]:
+def load_scripts(package: str = "ckviz.store", libs: tuple[str, ...] = ()) -> dict[str, LuaScript]:
     """Every script of `package`'s `lua/` folder but the lib, keyed by name (its file name
-    without `.lua`), in name order, each with the store's lib in front (and then the package's
-    own `lib.lua`, if it has one)."""
+    without `.lua`), in name order, each with the store's lib in front, then the `lib.lua` of
+    each package in `libs`, then the package's own `lib.lua`, if it has one."""
     lib = (resources.files("ckviz.store") / "lua" / LIB).read_text()
+    for other in (*libs, package):
+        own_lib = resources.files(other) / "lua" / LIB
+        if other != "ckviz.store" and own_lib.is_file():
+            lib += own_lib.read_text()
     folder = resources.files(package) / "lua"
-    own_lib = folder / LIB
-    if package != "ckviz.store" and own_lib.is_file():
-        lib += own_lib.read_text()
     files = sorted(
         (f for f in folder.iterdir() if f.name.endswith(".lua") and f.name != LIB),
         key=lambda f: f.name,
@@ -48,14 +51,18 @@ def load_scripts(package: str = "ckviz.store") -> dict[str, LuaScript]:
 
 
 RUN_QUEUE = load_scripts()  # the store's own: enqueue, dequeue, ack, inspect
+LIFECYCLE_LIB = "ckviz.store.lifecycle"  # release, lazy_init_length, drop_legacy_master
+LIFECYCLE = load_scripts(LIFECYCLE_LIB)  # flag off: dead_letter, enqueue, expire_ttl, nack
 
 
 @dataclass(frozen=True, slots=True)
 class Door:
-    """How a discipline's runs reach Redis: the scripts for enqueue, dequeue and ack, the
-    discipline's own state keys (each `B:<name>` under the base queue, added after the scripts'
-    usual KEYS), its own ARGV (after the usual ARGV: a quantum, a TTL...) and whether the driver
-    rescores ckIndex before a dequeue. A discipline whose state lives in Redis may name `reads`:
+    """How a discipline's runs reach Redis: the scripts for enqueue, dequeue and ack, those of
+    the run lifecycle (nack, dead-letter, the enqueue with a TTL or a fast-path offer, the TTL
+    sweep; the flag-off ones unless the discipline has its own), the discipline's own state
+    keys (each `B:<name>` under the base queue, added after every script's usual KEYS), its own
+    ARGV (after every script's usual ARGV: a quantum, a TTL...) and whether the driver rescores
+    ckIndex before a dequeue. A discipline whose state lives in Redis may name `reads`:
     a read-only script over its state keys (ARGV: a listing limit, then the ckIndex members
     asked for) that rides at the end of each checked trip. `dequeue_reply` and `read_reply`
     read its scripts' replies (None: the dequeue's are plain runs)."""
@@ -63,6 +70,10 @@ class Door:
     enqueue: LuaScript = RUN_QUEUE["enqueue"]
     dequeue: LuaScript = RUN_QUEUE["dequeue"]
     ack: LuaScript = RUN_QUEUE["ack"]
+    nack: LuaScript = LIFECYCLE["nack"]
+    dead_letter: LuaScript = LIFECYCLE["dead_letter"]
+    enqueue_ttl: LuaScript = LIFECYCLE["enqueue"]  # with a TTL or a fast-path offer
+    expire_ttl: LuaScript = LIFECYCLE["expire_ttl"]
     state_keys: tuple[str, ...] = ()
     argv: tuple[str | int, ...] = ()
     rescores: bool = False  # client side: read ckIndex, order it in Python, write the order
@@ -73,7 +84,16 @@ class Door:
     @property
     def scripts(self) -> tuple[LuaScript, ...]:
         """The scripts it names, each once."""
-        named = (self.enqueue, self.dequeue, self.ack, self.reads)
+        named = (
+            self.enqueue,
+            self.dequeue,
+            self.ack,
+            self.nack,
+            self.dead_letter,
+            self.enqueue_ttl,
+            self.expire_ttl,
+            self.reads,
+        )
         return tuple({s.sha: s for s in named if s is not None}.values())
 
 

@@ -1,16 +1,17 @@
-"""Helpers for the lifecycle scripts' tests: a run queue whose dequeue knows the TTL queue,
-payloads like the reference's, and reads of the keys the lifecycle adds."""
+"""Helpers for the lifecycle scripts' tests: a run queue driven through its door's lifecycle
+calls (`Trip.nack`, `dead_letter`, `enqueue_lifecycle`, `expire_ttl`), payloads like the
+reference's, and reads of the keys the lifecycle adds."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import redis
 
-from ckviz.store import lifecycle
-from ckviz.store.keys import MASTER_MEMBER, ORG, KeyLayout, ck_member
-from ckviz.store.lifecycle import Arrival, LifecycleKeys
+from ckviz.store.keys import MASTER_MEMBER, ORG, ck_member
 from ckviz.store.runqueue import RunQueue
+from ckviz.store.scripts import LUA_ORDER, Door
 
 NOW = 2_000_000_000_000
 ORG_ID = ORG  # the TTL member names the same org as the payload
@@ -20,27 +21,58 @@ class Lanes:
     """One run queue plus its lifecycle keys, driven the way the reference's client does."""
 
     def __init__(
-        self, client: redis.Redis, prefix: str, env_limit: int = 4, ttl_system: bool = True
+        self,
+        client: redis.Redis,
+        prefix: str,
+        env_limit: int = 4,
+        ttl_system: bool = True,
+        door: Door = LUA_ORDER,
     ) -> None:
         self.client = client
-        self.keys = LifecycleKeys(KeyLayout(prefix))
-        self.q = RunQueue(client, prefix, env_limit, door=lifecycle.ttl_door(self.keys, ttl_system))
+        self.q = RunQueue(client, prefix, env_limit, door=door, ttl_system=ttl_system)
+        self.keys = self.q.lifecycle
         self.q.open()
+
+    def one(self, call: str, *args: Any) -> Any:
+        """One call of the trip's `call` in a trip of its own; its decoded reply."""
+        trip = self.q.trip()
+        slot = getattr(trip, call)(*args)
+        return trip.send()[slot]
 
     def payload(self, key: str, run_id: str, ts: int, **extra: object) -> str:
         message = {"runId": run_id, "concurrencyKey": key, "orgId": ORG_ID, "timestamp": ts}
         return json.dumps({**message, "attempt": 0, **extra}, separators=(",", ":"))
 
-    def enqueue(self, key: str, run_id: str, ts: int, **arrival: object) -> object:
-        ttl = arrival.get("ttl_expires_at")
-        extra = {} if ttl is None else {"ttlExpiresAt": ttl}
-        run = Arrival(key, run_id, self.payload(key, run_id, ts, **extra), ts, **arrival)  # type: ignore[arg-type]
-        return lifecycle.enqueue(self.client, self.keys, run, self.q.env_limit)
+    def enqueue(
+        self,
+        key: str,
+        run_id: str,
+        ts: int,
+        ttl_expires_at: int | None = None,
+        fast_path: bool = False,
+        now: int = NOW,
+    ) -> bool:
+        """The lifecycle enqueue (every enqueue of these tests keeps the counters); whether
+        the run took the fast path."""
+        extra = {} if ttl_expires_at is None else {"ttlExpiresAt": ttl_expires_at}
+        payload = self.payload(key, run_id, ts, **extra)
+        offer = now if fast_path else None
+        return bool(self.one("enqueue_lifecycle", key, run_id, ts, payload, ttl_expires_at, offer))
+
+    def nack(self, key: str, run_id: str, score: int, attempt: int = 1) -> None:
+        self.one("nack", key, run_id, self.payload(key, run_id, 1000, attempt=attempt), score)
+
+    def dead_letter(self, key: str, run_id: str) -> None:
+        self.one("dead_letter", key, run_id)
+
+    def expire(self, now: int, batch: int = 100) -> list[str]:
+        expired: list[str] = self.one("expire_ttl", now, batch)
+        return expired
 
     def dequeue(self, max_count: int = 1, now: int = NOW) -> list[str]:
-        trip = self.q.trip()
-        slot = trip.dequeue(max_count, now)
-        return [r.run_id for r in trip.send()[slot]]
+        reply = self.one("dequeue", max_count, now)
+        runs = reply.runs if hasattr(reply, "runs") else reply  # a vtime door's reply
+        return [r.run_id for r in runs]
 
     def pull(self, key: str, run_id: str) -> None:
         """A worker pulled the run: it is in the currentDequeued sets and counted as running."""

@@ -7,7 +7,6 @@ import time
 
 import redis
 
-from ckviz.store import lifecycle
 from ckviz.store.keys import MASTER_MEMBER, ck_member
 from tests.functional.lifecycle_support import NOW, Lanes
 from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
@@ -21,8 +20,7 @@ def served(lanes: Lanes, key: str, run_id: str, ts: int) -> None:
 
 
 def nack(lanes: Lanes, key: str, run_id: str, score: int, attempt: int = 1) -> None:
-    payload = lanes.payload(key, run_id, 1000, attempt=attempt)
-    lifecycle.nack(lanes.client, lanes.keys, key, run_id, payload, score)
+    lanes.nack(key, run_id, score, attempt)
 
 
 # nack
@@ -123,7 +121,7 @@ def test_dead_letter_keeps_the_pre_nack_payload_and_files_the_run(
     assert lanes.dequeue() == ["a1"]
     lanes.pull("a", "a1")
     start = int(time.time())
-    lifecycle.dead_letter(client, lanes.keys, "a", "a1")
+    lanes.dead_letter("a", "a1")
     dead = client.zrange(lanes.keys.dead_letter, 0, -1, withscores=True)
     assert [run for run, _ in dead] == ["a1"]
     assert start <= dead[0][1] <= int(time.time())  # Redis TIME in seconds, not ms
@@ -142,16 +140,16 @@ def test_dead_letter_decrements_the_length_only_for_a_queued_run(
     lanes.enqueue("a", "a2", 2000)
     lanes.enqueue("b", "b1", 1500)
     assert lanes.counter("lengthCounter") == 3
-    lifecycle.dead_letter(client, lanes.keys, "a", "a1")  # still queued: counted down
+    lanes.dead_letter("a", "a1")  # still queued: counted down
     assert lanes.counter("lengthCounter") == 2
     assert lanes.queued("a") == [("a2", 2000.0)]
     assert lanes.env_queued() == [("b1", 1500.0), ("a2", 2000.0)]
     assert lanes.index_score("a") == 2000.0
     assert lanes.master_score() == 1500.0
-    lifecycle.dead_letter(client, lanes.keys, "a", "a9")  # not queued: no count
+    lanes.dead_letter("a", "a9")  # not queued: no count
     assert lanes.counter("lengthCounter") == 2
     client.set(lanes.keys.length_counter, 0)
-    lifecycle.dead_letter(client, lanes.keys, "a", "a2")
+    lanes.dead_letter("a", "a2")
     assert lanes.counter("lengthCounter") == 0  # floored
 
 
@@ -172,9 +170,9 @@ def test_enqueue_with_a_ttl_writes_the_ttl_entry_and_keeps_it_in_the_payload(
 
 
 def test_no_ttl_entry_without_a_ttl_or_a_ttl_system(client: redis.Redis, prefix: str) -> None:
-    lanes = Lanes(client, prefix)
+    lanes = Lanes(client, prefix, ttl_system=False)
     lanes.enqueue("a", "a1", 1000)
-    lanes.enqueue("a", "a2", 1000, ttl_expires_at=7000, ttl_system=False)
+    lanes.enqueue("a", "a2", 1000, ttl_expires_at=7000)
     assert lanes.ttl_entries() == []
     assert lanes.counter("lengthCounter") == 2
 

@@ -8,7 +8,6 @@ import time
 
 import redis
 
-from ckviz.store import lifecycle
 from ckviz.store.keys import ck_member
 from tests.functional.lifecycle_support import NOW, Lanes
 from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
@@ -78,7 +77,7 @@ def test_without_a_ttl_system_an_expired_run_is_just_dropped(
     client: redis.Redis, prefix: str
 ) -> None:
     lanes = Lanes(client, prefix, ttl_system=False)
-    lanes.enqueue("a", "a1", 1000, ttl_expires_at=NOW - 1, ttl_system=False)
+    lanes.enqueue("a", "a1", 1000, ttl_expires_at=NOW - 1)
     assert lanes.dequeue() == []
     assert lanes.queued("a") == [] and lanes.ttl_entries() == []
     assert lanes.counter("lengthCounter") == 0
@@ -119,7 +118,7 @@ def test_the_sweep_expires_due_runs_everywhere(client: redis.Redis, prefix: str)
     lanes.enqueue("a", "a2", 1001, ttl_expires_at=9000)
     lanes.enqueue("b", "b1", 900, ttl_expires_at=5000)
     start = int(time.time() * 1000)
-    assert lifecycle.expire_ttl(client, lanes.keys, now=6000) == ["a1", "b1"]  # ties by bytes
+    assert lanes.expire(now=6000) == ["a1", "b1"]  # ties by bytes
     assert lanes.ttl_entries() == [(member("a", "a2"), 9000.0)]
     assert lanes.message("a1") is None and lanes.message("b1") is None
     assert lanes.queued("a") == [("a2", 1001.0)] and lanes.queued("b") == []
@@ -148,7 +147,7 @@ def test_the_sweep_releases_a_held_run_and_floors_the_counters(
     lanes.pull("a", "a1")
     client.zadd(lanes.keys.ttl_queue, {member("a", "a1"): 10})  # served runs keep no entry
     client.set(lanes.keys.length_counter, 0)
-    assert lifecycle.expire_ttl(client, lanes.keys, now=10) == ["a1"]
+    assert lanes.expire(now=10) == ["a1"]
     assert lanes.slots("a") == [set(), set(), set(), set()]
     assert lanes.counter("runningCounter") == 0
     assert lanes.counter("lengthCounter") == 0  # the run was not queued: no DECR
@@ -160,15 +159,15 @@ def test_the_sweep_skips_malformed_members_and_never_removes_them(
     lanes = Lanes(client, prefix)
     lanes.enqueue("a", "a1", 1000, ttl_expires_at=50)
     client.zadd(lanes.keys.ttl_queue, {"no-bars": 10, "one|bar": 20})
-    assert lifecycle.expire_ttl(client, lanes.keys, now=100) == ["a1"]
+    assert lanes.expire(now=100) == ["a1"]
     assert lanes.ttl_entries() == [("no-bars", 10.0), ("one|bar", 20.0)]
-    assert lifecycle.expire_ttl(client, lanes.keys, now=100) == []
+    assert lanes.expire(now=100) == []
 
 
 def test_the_sweep_takes_at_most_a_batch(client: redis.Redis, prefix: str) -> None:
     lanes = Lanes(client, prefix, env_limit=10)
     for i in range(5):
         lanes.enqueue("a", f"a{i}", 1000 + i, ttl_expires_at=50 + i)
-    assert lifecycle.expire_ttl(client, lanes.keys, now=100, batch=2) == ["a0", "a1"]
-    assert lifecycle.expire_ttl(client, lanes.keys, now=51, batch=5) == []
+    assert lanes.expire(now=100, batch=2) == ["a0", "a1"]
+    assert lanes.expire(now=51, batch=5) == []
     assert len(lanes.ttl_entries()) == 3

@@ -1,5 +1,5 @@
 -- vtime dequeue(max_count, now): up to `take` runs, at most one per CK queue, lowest virtual
--- time first (SPEC-vtime 5.2). Two versions, chosen by ARGV[11]:
+-- time first (SPEC-vtime 5.2). Two versions, chosen by ARGV[13]:
 --   'v17' : pass 1 = the `window` lowest tags; pass 2 (ckIndex, age order) only when pass 1
 --           under-fills; a drained CK queue loses its tag; the floor is written every call.
 --   'head': pass 1 reads 2 x window tags and spends its window budget only on candidates that
@@ -11,11 +11,12 @@
 --       5 env queue, 6 master queue, 7 ckVtime, 8 ckVtimeFloor, 9 ckVtimeIdle
 -- ARGV: 1 key prefix, 2 now, 3 max count, 4 default env limit, 5 burst factor, 6 master member,
 --       7 message key prefix (after the key prefix), 8 scan factor, 9 default queue limit,
---       10 held-set suffix (ckviz/model/arithmetic.py): dequeue.lua's ARGV; then the vtime
---       tail every vtime script takes (ckviz/disciplines/vtime/values.py): 11 version ('v17' | 'head'),
---       12 quantum, 13 window multiplier, 14 state ttl (s), 15 idle max entries, 16 arrival
---       cap (unused here), 17 trace ('1': return the trace, else an empty one: building it
---       costs the server about a third of a call)
+--       10 held-set suffix (ckviz/model/arithmetic.py), 11 TTL queue ("": no TTL system),
+--       12 lengthCounter: dequeue.lua's ARGV; then the vtime tail every vtime script takes
+--       (ckviz/disciplines/vtime/door.py): 13 version ('v17' | 'head'), 14 quantum, 15 window
+--       multiplier, 16 state ttl (s), 17 idle max entries, 18 arrival cap (unused here),
+--       19 trace ('1': return the trace, else an empty one: building it costs the server
+--       about a third of a call)
 -- Returns {runs, trace, floor}: runs = {run id, score, payload} in serve order; trace = flat
 -- {pass, member, fate, drain, tag} per candidate looked at (fate: served, limit, not-ready,
 -- empty, expired, orphan, outside-window, batch-full, discovered; drain: parked, removed or '';
@@ -23,14 +24,14 @@
 -- = the floor this call used (after any raise), as text; {} when the env is full.
 local prefix = ARGV[1]
 local now = ARGV[2]
-local head = ARGV[11] == 'head'
-local quantum = tonumber(ARGV[12])
+local head = ARGV[13] == 'head'
+local quantum = tonumber(ARGV[14])
 if not quantum or quantum <= 0 then
   quantum = 1
 end
-local multiplier = math.max(1, math.floor(tonumber(ARGV[13]) or 3))
-local ttl = ARGV[14]
-local idle_max = tonumber(ARGV[15])
+local multiplier = math.max(1, math.floor(tonumber(ARGV[15]) or 3))
+local ttl = ARGV[16]
+local idle_max = tonumber(ARGV[17])
 local ck_index, env_held, env_queue, master = KEYS[1], KEYS[2], KEYS[5], KEYS[6]
 local vtime, floor_key, idle = KEYS[7], KEYS[8], KEYS[9]
 
@@ -65,7 +66,7 @@ local attempted = {}
 local min_servable = nil
 local gated_pending = {}
 
-local tracing = ARGV[17] == '1'
+local tracing = ARGV[19] == '1'
 local function note(pass, member, fate, drain, tag)
   if not tracing then
     return
