@@ -4,9 +4,12 @@ goes; the workspace's sweep is the net). Textual is imported only once the app o
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ckviz.errors import UsageError
+
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # what textual-serve runs the app under
 
 
 def run_app_command(ns: argparse.Namespace) -> int:
@@ -40,7 +43,10 @@ def run_app_command(ns: argparse.Namespace) -> int:
 
 def need_terminal() -> None:
     """The app draws on a terminal and reads its keys: without one (a CI job that forgot
-    --headless) it would draw into a pipe and wait for keys forever."""
+    --headless) it would draw into a pipe and wait for keys forever. Served to a browser
+    (`ckviz serve`), Textual's web driver draws and reads through the pipes instead."""
+    if os.environ.get("TEXTUAL_DRIVER") == WEB_DRIVER:
+        return
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         stream = "stdin" if not sys.stdin.isatty() else "stdout"
         raise UsageError(

@@ -3,7 +3,7 @@ with `build_parser()` and `main(argv)`, imported only when its name is the first
 
 The root command (`ckviz [SCENARIO]`, the app, and `ckviz --headless`) is not here: it takes
 a scenario where these take a name, so the first word decides which parser reads the rest.
-A new subcommand (the coming `serve` and `replay`) is one module and one line below."""
+A new subcommand is one module and one line below."""
 
 from __future__ import annotations
 
@@ -30,5 +30,6 @@ SUBCOMMANDS = {
         Subcommand("merge", "PART.json... --out ALL.json", "join the shards of a matrix"),
         Subcommand("hunt", "--discipline NAME", "search for the workload that starves a key"),
         Subcommand("stress", "[SCENARIO]", "real concurrency against one server"),
+        Subcommand("serve", "[SCENARIO] [--port N]", "the app in a browser, for a room to watch"),
     )
 }

@@ -1,0 +1,182 @@
+"""`ckviz serve`: the app in a real headless Chromium (the page loads, the app draws, a key
+steps it), each browser's app on its own embedded Redis, and a stop (SIGTERM, SIGINT) that
+leaves no process, no server and no key behind."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TypeVar
+
+import aiohttp
+
+from ckviz.commands.serve import app_command, build_parser
+from tests.functional.browser_support import Browser
+from tests.functional.test_faults_cli import assert_nothing_left
+from tests.functional.trust_support import (
+    ckviz_command,
+    ckviz_env,
+    embedded_redis_pids,
+    finish,
+    own_redis,
+    popen_ckviz,
+    run_ckviz,
+)
+from tests.report.test_report_cli import browser_or_skip
+
+SERVE = ("serve", "micro_skew", "--discipline", "vtime")
+T = TypeVar("T")
+DEADLINE_S = 20.0  # generous under load; each wait returns as soon as its condition holds
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def poll(probe: Callable[[], T | None], what: str, timeout: float = DEADLINE_S) -> T:
+    """The first truthy value `probe` gives, asked until the deadline."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = probe()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"not within {timeout:g} s: {what}")
+
+
+def page_up(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as reply:
+            return bool(reply.status == 200)
+    except OSError:
+        return False
+
+
+def runs_out(screen: str) -> int | None:
+    """The status line's count of runs dequeued so far ('N/160 runs out')."""
+    found = re.search(r"micro_skew · vtime .*?(\d+)/160 runs out", screen)
+    return int(found.group(1)) if found else None
+
+
+def test_the_app_in_a_headless_browser_draws_steps_and_leaves_nothing(tmp_path: Path) -> None:
+    browser_path = browser_or_skip()
+    env, port = ckviz_env(), free_port()
+    url = f"http://127.0.0.1:{port}/"
+    with popen_ckviz(*SERVE, "--port", str(port), env=env) as proc:
+        poll(lambda: page_up(url), "the server answers")
+        browser = Browser(browser_path, tmp_path / "profile", 1280, 800)
+        try:
+            browser.open(url)
+            before = poll(lambda: runs_out(browser.screen()) == 0, "the app draws in the page")
+            assert before and embedded_redis_pids(env), "the app runs on an embedded server"
+            browser.press(" ")
+            poll(lambda: runs_out(browser.screen()) == 1, "space steps the app: 1 run out")
+            proc.send_signal(signal.SIGTERM)
+            rc, lines = finish(proc, timeout=DEADLINE_S)
+        finally:
+            browser.close()
+    assert rc == 0, lines
+    assert_nothing_left(env)
+
+
+async def one_session(url: str, then: Callable[[], None]) -> bytes:
+    """A browser's websocket without the browser: the app draws, space steps it, `then()`
+    runs (it stops the server), and the session is read until the server closes it."""
+    drawn = b""
+    async with aiohttp.ClientSession() as http, http.ws_connect(url) as ws:
+        async for message in ws:
+            if message.type == aiohttp.WSMsgType.BINARY:
+                drawn += message.data
+            if b"micro_skew" in drawn:
+                break
+        await ws.send_json(["stdin", " "])
+        await asyncio.to_thread(then)
+        async for message in ws:
+            if message.type == aiohttp.WSMsgType.BINARY:
+                drawn += message.data
+    return drawn
+
+
+@contextmanager
+def group(*args: str, env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
+    """`ckviz` in a process group of its own, as a terminal runs it (ctrl+c signals the
+    whole group: the server and every app process); the group killed if left running."""
+    proc = subprocess.Popen(
+        ckviz_command(*args),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_ctrl_c_quits_every_app_which_deletes_its_keys_on_a_given_server() -> None:
+    env, port = ckviz_env(), free_port()
+    with own_redis() as server:
+        args = (*SERVE, "--port", str(port), "--redis-url", server.url)
+        with group(*args, env=env) as proc:
+            poll(lambda: page_up(f"http://127.0.0.1:{port}/"), "the server answers")
+            client = server.client()
+
+            def stop_once_keys_are_written() -> None:
+                poll(lambda: client.keys("ckviz:*"), "the app's keys on the server")
+                os.killpg(proc.pid, signal.SIGINT)
+
+            ws_url = f"ws://127.0.0.1:{port}/ws?width=120&height=40"
+            session = one_session(ws_url, stop_once_keys_are_written)
+            drawn = asyncio.run(asyncio.wait_for(session, DEADLINE_S))
+            rc, lines = finish(proc, timeout=DEADLINE_S)
+        assert b"micro_skew" in drawn
+        assert rc == 0, lines
+        assert client.keys("ckviz:*") == []
+    assert_nothing_left(env)
+
+
+def test_the_app_command_keeps_the_flags_and_keeps_a_password_out_of_its_line() -> None:
+    ns = build_parser().parse_args(
+        ["micro_skew", "--redis-url", "redis://:secret@127.0.0.1:1", "--consumers", "2"]
+    )
+    line = app_command(ns, "micro_skew", "vtime", "seed-a")
+    assert line.startswith("exec ") and "-m ckviz micro_skew --discipline vtime" in line
+    assert "--consumers 2" in line and "--prefix ckviz" in line
+    assert "secret" not in line and "--redis-url" not in line
+
+
+def test_bad_serve_flags_are_one_line() -> None:
+    for args, says in (
+        (("serve", "--port", "0"), "serve: --port: 0 is outside 1..65535"),
+        (("serve", "micro_skew", "--discipline", "sfq"), "does not run on the step scenario"),
+        (("serve", "no_such_scenario"), "no_such_scenario"),
+    ):
+        proc = run_ckviz(*args, timeout=30)
+        assert proc.returncode == 2 and says in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_serve_refuses_a_port_in_use() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = run_ckviz(*SERVE, "--port", str(port), timeout=30)
+    assert proc.returncode == 2 and f"port {port}" in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
