@@ -46,15 +46,15 @@ def _rule(name: str, rule: str, harnesses: str) -> Invariant:
 
 
 INVARIANTS: tuple[Invariant, ...] = (
-    _rule(ONE_PLACE, "every run queued, held, acked or not yet arrived, exactly once", "ms"),
+    _rule(ONE_PLACE, "every run queued, held, acked or not yet arrived, exactly once", "ms steps"),
     _rule(DEQUEUED_ONCE, "no run served twice, none that was never enqueued", "ms steps stress"),
     _rule(SERVED_ALL, "every enqueued run was served by the end", "stress"),
-    _rule(HEAD_FIRST, "a key's runs leave in Redis order: (timestamp, run id)", "ms"),
+    _rule(HEAD_FIRST, "a key's runs leave in Redis order: (timestamp, run id)", "ms steps"),
     _rule(PER_KEY_LIMIT, "no key holds more runs than its limit", "ms steps stress"),
     _rule(ENV_LIMIT, "the env holds no more runs than its limit", "ms steps stress"),
     _rule(TOTAL_CAP, "the env holds no more runs than the total cap", "ms"),
-    _rule(CK_INDEX, "ckIndex holds exactly the non-empty CK queues", "ms"),
-    _rule(MASTER_QUEUE, "the master member is there exactly when ckIndex is non-empty", "ms"),
+    _rule(CK_INDEX, "ckIndex holds exactly the non-empty CK queues", "ms steps"),
+    _rule(MASTER_QUEUE, "the master member is there exactly when ckIndex is non-empty", "ms steps"),
     # as a rescoring discipline's trip projected it (sim/projection.py)
     _rule(INDEX_AT_HEAD, "after an enqueue or ack a key's entry is at its head, or gone", "ms"),
     _rule(FLOOR_MONOTONE, "the vtime floor never decreases", "ms steps stress"),

@@ -1,4 +1,4 @@
-"""What the step clock records of its calls: each call, and each run held."""
+"""What the step clock records of its calls (its books are the ledger's)."""
 
 from __future__ import annotations
 
@@ -16,12 +16,3 @@ class CallRecord:
     served: tuple[str, ...]  # keys, in serve order
     report: object | None  # its dequeue's report beyond the runs (None: plain runs, or no call)
     consumer: str = "c1"  # whose call it was
-
-
-@dataclass(slots=True)
-class InFlight:
-    """A run a call took, held until `served_at + hold_steps`."""
-
-    key: str
-    run_id: str
-    served_at: int

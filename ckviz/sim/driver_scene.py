@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from ckviz.model.queue import IndexEntry
-from ckviz.model.snapshot import HeldRun, QueueEvent, ViewRequest
+from ckviz.model.snapshot import QueueEvent, ViewRequest
 from ckviz.sim.consumers import Consumer, Turns
 from ckviz.sim.ledger import Ledger
 from ckviz.sim.serving import Rescore, ServePlan
@@ -65,10 +65,6 @@ def driver_scene(driver: MsDriver, view: ViewRequest) -> Scene:
     index, index_size = index_shown(driver, limit)
     picked = driver.key_view.pick(view, driver.t, base, index_size)
     ledger = driver.ledger
-    held = tuple(
-        HeldRun(run.key, run.run_id, release)
-        for release, _, run in sorted(ledger.releases, key=lambda r: (r[0], r[1]))
-    )
     turn = next_consumer(driver)
     upcoming = turn.plan.next_order(index, base + driver.t)[:limit]
     index = index[:limit]
@@ -82,7 +78,7 @@ def driver_scene(driver: MsDriver, view: ViewRequest) -> Scene:
         index=tuple(index),
         index_rescored=() if rescore is None else rescore.entries(limit),
         keys=picked.keys,
-        held=held,
+        held=ledger.held_runs(),
         order=shown_order(driver, upcoming)[:limit],
         next_order=() if driver.done else upcoming,
         rescores=driver.plan.rescores,

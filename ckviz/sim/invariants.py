@@ -77,10 +77,15 @@ class InvariantChecker(RunLimits):
         per_key_cap: int | None,
         total_cap: int | None,
         planned: Mapping[str, int],
+        unit: Unit = "ms",
     ) -> None:
-        super().__init__(env_limit, per_key_cap, total_cap)
+        super().__init__(env_limit, per_key_cap, total_cap, unit)
         self.planned = dict(planned)  # runs per key in the workload
         self.checks = 0
+
+    def arrived_unplanned(self, key: str) -> None:
+        """A run no plan held arrived (the step clock's): its key's books must place one more."""
+        self.planned[key] = self.planned.get(key, 0) + 1
 
     def check(self, ledger: Ledger, digest: QueueDigest, t: int) -> None:
         """Raise `BrokenInvariant` for the first rule the books or the digest break at `t`."""
@@ -90,13 +95,13 @@ class InvariantChecker(RunLimits):
         if sum(parts) != ledger.total_runs or min(parts) < 0:
             shown = " + ".join(map(str, parts))
             detail = f"to arrive + queued + held + acked = {shown}, not {ledger.total_runs}"
-            raise BrokenInvariant(ONE_PLACE, t, [], detail)
+            raise BrokenInvariant(ONE_PLACE, t, [], detail, self.unit)
         if digest.env_queued != queued_total:
             detail = f"the env queue has {digest.env_queued} runs, the driver {queued_total}"
-            raise BrokenInvariant(ONE_PLACE, t, [], detail)
+            raise BrokenInvariant(ONE_PLACE, t, [], detail, self.unit)
         if digest.env_held != held_total:
             detail = f"the env holds {digest.env_held} runs, the driver {held_total}"
-            raise BrokenInvariant(ONE_PLACE, t, [], detail)
+            raise BrokenInvariant(ONE_PLACE, t, [], detail, self.unit)
         queued_sum = held_sum = 0
         for key, (queued, held) in digest.queues.items():
             self._key(t, key, queued, held, ledger)
@@ -107,50 +112,52 @@ class InvariantChecker(RunLimits):
                 f"the env queue has {digest.env_queued} runs, the CK queues in ckIndex "
                 f"{queued_sum}: runs sit in a CK queue outside ckIndex"
             )
-            raise BrokenInvariant(CK_INDEX, t, [], detail)
+            raise BrokenInvariant(CK_INDEX, t, [], detail, self.unit)
         if digest.index_listed and held_sum != digest.env_held:
             detail = f"the env holds {digest.env_held} runs, its keys {held_sum}"
-            raise BrokenInvariant(ONE_PLACE, t, [], detail)
+            raise BrokenInvariant(ONE_PLACE, t, [], detail, self.unit)
         if digest.index_size != ledger.queued_keys:
             detail = (
                 f"ckIndex has {digest.index_size} entries for "
                 f"{ledger.queued_keys} keys with runs queued"
             )
-            raise BrokenInvariant(CK_INDEX, t, [], detail)
+            raise BrokenInvariant(CK_INDEX, t, [], detail, self.unit)
         self._env(t, digest)
 
     def _key(self, t: int, key: str, queued: int, held: int, ledger: Ledger) -> None:
         book = ledger.books.get(key)
         if book is None:
-            raise BrokenInvariant(CK_INDEX, t, [key], "a CK queue of no workload key")
+            raise BrokenInvariant(CK_INDEX, t, [key], "a CK queue of no workload key", self.unit)
         placed = book.to_arrive + len(book.queued) + book.dequeued
         if placed != self.planned.get(key, 0) or not 0 <= book.held <= book.dequeued:
             detail = f"the books place {placed} runs (held {book.held}) of {self.planned.get(key)}"
-            raise BrokenInvariant(ONE_PLACE, t, [key], detail)
+            raise BrokenInvariant(ONE_PLACE, t, [key], detail, self.unit)
         if queued == NOT_INDEXED:
             if book.queued:
                 detail = f"missing from ckIndex with {len(book.queued)} runs queued"
-                raise BrokenInvariant(CK_INDEX, t, [key], detail)
+                raise BrokenInvariant(CK_INDEX, t, [key], detail, self.unit)
         elif queued == 0:
-            raise BrokenInvariant(CK_INDEX, t, [key], "in ckIndex with an empty CK queue")
+            raise BrokenInvariant(
+                CK_INDEX, t, [key], "in ckIndex with an empty CK queue", self.unit
+            )
         elif queued != len(book.queued):
             detail = f"Redis has {queued} runs queued, the driver {len(book.queued)}"
-            raise BrokenInvariant(ONE_PLACE, t, [key], detail)
+            raise BrokenInvariant(ONE_PLACE, t, [key], detail, self.unit)
         if held != book.held:
             detail = f"Redis holds {held} runs, the driver {book.held}"
-            raise BrokenInvariant(ONE_PLACE, t, [key], detail)
+            raise BrokenInvariant(ONE_PLACE, t, [key], detail, self.unit)
         if held > self.queue_limit:
             detail = f"holds {held} runs; per-key limit {self.queue_limit}"
-            raise BrokenInvariant(PER_KEY_LIMIT, t, [key], detail)
+            raise BrokenInvariant(PER_KEY_LIMIT, t, [key], detail, self.unit)
 
     def _env(self, t: int, digest: QueueDigest) -> None:
         if digest.env_held > self.env_limit:
             detail = f"the env holds {digest.env_held} runs; limit {self.env_limit}"
-            raise BrokenInvariant(ENV_LIMIT, t, [], detail)
+            raise BrokenInvariant(ENV_LIMIT, t, [], detail, self.unit)
         if self.total_cap is not None and digest.env_held > self.total_cap:
             detail = f"{digest.env_held} runs held; total cap {self.total_cap}"
-            raise BrokenInvariant(TOTAL_CAP, t, [], detail)
+            raise BrokenInvariant(TOTAL_CAP, t, [], detail, self.unit)
         if digest.master_has_member != (digest.index_size > 0):
             has = "holds" if digest.master_has_member else "lacks"
             detail = f"the master queue {has} the member; ckIndex has {digest.index_size} entries"
-            raise BrokenInvariant(MASTER_QUEUE, t, [], detail)
+            raise BrokenInvariant(MASTER_QUEUE, t, [], detail, self.unit)

@@ -1,8 +1,10 @@
 """The books of one run: what ckviz believes Redis holds, per key and in all.
 
-Every run is in exactly one place: to arrive, queued, held, or acked. The driver records each
-enqueue, dequeue and ack here as it sends it; the invariant checker holds these books against
-the digest Redis returns. Nothing here talks to Redis, so several consumers can share a ledger.
+Every run is in exactly one place: to arrive, queued, held, or acked. Either clock records each
+enqueue, dequeue and ack here as it sends it (the millisecond clock's runs are planned up front
+and handed out by `arrivals_due`; the step clock's arrive as their step comes, `arrive_now`);
+the invariant checker holds these books against the digest Redis returns. Nothing here talks
+to Redis, so several consumers can share a ledger.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ckviz.model.invariants import HEAD_FIRST, BrokenInvariant
 from ckviz.model.queue import PlannedRun
-from ckviz.model.snapshot import DequeueEvent
+from ckviz.model.snapshot import DequeueEvent, HeldRun
 
 
 @dataclass(slots=True)
@@ -88,6 +90,20 @@ class Ledger:
     def earliest_release(self) -> int | None:
         return self.releases[0][0] if self.releases else None
 
+    def arrive_now(self, run: PlannedRun, timestamp: int) -> None:
+        """A run no plan held arrives and is enqueued now (the step clock's: `arrival_ms` is
+        its step, `hold_ms` its hold in steps); a key met for the first time gets its books
+        (weight 1). Only for a ledger whose planned runs have all arrived."""
+        book = self.books.get(run.key)
+        if book is None:
+            book = self.books[run.key] = KeyBook(1.0)
+        self.workload.append(run)
+        self.total_runs += 1
+        self._next_arrival = self.total_runs  # handed out at once
+        self._planned[run.run_id] = run
+        book.to_arrive += 1
+        self.enqueued(run, timestamp)
+
     def enqueued(self, run: PlannedRun, timestamp: int) -> None:
         book = self.books[run.key]
         self.queued_keys += not book.queued
@@ -141,6 +157,11 @@ class Ledger:
         self.holds[run_id] = release
         heapq.heappush(self.releases, (release, len(self.events), planned))
         return book
+
+    def held_runs(self) -> tuple[HeldRun, ...]:
+        """The runs holding a slot, the earliest release first (then serve order)."""
+        releases = sorted(self.releases, key=lambda r: (r[0], r[1]))
+        return tuple(HeldRun(run.key, run.run_id, release) for release, _, run in releases)
 
     def waiting_since(self, score_base: int) -> dict[str, int]:
         """Every key with runs queued: its oldest queued run's arrival."""

@@ -12,9 +12,10 @@ from typing import Protocol
 
 from ckviz.disciplines.base import OnSteps
 from ckviz.model.queue import DisciplineState, Shown
-from ckviz.model.snapshot import DequeueEvent, HeldRun, KeyRow, QueueEvent, ViewRequest
+from ckviz.model.snapshot import KeyRow, QueueEvent, ViewRequest
 from ckviz.model.steps import StepScenario
-from ckviz.sim.calls import CallRecord, InFlight
+from ckviz.sim.calls import CallRecord
+from ckviz.sim.ledger import Ledger
 from ckviz.sim.snapshot import Scene
 from ckviz.store.runqueue import RunQueue
 
@@ -28,18 +29,9 @@ class StepEngine(Protocol):
     max_count: int
     done: bool
     queue: RunQueue
+    ledger: Ledger
     calls: list[CallRecord]
-    serves: list[DequeueEvent]
-    remaining: dict[str, int]
     in_redis: OnSteps | None
-
-    @property
-    def total(self) -> int: ...
-
-    @property
-    def in_flight(self) -> list[InFlight]: ...
-
-    def held_of(self, key: str) -> int: ...
 
     def next_consumer(self) -> str: ...
 
@@ -47,33 +39,26 @@ class StepEngine(Protocol):
 def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
     """Where `runner` stands after its last call. A step scenario has few keys: its
     snapshot carries every key's row, whatever the view asks for."""
-    scenario = runner.scenario
+    ledger = runner.ledger
     last = runner.calls[-1] if runner.calls else None
-    served_per_key: dict[str, int] = {}
-    waited: dict[str, int] = {}  # steps between a run's arrival and its serve, summed per key
-    for event in runner.serves:
-        served_per_key[event.key] = served_per_key.get(event.key, 0) + 1
-        waited[event.key] = waited.get(event.key, 0) + event.wait_ms
-    out, held_of = served_per_key.get, runner.held_of
     rows = tuple(
-        KeyRow(key, 1.0, left, 0, out(key, 0), held_of(key), None, waited.get(key, 0))
-        for key, left in runner.remaining.items()
+        KeyRow(key, 1.0, len(b.queued), 0, b.dequeued, b.held, None, b.wait_sum_ms)
+        for key, b in ledger.books.items()
     )
-    hold = scenario.harness.hold_steps
-    held = tuple(HeldRun(r.key, r.run_id, r.served_at + hold) for r in runner.in_flight)
+    events = ledger.events
     recent = tuple(
         QueueEvent("dequeue", e.dequeued_ms, e.key, e.run_id)
-        for e in runner.serves[len(runner.serves) - len(last.served) if last else 0 :]
+        for e in events[len(events) - len(last.served) if last else 0 :]
     )
     order = _tag_order(runner)
     return Scene(
         step=len(runner.calls),
         t=last.step if last else 0,
-        total_runs=runner.total,
+        total_runs=ledger.total_runs,
         index=tuple(runner.queue.peek_index(view.index_limit)[0]),  # a Lua pass may read it
         index_rescored=(),
         keys=rows,
-        held=held,
+        held=ledger.held_runs(),
         order=order,
         next_order=() if runner.done else order,
         rescores=False,
@@ -86,7 +71,7 @@ def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
 
 def _tag_order(runner: StepEngine) -> tuple[str, ...]:
     """The keys with runs left, in the discipline's own order when it keeps one in Redis."""
-    left = [k for k, n in runner.remaining.items() if n]
+    left = [k for k, b in runner.ledger.books.items() if b.queued]
     return tuple(left) if runner.in_redis is None else runner.in_redis.order(left)
 
 

@@ -12,6 +12,10 @@ Several consumers (sim/consumers.py): each step, every consumer makes one call (
 env is full at its turn), in an order drawn from the seed and the step, each on its own
 connection; the backlog is counted before each call; the acks and refeeds follow the step's
 last call.
+
+The books are the engine's (sim/ledger.py), in steps: a run arrives at the step it is enqueued
+before (`Ledger.arrive_now`) and holds its slot `hold_steps` steps; checked, each call's trip
+carries the digest the invariant checker holds them against, as the millisecond clock's do.
 """
 
 from __future__ import annotations
@@ -26,11 +30,12 @@ from ckviz.model.history import History
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.model.snapshot import FULL_VIEW, ConsumerService, DequeueEvent, Snapshot, ViewRequest
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
-from ckviz.sim.calls import CallRecord, InFlight
+from ckviz.sim.calls import CallRecord
 from ckviz.sim.consumers import Tally, consumer_name, turn_order
 from ckviz.sim.engine import Outcome, StepOutcome
 from ckviz.sim.history import HistoryRecorder
-from ckviz.sim.invariants import LISTING_LIMIT, RunLimits
+from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
+from ckviz.sim.ledger import Ledger
 from ckviz.sim.snapshot import Header, Scene, snapshot_of
 from ckviz.sim.step_scene import step_scene
 from ckviz.store.runqueue import RunQueue, Trip
@@ -39,8 +44,8 @@ STEP_DISCIPLINES: tuple[str, ...] = IN_REDIS  # a call is one script: the order 
 
 
 class StepRunner:
-    """The step clock over one (step scenario, discipline) run (an `Engine`); `calls` and
-    `serves` say what happened. `t` is the next step."""
+    """The step clock over one (step scenario, discipline) run (an `Engine`); `calls` says what
+    each step's calls did, `ledger` holds the books. `t` is the next step."""
 
     unit: Unit = "step"
 
@@ -72,35 +77,27 @@ class StepRunner:
         self.header = Header(scenario.name, "", discipline, limit, self.max_count, None, None, T0)
         self.t = 0
         self.done = False
-        self.serves: list[DequeueEvent] = []
+        self.ledger = Ledger(scenario.weights(), ())  # declared keys first, then minted ones
         self.calls: list[CallRecord] = []
-        self.remaining: dict[str, int] = {}  # declared keys first, then minted ones
         self.contention: dict[str, int] = {}  # serves while >= 2 keys had backlog
         self.contended: set[str] = set()  # keys with backlog during such a call
         self.drain_step = -1
-        # the per-key limit is the env limit (no per-queue limit in the step harness)
-        self.limits = (
-            RunLimits(scenario.env_limit, None, None, "step") if check_invariants else None
+        # the per-key limit is the env limit (no per-queue limit in the step harness); the
+        # planned runs per key grow as runs arrive
+        self.invariants = (
+            InvariantChecker(limit, None, None, {}, "step") if check_invariants else None
         )
         # a discipline whose state lives in Redis: that state, its rules, what the app shows
         self.in_redis: OnSteps | None = on_steps(discipline, check_invariants)
         self.track_state = check_invariants if track_state is None else track_state
-        self._sent_per_key: dict[str, int] = {}
         self._backlog: set[str] = set()  # keys with runs not yet served
-        self._enqueued: set[str] = set()
-        self._in_flight: list[InFlight] = []
-        self._held: dict[str, int] = {}
-        self._arrival: dict[str, int] = {}  # run id -> step it arrived
         self._fresh = 0
         self._refeeds = 0
-        self._total = 0
-        self._touched: set[str] = set()  # keys a trip enqueues or acks
         self._outbox = queue.trip()
         # the run's past in time buckets of steps, for the app's pictures
         self.history = HistoryRecorder(scenario.weights()) if history else None
         for spec in scenario.keys:
             for k, key in enumerate(spec.names()):
-                self.remaining[key] = 0
                 for i in range(spec.runs):
                     self._enqueue(key, spec.timestamp(i, k))
 
@@ -109,14 +106,12 @@ class StepRunner:
     @property
     def total(self) -> int:
         """Runs enqueued so far (all of them up front, plus arrivals between calls)."""
-        return self._total
+        return self.ledger.total_runs
 
     @property
-    def in_flight(self) -> list[InFlight]:
-        return list(self._in_flight)
-
-    def held_of(self, key: str) -> int:
-        return self._held.get(key, 0)
+    def events(self) -> list[DequeueEvent]:
+        """Every serve so far, in order (times in steps)."""
+        return self.ledger.events
 
     @property
     def round_trips(self) -> int:
@@ -161,7 +156,8 @@ class StepRunner:
             if run.key in arrivals.refeed:
                 self._enqueue(run.key, arrivals.refeed_start + self._refeeds)
                 self._refeeds += 1
-        finished = not self.scenario.between_calls and len(self.serves) >= self._total
+        ledger = self.ledger
+        finished = not self.scenario.between_calls and len(ledger.events) >= ledger.total_runs
         if finished or self.t >= self.scenario.harness.max_steps:
             self._finish()
 
@@ -170,55 +166,75 @@ class StepRunner:
         backlog = len(self._backlog)
         if backlog >= 2:
             self.contended |= self._backlog
-        called = len(self._in_flight) < self.scenario.env_limit  # burst factor 1
+        called = self.ledger.held_count < self.scenario.env_limit  # burst factor 1
         runs: list[DequeuedRun] = []
         report: DequeueReport | None = None
+        digest: Any = None
         if called:  # else the outbox waits for the next call's trip: nothing reads it before
-            slot = self._dequeue()
-            state_slot = None
-            if self.in_redis is not None and self.track_state:
-                state_slot = self._outbox.read_state(LISTING_LIMIT, self._touched)
-            self._touched = set()
+            slot = self._outbox.dequeue(self.max_count, WALL_NOW)
+            digest_slot, state_slot = self._reads()
             replies = self._send(self.queues[consumer])
             runs, report = self._reply(replies[slot])
+            if digest_slot is not None:
+                digest = replies[digest_slot][0]
             if self.in_redis is not None and state_slot is not None:
                 self.in_redis.read(replies[state_slot])
             self.consumers[consumer].called(len(runs))
         for run in runs:
             self._record(run, backlog)
+        if self.invariants is not None and digest is not None:
+            self.invariants.check(self.ledger, digest, self.t)
         name = self.consumers[consumer].name
         served = tuple(r.key for r in runs)
         self.calls.append(CallRecord(self.t, called, backlog, served, report, name))
         if self.in_redis is not None and report is not None:
-            self.in_redis.called(self.t, report, self._enqueued)
+            self.in_redis.called(self.t, report, self.ledger.books.__contains__)
         return runs
 
+    def _reads(self) -> tuple[int | None, int | None]:
+        """Slots of the reads that ride at the end of a call's trip: the digest (checked) and
+        the discipline's state (tracked), each of every active key while there are few, else
+        of the keys changed since the last trip (as on the millisecond clock)."""
+        keys = self._listed()
+        digest_slot = None if self.invariants is None else self._outbox.inspect(*keys)
+        state_slot = None
+        if self.in_redis is not None and self.track_state:
+            state_slot = self._outbox.read_state(LISTING_LIMIT, keys[0])
+        return digest_slot, state_slot
+
+    def _listed(self) -> tuple[set[str], int]:
+        """The keys a read lists, and up to how many it lists whole."""
+        ledger = self.ledger
+        active, touched = ledger.active, ledger.take_touched()
+        return (active, LISTING_LIMIT) if len(active) <= LISTING_LIMIT else (touched, 0)
+
     def _finish(self) -> None:
-        if self.in_redis is not None:
-            slot = self._outbox.read_state(0)
-            self.in_redis.read(self._send()[slot])
-        elif len(self._outbox):
-            self._send()
+        """The last acks go out, checked like a call's trip, if anything is left to send (and,
+        for a discipline in Redis, the floor it ends with)."""
+        if self.in_redis is not None or len(self._outbox):
+            digest_slot = None if self.invariants is None else self._outbox.inspect(*self._listed())
+            state_slot = None if self.in_redis is None else self._outbox.read_state(0)
+            replies = self._send()
+            if self.in_redis is not None and state_slot is not None:
+                self.in_redis.read(replies[state_slot])
+            if self.invariants is not None and digest_slot is not None:
+                self.invariants.check(self.ledger, replies[digest_slot][0], self.t)
         self.done = True
 
     # ---- the commands of a step ------------------------------------------------------
 
     def _enqueue(self, key: str, offset_ms: int) -> None:
-        i = self._sent_per_key.get(key, 0)
-        self._sent_per_key[key] = i + 1
-        run = PlannedRun(key, f"{key}-{i}", 0, 0)
-        self._outbox.enqueue(run, T0 + offset_ms)
-        self.remaining[key] = self.remaining.get(key, 0) + 1
-        self._enqueued.add(key)
+        book = self.ledger.books.get(key)
+        sent = 0 if book is None else book.to_arrive + len(book.queued) + book.dequeued
+        run = PlannedRun(key, f"{key}-{sent}", self.t, self.scenario.harness.hold_steps)
+        timestamp = T0 + offset_ms
+        self._outbox.enqueue(run, timestamp)
+        self.ledger.arrive_now(run, timestamp)
+        if self.invariants is not None:
+            self.invariants.arrived_unplanned(key)
         self._backlog.add(key)
-        self._touched.add(key)
-        self._arrival[run.run_id] = self.t
-        self._total += 1
         if self.history is not None:
             self.history.enqueued(key, self.t)
-
-    def _dequeue(self) -> int:
-        return self._outbox.dequeue(self.max_count, WALL_NOW)
 
     def _reply(self, reply: Any) -> tuple[list[DequeuedRun], DequeueReport | None]:
         """The runs of a dequeue reply, and the report of a discipline in Redis (its door's
@@ -229,16 +245,13 @@ class StepRunner:
         return report.runs, report
 
     def _ack_due(self) -> None:
-        hold = self.scenario.harness.hold_steps
-        for i in range(len(self._in_flight) - 1, -1, -1):  # last to first, as the reference
-            run = self._in_flight[i]
-            if run.served_at + hold <= self.t:
-                del self._in_flight[i]
-                self._held[run.key] -= 1
-                self._outbox.ack(run.run_id, run.key)
-                if self.in_redis is not None:
-                    self.in_redis.acked(run.key)
-                self._touched.add(run.key)
+        """The runs held `hold_steps` steps, acked last served first (as the reference walks
+        its in-flight list)."""
+        for run in reversed(self.ledger.releases_due(self.t)):
+            self._outbox.ack(run.run_id, run.key)
+            self.ledger.acked(run)
+            if self.in_redis is not None:
+                self.in_redis.acked(run.key)
 
     def _send(self, via: RunQueue | None = None) -> list[Any]:
         outbox: Trip
@@ -248,22 +261,20 @@ class StepRunner:
     # ---- books ----------------------------------------------------------------------
 
     def _record(self, run: DequeuedRun, backlog: int) -> None:
-        self.remaining[run.key] -= 1
-        if not self.remaining[run.key]:
+        ledger, t = self.ledger, self.t
+        if self.invariants is not None:
+            self.invariants.on_dequeued(t, run.key, run.run_id)
+        book = ledger.dequeued(t, run.key, run.run_id)
+        if not book.queued:
             self._backlog.discard(run.key)
-        self._in_flight.append(InFlight(run.key, run.run_id, self.t))
-        self._held[run.key] = self._held.get(run.key, 0) + 1
-        arrival = self._arrival.pop(run.run_id)
-        self.serves.append(DequeueEvent(run.key, run.run_id, arrival, self.t))
         if self.history is not None:
-            self.history.dequeued(run.key, self.t)
+            self.history.dequeued(run.key, t)
         if backlog >= 2:
             self.contention[run.key] = self.contention.get(run.key, 0) + 1
-        if not self.scenario.between_calls and len(self.serves) == self._total:
-            self.drain_step = self.t
-        if self.limits is not None:
-            self.limits.on_dequeued(self.t, run.key, run.run_id)
-            self.limits.within_limits(self.t, run.key, self._held[run.key], len(self._in_flight))
+        if not self.scenario.between_calls and len(ledger.events) == ledger.total_runs:
+            self.drain_step = t
+        if self.invariants is not None:
+            self.invariants.within_limits(t, run.key, book.held, ledger.held_count)
 
     # ---- what the lanes and the results read --------------------------------------------
 
@@ -277,19 +288,14 @@ class StepRunner:
     def history_view(self, t: int) -> History | None:
         return None if self.history is None else self.history.view(t)
 
-    @property
-    def events(self) -> list[DequeueEvent]:
-        return self.serves
-
     def waiting_since(self) -> dict[str, int]:
         """Declared runs were all enqueued before step 0: a key left with runs waited from then
         on. (A refed key's leftover run arrived later; it counts only if never served.)"""
         declared, refed = set(self.scenario.key_names()), set(self.scenario.arrivals.refeed)
-        served = {e.key for e in self.serves}
         return {
             k: 0
-            for k, left in self.remaining.items()
-            if left > 0 and k in declared and (k not in refed or k not in served)
+            for k, book in self.ledger.books.items()
+            if book.queued and k in declared and (k not in refed or not book.dequeued)
         }
 
     def contention_counts(self) -> dict[str, int]:
@@ -308,22 +314,17 @@ class StepRunner:
             key_serves=self.key_serves(),
             floor=floor,
         )
-        weights = dict.fromkeys(self.remaining, 1.0)  # minted keys count, at weight 1
+        weights = dict.fromkeys(self.ledger.books, 1.0)  # minted keys count, at weight 1
         trips, sent = self.round_trips, self.commands_sent
-        service = self.service()
-        return Outcome(
-            "step", self.serves, weights, self.total, self.t, trips, sent, service, steps=steps
-        )
+        facts = (self.events, weights, self.total, self.t, trips, sent, self.service())
+        return Outcome("step", *facts, steps=steps)
 
     def key_serves(self) -> dict[str, int]:
         """Serves per declared key, in declared order, then all minted keys together."""
-        counts = dict.fromkeys(self.scenario.key_names(), 0)
-        minted = 0
-        for event in self.serves:
-            if event.key in counts:
-                counts[event.key] += 1
-            else:
-                minted += 1
+        books = self.ledger.books
+        counts = {key: books[key].dequeued for key in self.scenario.key_names()}
         if self.scenario.arrivals.fresh_per_call:
-            counts[f"{FRESH_PREFIX}*"] = minted
+            counts[f"{FRESH_PREFIX}*"] = sum(b.dequeued for b in books.values()) - sum(
+                counts.values()
+            )
         return counts

@@ -159,7 +159,7 @@ def test_the_step_harness_calls_each_consumer_once_a_step_in_seeded_order(
         client, sc, Treatment(discipline="vtime"), prefix, seed="seed-b", consumers=3
     ) as runner:
         runner.run()
-    served = [e.run_id for e in runner.serves]
+    served = [e.run_id for e in runner.events]
     assert len(served) == len(set(served)) == sum(k.runs * (k.count or 1) for k in sc.keys)
     by_step: dict[int, list[str]] = {}
     for call in runner.calls:

@@ -15,7 +15,13 @@ from ckviz.disciplines.vtime.door import state_keys
 from ckviz.errors import ExitCode
 from ckviz.inputs.scenario_files import load_any
 from ckviz.metrics import step_figures
-from ckviz.model.invariants import FLOOR_MONOTONE, TAG_MONOTONE, TAGS_KNOWN, BrokenInvariant
+from ckviz.model.invariants import (
+    FLOOR_MONOTONE,
+    ONE_PLACE,
+    TAG_MONOTONE,
+    TAGS_KNOWN,
+    BrokenInvariant,
+)
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import Results
 from ckviz.model.steps import StepScenario, VtimeSettings
@@ -48,7 +54,7 @@ def run(client: redis.Redis, prefix: str, name: str, treatment: Treatment) -> St
 @pytest.mark.parametrize("discipline", ["baseline", "vtime", "vtime-v17"])
 def test_the_published_ck_skew_row(client: redis.Redis, prefix: str, discipline: str) -> None:
     runner = run(client, prefix, "micro_skew", Treatment(discipline=discipline))
-    f = step_figures(runner.serves, runner.scenario.victims, runner.contention, runner.drain_step)
+    f = step_figures(runner.events, runner.scenario.victims, runner.contention, runner.drain_step)
     want = ANCHOR["baseline" if discipline == "baseline" else "vtime"]  # V17 = HEAD here
     got = dict(
         first=f.victim_first_serve,
@@ -154,6 +160,28 @@ def test_the_checks_catch_a_damaged_vtime_state(
         with pytest.raises(BrokenInvariant) as caught:
             tamper.run()
     assert caught.value.invariant == invariant
+
+
+class LoseARun(StepRunner):
+    """A runner whose server loses a queued run of `heavy` between two calls."""
+
+    def step(self) -> None:
+        if self.t == 5:
+            self.queue.client.zrem(self.queue.keys.ck_queue("heavy"), "heavy-119")
+        super().step()
+
+
+def test_the_step_clock_holds_its_books_against_each_calls_digest(
+    client: redis.Redis, prefix: str
+) -> None:
+    with open_step_cell(
+        client, step_scenario("micro_skew"), Treatment(discipline="baseline"), prefix
+    ) as runner:
+        lossy = LoseARun(runner.scenario, "baseline", runner.queue)
+        with pytest.raises(BrokenInvariant) as caught:
+            lossy.run()
+    assert caught.value.invariant == ONE_PLACE and caught.value.keys == ("heavy",)
+    assert "at step 8" in str(caught.value)  # the next call's (env limit 1: one every 4 steps)
 
 
 @pytest.mark.parametrize(
