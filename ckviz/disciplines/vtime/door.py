@@ -7,7 +7,8 @@ published table), which acks with the store's own ack.lua. Their state lives in 
 `B:ckVtimeFloor` and `B:ckVtimeIdle`, written only by the Lua; Python reads it through
 `state.lua`. Every harness (the logical-millisecond driver, the step harness, stress) reaches
 the scripts through this door: a `RunQueue` opened with it runs `Trip.enqueue`, `dequeue`,
-`ack` and `read_state` with these KEYS and ARGV.
+`ack` and `read_state` with these KEYS and ARGV, and the lifecycle's `nack`, `dead_letter`,
+`expire_ttl` and enqueue with a TTL or a fast-path offer (docs/lifecycle.md).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from ckviz.disciplines.base import Tuning
 from ckviz.disciplines.vtime.knobs import Version, VtimeKnobs, knobs_of
 from ckviz.disciplines.vtime.replies import vtime_dequeue, vtime_state
 from ckviz.store.keys import KeyLayout
-from ckviz.store.scripts import RUN_QUEUE, Door, load_scripts
+from ckviz.store.scripts import LIFECYCLE, LIFECYCLE_LIB, RUN_QUEUE, Door, load_scripts
 
-SCRIPTS = load_scripts("ckviz.disciplines.vtime")  # enqueue, dequeue, ack, state
+# enqueue, dequeue, ack, state, and the lifecycle's nack, dead_letter, enqueue_ttl, expire_ttl
+# (each with the lifecycle's lib, whose bodies they share, and this folder's in front)
+SCRIPTS = load_scripts("ckviz.disciplines.vtime", libs=(LIFECYCLE_LIB,))
 # the discipline names that run the vtime scripts, and the version each means
 VERSIONS: dict[str, Version] = {"vtime": "head", "vtime-v17": "v17"}
 STATE_KEYS = ("ckVtime", "ckVtimeFloor", "ckVtimeIdle")  # each `B:<name>`, in the scripts' order
@@ -63,11 +66,19 @@ def vtime_tail(version: Version, knobs: VtimeKnobs, trace: bool) -> tuple[str | 
 
 
 def vtime_door(version: Version, tuning: Tuning) -> Door:
-    """The vtime scripts, the three state keys and the knobs (V17 acks with ack.lua)."""
+    """The vtime scripts, the three state keys and the knobs. Both versions register on a
+    nack and on a slow-path enqueue with a TTL; only HEAD drains a key's tag on the ack, the
+    dead-letter and the TTL sweep (V17 runs the store's ack and the flag-off dead-letter and
+    sweep, which never touch a vtime key)."""
+    head = version == "head"
     return Door(
         enqueue=SCRIPTS["enqueue"],
         dequeue=SCRIPTS["dequeue"],
-        ack=SCRIPTS["ack"] if version == "head" else RUN_QUEUE["ack"],
+        ack=SCRIPTS["ack"] if head else RUN_QUEUE["ack"],
+        nack=SCRIPTS["nack"],
+        dead_letter=SCRIPTS["dead_letter"] if head else LIFECYCLE["dead_letter"],
+        enqueue_ttl=SCRIPTS["enqueue_ttl"],
+        expire_ttl=SCRIPTS["expire_ttl"] if head else LIFECYCLE["expire_ttl"],
         state_keys=STATE_KEYS,
         argv=vtime_tail(version, knobs_of(tuning.knobs), tuning.trace),
         reads=SCRIPTS["state"],

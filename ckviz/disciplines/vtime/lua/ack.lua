@@ -1,25 +1,19 @@
 -- vtime ack(run), HEAD only (V17 acks with ack.lua and never touches a vtime key): ack.lua,
--- then, if the CK queue is now empty, park its ckVtime tag in the idle set (unconditionally,
--- even at or below the floor: the next serving dequeue reaps it) and drop it from ckVtime.
+-- then vdrain: if the CK queue is now empty, park its ckVtime tag in the idle set
+-- (unconditionally, even at or below the floor: the next serving dequeue reaps it) and drop it
+-- from ckVtime.
 -- KEYS: 1 message, 2 ck queue, 3 env queue, 4 ckIndex, 5 master queue,
 --       6 ck concurrency set, 7 env concurrency set, 8 ckVtime, 9 ckVtimeFloor (unused),
 --       10 ckVtimeIdle
 -- ARGV: 1 run id, 2 ckIndex member, 3 master member (ack.lua's), then the vtime tail
---       (ckviz/disciplines/vtime/values.py): 4 version, 5 quantum, 6 window multiplier, 7 state ttl (s),
---       8 idle max entries, 9 arrival cap, 10 trace (only the ttl is used here)
+--       (ckviz/disciplines/vtime/door.py): 4 version, 5 quantum, 6 window multiplier, 7 state
+--       ttl (s), 8 idle max entries, 9 arrival cap, 10 trace (only the ttl is used here)
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 rescore_to_head(KEYS[4], KEYS[2], ARGV[2])
 fix_master(KEYS[4], KEYS[5], ARGV[3])
-if redis.call('EXISTS', KEYS[2]) == 0 then
-  local tag = redis.call('ZSCORE', KEYS[8], ARGV[2])
-  if tag then
-    redis.call('ZADD', KEYS[10], tag, ARGV[2])
-    redis.call('EXPIRE', KEYS[10], ARGV[7])
-  end
-  redis.call('ZREM', KEYS[8], ARGV[2])
-end
+vdrain(KEYS[2], KEYS[8], KEYS[10], ARGV[2], ARGV[7])
 redis.call('SREM', KEYS[6], ARGV[1])
 redis.call('SREM', KEYS[7], ARGV[1])
 return 1

@@ -79,12 +79,17 @@ local function note(pass, member, fate, drain, tag)
 end
 
 -- A CK queue left empty: V17 forgets its tag; HEAD parks it first when it is above the floor
--- (`served_tag` after a serve, else the stored score as Redis's own text).
-local function drained(member, served_tag)
+-- (`served_tag` after a serve, else the stored score: written back with tostring after an
+-- expired drop (SPEC-lifecycle 4.2), as Redis's own text after an orphan drop or an empty
+-- visit).
+local function drained(member, served_tag, fate)
   local drain = 'removed'
   if head then
     local park = served_tag and tostring(served_tag) or known[member]
       or redis.call('ZSCORE', vtime, member)
+    if park and fate == 'expired' then
+      park = tostring(tonumber(park))
+    end
     if park and tonumber(park) > floor then
       redis.call('ZADD', idle, park, member)
       redis.call('EXPIRE', idle, ttl)
@@ -96,13 +101,19 @@ local function drained(member, served_tag)
   return drain
 end
 
-local function expired(payload)
-  if not string.find(payload, 'ttlExpiresAt', 1, true) then
-    return false
+-- ARGV 11 and 12 (SPEC-lifecycle 4.1, 4.2): the TTL queue ("" without a TTL system) and the
+-- lengthCounter; ttl_of() is the store lib's.
+local ttl_queue, length_counter = ARGV[11] or '', ARGV[12]
+
+-- An expired ready head leaves its queues uncounted and unheld; its message stays for the TTL
+-- consumer. HEAD puts its TTL entry back (7f01aaf2f0); V17 does not.
+local function drop_expired(member, run_id, expires, org_id)
+  if length_counter and length_counter ~= '' then
+    floored_decr(length_counter)
   end
-  local ok, message = pcall(cjson.decode, payload)
-  local at = ok and type(message) == 'table' and tonumber(message.ttlExpiresAt)
-  return at and at <= tonumber(now)
+  if head and ttl_queue ~= '' then
+    redis.call('ZADD', ttl_queue, expires, member .. '|' .. run_id .. '|' .. org_id)
+  end
 end
 
 -- Serve one CK queue's ready head, if it may; returns its fate and what happened on drain.
@@ -121,13 +132,18 @@ local function try(member, pass, known_registered)
   if #ready > 0 then
     local run_id = ready[1]
     local payload = redis.call('GET', prefix .. ARGV[7] .. run_id)
+    local expires, org_id = ttl_of(payload)
     redis.call('ZREM', queue, run_id)
     redis.call('ZREM', env_queue, run_id)
-    if payload and expired(payload) then
-      fate = 'expired' -- HEAD would re-add its TTL-queue entry; ckviz runs without a TTL queue
+    if expires and expires <= tonumber(now) then
+      drop_expired(member, run_id, expires, org_id)
+      fate = 'expired'
     elseif payload then
       redis.call('SADD', held, run_id)
       redis.call('SADD', env_held, run_id)
+      if expires and ttl_queue ~= '' then
+        redis.call('ZREM', ttl_queue, member .. '|' .. run_id .. '|' .. org_id)
+      end
       runs[#runs + 1] = {run_id, ready[2], payload}
       local stored = known[member] or redis.call('ZSCORE', vtime, member)
       local tag = math.max(tonumber(stored or floor), floor)
@@ -143,7 +159,7 @@ local function try(member, pass, known_registered)
   end
   local first = redis.call('ZRANGE', queue, 0, 0, 'WITHSCORES')
   if #first == 0 then
-    return fate, drained(member, served_tag), served_tag
+    return fate, drained(member, served_tag, fate), served_tag
   end
   redis.call('ZADD', ck_index, first[2], member)
   if #ready == 0 then

@@ -13,43 +13,9 @@
 --       <v>|<runId>|<orgId> ("" without a TTL system), 10 fast path offered ("1" or "0"),
 --       11 now, 12 default env limit, 13 burst factor, 14 default queue limit,
 --       15 message name pushed on the fast path
-local run_id = ARGV[1]
-
-local function fast_path_free()
-  if #redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[11], 'LIMIT', 0, 1) > 0 then
-    return false
-  end
-  local env_limit = tonumber(redis.call('GET', KEYS[12]) or ARGV[12])
-  if redis.call('SCARD', KEYS[7]) >= math.floor(env_limit * tonumber(ARGV[13])) then
-    return false
-  end
-  local queue_limit = math.min(tonumber(redis.call('GET', KEYS[13]) or ARGV[14]), env_limit)
-  return redis.call('SCARD', KEYS[6]) < queue_limit
-end
-
-if ARGV[10] == '1' and fast_path_free() then
-  redis.call('SET', KEYS[1], ARGV[3])
-  redis.call('SADD', KEYS[6], run_id)
-  redis.call('SADD', KEYS[7], run_id)
-  redis.call('RPUSH', KEYS[14], ARGV[15])
+if fast_path_taken() then
   return 1
 end
-
-redis.call('SET', KEYS[1], ARGV[3])
-lazy_init_length(KEYS[10], KEYS[4], ARGV[6], ARGV[7])
-local added = redis.call('ZADD', KEYS[2], ARGV[2], run_id)
-redis.call('ZADD', KEYS[3], ARGV[2], run_id)
-if ARGV[8] ~= '' and ARGV[9] ~= '' then
-  redis.call('ZADD', KEYS[11], ARGV[8], ARGV[9])
-end
-if added == 1 then
-  redis.call('INCR', KEYS[10])
-end
-rescore_to_head(KEYS[4], KEYS[2], ARGV[4])
-fix_master(KEYS[4], KEYS[5], ARGV[5])
-drop_legacy_master(KEYS[5], ARGV[4], ARGV[5])
-redis.call('SREM', KEYS[6], run_id)
-redis.call('SREM', KEYS[7], run_id)
-redis.call('SREM', KEYS[8], run_id)
-redis.call('SREM', KEYS[9], run_id)
+enqueue_queue()
+enqueue_finish(true)
 return 0
