@@ -9,8 +9,9 @@ import redis
 
 from ckviz.disciplines.base import Tuning
 from ckviz.disciplines.vtime import Version, VtimeKnobs, VtimeState
-from ckviz.disciplines.vtime.door import state_keys, vtime_door
+from ckviz.disciplines.vtime.door import SCRIPTS, state_keys, vtime_door
 from ckviz.store.keys import ck_member
+from ckviz.store.scripts import LIFECYCLE
 from tests.functional.lifecycle_support import NOW, Lanes
 from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
 
@@ -327,3 +328,37 @@ def test_the_fast_path_needs_its_three_conditions(
     client.sadd(v.q.keys.env_held, "x")
     assert v.enqueue("z", "z1", 1000, fast_path=True) is False  # the env is full
     assert set(v.tags()) == {"r", "q", "z"}  # each slow path registered its key
+
+
+# a nack's retry in the future (5), and which scripts each version names
+
+
+@pytest.mark.parametrize("version", BOTH)
+def test_a_nacked_key_waits_registered_for_its_retry_then_is_served_at_its_tag(
+    client: redis.Redis, prefix: str, version: Version
+) -> None:
+    v = VLanes(client, prefix, version)
+    v.enqueue("a", "a1", 1000)
+    v.enqueue("a", "a2", 1001)
+    for i in range(4):
+        v.enqueue("b", f"b{i}", 2000 + i)
+    assert v.dequeue() == ["a1"]  # a 0 -> 1
+    v.dequeue()  # b 0 -> 1
+    v.dequeue()  # a2 (a 1 -> 2): a drained
+    v.nack("a", "a2", NOW + 5000)  # re-registered with a future head
+    tag = v.tags()["a"]
+    reply = v.one("dequeue", 2, NOW)
+    assert ("a", "not-ready") in {(x.key, x.fate) for x in reply.visits}
+    assert [r.run_id for r in reply.runs] == ["b1"]  # not served, and still registered
+    assert v.tags()["a"] == tag and v.index_score("a") == NOW + 5000.0
+    assert v.one("dequeue", 1, NOW + 5000).runs[0].run_id == "a2"  # due: served again
+
+
+@pytest.mark.parametrize("version", BOTH)
+def test_each_version_names_its_own_lifecycle_scripts(version: Version) -> None:
+    door = vtime_door(version, Tuning())
+    head = version == "head"
+    assert (door.nack, door.enqueue_ttl) == (SCRIPTS["nack"], SCRIPTS["enqueue_ttl"])
+    assert door.dead_letter == (SCRIPTS["dead_letter"] if head else LIFECYCLE["dead_letter"])
+    assert door.expire_ttl == (SCRIPTS["expire_ttl"] if head else LIFECYCLE["expire_ttl"])
+    assert set(door.scripts) >= {door.nack, door.dead_letter, door.enqueue_ttl, door.expire_ttl}
