@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 from collections.abc import Iterable
 from concurrent.futures import Future
@@ -40,6 +41,11 @@ from ckviz.tui.screens.lane_screen import LaneScreen
 from ckviz.tui.screens.main import MainScreen
 from ckviz.tui.widgets.filter_bar import FilterBar
 from ckviz.tui.widgets.status import Controls
+
+
+def terminal_fds() -> list[int]:
+    """stdout and stderr, those on a terminal (Textual writes to one of them)."""
+    return [fd for fd in (1, 2) if os.isatty(fd)]
 
 
 class CkvizApp(App[int]):
@@ -92,9 +98,24 @@ class CkvizApp(App[int]):
         self.theme_changed_signal.subscribe(self, lambda _theme: self._repaint())
         if self._handle_signals:
             loop = asyncio.get_running_loop()
-            for sig in (signal.SIGHUP, signal.SIGTERM):
-                loop.add_signal_handler(sig, lambda: self.call_next(self.action_quit))
+            loop.add_signal_handler(signal.SIGTERM, lambda: self.call_next(self.action_quit))
+            terminal = terminal_fds()
+            signal.signal(signal.SIGHUP, lambda *_: self._hung_up(loop, terminal))
         self.perform(self.player.start(self.player.setup))
+
+    def _hung_up(self, loop: asyncio.AbstractEventLoop, terminal: list[int]) -> None:
+        """SIGHUP, a closed terminal: every write to it fails from now on, a failed write ends
+        Textual's writer thread (and exiting waits for it forever), and the SIGCONT that comes
+        with the hangup would start application mode again on the dead terminal. So, before
+        that SIGCONT is handled (a lower signal number: Python runs this handler first): the
+        writes go to /dev/null, SIGCONT does nothing more, then quit as `q` does."""
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            for fd in terminal:
+                os.dup2(devnull, fd)
+            os.close(devnull)
+        signal.signal(signal.SIGCONT, signal.SIG_DFL)
+        loop.call_soon_threadsafe(self.call_next, self.action_quit)
 
     async def action_quit(self) -> None:
         """Stop what runs, close every lane (their keys are deleted), then exit."""

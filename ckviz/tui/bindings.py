@@ -307,7 +307,15 @@ KEYS: tuple[Key, ...] = (
         title="Help",
         key_display="?",
     ),
-    Key("quit", "q", "quit", "Quit", "app", "quit: every key ckviz wrote is deleted first"),
+    Key(
+        "quit",
+        "q,ctrl+c",
+        "quit",
+        "Quit",
+        "app",
+        "quit (a run to the end stops first): every key ckviz wrote is deleted",
+        key_display="q",
+    ),
     *(
         Key(
             f"step_{n}", "", f"step_many({n})", f"Step {n}", "app", title=f"Step {n} dequeue rounds"

@@ -205,8 +205,8 @@ def test_a_cancelled_run_to_the_end_stops_where_it_is(
         (first,) = lockstep.start(Setup(many_keys, "seed-a", ("baseline",)))
         (stopped,) = lockstep.run_to_end(lambda: True)
         assert final(stopped) == final(first) and not stopped.done
-        looks = iter([False, True])  # one chunk of instants, then stopped
-        (partway,) = lockstep.run_to_end(lambda: next(looks), chunk=5)
+        looks = iter([False] * 5 + [True])  # asked before each instant: five, then stopped
+        (partway,) = lockstep.run_to_end(lambda: next(looks))
         assert partway.snapshots[0].step >= 5 and not partway.done
     finally:
         lockstep.close()

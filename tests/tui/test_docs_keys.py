@@ -8,4 +8,4 @@ from scripts.write_docs_keys import PAGE, rendered
 def test_the_app_page_lists_the_bindings_tables_keys() -> None:
     page = PAGE.read_text(encoding="utf-8")
     assert page == rendered(page), "stale: run python scripts/write_docs_keys.py"
-    assert "- `space`: one dequeue round" in page and "- `q`: quit" in page
+    assert "- `space`: one dequeue round" in page and "- `q`, `ctrl+c`: quit" in page
