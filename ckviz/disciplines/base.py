@@ -113,6 +113,27 @@ class OnSteps(Protocol):
     ) -> DisciplineState: ...
 
 
+class Tally(Protocol):
+    """Where checks under concurrency count what they checked and what broke (they cannot
+    stop the run: `ckviz stress`)."""
+
+    def checked(self, invariant: str) -> None: ...
+
+    def broke(self, invariant: str, detail: str) -> None: ...
+
+
+class UnderConcurrency(Protocol):
+    """A discipline in Redis's own rules under concurrent callers (`ckviz stress`), judged only
+    between observations no other call can have reordered: each observer's own dequeue
+    reports, and two whole state reads with no enqueue of a key in flight between them."""
+
+    def dequeued(self, observer: str, report: DequeueReport, tally: Tally) -> None: ...
+
+    def read(
+        self, observer: str, state: object, quiet: Callable[[str], bool], tally: Tally
+    ) -> None: ...
+
+
 class KeepsStateInRedis(Discipline, Protocol):
     """A discipline whose door names a `reads` script: the driver hands it what its dequeue
     reported and what the read found, and it never writes its keys from Python. What a report
@@ -134,6 +155,10 @@ class KeepsStateInRedis(Discipline, Protocol):
 
     def on_steps(self, check: bool) -> OnSteps:
         """What the step clock keeps of it between calls (`check`: its rules too)."""
+        ...
+
+    def under_concurrency(self) -> UnderConcurrency:
+        """Its rules under concurrent callers (`ckviz stress`)."""
         ...
 
 

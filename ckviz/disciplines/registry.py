@@ -14,6 +14,7 @@ from ckviz.disciplines.base import (
     Listed,
     OnSteps,
     Tuning,
+    UnderConcurrency,
     Weights,
 )
 from ckviz.disciplines.baseline import Baseline
@@ -94,6 +95,14 @@ def on_steps(name: str, check: bool) -> OnSteps | None:
     if discipline.door.reads is None:
         return None
     return cast(KeepsStateInRedis, discipline).on_steps(check)
+
+
+def under_concurrency(name: str) -> UnderConcurrency | None:
+    """Discipline `name`'s own rules under concurrent callers, if its state lives in Redis."""
+    discipline = make_discipline(name)
+    if discipline.door.reads is None:
+        return None
+    return cast(KeepsStateInRedis, discipline).under_concurrency()
 
 
 def make_discipline(

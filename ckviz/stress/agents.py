@@ -12,7 +12,7 @@ from typing import Any
 
 from ckviz.model.clock import T0, WALL_NOW
 from ckviz.model.queue import DequeuedRun, PlannedRun
-from ckviz.sim.invariants import LISTING_LIMIT  # the watcher compares tags up to it
+from ckviz.sim.invariants import LISTING_LIMIT  # the watcher lists state whole up to it
 from ckviz.store.runqueue import RunQueue, Trip
 from ckviz.stress.latency import Latencies
 from ckviz.stress.ledger import SharedBooks
@@ -174,7 +174,7 @@ class ConsumerAgent(Agent):
             served = self.ops.served(self._send(trip, refed)[slot])
             self.calls += 1
             self.serves += len(served.runs)
-            self.ledger.on_call(self.index, served.runs, served.floor)
+            self.ledger.on_call(self.index, served.runs, served.report)
             for run in served.runs:
                 self._held.append((run, self.calls))
                 if self.hook is not None:
@@ -214,27 +214,29 @@ class ConsumerAgent(Agent):
 
 
 class Watcher(Agent):
-    """Reads the env's held set and (vtime) the floor and tags, never writing a key."""
+    """Reads the env's held set and (a discipline in Redis) its state, never writing a key."""
 
     def work(self) -> None:
-        before: dict[str, float] | None = None
         finished_then: Counter[str] = Counter()
         while not self.stop.is_set():
             _, finished = self.ledger.enqueue_marks()
             trip = self.queue.trip()
             digest_slot = trip.inspect((), 0)  # the env's counts, no per-queue listing
             state_slot = None
-            if self.ops.version is not None:
+            if self.ops.reads_state:
                 state_slot = self.ops.read_state(trip, LISTING_LIMIT)
             replies = self.timed_send(trip)
             started, _ = self.ledger.enqueue_marks()
             state = replies[state_slot] if state_slot is not None else None
-            self.ledger.on_watch(replies[digest_slot][0].env_held, state)
-            if state is not None and state.listed:
-                if before is not None:  # no enqueue of the key in flight between both reads
-                    quiet = [k for k in state.tags if started[k] == finished_then[k]]
-                    self.ledger.tags_compared(before, state.tags, quiet)
-                before, finished_then = state.tags, finished
-            else:
-                before = None
+            quiet = _no_enqueue_between(finished_then, started)
+            self.ledger.on_watch(replies[digest_slot][0].env_held, state, quiet)
+            finished_then = finished
             time.sleep(IDLE_S)
+
+
+def _no_enqueue_between(
+    finished_then: Counter[str], started: Counter[str]
+) -> Callable[[str], bool]:
+    """Whether no enqueue of a key was in flight between two reads: every one started by the
+    second had finished by the first."""
+    return lambda key: started[key] == finished_then[key]

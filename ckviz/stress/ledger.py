@@ -2,25 +2,24 @@
 
 Each check is sound under real concurrency: a consumer counts a run as held only once its
 dequeue reply is back and stops counting it before its ack is sent, so its count never
-exceeds what the server holds; a tag is compared between two watcher reads only when no
-enqueue of that key was in flight between them (only an enqueue can re-register a key).
+exceeds what the server holds. A discipline in Redis judges its own state through the rules
+its package gives (`UnderConcurrency`), counted here. The engine's `Ledger` is not used: it
+holds a key's runs in the order Redis served them, which concurrent replies do not give.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
-from ckviz.disciplines.vtime import VtimeState
+from ckviz.disciplines.base import DequeueReport, UnderConcurrency
 from ckviz.model.invariants import (
     DEQUEUED_ONCE,
     ENDS_EMPTY,
     ENV_LIMIT,
-    FLOOR_MONOTONE,
     PER_KEY_LIMIT,
     SERVED_ALL,
-    TAG_MONOTONE,
     checked_by,
 )
 from ckviz.model.queue import DequeuedRun
@@ -32,8 +31,11 @@ _EXAMPLES = 3  # details kept per broken invariant
 class SharedBooks:
     """Thread-safe: what was produced, served and held, and what the checks found."""
 
-    def __init__(self, env_limit: int, per_key_limit: int) -> None:
+    def __init__(
+        self, env_limit: int, per_key_limit: int, rules: UnderConcurrency | None = None
+    ) -> None:
         self.env_limit = env_limit
+        self.rules = rules  # a discipline in Redis: its own rules
         self.per_key_limit = per_key_limit
         self.checks: Counter[str] = Counter()
         self.violations: Counter[str] = Counter()
@@ -50,7 +52,6 @@ class SharedBooks:
         self._next_index: Counter[str] = Counter()
         self._held: Counter[str] = Counter()
         self._env_held = 0
-        self._floors: dict[str, float] = {}  # observer -> last floor seen
         self.refeeds = 0
 
     @property
@@ -106,11 +107,11 @@ class SharedBooks:
 
     # ---- consuming -----------------------------------------------------------------
 
-    def on_call(self, consumer: int, runs: list[DequeuedRun], floor: float | None) -> None:
+    def on_call(self, consumer: int, runs: list[DequeuedRun], report: DequeueReport | None) -> None:
         with self._lock:
             self.calls += 1
-            if floor is not None:
-                self._floor_seen(f"consumer {consumer}", floor)
+            if self.rules is not None and report is not None:
+                self.rules.dequeued(f"consumer {consumer}", report, self)
             for run in runs:
                 self._on_served(consumer, run)
 
@@ -150,32 +151,19 @@ class SharedBooks:
 
     # ---- watching ------------------------------------------------------------------
 
-    def on_watch(self, env_held: int, state: VtimeState | None) -> None:
+    def on_watch(self, env_held: int, state: object, quiet: Callable[[str], bool]) -> None:
+        """A watcher read: the env's held count and (a discipline in Redis) its state;
+        `quiet`: whether no enqueue of a key was in flight since the previous read."""
         with self._lock:
             self.checks[ENV_LIMIT] += 1
             if env_held > self.env_limit:
                 self._broke(ENV_LIMIT, f"watcher read {env_held} held in the env")
-            if state is not None and state.floor is not None:
-                self._floor_seen("watcher", state.floor)
+            if self.rules is not None and state is not None:
+                self.rules.read("watcher", state, quiet, self)
 
-    def tags_compared(
-        self, before: dict[str, float], after: dict[str, float], quiet: Iterable[str]
-    ) -> None:
-        """Two watcher reads; `quiet`: keys with no enqueue in flight between them."""
-        with self._lock:
-            for key in quiet:
-                if key in before and key in after:
-                    self.checks[TAG_MONOTONE] += 1
-                    if after[key] < before[key]:
-                        detail = f"{key!r} tag {before[key]:g} -> {after[key]:g}"
-                        self._broke(TAG_MONOTONE, detail)
-
-    def _floor_seen(self, observer: str, floor: float) -> None:
-        self.checks[FLOOR_MONOTONE] += 1
-        last = self._floors.get(observer)
-        if last is not None and floor < last:
-            self._broke(FLOOR_MONOTONE, f"{observer} saw the floor go {last:g} -> {floor:g}")
-        self._floors[observer] = floor
+    def checked(self, invariant: str) -> None:
+        """A discipline's rule was checked once (called under the lock)."""
+        self.checks[invariant] += 1
 
     # ---- the end -------------------------------------------------------------------
 
@@ -195,8 +183,8 @@ class SharedBooks:
                 self._broke(ENDS_EMPTY, detail)
 
     def broke(self, invariant: str, detail: str) -> None:
-        with self._lock:
-            self._broke(invariant, detail)
+        """A discipline's rule was broken (called under the lock)."""
+        self._broke(invariant, detail)
 
     def _broke(self, invariant: str, detail: str) -> None:
         self.violations[invariant] += 1

@@ -1,13 +1,14 @@
-"""The real enqueue / dequeue / ack scripts of one discipline, added to a trip through its door."""
+"""The real enqueue / dequeue / ack scripts of one discipline, added to a trip through its door
+(as the engine's clocks add them), and what the discipline checks of its own state under
+concurrent callers."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from ckviz.disciplines.base import Tuning
-from ckviz.disciplines.registry import IN_REDIS, make_discipline
-from ckviz.disciplines.vtime import VtimeDequeue, version_of
+from ckviz.disciplines.base import DequeueReport, Tuning, UnderConcurrency
+from ckviz.disciplines.registry import IN_REDIS, make_discipline, under_concurrency
 from ckviz.model.clock import T0, WALL_NOW
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.store.runqueue import Trip
@@ -19,10 +20,10 @@ SERVER_SIDE: tuple[str, ...] = IN_REDIS
 
 @dataclass(frozen=True, slots=True)
 class Served:
-    """One dequeue call's runs, and the floor it reported (vtime; None otherwise)."""
+    """One dequeue call's runs, and the report of a discipline in Redis (None otherwise)."""
 
     runs: list[DequeuedRun]
-    floor: float | None
+    report: DequeueReport | None
 
 
 class QueueOps:
@@ -30,8 +31,13 @@ class QueueOps:
     whose queues is opened with `door`."""
 
     def __init__(self, discipline: str, tuning: Tuning) -> None:
-        self.version = version_of(discipline)
         self.door: Door = make_discipline(discipline, tuning=tuning).door
+        self.rules: UnderConcurrency | None = under_concurrency(discipline)
+
+    @property
+    def reads_state(self) -> bool:
+        """The discipline keeps state in Redis that its door can read."""
+        return self.door.reads is not None
 
     def enqueue(self, trip: Trip, run: PlannedRun, offset_ms: int) -> int:
         return trip.enqueue(run, T0 + offset_ms)
@@ -46,8 +52,9 @@ class QueueOps:
     def read_state(self, trip: Trip, listing_limit: int) -> int:
         return trip.read_state(listing_limit)
 
-    @staticmethod
-    def served(reply: Any) -> Served:
-        if isinstance(reply, VtimeDequeue):
-            return Served(reply.runs, reply.floor)
-        return Served(list(reply), None)
+    def served(self, reply: Any) -> Served:
+        """A dequeue's reply: the door's reader made a report of it, or it is the runs."""
+        if self.door.dequeue_reply is None:
+            return Served(list(reply), None)
+        report: DequeueReport = reply
+        return Served(report.runs, report)

@@ -73,7 +73,7 @@ def run_stress(
         RunQueue(client, prefix, plan.env_limit, per_key_limit=plan.queue_limit, door=ops.door)
         for _ in range(consumers + 2)
     ]
-    ledger = SharedBooks(plan.env_limit, plan.per_key_limit)
+    ledger = SharedBooks(plan.env_limit, plan.per_key_limit, ops.rules)
     if plan.refeed:
         ledger.open_refeeds()
     stop = threading.Event()

@@ -16,11 +16,11 @@ from ckviz.disciplines.vtime.door import state_keys
 from ckviz.errors import ExitCode
 from ckviz.inputs.scenario_files import load_any
 from ckviz.inputs.workload import PlannedRun
+from ckviz.model import invariants as inv
 from ckviz.model.queue import DequeuedRun
 from ckviz.model.steps import StepScenario
 from ckviz.store.runqueue import RunQueue, count_prefix
 from ckviz.store.server import RedisServer
-from ckviz.stress import ledger as inv
 from ckviz.stress.ops import QueueOps
 from ckviz.stress.plan import plan_for
 from ckviz.stress.run import StressReport, run_stress

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from ckviz.disciplines.base import DEFAULT_TUNING, DequeueReport, Listed, Tuning
 from ckviz.disciplines.vtime.checks import VtimeLedgerCheck
+from ckviz.disciplines.vtime.concurrent import VtimeUnderConcurrency
 from ckviz.disciplines.vtime.door import VERSIONS, vtime_door
 from ckviz.disciplines.vtime.knobs import knobs_for, knobs_of
 from ckviz.disciplines.vtime.on_steps import VtimeOnSteps
@@ -53,6 +54,10 @@ class VirtualTime:
     def on_steps(self, check: bool) -> VtimeOnSteps:
         """What the step clock keeps of vtime between its calls."""
         return VtimeOnSteps(self.name, self.version, check)
+
+    def under_concurrency(self) -> VtimeUnderConcurrency:
+        """The vtime rules under concurrent callers (`ckviz stress`)."""
+        return VtimeUnderConcurrency()
 
     def on_dequeue_report(self, call: DequeueReport) -> None:
         """A dequeue call's reply: its passes (when traced) and the floor it ended with."""
