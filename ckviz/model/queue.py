@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import NamedTuple, overload
+from typing import Literal, NamedTuple, Protocol, overload
 
 from ckviz.model.lifecycle import PLAIN, RunLifecycle
 
@@ -72,6 +72,25 @@ def columns_of(index: Sequence[IndexEntry]) -> tuple[list[str], list[str], list[
 
 Shown = str | float  # a state value; a pane decides how a number reads
 
+# How a pane draws a piece of a discipline's own lines: as it is, bold, dim, or a key's name in
+# the key's colour (bold too when `served`).
+Ink = Literal["plain", "bold", "dim", "key", "served"]
+PaneLine = tuple[tuple[str, Ink], ...]
+
+
+def shown_number(value: Shown) -> str:
+    """A state value as a pane shows it: numbers without a needless fraction."""
+    if isinstance(value, str):
+        return value
+    return str(int(value)) if float(value).is_integer() else f"{value:.3f}"
+
+
+class PaneDetail(Protocol):
+    """A richer picture of a discipline's state (one in Redis: as read back), as the lines the
+    discipline pane draws below its fields."""
+
+    def pane_lines(self) -> list[PaneLine]: ...
+
 
 @dataclass(frozen=True, slots=True)
 class DequeuedRun:
@@ -85,12 +104,12 @@ class DequeuedRun:
 @dataclass(frozen=True, slots=True)
 class DisciplineState:
     """What a discipline shows of itself: global fields and, per key, labelled values, plus
-    `detail`: a richer picture a pane of its own may draw (a discipline's state in Redis)."""
+    `detail`: a richer picture the pane draws (a discipline's state in Redis)."""
 
     name: str
     fields: tuple[tuple[str, Shown], ...] = ()
     per_key: tuple[tuple[str, tuple[tuple[str, Shown], ...]], ...] = ()
-    detail: object = None
+    detail: PaneDetail | None = None
 
 
 @dataclass(frozen=True, slots=True)

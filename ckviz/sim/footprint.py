@@ -27,7 +27,7 @@ SAMPLE_KEYS = 8
 # sample too.
 SAMPLE_RUNS_PER_KEY = 160
 RUN_BYTES = 96  # a run's cost beyond its names (entries, headers), for scaling only
-MARGIN = 1.5  # a discipline's own state (vtime's tags), allocator rounding, the measure's slack
+MARGIN = 1.5  # a discipline's own state in Redis, allocator rounding, the measure's slack
 # Bytes per name byte above any measured (2.3 to 3.7 on the bundled scenarios and 200-character
 # keys): the estimate when even the sample could press on the server's headroom.
 ROUGH_PER_NAME_BYTE = 6

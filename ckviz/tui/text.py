@@ -6,6 +6,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 
+from ckviz.model.queue import shown_number
 from ckviz.model.snapshot import KeyRow, Snapshot
 from ckviz.tui.palette import KeyPalette
 
@@ -27,9 +28,7 @@ def fit(text: str, width: int) -> str:
 
 def number(value: str | float) -> str:
     """A state value as a pane shows it: numbers without a needless fraction."""
-    if isinstance(value, str):
-        return value
-    return str(int(value)) if float(value).is_integer() else f"{value:.3f}"
+    return shown_number(value)
 
 
 def key_width(snapshot: Snapshot, room: int, cap: int = 16) -> int:

@@ -1,7 +1,9 @@
-"""Virtual time (SPEC-vtime 5) as plain values: what a call looked at, the state, the view.
+"""Virtual time (SPEC-vtime 5) as plain values: what a call looked at, the state, the view
+(and the lines the app's discipline pane draws of it).
 
 The state itself lives only in Redis (`B:ckVtime`, `B:ckVtimeFloor`, `B:ckVtimeIdle`) and is
-written only by the vtime Lua; these are what ckviz reads back and shows.
+written only by the vtime Lua; these are what ckviz reads back and shows: the pane never
+computes a tag itself.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ckviz.disciplines.vtime.knobs import Version
-from ckviz.model.queue import DequeuedRun
+from ckviz.model.queue import DequeuedRun, Ink, PaneLine, shown_number
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,3 +61,67 @@ class VtimeView:
     call_floor: float | None = None  # the floor the last call ended with
     traced: bool = False  # whether calls report their visits
     calls: int = field(default=0)  # dequeue calls seen
+
+    def pane_lines(self) -> list[PaneLine]:
+        """The floor, the tags in pass-1 order, the idle set, then the last call pass by pass."""
+        state = self.state
+        floor = (state.floor or 0.0) if state is not None else 0.0
+        head: list[tuple[str, Ink]] = [("vtime ", "bold"), (self.version, "bold")]
+        head += [(" · floor ", "dim"), (shown_number(floor), "plain")]
+        if self.call_floor is not None:
+            head += [(" · last call's floor ", "dim"), (shown_number(self.call_floor), "plain")]
+        lines = [tuple(head), _tags(state.tags if state else {}, "tags (pass 1 order)")]
+        if self.version == "head":
+            lines.append(_tags(state.idle if state else {}, "idle (parked)"))
+        return lines + self._passes()
+
+    def _passes(self) -> list[PaneLine]:
+        if not self.traced:
+            return [(("last call: (no trace asked for)", "dim"),)]
+        if not self.calls:
+            return [(("last call: none yet", "dim"),)]
+        lines: list[PaneLine] = [
+            ((f"last call (#{self.calls}), what each pass looked at:", "dim"),)
+        ]
+        for passno in (1, 2):  # one candidate a line, in the order the pass looked at them
+            visits = [v for v in self.visits if v.passno == passno]
+            label = f" pass {passno}: "
+            if not visits:
+                lines.append(((label, "dim"), ("nothing", "dim")))
+            for n, visit in enumerate(visits):
+                lines.append(((label if n == 0 else " " * len(label), "dim"), *_visit(visit)))
+        return lines
+
+
+# what a candidate's fate reads as, in the reference's words
+FATES = {
+    "served": "served",
+    "limit": "at its limit",
+    "not-ready": "head not ready",
+    "outside-window": "outside the window",
+    "batch-full": "batch full",
+    "empty": "empty",
+    "expired": "expired",
+    "orphan": "orphan dropped",
+    "discovered": "registered",
+}
+
+
+def _tags(tags: dict[str, float], label: str) -> PaneLine:
+    if not tags:
+        return ((f"{label}: ", "dim"), ("none", "dim"))
+    out: list[tuple[str, Ink]] = [(f"{label}: ", "dim")]
+    for n, (key, tag) in enumerate(tags.items()):
+        out += [("  " if n else "", "plain"), (key, "key"), (f" {shown_number(tag)}", "plain")]
+    return tuple(out)
+
+
+def _visit(visit: Visit) -> list[tuple[str, Ink]]:
+    served = visit.fate == "served"
+    out: list[tuple[str, Ink]] = [(visit.key, "served" if served else "key")]
+    out.append((f" {FATES.get(visit.fate, visit.fate)}", "plain" if served else "dim"))
+    if visit.tag is not None:
+        out.append((f" -> {shown_number(visit.tag)}", "plain"))
+    if visit.drain:
+        out.append((f", {visit.drain}", "dim"))
+    return out

@@ -2,23 +2,42 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 
-from ckviz.disciplines.vtime.values import VtimeView
 from ckviz.model.names import natural_key
-from ckviz.model.queue import Shown
+from ckviz.model.queue import PaneLine, Shown
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.decision import this_step
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, key_cell, key_width, number
 from ckviz.tui.widgets.consumers import consumers_line
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, no_match
-from ckviz.tui.widgets.vtime import vtime_lines
 
 
 def _pairs(values: tuple[tuple[str, Shown], ...]) -> list[tuple[str, str]]:
     # Keep only real (label, value) pairs, whatever padding a discipline adds.
     return [(v[0], number(v[1])) for v in values if len(v) == 2]
+
+
+SERVED = Style(bold=True)
+
+
+def drawn(lines: list[PaneLine], palette: KeyPalette) -> list[Text]:
+    """A discipline's own lines, each piece in its ink (a key in its colour)."""
+    inks = {"plain": None, "bold": BOLD, "dim": DIM}
+    out = []
+    for line in lines:
+        text = new_text()
+        for piece, ink in line:
+            if ink == "key":
+                text.append(piece, palette.style(piece))
+            elif ink == "served":
+                text.append(piece, palette.style(piece) + SERVED)
+            else:
+                text.append(piece, inks[ink])
+        out.append(text)
+    return out
 
 
 class DisciplinePane(SnapshotPane):
@@ -37,9 +56,8 @@ class DisciplinePane(SnapshotPane):
         # nothing is queued, the last order it chose.
         chosen = snapshot.next_order or snapshot.order
         which = "next order" if snapshot.next_order else "last order"
-        # a discipline whose state lives in Redis shows it as read back (vtime: tags, floor,
-        # idle set and the last call's passes)
-        extra = vtime_lines(state.detail, palette) if isinstance(state.detail, VtimeView) else []
+        # a discipline whose state lives in Redis shows it as read back, in its own lines
+        extra = [] if state.detail is None else drawn(state.detail.pane_lines(), palette)
         # several consumers: who calls next and what each one's calls got
         head = [now, fields] + [line for line in [consumers_line(snapshot)] if line is not None]
         if self.compact:
