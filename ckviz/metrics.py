@@ -18,6 +18,7 @@ from ckviz.fairness import (
 )
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.sim.engine import Engine, Outcome
+from ckviz.sim.lifecycle import KeyLife
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,39 @@ class KeyMetrics:
     # demand-aware (ckviz/fairness.py): None when not judged / no holds known
     fair_share_attainment: float | None = None
     slowdown: float | None = None  # mean wait over mean hold
+    lifecycle: KeyLifecycleFigures | None = None  # a scenario with the run lifecycle only
+
+
+@dataclass(frozen=True, slots=True)
+class KeyLifecycleFigures:
+    """One key's lifecycle tallies, and its waits from first due to successful serve."""
+
+    attempts: int
+    retries: int
+    expired: int
+    dead_lettered: int
+    delayed: int
+    fast_path: int
+    succeeded: int
+    success_wait_mean: float | None
+    success_wait_p50: int | None
+    success_wait_p99: int | None
+    success_wait_max: int | None
+
+
+def lifecycle_figures(tally: KeyLife) -> KeyLifecycleFigures:
+    waits = sorted(tally.success_waits)
+    n = len(waits)
+    counts = (tally.attempts, tally.retries, tally.expired, tally.dead_lettered, tally.delayed)
+    return KeyLifecycleFigures(
+        *counts,
+        fast_path=tally.fast_path,
+        succeeded=n,
+        success_wait_mean=plain_sum([float(w) for w in tally.success_waits]) / n if n else None,
+        success_wait_p50=percentile(waits, 50) if n else None,
+        success_wait_p99=percentile(waits, 99) if n else None,
+        success_wait_max=waits[-1] if n else None,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,11 +206,21 @@ def outcome_metrics(outcome: Outcome, waiting: Mapping[str, int] | None = None) 
     walked from the events. `waiting`: the engine's keys left with runs (a step run's)."""
     if outcome.steps is None:
         demand = Demand(outcome.holds or None, outcome.per_key_cap, waiting or None)
-        return run_metrics(outcome.events, outcome.weights, demand)
+        return _with_lifecycle(run_metrics(outcome.events, outcome.weights, demand), outcome)
     s = outcome.steps
     m = step_run_metrics(outcome.events, outcome.weights, s.contention, s.contended, waiting)
     declared = set(s.declared)
-    return replace(m, per_key=tuple(k for k in m.per_key if k.key in declared))
+    m = replace(m, per_key=tuple(k for k in m.per_key if k.key in declared))
+    return _with_lifecycle(m, outcome)
+
+
+def _with_lifecycle(m: RunMetrics, outcome: Outcome) -> RunMetrics:
+    """Each key's lifecycle figures, for a scenario with the run lifecycle (else as it was)."""
+    tallies = outcome.lifecycle
+    if tallies is None:
+        return m
+    rows = [replace(k, lifecycle=lifecycle_figures(tallies[k.key])) for k in m.per_key]
+    return replace(m, per_key=tuple(rows))
 
 
 def run_metrics(

@@ -29,6 +29,7 @@ RUNS: dict[str, list[str]] = {
     "micro": ["--matrix", "micro"],
     "scaling": ["--matrix", "scaling"],
     "vtime-starvation": ["--matrix", "vtime-starvation"],
+    "lifecycle": ["--matrix", "lifecycle"],
     "incident_trace": ["--scenario", "incident_trace"],
     "ck_weighted": ["--scenario", "ck_weighted"],
 }
@@ -82,7 +83,9 @@ def main() -> int:
     differ = []
     for name in a.only or RUNS:
         path = run(name, RUNS[name], a.out)
-        if a.against is not None:
+        if a.against is not None and not (a.against / path.name).exists():
+            print(f"{name}: written (no reference: new since it was made)", flush=True)
+        elif a.against is not None:
             alike = same(path, a.against / path.name, a.added_ok)
             print(f"{name}: {'same' if alike else 'DIFFERENT'}", flush=True)
             if not alike:

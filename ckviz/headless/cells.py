@@ -88,7 +88,10 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
 def _result(cell: Cell, outcome: Outcome, elapsed_ms: float, waiting: dict[str, int]) -> RunResult:
     """The finished run's entry (a millisecond run must have dequeued every run)."""
     events, total = outcome.events, outcome.total_runs
-    if outcome.steps is None and len(events) < total:
+    if outcome.settled is not None and outcome.settled < total:  # the run lifecycle's
+        left = total - outcome.settled
+        raise IncompleteRun(f"{left} of {total} runs neither done, dead-lettered nor expired")
+    if outcome.steps is None and outcome.settled is None and len(events) < total:
         raise IncompleteRun(
             f"{total - len(events)} of {total} runs never dequeued by t={outcome.t} ms"
         )

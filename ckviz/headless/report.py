@@ -161,6 +161,9 @@ def scenario_table(scenario: ScenarioResult, first_seed: str, verdict: str | Non
     if show_caps:
         table.add_column("light key wait ms", justify="right")
         table.add_column("makespan ms", justify="right")
+    lifecycle = any(k.lifecycle for r in scenario.runs for k in r.metrics.per_key)
+    if lifecycle:
+        table.add_column(Text(f"{LIFECYCLE_HEADER} ({first_seed})"), justify="right")
     for row in scenario.summary:
         twin = same_as.get(row.discipline)
         cells = [row.discipline + (f" (= {twin})" if twin else "")]
@@ -179,6 +182,8 @@ def scenario_table(scenario: ScenarioResult, first_seed: str, verdict: str | Non
             t = treatments[row.discipline]
             light = t.light_key_mean_wait
             cells += [f"{light.mean:.1f}" if light else "-", f"{t.makespan_ms.mean:.0f}"]
+        if lifecycle:
+            cells.append(lifecycle_totals(firsts.get(row.discipline)))
         table.add_row(*map(Text, cells))  # key names and labels are the user's: no markup
     return table
 
@@ -224,6 +229,18 @@ def per_consumer(run: RunResult) -> str:
     """`c1/c2/...` runs taken, or "-" for a run with one consumer."""
     served = run.metrics.per_consumer
     return "/".join(str(c.dequeued) for c in served) if served else "-"
+
+
+LIFECYCLE_HEADER = "retried/expired/dead-lettered/fast-path"
+
+
+def lifecycle_totals(run: RunResult | None) -> str:
+    """The run's lifecycle counts over its keys: nacks, expiries, dead letters, fast serves."""
+    lives = [k.lifecycle for k in run.metrics.per_key if k.lifecycle] if run else []
+    if not lives:
+        return "-"
+    fields = ("retries", "expired", "dead_lettered", "fast_path")
+    return "/".join(str(sum(getattr(life, f) for life in lives)) for f in fields)
 
 
 def _caps_by_label(runs: list[RunResult]) -> dict[str, str]:

@@ -32,6 +32,7 @@ TAG_MONOTONE = "vtime-tag-monotone"
 TAGS_KNOWN = "vtime-tags-known"
 IDLE_BELOW_TAG = "vtime-idle-below-tag"
 ENDS_EMPTY = "ends-empty"
+EXPIRED_ONCE = "expired-once"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +47,11 @@ def _rule(name: str, rule: str, harnesses: str) -> Invariant:
 
 
 INVARIANTS: tuple[Invariant, ...] = (
-    _rule(ONE_PLACE, "every run queued, held, acked or not yet arrived, exactly once", "ms steps"),
+    _rule(
+        ONE_PLACE,
+        "every run not yet arrived, queued, held, done, dead-lettered or expired, exactly once",
+        "ms steps",
+    ),
     _rule(DEQUEUED_ONCE, "no run served twice, none that was never enqueued", "ms steps stress"),
     _rule(SERVED_ALL, "every enqueued run was served by the end", "stress"),
     _rule(HEAD_FIRST, "a key's runs leave in Redis order: (timestamp, run id)", "ms steps"),
@@ -62,6 +67,7 @@ INVARIANTS: tuple[Invariant, ...] = (
     _rule(TAGS_KNOWN, "ckVtime holds only enqueued CK queues of this base queue", "ms steps"),
     _rule(IDLE_BELOW_TAG, "HEAD: a key live and parked is at or above its park", "ms steps"),
     _rule(ENDS_EMPTY, "nothing queued or held on the server at the end", "stress"),
+    _rule(EXPIRED_ONCE, "no run expires twice (a dequeue's drop, then its sweep, is one)", "ms"),
 )
 NAMES: tuple[str, ...] = tuple(i.name for i in INVARIANTS)
 

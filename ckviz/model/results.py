@@ -13,6 +13,29 @@ class _Result(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _absent(value: object) -> bool:
+    return value is None
+
+
+class KeyLifecycleResult(_Result):
+    """One key's run lifecycle (docs/lifecycle.md): present only in runs of a scenario that
+    uses it (a key that fails, waits, expires or takes the fast path, or [retry] / [ttl])."""
+
+    attempts: int  # serves, retries included (the row's `dequeued` counts them too)
+    retries: int  # nacks that queued a run again
+    expired: int  # runs that expired queued, never served
+    dead_lettered: int  # runs failed past their last attempt
+    delayed: int  # runs enqueued with a future score
+    fast_path: int  # serves on the fast path (straight to a worker at enqueue)
+    succeeded: int  # runs served for the last time (acked)
+    # from a run's first due time (its enqueue, or its delay's end) to its successful serve:
+    # a retry's backoff counts; None when no run succeeded
+    success_wait_mean: float | None
+    success_wait_p50: int | None
+    success_wait_p99: int | None
+    success_wait_max: int | None
+
+
 class KeyRowResult(_Result):
     key: str
     dequeued: int
@@ -26,10 +49,9 @@ class KeyRowResult(_Result):
     # demand-aware (docs/fairness.md); absent in files written before they existed
     fair_share_attainment: float | None = None  # got / owed; None: owed under 3 (not judged)
     slowdown: float | None = None  # mean wait / mean hold; None: holds unknown (step runs)
-
-
-def _absent(value: object) -> bool:
-    return value is None
+    # a scenario with the run lifecycle only (left out of the file otherwise, not written as
+    # null); its serves are attempts: `dequeued` and the waits count each one
+    lifecycle: KeyLifecycleResult | None = Field(default=None, exclude_if=_absent)
 
 
 class ConsumerResult(_Result):

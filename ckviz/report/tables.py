@@ -164,6 +164,45 @@ def optional_tables(scenario: ScenarioView) -> list[Table]:
         ]
         if found:
             tables += _shaped(f"{title} (`{name}`)", found)
+    return tables + lifecycle_tables(scenario)
+
+
+LIFECYCLE_COLUMNS = (
+    ("attempts", "attempts"),
+    ("retries", "retries"),
+    ("expired", "expired"),
+    ("dead-lettered", "dead_lettered"),
+    ("delayed", "delayed"),
+    ("fast path", "fast_path"),
+    ("succeeded", "succeeded"),
+    ("wait to success mean", "success_wait_mean"),
+    ("wait to success p99", "success_wait_p99"),
+)
+LIFECYCLE_NOTE = (
+    "The run lifecycle per key (docs/lifecycle.md), first seed: serves (retries included), "
+    "nacks, runs expired unserved, runs dead-lettered, runs enqueued with a future score, serves "
+    "on the fast path, runs acked; the wait to success runs from a run's first due time to its "
+    "successful serve, so a retry's backoff counts."
+)
+
+
+def lifecycle_tables(scenario: ScenarioView) -> list[Table]:
+    """A table per treatment whose runs carry the lifecycle's per-key figures (none else)."""
+    several = len(scenario.views) > 1
+    tables = []
+    for view in scenario.views:
+        for row in view.rows:
+            keyed = [(k.key, k.lifecycle) for k in row.first.metrics.per_key if k.lifecycle]
+            if not keyed:
+                continue
+            label = f"{row.label} · {view.source}" if several else row.label
+            header = ["key", *(name for name, _ in LIFECYCLE_COLUMNS)]
+            rows = [
+                [key, *(cell(getattr(life, f)) for _, f in LIFECYCLE_COLUMNS)]
+                for key, life in keyed
+            ]
+            title = f"Run lifecycle: {label}"
+            tables.append(_capped(Table(title, header, rows, LIFECYCLE_NOTE)))
     return tables
 
 

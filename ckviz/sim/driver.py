@@ -17,14 +17,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ckviz.disciplines.base import Discipline, LedgerCheck
 from ckviz.model.arithmetic import batch_room, queue_limit
-from ckviz.model.clock import MAX_LOGICAL_MS, SCORE_BASE, WALL_NOW, Unit
+from ckviz.model.clock import SCORE_BASE, Unit
 from ckviz.model.history import History
-from ckviz.model.invariants import ENV_LIMIT, ONE_PLACE, BrokenInvariant
+from ckviz.model.invariants import ENV_LIMIT, ONE_PLACE
 from ckviz.model.queue import DequeuedRun, IndexEntry, PlannedRun
 from ckviz.model.snapshot import (
     FULL_VIEW,
@@ -36,12 +35,16 @@ from ckviz.model.snapshot import (
 )
 from ckviz.sim.collector import roomy_young_generation
 from ckviz.sim.consumers import Consumer, Turns, consumers_of
+from ckviz.sim.driver_config import DriverConfig
+from ckviz.sim.driver_life import runs_of
 from ckviz.sim.driver_scene import driver_scene
 from ckviz.sim.engine import Outcome
 from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
 from ckviz.sim.ledger import Ledger
+from ckviz.sim.lifecycle import Lifecycle
 from ckviz.sim.projection import Projections
+from ckviz.sim.riders import record_ridden
 from ckviz.sim.serving import Rescore
 from ckviz.sim.snapshot import Header, Scene, snapshot_of
 from ckviz.sim.view import IndexPeek, KeyView
@@ -50,21 +53,6 @@ from ckviz.store.runqueue import RunQueue
 from ckviz.store.scripts import LUA_ORDER
 
 RECENT_LIMIT = 200
-
-
-@dataclass(frozen=True, slots=True)
-class DriverConfig:
-    """What a run is: scenario name, seed, limits and caps."""
-
-    scenario: str
-    seed: str
-    env_limit: int
-    weights: dict[str, float]
-    max_count: int = 1
-    per_key_cap: int | None = None
-    total_cap: int | None = None
-    max_logical_ms: int = MAX_LOGICAL_MS
-    check_invariants: bool = True  # compare the books with Redis after every trip
 
 
 class Driver:
@@ -82,9 +70,11 @@ class Driver:
         queue: RunQueue,
         more_consumers: Sequence[tuple[Discipline, RunQueue]] = (),
         history: bool = False,
+        lifecycle: Lifecycle | None = None,
     ) -> None:
         """`discipline` and `queue` are consumer c1's; `more_consumers` c2..cN's (a discipline
-        whose state lives in Redis is one object for all, a client-side one each their own)."""
+        whose state lives in Redis is one object for all, a client-side one each their own).
+        `lifecycle`: the scenario's runs fail, wait, expire or take the fast path."""
         self.config = c = config
         run = (c.scenario, c.seed, discipline.name, c.env_limit, c.max_count)
         self.header = Header(*run, c.per_key_cap, c.total_cap, SCORE_BASE)  # for its pictures
@@ -95,6 +85,7 @@ class Driver:
         self.plan = self.turns.consumers[0].plan  # what the discipline adds before each dequeue
         self.queue = queue  # c1's connection; the display's reads go on it
         self.ledger = Ledger(config.weights, workload)
+        self.life = runs_of(lifecycle, self.ledger)
         self.key_view = KeyView(self.ledger.books)
         self.t = 0
         self.step_count = 0
@@ -123,6 +114,7 @@ class Driver:
         self._expect_one: list[tuple[int, Consumer]] = []
         self._takes_are_certain = (
             discipline.door == LUA_ORDER
+            and self.life.certain
             and len(self.turns) == 1  # several: each dequeue goes out on its own connection
             and queue_limit(config.per_key_cap, config.env_limit) >= config.env_limit
         )
@@ -196,20 +188,20 @@ class Driver:
     def _open_instant(self) -> None:
         self.turns.begin(self.t)
         self._release()
+        self.life.sweep(self._outbox, self.t)
         self._arrive()
         self.instant_open = True
 
     def _release(self) -> None:
         for run in self.ledger.releases_due(self.t):
-            self._outbox.ack(run.run_id, run.key)
+            if self.life.release(self._outbox, run, self.t) == "nack" and self.invariants:
+                self.invariants.dequeued_ids.discard(run.run_id)  # it may be dequeued again
             self._projections.writes.reheaded.add(run.key)
-            self.ledger.acked(run)
             self.recent.append(QueueEvent("ack", self.t, run.key, run.run_id))
 
     def _arrive(self) -> None:
         for run in self.ledger.arrivals_due(self.t):
-            timestamp = SCORE_BASE + run.arrival_ms
-            self._outbox.enqueue(run, timestamp)
+            timestamp = self.life.arrive(self._outbox, run, self.t)
             self._projections.writes.reheaded.add(run.key)
             self.ledger.enqueued(run, timestamp)
             if self.history is not None:
@@ -228,12 +220,13 @@ class Driver:
         if plan.rescores and len(self._outbox):  # rank what Redis holds now
             self._rank_after_writes()
         now = SCORE_BASE + self.t
-        rescore = plan.before_dequeue(self._outbox, self.index_read, now, WALL_NOW)
+        wall_now = self.life.now(self.t)  # a lifecycle's scores may lie ahead: its clock's
+        rescore = plan.before_dequeue(self._outbox, self.index_read, now, wall_now)
         if rescore is not None:
             self.last_rescore = self.rescore = rescore
             self._projections.writes.rescored(rescore.members, rescore.scores)
         room = batch_room(self.config.max_count, held, cap)
-        slot = self._outbox.dequeue(room, WALL_NOW)
+        slot = self._outbox.dequeue(room, wall_now)
         if self._certainly_empty(held):
             why = ENV_LIMIT if held >= self.config.env_limit else ONE_PLACE
             self._expect_empty.append((slot, why, consumer))  # sent with the next trip
@@ -251,8 +244,10 @@ class Driver:
         consumer.called(len(taken))
         for run in taken:
             self._record_dequeue(run, consumer)
+        dropped = self.life.drops
         self._check()
-        return self.turns.end_turn(len(taken))
+        # an expired head a call dropped is progress too: the next call may serve or drop more
+        return self.turns.end_turn(len(taken) + self.life.drops - dropped)
 
     def _rank_after_writes(self) -> None:
         """Give the discipline ckIndex as it stands after the outbox's writes: projected from
@@ -285,7 +280,8 @@ class Driver:
         self.instant_open = False
         ledger = self.ledger
         ends = [a for a in (ledger.next_arrival_ms(), ledger.earliest_release()) if a is not None]
-        all_out = len(ledger.events) >= ledger.total_runs
+        all_out = self.life.all_out()
+        ends += [a for a in [self.life.next_instant(self.t)] if a is not None]
         if all_out or not ends:
             self._finish()
             return
@@ -321,7 +317,9 @@ class Driver:
             index_slot = outbox.read_index()
             if self.plan.watched:  # the app shows it
                 state_slot = self.plan.read_state(outbox, LISTING_LIMIT, ())
+        self.life.before_send(outbox, self.t)
         replies = outbox.send(via)
+        self.life.replies(replies, self.t, self._fast_served)  # before any dequeue's
         self._projections.writes.clear()
         if state_slot is not None:
             self._state = (self.plan.state_read(replies[state_slot]), keys)
@@ -333,28 +331,14 @@ class Driver:
                 self.index_read, self._index_stale = index, False
         elif index_slot is not None:
             self.index_read, self._index_stale = replies[index_slot], False
-        for slot, consumer in expected_one:  # in serve order, before the trip's last dequeue
-            ridden = consumer.plan.taken(replies[slot])
-            consumer.called(len(ridden))
-            if len(ridden) != 1 and self.invariants is not None:
-                detail = f"a dequeue sure to take one run took {len(ridden)}"
-                raise BrokenInvariant(ONE_PLACE, self.t, [], detail)
-            # Unchecked, a server someone else changed is followed as it is: a ridden dequeue
-            # that took nothing left the state as it was, like the ones after it.
-            for run in ridden:
-                self._record_dequeue(run, consumer)
-        for slot, why, consumer in expected_empty:
-            runs = consumer.plan.taken(replies[slot])
-            consumer.called(len(runs))
-            if runs:
-                taken = [run.run_id for run in runs]
-                detail = f"a dequeue that should have taken nothing took {taken}"
-                raise BrokenInvariant(why, self.t, sorted({r.key for r in runs}), detail)
+        checking = self.invariants is not None
+        record_ridden(replies, expected_one, expected_empty, self.t, checking, self._record_dequeue)
         self._projections.confirm(replies, self.t)  # after the takes: they explain a difference
         return replies
 
     def _check(self) -> None:
         """Check the last trip's digest against the books, once its replies are recorded."""
+        self.life.dropped()  # the books first learn which expired heads a dequeue dropped
         if self.invariants is not None and self._digest is not None:
             digest, self._digest = self._digest, None
             self.invariants.check(self.ledger, digest, self.t)
@@ -362,16 +346,22 @@ class Driver:
             (state, asked), self._state = self._state, None
             self.state_checks.check(self.ledger, state, self.t, asked)
 
-    def _record_dequeue(self, run: DequeuedRun, consumer: Consumer) -> None:
+    def _fast_served(self, run: PlannedRun) -> None:
+        """The enqueue handed `run` straight to a worker: a serve at once, by no consumer."""
+        self._record_dequeue(DequeuedRun(run.run_id, 0, run.key), None)
+
+    def _record_dequeue(self, run: DequeuedRun, consumer: Consumer | None) -> None:
         if self.invariants is not None:
             self.invariants.on_dequeued(self.t, run.key, run.run_id)
         book = self.ledger.dequeued(self.t, run.key, run.run_id)
+        self.life.served(run.key, run.run_id, self.t, consumer is None)
         if self.history is not None:
             self.history.dequeued(run.key, self.t)
         self.recent.append(QueueEvent("dequeue", self.t, run.key, run.run_id))
         if self.invariants is not None:
             self.invariants.within_limits(self.t, run.key, book.held, len(self.ledger.holds))
-        consumer.discipline.on_serviced(run.key)  # its own state only (sim/consumers.py)
+        if consumer is not None:
+            consumer.discipline.on_serviced(run.key)  # its own state only (sim/consumers.py)
 
     # ---- what the lanes and the results read --------------------------------------------
 
@@ -386,7 +376,9 @@ class Driver:
         holds = {run.run_id: run.hold_ms for run in ledger.workload}  # slowdown, per-key caps
         trips, sent = self.round_trips, self.commands_sent
         facts = (self.events, dict(c.weights), ledger.total_runs, self.t, trips, sent)
-        return Outcome("ms", *facts, self.service(), c.per_key_cap, holds)
+        tallies = self.life.tallies
+        settled = None if tallies is None else ledger.settled
+        return Outcome("ms", *facts, self.service(), c.per_key_cap, holds, None, tallies, settled)
 
     # ---- what the UI reads (sim/snapshot.py and driver_scene.py draw the picture) --------
 

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from ckviz.model.clock import Unit
 from ckviz.model.snapshot import FULL_VIEW, ConsumerService, DequeueEvent, Snapshot, ViewRequest
+from ckviz.sim.lifecycle import KeyLife
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,8 @@ class Outcome:
     per_key_cap: int | None = None
     holds: Mapping[str, int] = field(default_factory=dict)  # run id -> hold (ms runs)
     steps: StepOutcome | None = None
+    lifecycle: Mapping[str, KeyLife] | None = None  # per key, with the run lifecycle only
+    settled: int | None = None  # with it: runs done for good (served last, dead or expired)
 
 
 class Engine(Protocol):

@@ -91,10 +91,15 @@ class InvariantChecker(RunLimits):
         """Raise `BrokenInvariant` for the first rule the books or the digest break at `t`."""
         self.checks += 1
         held_total, queued_total = ledger.held_count, ledger.queued_count
-        parts = (ledger.to_arrive_count, queued_total, held_total, len(ledger.events) - held_total)
+        dead, expired = len(ledger.dead_lettered), len(ledger.expired)
+        done = len(ledger.events) - held_total - ledger.nacks - dead
+        parts = (ledger.to_arrive_count, queued_total, held_total, done, dead, expired)
         if sum(parts) != ledger.total_runs or min(parts) < 0:
             shown = " + ".join(map(str, parts))
-            detail = f"to arrive + queued + held + acked = {shown}, not {ledger.total_runs}"
+            detail = (
+                f"to arrive + queued + held + done + dead-lettered + expired = {shown}, "
+                f"not {ledger.total_runs}"
+            )
             raise BrokenInvariant(ONE_PLACE, t, [], detail, self.unit)
         if digest.env_queued != queued_total:
             detail = f"the env queue has {digest.env_queued} runs, the driver {queued_total}"
@@ -128,7 +133,7 @@ class InvariantChecker(RunLimits):
         book = ledger.books.get(key)
         if book is None:
             raise BrokenInvariant(CK_INDEX, t, [key], "a CK queue of no workload key", self.unit)
-        placed = book.to_arrive + len(book.queued) + book.dequeued
+        placed = book.to_arrive + len(book.queued) + book.dequeued - book.nacked + book.expired
         if placed != self.planned.get(key, 0) or not 0 <= book.held <= book.dequeued:
             detail = f"the books place {placed} runs (held {book.held}) of {self.planned.get(key)}"
             raise BrokenInvariant(ONE_PLACE, t, [key], detail, self.unit)

@@ -1,10 +1,11 @@
 """The books of one run: what ckviz believes Redis holds, per key and in all.
 
-Every run is in exactly one place: to arrive, queued, held, or acked. Either clock records each
-enqueue, dequeue and ack here as it sends it (the millisecond clock's runs are planned up front
-and handed out by `arrivals_due`; the step clock's arrive as their step comes, `arrive_now`);
-the invariant checker holds these books against the digest Redis returns. Nothing here talks
-to Redis, so several consumers can share a ledger.
+Every run is in exactly one place: to arrive, queued, held, or done (acked); with the run
+lifecycle also dead-lettered or expired, and a nacked run is queued again. Either clock
+records each enqueue, dequeue, ack and nack here as it sends it (the millisecond clock's runs
+are planned up front and handed out by `arrivals_due`; the step clock's arrive as their step
+comes, `arrive_now`); the invariant checker holds these books against the digest Redis
+returns. Nothing here talks to Redis, so several consumers can share a ledger.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ class KeyBook:
     dequeued: int = 0
     held: int = 0
     wait_sum_ms: int = 0
+    nacked: int = 0  # serves that ended in a nack (their runs were queued again)
+    expired: int = 0  # runs that expired queued, never served
 
 
 class Ledger:
@@ -49,6 +52,13 @@ class Ledger:
         self.queued_keys = 0  # keys with runs queued
         self._next_arrival = 0
         self._planned = {run.run_id: run for run in self.workload}
+        # the run lifecycle's places and times (docs/lifecycle.md); empty without it
+        self.due: dict[str, int] = {}  # run id -> when its current attempt became due
+        self.wakes: list[int] = []  # heap of instants a queued run's future score comes due
+        self.nacks = 0
+        self.dead_lettered: set[str] = set()
+        self.expired: set[str] = set()
+        self.settled = 0  # runs done for good: served for the last time, dead or expired
 
     @property
     def held_count(self) -> int:
@@ -114,6 +124,67 @@ class Ledger:
         self._active_peak = max(self._active_peak, len(self.active))
         self.touched.add(run.key)
 
+    def wake_at(self, t: int) -> None:
+        """A queued run's score comes due at `t` (a delayed run's, a retry's)."""
+        heapq.heappush(self.wakes, t)
+
+    def next_wake(self, after: int) -> int | None:
+        """The first instant past `after` at which a queued run's score comes due."""
+        wakes = self.wakes
+        while wakes and wakes[0] <= after:
+            heapq.heappop(wakes)
+        return wakes[0] if wakes else None
+
+    def nacked(self, run: PlannedRun, score: int, due_ms: int) -> None:
+        """A held run failed and is queued again at `score`, due at `due_ms`."""
+        self._unhold(run)
+        book = self.books[run.key]
+        book.nacked += 1
+        self.nacks += 1
+        self.queued_keys += not book.queued
+        heapq.heappush(book.queued, (score, run.run_id))
+        self.queued_count += 1
+        self.active.add(run.key)
+        self.due[run.run_id] = due_ms
+
+    def dead_letter(self, run: PlannedRun) -> None:
+        """A held run failed past its last attempt: in the dead-letter queue for good."""
+        self._unhold(run)
+        self.dead_lettered.add(run.run_id)
+        self.settled += 1
+        self._maybe_idle(run.key)
+
+    def expire(self, key: str, run_id: str) -> None:
+        """A queued run expired (a sweep took it, or a dequeue dropped it): never served."""
+        book = self.books[key]
+        entry = next(e for e in book.queued if e[1] == run_id)
+        book.queued.remove(entry)
+        heapq.heapify(book.queued)
+        book.expired += 1
+        self.queued_count -= 1
+        self.queued_keys -= not book.queued
+        self.expired.add(run_id)
+        self.settled += 1
+        self.touched.add(key)
+        self._maybe_idle(key)
+
+    def planned(self, run_id: str) -> PlannedRun:
+        return self._planned[run_id]
+
+    def is_queued(self, key: str, run_id: str) -> bool:
+        return any(e[1] == run_id for e in self.books[key].queued)
+
+    def _unhold(self, run: PlannedRun) -> None:
+        del self.holds[run.run_id]
+        self.books[run.key].held -= 1
+        self.touched.add(run.key)
+
+    def _maybe_idle(self, key: str) -> None:
+        book = self.books[key]
+        if not book.held and not book.queued:
+            self.active.discard(key)
+            self._shrink_active()
+
     def acked(self, run: PlannedRun) -> None:
         del self.holds[run.run_id]
         book = self.books[run.key]
@@ -148,7 +219,8 @@ class Ledger:
         self.queued_keys -= not book.queued
         self.touched.add(key)
         planned = self._planned[run_id]  # its arrival: the timestamp less the clock's base
-        event = DequeueEvent(key, run_id, planned.arrival_ms, t)
+        due = self.due.get(run_id, planned.arrival_ms) if self.due else planned.arrival_ms
+        event = DequeueEvent(key, run_id, due, t)
         self.events.append(event)
         book.dequeued += 1
         book.held += 1

@@ -12,10 +12,13 @@ import redis
 from ckviz.defaults import ROOT_PREFIX
 from ckviz.disciplines.registry import make_discipline, tuning_for
 from ckviz.inputs.workload import generate
+from ckviz.model.clock import SCORE_BASE
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
-from ckviz.sim.driver import Driver, DriverConfig
+from ckviz.sim.driver import Driver
+from ckviz.sim.driver_config import DriverConfig
+from ckviz.sim.lifecycle import Lifecycle
 from ckviz.sim.steps import StepRunner
 from ckviz.store.runqueue import RunQueue
 
@@ -57,6 +60,9 @@ def open_cell(
         more.append(
             (theirs, RunQueue(client, prefix, scenario.env_limit, caps.per_key, discipline.door))
         )
+    lifecycle = None
+    if scenario.has_lifecycle:
+        lifecycle = Lifecycle(scenario.retry, scenario.ttl, seed, SCORE_BASE, list(weights))
     config = DriverConfig(
         scenario=scenario.name,
         seed=seed,
@@ -68,7 +74,8 @@ def open_cell(
         check_invariants=check_invariants,
     )
     with _namespace(queue, [other for _, other in more]):
-        yield Driver(config, generate(scenario, seed), discipline, queue, more, history=history)
+        workload = generate(scenario, seed)
+        yield Driver(config, workload, discipline, queue, more, history, lifecycle)
 
 
 @contextlib.contextmanager

@@ -41,7 +41,7 @@ try:
 except ImportError:  # pragma: no cover - hiredis is a dependency, but optional for redis-py
     _hiredis_pack = None
 
-_READS = ("ZRANGE", "SCARD", "SMEMBERS", "ZCARD", "EXISTS")
+_READS = ("ZRANGE", "SCARD", "SMEMBERS", "ZCARD", "EXISTS", "ZMSCORE")
 # dequeue.lua's ARGV 5-10: the arithmetic it shares with ckviz (model/arithmetic.py)
 DEQUEUE_CONSTANTS = (
     BURST_FACTOR,
@@ -158,6 +158,10 @@ class Trip(LifecycleCalls):
         args[0], args[1] = "ZADD", self._queue.keys.ck_index
         args[2::2], args[3::2] = scores, order  # score, member pairs, best first
         return self._add(tuple(args), _ignore, scripted=False)
+
+    def env_scores(self, run_ids: Sequence[str]) -> int:
+        """The runs' scores in the env queue (None: not queued), in order (Redis 6.2+)."""
+        return self._add(("ZMSCORE", self._queue.keys.env_queue, *run_ids), _keep, scripted=False)
 
     def read_index(self, entries: bool = True) -> int:
         """ckIndex with its scores: as entries, or as (members, scores) lists to compare."""

@@ -21,7 +21,8 @@ from ckviz.model.invariants import (
 )
 from ckviz.model.matrix import Treatment
 from ckviz.sim import driver as driver_module
-from ckviz.sim.driver import Driver, DriverConfig
+from ckviz.sim.driver import Driver
+from ckviz.sim.driver_config import DriverConfig
 from ckviz.sim.projection import IndexProjection, Projected
 from ckviz.sim.session import open_cell
 from ckviz.store.keys import ck_member

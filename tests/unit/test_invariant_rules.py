@@ -42,6 +42,9 @@ class Books:
     queued_count: int = 2
     to_arrive_count: int = 1
     queued_keys: int = 1
+    nacks: int = 0
+    dead_lettered: set[str] = field(default_factory=set)
+    expired: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         # a: 1 dequeued and held, 2 queued; b: not arrived yet
@@ -175,7 +178,7 @@ def test_decode_digest_keeps_colons_and_unicode_in_keys() -> None:
 
 
 def test_every_invariant_has_a_distinct_name_and_a_harness() -> None:
-    assert len(set(NAMES)) == len(NAMES) == len(INVARIANTS) == 15
+    assert len(set(NAMES)) == len(NAMES) == len(INVARIANTS) == 16
     assert all(i.checked_by and i.rule for i in INVARIANTS)
     assert checked_by("stress") == (
         DEQUEUED_ONCE,

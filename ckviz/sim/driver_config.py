@@ -1,0 +1,22 @@
+"""What one millisecond-clock run is: its scenario, seed, limits and caps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ckviz.model.clock import MAX_LOGICAL_MS
+
+
+@dataclass(frozen=True, slots=True)
+class DriverConfig:
+    """What a run is: scenario name, seed, limits and caps."""
+
+    scenario: str
+    seed: str
+    env_limit: int
+    weights: dict[str, float]
+    max_count: int = 1
+    per_key_cap: int | None = None
+    total_cap: int | None = None
+    max_logical_ms: int = MAX_LOGICAL_MS
+    check_invariants: bool = True  # compare the books with Redis after every trip

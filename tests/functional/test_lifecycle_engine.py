@@ -1,0 +1,141 @@
+"""The run lifecycle wired into the millisecond clock, on the real server: a failing run is
+nacked at its retry score and served again, or dead-lettered past its last attempt; a delayed
+run waits for its score; a run with a TTL expires behind a backlog (by the sweep, or by a
+dequeue meeting it); an offered fast path hands a run straight to a worker. Invariants are on
+throughout: the books and Redis agree after every trip."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import redis
+
+from ckviz.cli import main
+from ckviz.model.backoff import laid_over_core, retry_delay_ms
+from ckviz.model.lifecycle import RetrySettings, TtlSettings
+from ckviz.model.scenario import KeySpec, Scenario
+from ckviz.sim.driver import Driver
+from ckviz.sim.session import open_cell
+from ckviz.store.lifecycle import LifecycleKeys
+from tests.functional.trust_support import key, treatment
+
+
+def lifecycle_scenario(*keys: KeySpec, env_limit: int = 2, **tables: object) -> Scenario:
+    return Scenario(name="life", env_limit=env_limit, keys=list(keys), **tables)  # type: ignore[arg-type]
+
+
+def serves_of(driver: Driver, run_id: str) -> list[int]:
+    return [e.dequeued_ms for e in driver.events if e.run_id == run_id]
+
+
+@pytest.mark.parametrize("discipline", ["baseline", "vtime", "vtime-v17"])
+def test_a_failing_run_is_nacked_at_its_retry_score_and_served_again(
+    client: redis.Redis, prefix: str, discipline: str
+) -> None:
+    retry = RetrySettings(max_attempts=5, factor=2, min_timeout_ms=100, randomize=False)
+    flaky = key("flaky", 3, arrival="immediate", hold_ms_mean=20, fail_rate=1.0, fail_attempts=2)
+    sc = lifecycle_scenario(flaky, key("steady", 5), retry=retry)
+    with open_cell(client, sc, "seed-a", treatment(discipline), prefix) as driver:
+        driver.run()
+        holds = {r.run_id: r.hold_ms for r in driver.workload}
+        for run_id in ("flaky~0#0", "flaky~0#1", "flaky~0#2"):
+            first, second, third = serves_of(driver, run_id)
+            # each nack waits its backoff (attempt 1: 100 ms, attempt 2: 200 ms) after the hold
+            assert second >= first + holds[run_id] + 100
+            assert third >= second + holds[run_id] + 200
+        tally = driver.outcome().lifecycle
+        assert tally is not None
+        flaky_tally = tally["flaky"]
+        assert (flaky_tally.attempts, flaky_tally.retries, flaky_tally.dead_lettered) == (9, 6, 0)
+        assert len(flaky_tally.success_waits) == 3
+        assert client.zcard(LifecycleKeys(driver.queue.keys).dead_letter) == 0
+    assert driver.ledger.settled == sc.total_runs
+
+
+def test_past_its_last_attempt_a_run_is_dead_lettered(client: redis.Redis, prefix: str) -> None:
+    retry = RetrySettings(max_attempts=2, min_timeout_ms=10, randomize=False)
+    doomed = key("doomed", 2, arrival="immediate", hold_ms_mean=5, fail_rate=1.0, fail_attempts=9)
+    sc = lifecycle_scenario(doomed, key("ok", 3), retry=retry)
+    with open_cell(client, sc, "seed-a", treatment("baseline"), prefix) as driver:
+        driver.run()
+        dead = client.zrange(LifecycleKeys(driver.queue.keys).dead_letter, 0, -1)
+        assert sorted(dead) == ["doomed~0#0", "doomed~0#1"]
+        assert driver.ledger.dead_lettered == {"doomed~0#0", "doomed~0#1"}
+        assert [len(serves_of(driver, r)) for r in sorted(dead)] == [2, 2]  # max_attempts 2
+        tally = driver.outcome().lifecycle
+        assert tally is not None and tally["doomed"].dead_lettered == 2
+        assert tally["doomed"].success_waits == []
+
+
+def test_a_delayed_run_waits_for_its_score(client: redis.Redis, prefix: str) -> None:
+    sc = lifecycle_scenario(key("later", 2, arrival="immediate", delay_ms=300), key("now", 2))
+    with open_cell(client, sc, "seed-a", treatment("vtime"), prefix) as driver:
+        driver.run()
+        later = [e for e in driver.events if e.key == "later"]
+        assert [e.dequeued_ms >= 300 for e in later] == [True, True]
+        assert all(e.arrival_ms == 300 for e in later)  # a wait counts from the run's due time
+        tally = driver.outcome().lifecycle
+        assert tally is not None and tally["later"].delayed == 2 and tally["now"].delayed == 0
+
+
+@pytest.mark.parametrize("sweep_ms", [100, 0])
+def test_runs_expire_behind_a_backlog_by_sweep_or_by_dequeue(
+    client: redis.Redis, prefix: str, sweep_ms: int
+) -> None:
+    backlog = key("backlog", 60, arrival="immediate", hold_ms_mean=20)
+    light = key("light", 8, start_at_ms=10, rate_per_sec=50, ttl_ms=150)
+    sc = lifecycle_scenario(backlog, light, ttl=TtlSettings(sweep_ms=sweep_ms))
+    with open_cell(client, sc, "seed-a", treatment("baseline"), prefix) as driver:
+        driver.run()
+        tally = driver.outcome().lifecycle
+        assert tally is not None
+        served = sum(1 for e in driver.events if e.key == "light")
+        assert tally["light"].expired > 0 and served + tally["light"].expired == 8
+        assert len(driver.ledger.expired) == tally["light"].expired
+        life = driver.life
+        swept_or_dropped = life.life.swept | life.life.dropped  # type: ignore[attr-defined]
+        assert swept_or_dropped <= driver.ledger.expired
+        if sweep_ms == 0:
+            assert not life.life.swept  # type: ignore[attr-defined]  # only dequeues met them
+
+
+def test_an_offered_fast_path_serves_at_once_when_the_env_has_room(
+    client: redis.Redis, prefix: str
+) -> None:
+    fast = key("fast", 5, rate_per_sec=5, hold_ms_mean=10, fast_path=True)
+    sc = lifecycle_scenario(fast, key("slow", 5, rate_per_sec=5, hold_ms_mean=10), env_limit=4)
+    with open_cell(client, sc, "seed-a", treatment("baseline"), prefix) as driver:
+        driver.run()
+        tally = driver.outcome().lifecycle
+        assert tally is not None
+        assert (tally["fast"].fast_path, tally["slow"].fast_path) == (5, 0)
+        assert all(e.wait_ms == 0 for e in driver.events if e.key == "fast")
+        assert client.llen(LifecycleKeys(driver.queue.keys).worker_queue) == 5
+
+
+def _results(path: Path, *args: str) -> dict[str, object]:
+    assert main(["--headless", "--force", "--out", str(path), *args]) in (0, 1)
+    data = json.loads(path.read_text())
+    data.pop("wall_clock_s")
+    for entry in data["scenarios"]:  # type: ignore[union-attr]
+        for run in entry["runs"]:
+            run["metrics"].pop("wall_clock_ms")
+    return data
+
+
+def test_lifecycle_results_are_deterministic_and_plain_ones_carry_none(tmp_path: Path) -> None:
+    args = ["--scenario", "life_dead_letter", "--seeds", "seed-a", "--discipline", "baseline"]
+    first = _results(tmp_path / "a.json", *args, "--discipline", "vtime")
+    again = _results(tmp_path / "b.json", *args, "--discipline", "vtime")
+    assert first == again
+    rows = first["scenarios"][0]["runs"][0]["metrics"]["per_key"]  # type: ignore[index]
+    assert {row["key"]: row["lifecycle"]["dead_lettered"] for row in rows}["doomed"] == 12
+    plain = _results(tmp_path / "c.json", "--scenario", "ck_skew", "--seeds", "seed-a")
+    assert "lifecycle" not in json.dumps(plain)
+
+
+def test_the_retry_delays_the_test_expects() -> None:
+    opts = laid_over_core(5, 2, 100, None, False)
+    assert [retry_delay_ms(opts, a) for a in (1, 2)] == [100, 200]
