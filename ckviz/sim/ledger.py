@@ -230,6 +230,13 @@ class Ledger:
         heapq.heappush(self.releases, (release, len(self.events), planned))
         return book
 
+    def oldest_arrival(self, key: str) -> int | None:
+        """When the key's longest-waiting queued run arrived (None: nothing queued). Redis
+        serves a key's runs by timestamp, which need not be the order they arrived in (the step
+        clock's refeeds), so every queued run is looked at: a step scenario's few."""
+        queued = self.books[key].queued
+        return min((self._planned[run_id].arrival_ms for _, run_id in queued), default=None)
+
     def held_runs(self) -> tuple[HeldRun, ...]:
         """The runs holding a slot, the earliest release first (then serve order)."""
         releases = sorted(self.releases, key=lambda r: (r[0], r[1]))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from ckviz.disciplines.base import OnSteps
+from ckviz.model.clock import T0
 from ckviz.model.queue import DisciplineState, Shown
 from ckviz.model.snapshot import KeyRow, QueueEvent, ViewRequest
 from ckviz.model.steps import StepScenario
@@ -42,7 +43,7 @@ def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
     ledger = runner.ledger
     last = runner.calls[-1] if runner.calls else None
     rows = tuple(
-        KeyRow(key, 1.0, len(b.queued), 0, b.dequeued, b.held, None, b.wait_sum_ms)
+        KeyRow(key, 1.0, len(b.queued), 0, b.dequeued, b.held, _head(ledger, key), b.wait_sum_ms)
         for key, b in ledger.books.items()
     )
     events = ledger.events
@@ -67,6 +68,13 @@ def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
         next_consumer=None if runner.done else runner.next_consumer(),
         history_at=runner.t,
     )
+
+
+def _head(ledger: Ledger, key: str) -> float | None:
+    """The key's oldest queued run as a row's head: its arrival step over the clock's base, so
+    its age (and the key's wait so far) counts the steps it has waited, as in milliseconds."""
+    arrival = ledger.oldest_arrival(key)
+    return None if arrival is None else float(T0 + arrival)
 
 
 def _tag_order(runner: StepEngine) -> tuple[str, ...]:

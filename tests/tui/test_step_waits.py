@@ -1,0 +1,56 @@
+"""Step scenarios in the app: a key's wait so far counts its oldest queued run's age in steps,
+as millisecond scenarios count it in ms (issue 23, item 1)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.widgets import Input
+
+from ckviz.tui.app import CkvizApp
+from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.status import StatusBar
+from ckviz.tui.widgets.wait_compare import WaitComparePane
+from tests.tui.conftest import press, settle
+
+MakeApp = Callable[..., CkvizApp]
+
+
+async def go_to(pilot: Any, step: str) -> None:
+    await press(pilot, "colon")
+    pilot.app.screen.query_one(Input).value = step
+    await press(pilot, "enter")
+
+
+def line_of(text: str, key: str) -> list[str]:
+    return next(ln.split() for ln in text.splitlines() if ln.split()[:1] == [key])
+
+
+async def test_a_starved_keys_wait_counts_its_queued_runs_in_steps(make_app: MakeApp) -> None:
+    # micro_skew at step 200: baseline has served heavy only, the light keys' runs have
+    # queued since step 0; vtime has served every light run.
+    app = make_app("micro_skew", "vtime", compare_with="baseline")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await go_to(pilot, "200")
+        step = app.player.recording.current.times[0]  # type: ignore[union-attr]
+        waits = app.screen.query_one(WaitComparePane).plain
+        _, vtime_bar, vtime, vtime_out, baseline_bar, baseline, out, mark, ratio = line_of(
+            waits, "light0"
+        )
+        assert (vtime, vtime_out) == ("94", "10")  # ten runs out, their mean wait in steps
+        # queued since step 0, none out: as many steps so far as the run has made
+        assert (baseline, out, mark) == (str(step), "0", "✖") and step >= 200
+        assert len(baseline_bar) > len(vtime_bar)  # the starved key's bar is the longer
+        assert float(ratio.removesuffix("x")) > 2
+    app = make_app("micro_skew", "baseline")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await go_to(pilot, "200")
+        table = app.screen.query_one(KeyQueuesPane).plain
+        step = app.player.recording.current.times[0]  # type: ignore[union-attr]
+        numbers = [cell for cell in line_of(table, "light0") if cell.isdigit()]
+        assert numbers == ["10", "0", "0", str(step), str(step)]  # queued, arrive, out, age, wait
+        status = app.screen.query_one(StatusBar).text.plain
+        assert f"longest wait light3 {step}" in status
