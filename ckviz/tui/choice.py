@@ -8,9 +8,36 @@ from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
 from ckviz.disciplines.registry import check_discipline
 from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
+from ckviz.inputs.scenario_files import AnyScenario
 from ckviz.model.clock import STEPS, clock_of
 from ckviz.model.names import check_seed
 from ckviz.sim.clocks import disciplines_on, runs_on
+
+STAND_IN = "vtime"  # what runs in place of a discipline a scenario's clock lacks (both have it)
+
+
+def fit_disciplines(
+    scenario: AnyScenario, disciplines: tuple[str, ...]
+) -> tuple[tuple[str, ...], str | None]:
+    """`disciplines` for `scenario`: each that its clock runs, kept; each that it does not,
+    replaced by one that runs (vtime first) and is not a lane already. With a one-line note
+    naming the switch (None: nothing switched)."""
+    runnable = disciplines_on(clock_of(scenario))
+    chosen: list[str] = []
+    notes = []
+    for i, name in enumerate(disciplines):
+        if name in runnable:
+            chosen.append(name)
+            continue
+        taken = {*chosen, *disciplines[i + 1 :]}
+        stand_in = next(d for d in dict.fromkeys((STAND_IN, *runnable)) if d not in taken)
+        chosen.append(stand_in)
+        notes.append(f"{name} does not run on it, {stand_in} does")
+    if not notes:
+        return disciplines, None
+    kind = "a step" if clock_of(scenario) is STEPS else "a millisecond"
+    note = f"{scenario.name} is {kind} scenario: {'; '.join(notes)} (d picks another)"
+    return tuple(chosen), note
 
 
 def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
@@ -21,7 +48,9 @@ def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
         raise UsageError("--seeds is for --headless; the terminal app takes --seed")
     name = ns.scenario_arg or (ns.scenario[0] if ns.scenario else DEFAULT_SCENARIO)
     scenario = scenario_files.load_any(name)
-    discipline = check_discipline(ns.discipline[0] if ns.discipline else DEFAULT_DISCIPLINE)
+    # no --discipline: the default where it runs (sfq), else what does (vtime on steps)
+    default = fit_disciplines(scenario, (DEFAULT_DISCIPLINE,))[0][0]
+    discipline = check_discipline(ns.discipline[0] if ns.discipline else default)
     clock = clock_of(scenario)
     if not runs_on(discipline, scenario) and clock is STEPS:  # steps call by call
         raise UsageError(

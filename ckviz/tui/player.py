@@ -16,11 +16,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from ckviz.errors import CkvizError
-from ckviz.inputs.scenario_files import AnyScenario
 from ckviz.model.clock import STEPS, clock_of
 from ckviz.model.snapshot import FULL_VIEW, SORTS, ViewRequest
-from ckviz.sim.clocks import runs_on
-from ckviz.sim.steps import STEP_DISCIPLINES
+from ckviz.tui.choice import fit_disciplines
 from ckviz.tui.filter import NO_FILTER, KeyFilter, fuzzy_match
 from ckviz.tui.jumps import Jump, go_to, replay_to, until_served
 from ckviz.tui.lanes import Frame, LaneSource, Setup
@@ -170,26 +168,14 @@ class Player:
         self._driver.shutdown(wait=True, cancel_futures=True)
         self.source.close()
 
-    def unfit(self, scenario: AnyScenario) -> str | None:
-        """Why the current disciplines cannot run `scenario`, if they cannot."""
-        if clock_of(scenario) is not STEPS:
-            return None
-        for name in self.setup.disciplines:
-            if not runs_on(name, scenario):
-                return (
-                    f"{scenario.name} is a step scenario: '{name}' does not run on it "
-                    f"(d picks one of {', '.join(STEP_DISCIPLINES)} first)"
-                )
-        return None
-
     def toggle_compare(self) -> Ask:
         """Compare mode on (the discipline beside baseline, or baseline beside sfq), or off
         (back to the lane compare mode came from)."""
         disciplines = self.setup.disciplines
         if len(disciplines) > 1:
             chosen: tuple[str, ...] = (disciplines[self.home_lane],)
-        elif disciplines[0] == "baseline":
-            chosen, self.home_lane = ("baseline", "sfq"), 0
+        elif disciplines[0] == "baseline":  # sfq beside it, or what runs on a step scenario
+            chosen, self.home_lane = fit_disciplines(self.setup.scenario, ("baseline", "sfq"))[0], 0
         else:
             chosen, self.home_lane = ("baseline", disciplines[0]), 1
         return self.start(replace(self.setup, disciplines=chosen))

@@ -9,6 +9,7 @@ from typing import Any
 from textual.widgets import Input
 
 from ckviz.tui.app import CkvizApp
+from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.status import StatusBar
 from ckviz.tui.widgets.wait_compare import WaitComparePane
@@ -54,3 +55,31 @@ async def test_a_starved_keys_wait_counts_its_queued_runs_in_steps(make_app: Mak
         assert numbers == ["10", "0", "0", str(step), str(step)]  # queued, arrive, out, age, wait
         status = app.screen.query_one(StatusBar).text.plain
         assert f"longest wait light3 {step}" in status
+
+
+async def test_picking_a_step_scenario_switches_a_discipline_it_does_not_run(
+    make_app: MakeApp,
+) -> None:
+    app = make_app("ck_skew", "sfq")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        picker = app.screen
+        assert isinstance(picker, Picker)
+        picker.dismiss("micro_skew")
+        await settle(pilot)
+        assert app.player.error is None and app.player.setup.disciplines == ("vtime",)
+        notes = [n.message for n in app._notifications]
+        assert any("sfq does not run on it, vtime does" in n for n in notes)
+        await press(pilot, "space")
+        assert app.player.recording.current.snapshots[0].step == 1  # type: ignore[union-attr]
+        await pilot.press("d")  # only what runs on the step clock is offered
+        picker = app.screen
+        assert isinstance(picker, Picker)
+        assert picker.choices == ["baseline", "vtime", "vtime-v17"]
+        await press(pilot, "escape")
+        await press(pilot, "d")
+        app.screen.dismiss("baseline")  # type: ignore[arg-type]
+        await settle(pilot)
+        await press(pilot, "c")  # compare mode: baseline beside a discipline that runs here
+        assert app.player.error is None and app.player.setup.disciplines == ("baseline", "vtime")

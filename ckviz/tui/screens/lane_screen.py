@@ -16,8 +16,10 @@ from textual.widgets import Input
 from ckviz.defaults import DEFAULT_SEEDS
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, RULES
 from ckviz.errors import CkvizError
-from ckviz.inputs.scenario_files import bundled_names, load_any
+from ckviz.inputs.scenario_files import AnyScenario, bundled_names, load_any
 from ckviz.model.names import natural_key
+from ckviz.sim.clocks import runs_on
+from ckviz.tui.choice import fit_disciplines
 from ckviz.tui.context import Context
 from ckviz.tui.filter import KeyFilter
 from ckviz.tui.messages import Perform
@@ -152,7 +154,8 @@ class LaneScreen(Screen[None]):
                 disciplines[lane] = name
                 self._start(disciplines=tuple(disciplines))
 
-        picker = Picker(f"Discipline{side}", DEFAULT_DISCIPLINES, current, descriptions=RULES)
+        runnable = [d for d in DEFAULT_DISCIPLINES if runs_on(d, setup.scenario)]  # only these
+        picker = Picker(f"Discipline{side}", runnable, current, descriptions=RULES)
         self.app.push_screen(picker, chosen)
 
     def action_pick_scenario(self) -> None:
@@ -168,7 +171,7 @@ class LaneScreen(Screen[None]):
             except CkvizError as exc:
                 self.notify(str(exc), severity="error", markup=False)
                 return
-            self._start(scenario=scenario)
+            self._start_scenario(scenario)
 
         descriptions = scenario_descriptions(names)
         self.app.push_screen(
@@ -242,7 +245,11 @@ class LaneScreen(Screen[None]):
         except CkvizError as exc:
             self.notify(one_line(str(exc)), severity="error", title="open", markup=False)
             return
-        if (problem := self.player.unfit(scenario)) is not None:
-            self.notify(problem, severity="error", title="open", markup=False)
-            return
-        self._start(scenario=scenario)
+        self._start_scenario(scenario)
+
+    def _start_scenario(self, scenario: AnyScenario) -> None:
+        """Start `scenario`, switching a discipline its clock does not run (a note says so)."""
+        disciplines, note = fit_disciplines(scenario, self.player.setup.disciplines)
+        if note is not None:
+            self.notify(note, title="discipline switched", markup=False)
+        self._start(scenario=scenario, disciplines=disciplines)
