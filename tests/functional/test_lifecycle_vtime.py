@@ -16,15 +16,21 @@ from tests.functional.lifecycle_support import NOW, Lanes
 from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
 
 BOTH: tuple[Version, ...] = ("head", "v17")
+DEFAULTS = VtimeKnobs()
 
 
 class VLanes(Lanes):
     """Lanes through a vtime door (all of it traced), with reads of the vtime state."""
 
     def __init__(
-        self, client: redis.Redis, prefix: str, version: Version, env_limit: int = 100
+        self,
+        client: redis.Redis,
+        prefix: str,
+        version: Version,
+        env_limit: int = 100,
+        knobs: VtimeKnobs = DEFAULTS,
     ) -> None:
-        door = vtime_door(version, Tuning(VtimeKnobs(), trace=True))
+        door = vtime_door(version, Tuning(knobs, trace=True))
         super().__init__(client, prefix, env_limit, door=door)
 
     def state(self) -> VtimeState:
@@ -261,6 +267,21 @@ def test_head_an_expired_last_run_parks_the_stored_tag(client: redis.Redis, pref
     assert v.expire(now=NOW) == ["a2"]  # the sweep finishes it, once
     assert v.expire(now=NOW) == []
     assert client.zrange(v.keys.worker_queue, 0, -1) == ["a2"]
+
+
+@pytest.mark.parametrize("version", BOTH)
+def test_an_expired_drop_spends_the_pass_1_budget(
+    client: redis.Redis, prefix: str, version: Version
+) -> None:
+    v = VLanes(client, prefix, version, knobs=VtimeKnobs(window_multiplier=1))
+    v.enqueue("a", "a1", 1000, ttl_expires_at=NOW - 1)
+    v.enqueue("a", "a2", 1001)
+    v.enqueue("b", "b1", 2000)
+    reply = v.one("dequeue", 1, NOW)  # window 1: a's drop is pass 1's one visit
+    assert [(x.passno, x.key, x.fate) for x in reply.visits if x.fate != "outside-window"] == [
+        (1, "a", "expired"),
+        (2, "b", "served"),
+    ]
 
 
 @pytest.mark.parametrize("version", BOTH)

@@ -19,10 +19,15 @@ from ckviz.store.lifecycle import (
     VISIBILITY_TIMEOUT_MS,
     ttl_member,
 )
+from ckviz.store.messages import run_keys
 
 if TYPE_CHECKING:
     from ckviz.store.runqueue import RunQueue
     from ckviz.store.scripts import Decoder, LuaScript
+
+
+def _ok(reply: Any) -> None:
+    return None
 
 
 def _fast_path_taken(reply: Any) -> bool:
@@ -44,20 +49,9 @@ class LifecycleCalls:
         raise NotImplementedError  # Trip's
 
     def _slot_keys(self, key: str, run_id: str) -> tuple[str, ...]:
-        """A run's usual KEYS (enqueue's and ack's: `runqueue.run_keys`), then its two
-        currentDequeued sets."""
-        k, life = self._queue.keys, self._queue.lifecycle
-        return (
-            k.message(run_id),
-            k.ck_queue(key),
-            k.env_queue,
-            k.ck_index,
-            k.master_queue,
-            k.ck_held(key),
-            k.env_held,
-            life.ck_dequeued(key),
-            life.env_dequeued,
-        )
+        """A run's usual KEYS (enqueue's and ack's), then its two currentDequeued sets."""
+        life = self._queue.lifecycle
+        return (*run_keys(self._queue.keys, run_id, key), life.ck_dequeued(key), life.env_dequeued)
 
     def nack(self, key: str, run_id: str, payload: str, score: int) -> int:
         """Requeue a held run at its retry `score` with the client's new `payload` (its
@@ -136,7 +130,3 @@ class LifecycleCalls:
         keys = (life.ttl_queue, life.worker_queue, life.worker_items, *q.state_keys)
         argv = (q.keys.prefix, now, batch, 1, VISIBILITY_TIMEOUT_MS, *q.door.argv)
         return self.call(q.door.expire_ttl, keys, argv, _run_ids)
-
-
-def _ok(reply: Any) -> None:
-    return None
