@@ -85,7 +85,7 @@ class Pane(ScrollView, Generic[Shown], can_focus=True, inherit_bindings=False):
 
     def __init__(self, *, compact: bool = False, id: str | None = None) -> None:
         super().__init__(id=id, classes="pane -compact" if compact else "pane")
-        self.compact = compact
+        self._compact = compact
         self.rows = Rows()
         self._shown: tuple[Shown, KeyPalette] | None = None
         self._strips: dict[int, Strip] = {}
@@ -113,6 +113,11 @@ class Pane(ScrollView, Generic[Shown], can_focus=True, inherit_bindings=False):
             if taller and self.fits_rows:
                 self.refresh(layout=True)
         self.refresh()
+
+    @property
+    def compact(self) -> bool:
+        """Laid out small (compare mode's lanes), unless zoomed: a zoomed pane shows all."""
+        return self._compact and not self.has_class("-maximized")
 
     @property
     def fits_rows(self) -> bool:
