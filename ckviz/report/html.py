@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from html import escape
 
 from ckviz.model.results import Spread
-from ckviz.report import plots
+from ckviz.report import plots, sweep_plots
 from ckviz.report.findings import findings, sweep_findings
 from ckviz.report.sources import Source, redis_versions_note
 from ckviz.report.sweeps import SweepView, sweep_views
@@ -82,7 +82,7 @@ CAPS_FIGURE = (
 )
 
 
-SweepFigure = tuple[str, str, Callable[[Row], Spread | None], plots.SweepScale, str]
+SweepFigure = tuple[str, str, Callable[[Row], Spread | None], sweep_plots.SweepScale, str]
 
 
 def sweep_figures(sweep: SweepView) -> list[SweepFigure]:
@@ -236,7 +236,7 @@ def _sweep_html(i: int, sweep: SweepView) -> str:
         _table_html(sweep_table(sweep)),
     ]
     for kind, title, get, scale, caption in sweep_figures(sweep):
-        svg = plots.sweep_svg(sweep, title, get, scale)
+        svg = sweep_plots.sweep_svg(sweep, title, get, scale)
         parts.append(_figure_html(kind, svg, f"{sweep.scenario}: {caption}"))
     parts.append("</section>")
     return "\n".join(parts)

@@ -1,8 +1,9 @@
 """The report's figures: matplotlib drawing SVG text with every glyph as a path (the font
 travels inside the file, so a page renders the same with no fonts installed).
 
-The only module that imports matplotlib. It uses the object API (`Figure`, no pyplot): no
-global figure state, no GUI backend, nothing kept between figures."""
+With sweep_plots.py (the figures against a swept value), the only modules that import
+matplotlib. They use the object API (`Figure`, no pyplot): no global figure state, no GUI
+backend, nothing kept between figures."""
 
 from __future__ import annotations
 
@@ -12,17 +13,16 @@ import itertools
 import math
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Literal
+from typing import Any
 
 import matplotlib
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from ckviz.model.results import Spread, TimelineResult
-from ckviz.report.sweeps import SweepView, value_text
 from ckviz.report.views import Row, ScenarioView, SourceView
 
 SOURCE_COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860")
@@ -56,7 +56,7 @@ Getter = Callable[[Row], Spread | None]
 
 
 @contextlib.contextmanager
-def _style() -> Iterator[None]:
+def drawing_style() -> Iterator[None]:
     with matplotlib.rc_context(STYLE), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Glyph .* missing from font")
         yield
@@ -115,7 +115,7 @@ def attainment_svg(scenario: ScenarioView) -> str:
     cols = min(PANEL_COLUMNS, len(panels))
     rows = math.ceil(len(panels) / cols)
     shown = max(1, max(min(len(_judged(r)), MAX_KEY_BARS) for _, r in panels))
-    with _style():
+    with drawing_style():
         size = (2.4 * cols + 0.6, (0.6 + 0.13 * shown) * rows + 0.5)
         fig = Figure(figsize=size, layout="constrained")
         axes = fig.subplots(rows, cols, sharex=True, squeeze=False).flatten()
@@ -150,7 +150,7 @@ def strip_svg(scenario: ScenarioView) -> str:
     cols = min(2, len(panels))
     rows = math.ceil(len(panels) / cols)
     series = max((len(_series(r.first.metrics.timeline)) for _, r in panels), default=1)
-    with _style():
+    with drawing_style():
         size = (4.6 * cols + 0.4, (0.5 + 0.12 * series) * rows + 0.5)
         fig = Figure(figsize=size, layout="constrained")
         axes = fig.subplots(rows, cols, sharex=True, squeeze=False).flatten()
@@ -176,7 +176,7 @@ def _bar_panels(scenario: ScenarioView, panels: Sequence[tuple[str, Getter, bool
     labels = scenario.labels
     n = len(scenario.views)
     height = 0.9 + len(labels) * (0.22 + 0.16 * n)
-    with _style():
+    with drawing_style():
         fig = Figure(figsize=(2.6 * len(panels) + 1.2, height), layout="constrained")
         axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
         for ax, (title, get, log) in zip(axes, panels, strict=True):
@@ -197,7 +197,7 @@ def _bar_panels(scenario: ScenarioView, panels: Sequence[tuple[str, Getter, bool
 def _log_x(ax: Axes) -> None:
     """Linear up to 10 ms, logarithmic past it: 14 ms and 1321 ms on one axis, 0 included."""
     ax.set_xscale("symlog", linthresh=10)
-    _plain_numbers(ax.xaxis)
+    plain_numbers(ax.xaxis)
 
 
 def _bars(ax: Axes, view: SourceView, labels: list[str], get: Getter, i: int, n: int) -> None:
@@ -307,7 +307,7 @@ def _grid(
 
     cols = min(PANEL_COLUMNS, len(panels))
     rows = math.ceil(len(panels) / cols)
-    with _style():
+    with drawing_style():
         fig = Figure(figsize=(2.4 * cols + 0.4, 1.9 * rows + 0.7), layout="constrained")
         axes = fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False).flatten()
         handles: dict[str, Artist] = {}
@@ -333,76 +333,7 @@ def _grid(
         return to_svg(fig)
 
 
-SweepScale = Literal["share", "wait", "cost"]
-MARKERS = ("o", "s", "^", "D", "v", "P")
-MAX_VALUE_TICKS = 12  # more swept values than this: matplotlib's own ticks, not one per value
-
-
-def sweep_svg(sweep: SweepView, title: str, get: Getter, scale: SweepScale) -> str:
-    """One figure against the swept value: a line per treatment through the means over seeds,
-    a band from min to max where they differ."""
-    with _style():
-        fig = Figure(figsize=(5.4, 2.8), layout="constrained")
-        ax = fig.subplots()
-        spreads = [s for line in sweep.lines for _, s in line.figure(get)]
-        lowest = min((s.min for s in spreads), default=0.0)
-        highest = max((s.max for s in spreads), default=0.0)
-        for i, line in enumerate(sweep.lines):
-            points = line.figure(get)
-            if not points:
-                continue
-            xs = [float(v) for v, _ in points]
-            colour = KEY_COLOURS[i % len(KEY_COLOURS)]
-            ax.plot(
-                xs,
-                [s.mean for _, s in points],
-                color=colour,
-                linewidth=1.2,
-                markersize=3.5,
-                marker=MARKERS[i % len(MARKERS)],
-                label=line.label,
-            )
-            if any(s.min != s.max for _, s in points):
-                ax.fill_between(
-                    xs,
-                    [s.min for _, s in points],
-                    [s.max for _, s in points],
-                    color=colour,
-                    alpha=0.18,
-                    linewidth=0,
-                )
-        _sweep_x(ax, sweep)
-        _sweep_y(ax, scale, wide=lowest > 0 and highest >= 10 * lowest)
-        ax.set_title(title, loc="left")
-        ax.grid(linewidth=0.4, alpha=0.5)
-        fig.legend(loc="outside right upper", frameon=False, fontsize=7)
-        return to_svg(fig)
-
-
-def _sweep_x(ax: Axes, sweep: SweepView) -> None:
-    if sweep.log_x:
-        ax.set_xscale("log")
-    if len(sweep.values) <= MAX_VALUE_TICKS:
-        ax.set_xticks([float(v) for v in sweep.values], [value_text(v) for v in sweep.values])
-        ax.xaxis.set_minor_locator(NullLocator())
-    else:
-        _plain_numbers(ax.xaxis)
-    ax.set_xlabel(sweep.parameter)
-
-
-def _sweep_y(ax: Axes, scale: SweepScale, wide: bool) -> None:
-    """Shares and a narrow cost linear from 0; waits linear up to 10 then logarithmic; a
-    cost spanning 10x or more logarithmic."""
-    if scale == "wait":
-        ax.set_yscale("symlog", linthresh=10)
-    elif scale == "cost" and wide:
-        ax.set_yscale("log")
-    if scale != "cost" or not wide:
-        ax.set_ylim(bottom=0)
-    _plain_numbers(ax.yaxis)
-
-
-def _plain_numbers(axis: Axis) -> None:
+def plain_numbers(axis: Axis) -> None:
     """Ticks as plain numbers (math text is off: the default 10^k labels would show raw)."""
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     axis.set_minor_formatter(NullFormatter())
