@@ -10,6 +10,7 @@ from ckviz.model.queue import PlannedRun, js_string_order, run_id
 
 if TYPE_CHECKING:
     from ckviz.model.scenario import KeySpec, Scenario
+    from ckviz.model.steps import StepKeySpec
 
 _WIDTH = 256
 _SIGNIFICANCE = 2**52
@@ -121,13 +122,13 @@ def generate(scenario: Scenario, seed: str) -> list[PlannedRun]:
                 cursor += exp_ms(rng, gap_mean)
             hold = exp_ms(rng, spec.hold_ms_mean)
             arrival = cursor if spec.arrival == "poisson" else spec.start_at_ms
-            life = _life(spec, fails) if spec.has_lifecycle else PLAIN
+            life = run_life(spec, fails) if spec.has_lifecycle else PLAIN
             runs.append(PlannedRun(name, run_id(name, i), arrival, hold, life))
     runs.sort(key=lambda r: (r.arrival_ms, js_string_order(r.key), js_string_order(r.run_id)))
     return runs
 
 
-def _life(spec: KeySpec, fails: SeedRandom) -> RunLifecycle:
+def run_life(spec: KeySpec | StepKeySpec, fails: SeedRandom) -> RunLifecycle:
     """What a run of `spec` does beyond arriving and holding; whether it fails is a draw."""
     failing = spec.fail_rate is not None and fails.random() < spec.fail_rate
     return RunLifecycle(

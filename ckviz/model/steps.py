@@ -12,9 +12,18 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ckviz.defaults import DEFAULT_CONSUMERS, MAX_CONSUMERS
+from ckviz.model.lifecycle import (
+    KEY_FIELDS,
+    MAX_ATTEMPTS,
+    RetrySettings,
+    TtlSettings,
+    absent,
+    optional,
+)
 from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, Expectation, KeySpec, VtimeSettings
 
 MAX_STEPS = 100_000
+STEP_MS = 100  # the ms a step stands for in the run lifecycle's times, unless step_ms says
 FRESH_PREFIX = "fresh-"
 
 
@@ -29,6 +38,12 @@ class StepHarness(_Strict):
     max_count: int = Field(default=10, ge=1, le=1000, description="runs per dequeue call")
     hold_steps: int = Field(default=3, ge=0, le=MAX_STEPS, description="steps a run is held")
     max_steps: int = Field(default=1000, ge=1, le=MAX_STEPS, description="calls at most")
+    # the run lifecycle's clock: the ms a step stands for (retry delays, TTLs, delays, sweeps)
+    step_ms: int | None = optional(ge=1, le=600_000)
+
+    @property
+    def ms_per_step(self) -> int:
+        return STEP_MS if self.step_ms is None else self.step_ms
 
 
 class StepKeySpec(_Strict):
@@ -41,6 +56,22 @@ class StepKeySpec(_Strict):
     spacing: int = Field(default=0, ge=0, le=10**6, description="ms between a key's runs")
     stagger: int = Field(default=0, ge=0, le=10**6, description="ms between a family's keys")
     count: int | None = Field(default=None, ge=1, le=MAX_KEYS)
+    # the run lifecycle, as a millisecond scenario's keys (docs/lifecycle.md)
+    fail_rate: float | None = optional(ge=0, le=1)
+    fail_attempts: int | None = optional(ge=1, le=MAX_ATTEMPTS)
+    delay_ms: int | None = optional(ge=0, le=600_000)
+    ttl_ms: int | None = optional(ge=1, le=600_000)
+    fast_path: bool | None = optional()
+
+    @model_validator(mode="after")
+    def _fail_attempts_need_a_rate(self) -> StepKeySpec:
+        if self.fail_attempts is not None and self.fail_rate is None:
+            raise ValueError("fail_attempts needs fail_rate (the share of runs that fail)")
+        return self
+
+    @property
+    def has_lifecycle(self) -> bool:
+        return any(getattr(self, name) is not None for name in KEY_FIELDS)
 
     def names(self) -> list[str]:
         if self.count is None:
@@ -76,6 +107,14 @@ class StepScenario(_Strict):
     victims: list[str] = Field(default=[], description="keys whose waits are reported")
     arrivals: Arrivals = Arrivals()
     vtime: VtimeSettings = VtimeSettings()
+    retry: RetrySettings | None = Field(default=None, exclude_if=absent)
+    ttl: TtlSettings | None = Field(default=None, exclude_if=absent)
+
+    @property
+    def has_lifecycle(self) -> bool:
+        """Whether a run may fail, wait, expire or take the fast path (docs/lifecycle.md)."""
+        given = self.retry is not None or self.ttl is not None
+        return given or any(spec.has_lifecycle for spec in self.keys)
 
     @model_validator(mode="after")
     def _keys_make_sense(self) -> StepScenario:

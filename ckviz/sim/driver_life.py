@@ -35,8 +35,7 @@ class PlainRuns:
     def __init__(self, ledger: Ledger) -> None:
         self.ledger = ledger
 
-    @staticmethod
-    def now(t: int) -> int:
+    def now(self, t: int) -> int:
         return WALL_NOW
 
     def release(self, trip: Trip, run: PlannedRun, t: int) -> str:
@@ -47,10 +46,11 @@ class PlainRuns:
     def sweep(self, trip: Trip, t: int) -> None:
         return None
 
-    def arrive(self, trip: Trip, run: PlannedRun, t: int) -> int:
-        timestamp = SCORE_BASE + run.arrival_ms
-        trip.enqueue(run, timestamp)
-        return timestamp
+    def arrive(self, trip: Trip, run: PlannedRun, t: int, timestamp: int | None = None) -> int:
+        """The run's enqueue; its score (`timestamp`, else its arrival on the ms clock)."""
+        score = SCORE_BASE + run.arrival_ms if timestamp is None else timestamp
+        trip.enqueue(run, score)
+        return score
 
     def before_send(self, trip: Trip, t: int) -> None:
         return None
@@ -87,10 +87,9 @@ class DriverLife(PlainRuns):
         self._probe: tuple[int, list[tuple[str, str]]] | None = None  # (slot, runs asked)
         self._probed: list[tuple[list[tuple[str, str]], list[Any]]] = []  # to read after
 
-    @staticmethod
-    def now(t: int) -> int:
+    def now(self, t: int) -> int:
         """The dequeue's and the client's `now`: the logical clock, so future scores wait."""
-        return SCORE_BASE + t
+        return self.life.now(t)
 
     def release(self, trip: Trip, run: PlannedRun, t: int) -> str:
         """The run's hold ended: its ack, nack or dead-letter goes into the trip; which."""
@@ -113,14 +112,15 @@ class DriverLife(PlainRuns):
             self.ledger.settled += 1
 
     def sweep(self, trip: Trip, t: int) -> None:
-        """The TTL consumer's sweep, when one is due at `t`."""
-        if self.life.sweep_now(t):
+        """The TTL consumer's sweep, when one is due at `t` (and none waits in the trip)."""
+        if self._sweep is None and self.life.sweep_now(t):
             self._sweep = trip.expire_ttl(self.now(t), self.life.sweep.per_sweep)
 
-    def arrive(self, trip: Trip, run: PlannedRun, t: int) -> int:
-        """The run's first enqueue; its timestamp (the books queue it until a reply says it
+    def arrive(self, trip: Trip, run: PlannedRun, t: int, timestamp: int | None = None) -> int:
+        """The run's first enqueue; its score (the books queue it until a reply says it
         took the fast path)."""
-        sent = self.life.enqueue(self.ledger, run, t)
+        plain = SCORE_BASE + run.arrival_ms if timestamp is None else timestamp
+        sent = self.life.enqueue(self.ledger, run, t, plain)
         slot = trip.enqueue(run, sent.score, sent.ttl_expires_at, sent.fast_path_at)
         if sent.fast_path_at is not None:
             self._enqueues.append((slot, run))

@@ -56,7 +56,9 @@ class Enqueue:
 
 
 class Lifecycle:
-    """The lifecycle of one cell's runs on a clock whose `now` is `score_base + t`."""
+    """The lifecycle of one cell's runs on a clock whose tick `t` stands for `unit_ms` ms:
+    the dequeue's and the client's `now` is `score_base + t * unit_ms` (the millisecond
+    clock: `SCORE_BASE + t`; the step clock: past every fixed timestamp, a step apart)."""
 
     def __init__(
         self,
@@ -65,36 +67,54 @@ class Lifecycle:
         seed: str,
         score_base: int,
         keys: list[str],
+        unit_ms: int = 1,
     ) -> None:
         self.options: RetryOptions = retry.options() if retry else laid_over_core()
         self.max_attempts = retry.max_attempts if retry else None  # None: the queue's 12
         self.sweep = ttl or TtlSettings()
         self.rng = random.Random(f"{seed}/retry")
         self.score_base = score_base
+        self.unit_ms = unit_ms
         self.keys = {key: KeyLife() for key in keys}
         self.attempt: dict[str, int] = {}  # run id -> failures so far (the payload's attempt)
         self.payloads: dict[str, str] = {}  # run id -> its message, for runs that will fail
         self.first_due: dict[str, int] = {}  # run id -> when it first came due (clock)
-        self.ttl_pending: dict[str, tuple[str, int]] = {}  # run id -> (key, expiry on clock)
+        self.ttl_pending: dict[str, tuple[str, int]] = {}  # run id -> (key, ttlExpiresAt)
         self.dropped: set[str] = set()  # expired by a dequeue, left for the sweep to finalise
         self.swept: set[str] = set()
 
+    def _tally(self, key: str) -> KeyLife:
+        """A key's figures (a key minted between a step clock's calls gets its own)."""
+        tally = self.keys.get(key)
+        if tally is None:
+            tally = self.keys[key] = KeyLife()
+        return tally
+
     # ---- enqueue ----------------------------------------------------------------------
 
-    def enqueue(self, ledger: Ledger, run: PlannedRun, t: int) -> Enqueue:
-        """The first enqueue of `run` at `t`: its score, TTL and fast-path offer, booked."""
-        life = run.life
-        due = t + life.delay_ms
+    def now(self, t: int) -> int:
+        """The `now` at tick `t`, in ms."""
+        return self.score_base + t * self.unit_ms
+
+    def tick_of(self, score: int) -> int:
+        """The first tick at which `score` is due."""
+        return -(-(score - self.score_base) // self.unit_ms)
+
+    def enqueue(self, ledger: Ledger, run: PlannedRun, t: int, timestamp: int) -> Enqueue:
+        """The first enqueue of `run` at `t` (`timestamp`: its score when not delayed): its
+        score, TTL and fast-path offer, booked."""
+        life, now = run.life, self.now(t)
+        score = now + life.delay_ms if life.delay_ms else timestamp
+        due = self.tick_of(score) if life.delay_ms else t
         self.first_due[run.run_id] = due
         if life.delay_ms:
-            self.keys[run.key].delayed += 1
+            self._tally(run.key).delayed += 1
             ledger.due[run.run_id] = due
             ledger.wake_at(due)
         expires = None
         if life.ttl_ms is not None:
-            self.ttl_pending[run.run_id] = (run.key, t + life.ttl_ms)
-            expires = self.score_base + t + life.ttl_ms
-        score, now = self.score_base + due, self.score_base + t
+            expires = now + life.ttl_ms
+            self.ttl_pending[run.run_id] = (run.key, expires)
         if life.fails:
             self.payloads[run.run_id] = message_payload(run, score, expires)
         return Enqueue(score, expires, fast_path_offer(life.fast_path, score, now))
@@ -104,7 +124,7 @@ class Lifecycle:
     def served(self, run: PlannedRun, t: int, fast: bool = False) -> bool:
         """A serve of `run` at `t` (on the fast path or by a dequeue); whether it is its last
         (it will succeed, so the run is settled)."""
-        tally = self.keys[run.key]
+        tally = self._tally(run.key)
         tally.attempts += 1
         tally.fast_path += fast
         self.ttl_pending.pop(run.run_id, None)  # a serve removes the TTL entry
@@ -120,10 +140,10 @@ class Lifecycle:
         if failures >= run.life.fails:
             self.payloads.pop(run.run_id, None)
             return Release("ack", failures)
-        now = self.score_base + t
+        now = self.now(t)
         payload = self.payloads[run.run_id]
         step = nack_step(payload, now, self.max_attempts, self.options, self.rng)
-        tally = self.keys[run.key]
+        tally = self._tally(run.key)
         if step.dead_letter:
             tally.dead_lettered += 1
             del self.payloads[run.run_id]
@@ -135,8 +155,8 @@ class Lifecycle:
         return Release("nack", step.attempt, step.score, step.payload)
 
     def requeued(self, ledger: Ledger, run: PlannedRun, score: int, t: int) -> None:
-        """Book a nack's requeue at `score` (due on the clock at `score - score_base`)."""
-        due = max(t, score - self.score_base)
+        """Book a nack's requeue at `score` (due on the clock at its tick)."""
+        due = max(t, self.tick_of(score))
         ledger.nacked(run, score, due)
         if due > t:
             ledger.wake_at(due)
@@ -148,23 +168,26 @@ class Lifecycle:
         return bool(self.ttl_pending or self.dropped)
 
     def sweep_now(self, t: int) -> bool:
-        """Whether the TTL consumer sweeps at `t`: every `sweep_ms` from 0, while a TTL'd run
-        may still be there to take."""
-        every = self.sweep.every_ms
-        return bool(every) and t % every == 0 and self.has_ttl
+        """Whether the TTL consumer sweeps at `t`: at each multiple of `sweep_ms` on the clock
+        (the first tick at or past it), while a TTL'd run may still be there to take."""
+        every, unit = self.sweep.every_ms, self.unit_ms
+        if not every or not self.has_ttl:
+            return False
+        return t == 0 or (t * unit) // every > ((t - 1) * unit) // every
 
     def next_sweep(self, t: int) -> int | None:
-        every = self.sweep.every_ms
+        every, unit = self.sweep.every_ms, self.unit_ms
         if not every or not self.has_ttl:
             return None
-        return (t // every + 1) * every
+        return -(-((t * unit) // every + 1) * every // unit)
 
     def due_to_expire(self, ledger: Ledger, t: int) -> list[tuple[str, str]]:
         """(key, run id) of queued runs whose TTL has passed by `t`: a dequeue may drop them."""
+        now = self.now(t)
         return [
             (key, run_id)
             for run_id, (key, expires) in self.ttl_pending.items()
-            if expires <= t and ledger.is_queued(key, run_id)
+            if expires <= now and ledger.is_queued(key, run_id)
         ]
 
     def dropped_by_dequeue(self, ledger: Ledger, key: str, run_id: str) -> None:
@@ -190,4 +213,4 @@ class Lifecycle:
     def _expire(self, ledger: Ledger, key: str, run_id: str) -> None:
         del self.ttl_pending[run_id]
         ledger.expire(key, run_id)
-        self.keys[key].expired += 1
+        self._tally(key).expired += 1

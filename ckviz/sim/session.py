@@ -12,7 +12,7 @@ import redis
 from ckviz.defaults import ROOT_PREFIX
 from ckviz.disciplines.registry import make_discipline, tuning_for
 from ckviz.inputs.workload import generate
-from ckviz.model.clock import SCORE_BASE
+from ckviz.model.clock import SCORE_BASE, WALL_NOW
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
@@ -99,6 +99,11 @@ def open_step_cell(
     queue = RunQueue(client, prefix, scenario.env_limit, door=door)
     count = consumers or treatment.consumers_on(scenario.consumers)
     more = [RunQueue(client, prefix, scenario.env_limit, door=door) for _ in range(count - 1)]
+    lifecycle = None
+    if scenario.has_lifecycle:  # a step stands for step_ms past every fixed timestamp
+        keys = scenario.key_names()
+        unit = scenario.harness.ms_per_step
+        lifecycle = Lifecycle(scenario.retry, scenario.ttl, seed, WALL_NOW, keys, unit)
     with _namespace(queue, more):
         yield StepRunner(
             scenario,
@@ -109,6 +114,7 @@ def open_step_cell(
             more_queues=more,
             seed=seed,
             history=history,
+            lifecycle=lifecycle,
         )
 
 

@@ -21,21 +21,26 @@ carries the digest the invariant checker holds them against, as the millisecond 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from ckviz.disciplines.base import DequeueReport, OnSteps
 from ckviz.disciplines.registry import IN_REDIS, on_steps
-from ckviz.model.clock import T0, WALL_NOW, Unit
+from ckviz.inputs.workload import SeedRandom, run_life
+from ckviz.model.clock import T0, Unit
 from ckviz.model.history import History
+from ckviz.model.lifecycle import PLAIN
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.model.snapshot import FULL_VIEW, ConsumerService, DequeueEvent, Snapshot, ViewRequest
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
 from ckviz.sim.calls import CallRecord
 from ckviz.sim.consumers import Tally, consumer_name, turn_order
+from ckviz.sim.driver_life import runs_of
 from ckviz.sim.engine import Outcome, StepOutcome
 from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
 from ckviz.sim.ledger import Ledger
+from ckviz.sim.lifecycle import Lifecycle
 from ckviz.sim.snapshot import Header, Scene, snapshot_of
 from ckviz.sim.step_scene import step_scene
 from ckviz.store.runqueue import RunQueue, Trip
@@ -60,8 +65,10 @@ class StepRunner:
         more_queues: Sequence[RunQueue] = (),
         seed: str = "",
         history: bool = False,
+        lifecycle: Lifecycle | None = None,
     ) -> None:
         """`queue` (and `more_queues`) opened with the discipline's door, its dequeue traced.
+        `lifecycle`: the scenario's runs fail, wait, expire or take the fast path.
         `track_state`: read the discipline's state in Redis after every call (default: when
         checking).
         `more_queues`: the connections of consumers c2..cN (c1's is `queue`), who take turns
@@ -78,6 +85,9 @@ class StepRunner:
         self.t = 0
         self.done = False
         self.ledger = Ledger(scenario.weights(), ())  # declared keys first, then minted ones
+        self.life = runs_of(lifecycle, self.ledger)  # sim/driver_life.py, as the ms clock's
+        self._lives = {n: s for s in scenario.keys if s.has_lifecycle for n in s.names()}
+        self._fails = SeedRandom(f"{seed}/fail")  # which runs fail, as a sampled workload's
         self.calls: list[CallRecord] = []
         self.contention: dict[str, int] = {}  # serves while >= 2 keys had backlog
         self.contended: set[str] = set()  # keys with backlog during such a call
@@ -156,8 +166,7 @@ class StepRunner:
             if run.key in arrivals.refeed:
                 self._enqueue(run.key, arrivals.refeed_start + self._refeeds)
                 self._refeeds += 1
-        ledger = self.ledger
-        finished = not self.scenario.between_calls and len(ledger.events) >= ledger.total_runs
+        finished = not self.scenario.between_calls and self.life.all_out()
         if finished or self.t >= self.scenario.harness.max_steps:
             self._finish()
 
@@ -171,9 +180,9 @@ class StepRunner:
         report: DequeueReport | None = None
         digest: Any = None
         if called:  # else the outbox waits for the next call's trip: nothing reads it before
-            slot = self._outbox.dequeue(self.max_count, WALL_NOW)
+            slot = self._outbox.dequeue(self.max_count, self.life.now(self.t))
             digest_slot, state_slot = self._reads()
-            replies = self._send(self.queues[consumer])
+            replies = self._send(self.queues[consumer], backlog)
             runs, report = self._reply(replies[slot])
             if digest_slot is not None:
                 digest = replies[digest_slot][0]
@@ -182,6 +191,7 @@ class StepRunner:
             self.consumers[consumer].called(len(runs))
         for run in runs:
             self._record(run, backlog)
+        self.life.dropped()  # expired heads the call dropped leave the books first
         if self.invariants is not None and digest is not None:
             self.invariants.check(self.ledger, digest, self.t)
         name = self.consumers[consumer].name
@@ -215,6 +225,7 @@ class StepRunner:
             digest_slot = None if self.invariants is None else self._outbox.inspect(*self._listed())
             state_slot = None if self.in_redis is None else self._outbox.read_state(0)
             replies = self._send()
+            self.life.dropped()
             if self.in_redis is not None and state_slot is not None:
                 self.in_redis.read(replies[state_slot])
             if self.invariants is not None and digest_slot is not None:
@@ -226,9 +237,10 @@ class StepRunner:
     def _enqueue(self, key: str, offset_ms: int) -> None:
         book = self.ledger.books.get(key)
         sent = 0 if book is None else book.to_arrive + len(book.queued) + book.dequeued
-        run = PlannedRun(key, f"{key}-{sent}", self.t, self.scenario.harness.hold_steps)
-        timestamp = T0 + offset_ms
-        self._outbox.enqueue(run, timestamp)
+        spec = self._lives.get(key)
+        life = PLAIN if spec is None else run_life(spec, self._fails)
+        run = PlannedRun(key, f"{key}-{sent}", self.t, self.scenario.harness.hold_steps, life)
+        timestamp = self.life.arrive(self._outbox, run, self.t, T0 + offset_ms)
         self.ledger.arrive_now(run, timestamp)
         if self.invariants is not None:
             self.invariants.arrived_unplanned(key)
@@ -248,30 +260,41 @@ class StepRunner:
         """The runs held `hold_steps` steps, acked last served first (as the reference walks
         its in-flight list)."""
         for run in reversed(self.ledger.releases_due(self.t)):
-            self._outbox.ack(run.run_id, run.key)
-            self.ledger.acked(run)
+            if self.life.release(self._outbox, run, self.t) == "nack" and self.invariants:
+                self.invariants.dequeued_ids.discard(run.run_id)  # it may be dequeued again
             if self.in_redis is not None:
                 self.in_redis.acked(run.key)
 
-    def _send(self, via: RunQueue | None = None) -> list[Any]:
+    def _send(self, via: RunQueue | None = None, backlog: int = 0) -> list[Any]:
+        """Send the outbox (on `via`'s connection); the lifecycle's replies (a sweep's, the
+        fast path's) are read before the dequeue's."""
         outbox: Trip
         outbox, self._outbox = self._outbox, self.queue.trip()
-        return outbox.send(via)
+        self.life.before_send(outbox, self.t)
+        replies = outbox.send(via)
+        self.life.replies(replies, self.t, partial(self._served_fast, backlog))
+        return replies
+
+    def _served_fast(self, backlog: int, run: PlannedRun) -> None:
+        """The enqueue handed `run` straight to a worker: a serve at once, by no call."""
+        self._record(DequeuedRun(run.run_id, 0, run.key), backlog, fast=True)
 
     # ---- books ----------------------------------------------------------------------
 
-    def _record(self, run: DequeuedRun, backlog: int) -> None:
+    def _record(self, run: DequeuedRun, backlog: int, fast: bool = False) -> None:
+        """A serve: by a call, or (`fast`) on the fast path at its enqueue."""
         ledger, t = self.ledger, self.t
         if self.invariants is not None:
             self.invariants.on_dequeued(t, run.key, run.run_id)
         book = ledger.dequeued(t, run.key, run.run_id)
+        self.life.served(run.key, run.run_id, t, fast)
         if not book.queued:
             self._backlog.discard(run.key)
         if self.history is not None:
             self.history.dequeued(run.key, t)
         if backlog >= 2:
             self.contention[run.key] = self.contention.get(run.key, 0) + 1
-        if not self.scenario.between_calls and len(ledger.events) == ledger.total_runs:
+        if not self.scenario.between_calls and self.drain_step < 0 and self.life.all_out():
             self.drain_step = t
         if self.invariants is not None:
             self.invariants.within_limits(t, run.key, book.held, ledger.held_count)
@@ -317,7 +340,9 @@ class StepRunner:
         weights = dict.fromkeys(self.ledger.books, 1.0)  # minted keys count, at weight 1
         trips, sent = self.round_trips, self.commands_sent
         facts = (self.events, weights, self.total, self.t, trips, sent, self.service())
-        return Outcome("step", *facts, steps=steps)
+        tallies = self.life.tallies
+        settled = None if tallies is None else self.ledger.settled
+        return Outcome("step", *facts, steps=steps, lifecycle=tallies, settled=settled)
 
     def key_serves(self) -> dict[str, int]:
         """Serves per declared key, in declared order, then all minted keys together."""

@@ -139,3 +139,62 @@ def test_lifecycle_results_are_deterministic_and_plain_ones_carry_none(tmp_path:
 def test_the_retry_delays_the_test_expects() -> None:
     opts = laid_over_core(5, 2, 100, None, False)
     assert [retry_delay_ms(opts, a) for a in (1, 2)] == [100, 200]
+
+
+STEP_LIFE = """
+env_limit = 4
+[harness]
+kind = "steps"
+max_count = 4
+hold_steps = 2
+max_steps = 400
+step_ms = 100
+[retry]
+max_attempts = 4
+factor = 2
+min_timeout_ms = 200
+randomize = false
+[ttl]
+sweep_ms = 300
+[[keys]]
+name = "storm"
+count = 4
+runs = 1
+fail_rate = 1.0
+fail_attempts = 2
+[[keys]]
+name = "heavy"
+runs = 40
+[[keys]]
+name = "doomed"
+runs = 2
+fail_rate = 1.0
+fail_attempts = 9
+[[keys]]
+name = "light"
+runs = 6
+ttl_ms = 500
+[[keys]]
+name = "later"
+runs = 3
+delay_ms = 1000
+"""
+
+
+@pytest.mark.parametrize("discipline", ["baseline", "vtime"])
+def test_the_step_clock_runs_the_same_lifecycle(tmp_path: Path, discipline: str) -> None:
+    """On the step clock a step stands for step_ms: a nack at attempt 1 waits 200 ms (two
+    steps), the doomed runs dead-letter at max_attempts, the light runs expire unless served
+    within five steps, the delayed ones wait ten; checked every call, the same twice."""
+    path = tmp_path / "steps.toml"
+    path.write_text(STEP_LIFE, encoding="utf-8")
+    args = ["--scenario", str(path), "--discipline", discipline]
+    first = _results(tmp_path / "a.json", *args)
+    assert first == _results(tmp_path / "b.json", *args)
+    run = first["scenarios"][0]["runs"][0]  # type: ignore[index]
+    rows = {row["key"]: row["lifecycle"] for row in run["metrics"]["per_key"]}
+    assert [rows[f"storm{i}"]["retries"] for i in range(4)] == [2, 2, 2, 2]
+    assert rows["doomed"]["dead_lettered"] == 2 and rows["doomed"]["attempts"] == 8
+    assert rows["light"]["expired"] + rows["light"]["succeeded"] == 6
+    assert rows["later"]["delayed"] == 3 and rows["later"]["succeeded"] == 3
+    assert all(row["success_wait_mean"] >= 10 for k, row in rows.items() if k.startswith("st"))
