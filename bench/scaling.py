@@ -12,12 +12,18 @@ packets, so only the waiting on replies differs.
 
 Part 3, `ck_many_keys` (10,001 keys, 3 seeds) run whole by `ckviz --headless`, checks on,
 for the disciplines whose order the Lua keeps (baseline, vtime): the aim is under 20 s.
+
+--against REV measures REV's ckviz too (a `git archive` first on PYTHONPATH, bench/trees.py),
+side by side in the same run: each cell of parts 1 and 2 runs in a child process per tree
+(its own embedded server), the trees alternating cell by cell so both see the same load; part
+3's commands alternate on one server.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import statistics
 import subprocess
 import sys
@@ -28,14 +34,19 @@ from pathlib import Path
 from typing import Any
 
 from redis.exceptions import ResponseError
+from trees import ROOT, env_of, export_tree
 
 from ckviz.disciplines.registry import FACTORIES, make_discipline
-from ckviz.inputs import scenario_files
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.sim.session import new_namespace, open_cell
 from ckviz.store import runqueue
 from ckviz.store.server import open_server
+
+try:
+    from ckviz.inputs import scenario_files
+except ImportError:  # a revision before the inputs package (bench --against)
+    from ckviz import scenario_files  # type: ignore[attr-defined,no-redef]
 
 KEY_COUNTS = (100, 1_000, 10_000)
 WARM_UP = 20  # dequeued runs before the timing starts
@@ -92,31 +103,51 @@ def time_ranking(driver: Any) -> list[float]:
     return spent
 
 
-def scaling_table(client: Any, disciplines: list[str], runs: int, repeat: int) -> None:
+def table_samples(
+    client: Any, discipline: str, light: int, runs: int, repeat: int
+) -> list[tuple[float, ...]]:
+    """`repeat` samples of `per_run` for one row of part 1."""
+    scenario = resized(scenario_files.load("ck_many_keys"), light)
+    timed = runs if make_discipline(discipline).door.rescores else None
+    return [per_run(client, scenario, discipline, timed) for _ in range(repeat)]
+
+
+def scaling_table(
+    trees: dict[str, Path], client: Any, disciplines: list[str], runs: int, repeat: int
+) -> None:
     """Lua-ordered disciplines run whole; rescoring ones (hours at 10,000 keys) a stretch."""
-    base = scenario_files.load("ck_many_keys")
     print(
         f"ck_many_keys (seed-a) with the light family resized, {repeat} repeats; ms per "
         f"dequeued run over the whole run, or (*) over {runs} runs after the first {WARM_UP}"
     )
-    head = f"{'discipline':<11} {'keys':>6} {'min':>8} {'median':>8} {'client':>8}"
-    print(head + f" {'ranking':>8} {'ckviz':>8} {'server':>8}")
+    head = f"{'discipline':<11} {'keys':>6}"
+    head += "".join(f" {name + ' min / median':>24}" for name in trees)
+    print(head + f" {'client':>8} {'ranking':>8} {'ckviz':>8} {'server':>8}")
     for discipline in disciplines:
         rescores = make_discipline(discipline).door.rescores
-        timed = runs if rescores else None
         for light in KEY_COUNTS:
-            scenario = resized(base, light)
-            samples = [per_run(client, scenario, discipline, timed) for _ in range(repeat)]
-            walls = [s[0] for s in samples]
-            _, cpu, ranking, server = min(samples)
+            job = {"kind": "table", "discipline": discipline, "light": light}
+            job |= {"runs": runs, "repeat": repeat}
+            got = {
+                name: table_samples(client, discipline, light, runs, repeat)
+                if len(trees) == 1
+                else run_child(tree, job)  # side by side: each tree alike, in a child
+                for name, tree in trees.items()
+            }
+            cells = ""
+            for samples in got.values():
+                walls = [s[0] for s in samples]
+                cells += f" {min(walls):>11.3f} / {statistics.median(walls):>8.3f}"
+            _, cpu, ranking, server = min(got["this tree"])
             label = discipline + ("*" if rescores else "")
             print(
-                f"{label:<11} {light + 1:>6} {min(walls):>8.3f} {statistics.median(walls):>8.3f}"
-                f" {cpu:>8.3f} {ranking:>8.3f} {cpu - ranking:>8.3f} {server:>8.3f}"
+                f"{label:<11} {light + 1:>6}{cells}"
+                f" {cpu:>8.3f} {ranking:>8.3f} {cpu - ranking:>8.3f} {server:>8.3f}",
+                flush=True,
             )
     print(
-        "client: ckviz's CPU per run, of which ranking: the discipline's own advance (the"
-        " spike's O(K) per attempt), and ckviz: the rest (driver, projection, decoding,"
+        "client (this tree): ckviz's CPU per run, of which ranking: the discipline's own advance"
+        " (the spike's O(K) per attempt), and ckviz: the rest (driver, projection, decoding,"
         " packing, checks); server: the server's command time"
     )
 
@@ -138,54 +169,75 @@ def recording() -> Iterator[list[tuple[Any, ...]]]:
         runqueue.RunQueue._roundtrip = original  # type: ignore[method-assign]
 
 
-def matrix_vs_floor(server: Any, client: Any, repeat: int) -> None:
+def matrix_run(server: Any, client: Any) -> tuple[float, float, float, int]:
+    """One go of part 2: (one connection, `ckviz --headless`, floor) seconds, commands."""
     matrix = scenario_files.load_matrix("default")
     scenarios = [scenario_files.load(n) for n in matrix.scenarios]
+    root = new_namespace("ckviz-bench")
+    started = time.perf_counter()
+    with recording() as stream:
+        for i, sc in enumerate(scenarios):
+            for treatment in matrix.all_treatments():
+                for seed in matrix.seeds:
+                    prefix = f"{root}{i}:{treatment.name}:{seed}:"
+                    with open_cell(client, sc, seed, treatment, prefix) as driver:
+                        driver.run()
+    wall = time.perf_counter() - started
+    floor = replay(client, stream)
+    runqueue.delete_prefix(client, root)
+    return wall, headless_seconds(server.url, ROOT), floor, len(stream)
+
+
+def matrix_vs_floor(trees: dict[str, Path], server: Any, client: Any, repeat: int) -> None:
     print("\ndefault matrix vs its pipelined floor (the same command stream in packets of 2,000)")
-    rows: list[tuple[float, float, float]] = []
+    rows: dict[str, list[tuple[float, ...]]] = {name: [] for name in trees}
     for attempt in range(1, repeat + 1):
-        root = new_namespace("ckviz-bench")
-        started = time.perf_counter()
-        with recording() as stream:
-            for i, sc in enumerate(scenarios):
-                for treatment in matrix.all_treatments():
-                    for seed in matrix.seeds:
-                        prefix = f"{root}{i}:{treatment.name}:{seed}:"
-                        with open_cell(client, sc, seed, treatment, prefix) as driver:
-                            driver.run()
-        wall = time.perf_counter() - started
-        floor = replay(client, stream)
-        runqueue.delete_prefix(client, root)
-        headless = headless_seconds(server.url)
-        rows.append((wall, headless, floor))
-        print(
-            f"run {attempt}: one connection {wall:.2f} s, `ckviz --headless` {headless:.2f} s,"
-            f" floor {floor:.2f} s ({len(stream)} commands):"
-            f" {wall / floor:.2f}x / {headless / floor:.2f}x the floor"
-        )
-    for name, col in (("one connection", 0), ("ckviz --headless", 1)):
-        ratios = [r[col] / r[2] for r in rows]
-        print(f"{name}: min {min(ratios):.2f}x, median {statistics.median(ratios):.2f}x the floor")
+        for name, tree in trees.items():
+            if len(trees) == 1:
+                wall, headless, floor, commands = matrix_run(server, client)
+            else:
+                wall, headless, floor, commands = run_child(tree, {"kind": "matrix"})
+            rows[name].append((wall, headless, floor))
+            print(
+                f"{name} run {attempt}: one connection {wall:.2f} s, `ckviz --headless`"
+                f" {headless:.2f} s, floor {floor:.2f} s ({commands} commands):"
+                f" {wall / floor:.2f}x / {headless / floor:.2f}x the floor",
+                flush=True,
+            )
+    for name in trees:
+        for label, col in (("one connection", 0), ("ckviz --headless", 1)):
+            ratios = [r[col] / r[2] for r in rows[name]]
+            print(
+                f"{name}, {label}: min {min(ratios):.2f}x, "
+                f"median {statistics.median(ratios):.2f}x the floor"
+            )
 
 
-def end_to_end(server: Any, disciplines: list[str], repeat: int) -> None:
+def end_to_end(trees: dict[str, Path], server: Any, disciplines: list[str], repeat: int) -> None:
     """The 10,000-key scenario whole, as a user runs it: every seed, checks on."""
     print("\nckviz --headless --scenario ck_many_keys (3 seeds x 22,000 runs, checks on), s")
     for discipline in disciplines:
         args = ("--scenario", "ck_many_keys", "--discipline", discipline)
-        walls = [headless_seconds(server.url, *args) for _ in range(repeat)]
-        print(f"{discipline:<11} min {min(walls):6.2f}  median {statistics.median(walls):6.2f}")
+        walls: dict[str, list[float]] = {name: [] for name in trees}
+        for _ in range(repeat):  # the trees alternate
+            for name, tree in trees.items():
+                walls[name].append(headless_seconds(server.url, tree, *args))
+        cells = "".join(
+            f"  {name}: min {min(w):6.2f} median {statistics.median(w):6.2f}"
+            for name, w in walls.items()
+        )
+        print(f"{discipline:<11}{cells}", flush=True)
 
 
-def headless_seconds(url: str, *args: str) -> float:
-    """Wall seconds of the real command on the same server (its default --jobs, its checks),
-    from process start to exit: what a user waits for."""
+def headless_seconds(url: str, tree: Path, *args: str) -> float:
+    """Wall seconds of the real command (`tree`'s) on the same server (its default --jobs,
+    its checks), from process start to exit: what a user waits for."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "results.json"
         command = [sys.executable, "-m", "ckviz", "--headless", "--redis-url", url, *args]
         command += ["--out", str(out)]
         started = time.perf_counter()
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env_of(tree))
         return time.perf_counter() - started
 
 
@@ -205,6 +257,24 @@ def replay(client: Any, stream: list[tuple[Any, ...]], packet: int = 2000) -> fl
         client.connection_pool.release(conn)
 
 
+def child(job: dict[str, Any]) -> Any:
+    """One cell of part 1 or one go of part 2 on this process's ckviz and its own server."""
+    with open_server() as server, contextlib.closing(server.client()) as client:
+        if job["kind"] == "table":
+            return table_samples(
+                client, job["discipline"], job["light"], job["runs"], job["repeat"]
+            )
+        return matrix_run(server, client)
+
+
+def run_child(tree: Path, job: dict[str, Any]) -> Any:
+    command = [sys.executable, __file__, "--child", json.dumps(job)]
+    proc = subprocess.run(command, env=env_of(tree), capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark child failed ({tree}):\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=400, help="dequeued runs timed per sample")
@@ -217,18 +287,26 @@ def main() -> None:
         action="store_false",
         help="skip ck_many_keys run whole by `ckviz --headless` (baseline, vtime)",
     )
+    parser.add_argument("--against", metavar="REV", help="also measure REV's code (e.g. main)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(json.loads(args.child))))
+        return
     wanted = args.discipline or ["baseline", "sfq", "vtime"]
     disciplines = [d for d in wanted if d in FACTORIES]
-    with open_server() as server:
+    with tempfile.TemporaryDirectory(prefix="ckviz-bench-tree-") as tmp, open_server() as server:
+        trees = {"this tree": ROOT}
+        if args.against:
+            trees = {args.against: export_tree(args.against, Path(tmp)), **trees}
         client = server.client()
         print(f"redis {server.version} ({server.mode}); invariant checks on")
-        scaling_table(client, disciplines, args.runs, args.repeat)
+        scaling_table(trees, client, disciplines, args.runs, args.repeat)
         if args.matrix:
-            matrix_vs_floor(server, client, args.repeat)
+            matrix_vs_floor(trees, server, client, args.repeat)
         if args.end_to_end:
             lua_ordered = [d for d in disciplines if not make_discipline(d).door.rescores]
-            end_to_end(server, lua_ordered, args.repeat)
+            end_to_end(trees, server, lua_ordered, args.repeat)
         client.close()
 
 

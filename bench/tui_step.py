@@ -42,11 +42,12 @@ import os
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from trees import env_of, export_tree
 
 SCENARIO = """\
 description = "Bench: one heavy backlog and many light keys trickling in behind it."
@@ -362,19 +363,8 @@ def child(job: dict[str, Any]) -> dict[str, Any]:
 # ---- the parent: run the trees, print side by side ----------------------------------------
 
 
-def export_tree(rev: str, into: Path) -> Path:
-    """REV's files (git archive), for its ckviz to be imported from."""
-    archive = into / "tree.tar"
-    subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "--format=tar", "-o", str(archive), rev], check=True
-    )
-    with tarfile.open(archive) as tar:
-        tar.extractall(into / "tree", filter="data")
-    return into / "tree"
-
-
 def run_child(tree: Path, job: dict[str, Any]) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+    env = env_of(tree)
     proc = subprocess.run(
         [sys.executable, __file__, "--child", json.dumps(job)],
         env=env,
