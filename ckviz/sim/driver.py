@@ -251,8 +251,9 @@ class Driver:
 
     def _rank_after_writes(self) -> None:
         """Give the discipline ckIndex as it stands after the outbox's writes: projected from
-        the last read, confirmed by the same trip (sim/projection.py), checked or not."""
-        if self._index_stale:
+        the last read, confirmed by the same trip (sim/projection.py), checked or not; read
+        when the lifecycle wrote it (its nacks, sweeps and drops are not projected)."""
+        if self._index_stale or not self.life.projected:
             self._send(read_index=True)
             self._check()
         else:

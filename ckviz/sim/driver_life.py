@@ -30,6 +30,7 @@ class PlainRuns:
 
     tallies: Mapping[str, KeyLife] | None = None
     certain = True  # a dequeue's take may be predicted (sim/driver.py)
+    projected = True  # ckIndex after a trip's writes may be projected (sim/projection.py)
     drops = 0  # expired heads dequeues dropped so far
 
     def __init__(self, ledger: Ledger) -> None:
@@ -76,6 +77,7 @@ class DriverLife(PlainRuns):
     """One driver's lifecycle slots in the trip being built, and their replies."""
 
     certain = False  # a future head or an expired one takes nothing
+    projected = False  # nacks, sweeps, drops and the fast path move ckIndex their own ways
 
     def __init__(self, lifecycle: Lifecycle, ledger: Ledger) -> None:
         super().__init__(ledger)

@@ -30,7 +30,7 @@ def serves_of(driver: Driver, run_id: str) -> list[int]:
     return [e.dequeued_ms for e in driver.events if e.run_id == run_id]
 
 
-@pytest.mark.parametrize("discipline", ["baseline", "vtime", "vtime-v17"])
+@pytest.mark.parametrize("discipline", ["baseline", "vtime", "vtime-v17", "sfq"])
 def test_a_failing_run_is_nacked_at_its_retry_score_and_served_again(
     client: redis.Redis, prefix: str, discipline: str
 ) -> None:
@@ -101,12 +101,13 @@ def test_runs_expire_behind_a_backlog_by_sweep_or_by_dequeue(
             assert not life.life.swept  # type: ignore[attr-defined]  # only dequeues met them
 
 
-def test_an_offered_fast_path_serves_at_once_when_the_env_has_room(
-    client: redis.Redis, prefix: str
+@pytest.mark.parametrize("discipline", ["baseline", "drr"])  # drr: a rescoring one reads
+def test_an_offered_fast_path_serves_at_once_when_the_env_has_room(  # ckIndex, not projects it
+    client: redis.Redis, prefix: str, discipline: str
 ) -> None:
     fast = key("fast", 5, rate_per_sec=5, hold_ms_mean=10, fast_path=True)
     sc = lifecycle_scenario(fast, key("slow", 5, rate_per_sec=5, hold_ms_mean=10), env_limit=4)
-    with open_cell(client, sc, "seed-a", treatment("baseline"), prefix) as driver:
+    with open_cell(client, sc, "seed-a", treatment(discipline), prefix) as driver:
         driver.run()
         tally = driver.outcome().lifecycle
         assert tally is not None
