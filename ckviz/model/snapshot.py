@@ -29,7 +29,7 @@ class DequeueEvent:
 class QueueEvent:
     """One line of the event log."""
 
-    kind: Literal["enqueue", "dequeue", "ack"]
+    kind: Literal["enqueue", "dequeue", "ack", "nack", "dead", "expire"]
     t: int
     key: str
     run_id: str

@@ -36,7 +36,7 @@ from ckviz.model.snapshot import (
 from ckviz.sim.collector import roomy_young_generation
 from ckviz.sim.consumers import Consumer, Turns, consumers_of
 from ckviz.sim.driver_config import DriverConfig
-from ckviz.sim.driver_life import runs_of
+from ckviz.sim.driver_life import EVENT_OF, runs_of
 from ckviz.sim.driver_scene import driver_scene
 from ckviz.sim.engine import Outcome
 from ckviz.sim.history import HistoryRecorder
@@ -194,10 +194,11 @@ class Driver:
 
     def _release(self) -> None:
         for run in self.ledger.releases_due(self.t):
-            if self.life.release(self._outbox, run, self.t) == "nack" and self.invariants:
+            outcome = self.life.release(self._outbox, run, self.t)
+            if outcome == "nack" and self.invariants:
                 self.invariants.dequeued_ids.discard(run.run_id)  # it may be dequeued again
             self._projections.writes.reheaded.add(run.key)
-            self.recent.append(QueueEvent("ack", self.t, run.key, run.run_id))
+            self.recent.append(QueueEvent(EVENT_OF[outcome], self.t, run.key, run.run_id))
 
     def _arrive(self) -> None:
         for run in self.ledger.arrivals_due(self.t):
@@ -340,6 +341,7 @@ class Driver:
     def _check(self) -> None:
         """Check the last trip's digest against the books, once its replies are recorded."""
         self.life.dropped()  # the books first learn which expired heads a dequeue dropped
+        self.recent.extend(QueueEvent("expire", self.t, *run) for run in self.life.take_expired())
         if self.invariants is not None and self._digest is not None:
             digest, self._digest = self._digest, None
             self.invariants.check(self.ledger, digest, self.t)

@@ -13,7 +13,7 @@ gone from it that no dequeue handed out was dropped.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from ckviz.model.clock import SCORE_BASE, WALL_NOW
 from ckviz.model.queue import PlannedRun
@@ -22,6 +22,12 @@ from ckviz.sim.lifecycle import KeyLife, Lifecycle
 from ckviz.store.runqueue import Trip
 
 FastServe = Callable[[PlannedRun], None]  # record a run the fast path handed to a worker
+# a release's outcome as the event log names it
+EVENT_OF: dict[str, Literal["ack", "nack", "dead"]] = {
+    "ack": "ack",
+    "nack": "nack",
+    "dead_letter": "dead",
+}
 
 
 class PlainRuns:
@@ -61,6 +67,10 @@ class PlainRuns:
 
     def dropped(self) -> None:
         return None
+
+    def take_expired(self) -> list[tuple[str, str]]:
+        """(key, run id) of the runs expired since the last call (the event log's)."""
+        return []
 
     def served(self, key: str, run_id: str, t: int, fast: bool) -> None:
         return None
@@ -155,6 +165,10 @@ class DriverLife(PlainRuns):
                     self.life.dropped_by_dequeue(self.ledger, key, run_id)
                     self.drops += 1
         self._probed = []
+
+    def take_expired(self) -> list[tuple[str, str]]:
+        taken, self.life.expired_now = self.life.expired_now, []
+        return taken
 
     def all_out(self) -> bool:
         """Every run done for good: served for the last time, dead-lettered or expired."""

@@ -82,6 +82,7 @@ class Lifecycle:
         self.ttl_pending: dict[str, tuple[str, int]] = {}  # run id -> (key, ttlExpiresAt)
         self.dropped: set[str] = set()  # expired by a dequeue, left for the sweep to finalise
         self.swept: set[str] = set()
+        self.expired_now: list[tuple[str, str]] = []  # (key, run id) not yet shown
 
     def _tally(self, key: str) -> KeyLife:
         """A key's figures (a key minted between a step clock's calls gets its own)."""
@@ -214,3 +215,4 @@ class Lifecycle:
         del self.ttl_pending[run_id]
         ledger.expire(key, run_id)
         self._tally(key).expired += 1
+        self.expired_now.append((key, run_id))

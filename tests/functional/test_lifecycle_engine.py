@@ -67,6 +67,8 @@ def test_past_its_last_attempt_a_run_is_dead_lettered(client: redis.Redis, prefi
         tally = driver.outcome().lifecycle
         assert tally is not None and tally["doomed"].dead_lettered == 2
         assert tally["doomed"].success_waits == []
+        kinds = [e.kind for e in driver.recent if e.key == "doomed"]  # the app's event log
+        assert kinds.count("nack") == 2 and kinds.count("dead") == 2 and "ack" not in kinds
 
 
 def test_a_delayed_run_waits_for_its_score(client: redis.Redis, prefix: str) -> None:
@@ -94,6 +96,8 @@ def test_runs_expire_behind_a_backlog_by_sweep_or_by_dequeue(
         served = sum(1 for e in driver.events if e.key == "light")
         assert tally["light"].expired > 0 and served + tally["light"].expired == 8
         assert len(driver.ledger.expired) == tally["light"].expired
+        expiries = [e for e in driver.recent if e.kind == "expire"]
+        assert len(expiries) == tally["light"].expired and {e.key for e in expiries} == {"light"}
         life = driver.life
         swept_or_dropped = life.life.swept | life.life.dropped  # type: ignore[attr-defined]
         assert swept_or_dropped <= driver.ledger.expired

@@ -10,8 +10,17 @@ from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, fit
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 
-KIND_STYLE = {"enqueue": DIM, "dequeue": BOLD, "ack": Style(italic=True, dim=True)}
-KIND_GLYPH = {"enqueue": "+", "dequeue": "▶", "ack": "✓"}
+KIND_STYLE = {
+    "enqueue": DIM,
+    "dequeue": BOLD,
+    "ack": Style(italic=True, dim=True),
+    # the run lifecycle (docs/lifecycle.md): a nack back to its retry score, a dead letter,
+    # an expiry (by the TTL sweep, or a dequeue dropping an expired head)
+    "nack": Style(italic=True),
+    "dead": Style(bold=True, italic=True),
+    "expire": Style(italic=True),
+}
+KIND_GLYPH = {"enqueue": "+", "dequeue": "▶", "ack": "✓", "nack": "↺", "dead": "✗", "expire": "⌛"}
 NARROW = 30  # below this many cells a line shows the kind as a glyph (help.md lists them)
 CLOCK_FROM = 19  # and from this many, narrow, still the event's time
 
