@@ -126,10 +126,10 @@ def test_the_sweep_expires_due_runs_everywhere(client: redis.Redis, prefix: str)
     assert lanes.counter("lengthCounter") == 1
     assert lanes.index_score("a") == 1001.0 and lanes.index_score("b") is None
     assert lanes.master_score() == 900.0  # stale: the sweep never remasters
-    work = client.zrange(lanes.keys.worker_queue, 0, -1, withscores=True)
+    work = client.zrange(lanes.keys.ttl_jobs, 0, -1, withscores=True)
     assert [run for run, _ in work] == ["a1", "b1"]
     assert all(start <= score <= time.time() * 1000 for _, score in work)
-    job = json.loads(client.hget(lanes.keys.worker_items, "b1") or "{}")
+    job = json.loads(client.hget(lanes.keys.ttl_job_items, "b1") or "{}")
     assert job == {
         "job": "expireTtlRun",
         "item": {"runId": "b1", "orgId": "o-ck", "queueKey": ck_member("b")},

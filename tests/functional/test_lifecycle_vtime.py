@@ -266,7 +266,7 @@ def test_head_an_expired_last_run_parks_the_stored_tag(client: redis.Redis, pref
     assert v.idle() == {"a": 1.0} and v.tags() == {"c": 0.0}
     assert v.expire(now=NOW) == ["a2"]  # the sweep finishes it, once
     assert v.expire(now=NOW) == []
-    assert client.zrange(v.keys.worker_queue, 0, -1) == ["a2"]
+    assert client.zrange(v.keys.ttl_jobs, 0, -1) == ["a2"]
 
 
 @pytest.mark.parametrize("version", BOTH)

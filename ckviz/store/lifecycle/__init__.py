@@ -49,11 +49,18 @@ class LifecycleKeys:
 
     @property
     def worker_queue(self) -> str:
+        """The list the fast path pushes a run's message name onto (RPUSH)."""
         return self.layout.prefix + "workerQueue"
 
     @property
-    def worker_items(self) -> str:
-        return self.layout.prefix + "workerQueue:items"
+    def ttl_jobs(self) -> str:
+        """The TTL consumer's job queue (a zset: `expireTtlRun` jobs by Redis TIME). Not the
+        fast path's list: a sweep after a fast-path serve would ZADD to a list (WRONGTYPE)."""
+        return self.layout.prefix + "ttlWorker:queue"
+
+    @property
+    def ttl_job_items(self) -> str:
+        return self.layout.prefix + "ttlWorker:items"
 
     def ck_dequeued(self, key: str) -> str:
         return self.layout.ck_queue(key) + DEQUEUED_SUFFIX

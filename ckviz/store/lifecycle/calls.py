@@ -127,6 +127,6 @@ class LifecycleCalls:
         run ids it expired, in order (ties by member bytes)."""
         q = self._queue
         life = q.lifecycle
-        keys = (life.ttl_queue, life.worker_queue, life.worker_items, *q.state_keys)
+        keys = (life.ttl_queue, life.ttl_jobs, life.ttl_job_items, *q.state_keys)
         argv = (q.keys.prefix, now, batch, 1, VISIBILITY_TIMEOUT_MS, *q.door.argv)
         return self.call(q.door.expire_ttl, keys, argv, _run_ids)
