@@ -203,3 +203,18 @@ def test_the_step_clock_runs_the_same_lifecycle(tmp_path: Path, discipline: str)
     assert rows["light"]["expired"] + rows["light"]["succeeded"] == 6
     assert rows["later"]["delayed"] == 3 and rows["later"]["succeeded"] == 3
     assert all(row["success_wait_mean"] >= 10 for k, row in rows.items() if k.startswith("st"))
+
+
+def test_a_sweep_after_a_fast_path_serve(client: redis.Redis, prefix: str) -> None:
+    """The fast path pushes onto the worker list; the TTL sweep files its jobs elsewhere (a
+    zset): both in one run, neither the other's type."""
+    fast = key("fast", 3, rate_per_sec=20, hold_ms_mean=5, fast_path=True)
+    short = key("short", 4, arrival="immediate", hold_ms_mean=50, ttl_ms=20)
+    sc = lifecycle_scenario(fast, short, env_limit=1, ttl=TtlSettings(sweep_ms=10))
+    with open_cell(client, sc, "seed-a", treatment("baseline"), prefix) as driver:
+        driver.run()
+        keys = LifecycleKeys(driver.queue.keys)
+        tally = driver.outcome().lifecycle
+        assert tally is not None and tally["fast"].fast_path > 0 and tally["short"].expired > 0
+        assert client.llen(keys.worker_queue) == tally["fast"].fast_path
+        assert client.zcard(keys.ttl_jobs) == len(driver.life.life.swept)  # type: ignore[attr-defined]
