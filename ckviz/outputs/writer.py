@@ -1,5 +1,5 @@
 """The one writer of every file ckviz writes: results, reports, JUnit, the Markdown summary,
-hunt's found file, merge and the app's exports.
+hunt's found file, merge, the app's exports and its recorded sessions.
 
 One set of rules, checked before the work and kept when writing:
 - `-` (or `/dev/stdout`) is standard output.
@@ -22,12 +22,15 @@ import os
 import stat
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from ckviz.errors import CkvizError, ExitCode, UsageError, echo
 from ckviz.outputs.streams import write_stdout
 
+T = TypeVar("T")
 STDOUT_NAMES = frozenset({"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
 ENV_FIFO_TIMEOUT = "CKVIZ_FIFO_TIMEOUT"
 DEFAULT_FIFO_TIMEOUT_S = 10.0
@@ -182,7 +185,11 @@ def _identity(target: Path) -> tuple[int, int, int] | None:
 
 def _write_whole(out: Output, target: Path, data: bytes) -> None:
     """A temp file beside the target, then into place: never a half-written file."""
-    tmp = _temp_copy(target, data)
+    _place(out, target, _temp_copy(target, data))
+
+
+def _place(out: Output, target: Path, tmp: str) -> None:
+    """The finished temp file `tmp` into place at `target` (then gone, whatever happens)."""
     try:
         if _identity(target) != out.seen:  # another run wrote it since the check
             raise _Conflict(_keep_beside(tmp, target))
@@ -200,6 +207,61 @@ def _write_whole(out: Output, target: Path, data: bytes) -> None:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+
+
+@contextlib.contextmanager
+def streamed_output(out: Output) -> Iterator[Callable[[str], None]]:
+    """A file written as it goes (the app's recorded session, too long to keep in memory),
+    through the `write(text)` yielded: unbuffered, so a write's error (a full disk) is raised
+    by that write, to its caller. A temp file beside the target until the block ends, then
+    into place by the same rules (a device or FIFO is written in place). An exception in the
+    block leaves nothing and passes through as it is; only the writer's own are OutputErrors."""
+    assert out.path is not None, "a stream to a file, not stdout"
+    target = Path(os.path.realpath(out.path))
+    mode = _writing(out, lambda: _mode(target))
+    if mode is not None and not stat.S_ISREG(mode):
+        opener = _open_fifo if stat.S_ISFIFO(mode) else _open_device
+        fd = _writing(out, lambda: opener(target))
+        try:
+            yield lambda text: _write_all(fd, text.encode("utf-8"))
+        finally:
+            os.close(fd)
+        return
+    fd, tmp = _writing(out, lambda: _new_temp(target, mode))
+    try:
+        try:
+            yield lambda text: _write_all(fd, text.encode("utf-8"))
+            _writing(out, lambda: os.fsync(fd))  # a full disk shows here on some file systems
+        finally:
+            os.close(fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _writing(out, lambda: _place(out, target, tmp))
+
+
+def _writing(out: Output, step: Callable[[], T]) -> T:
+    """`step()`, its failure one OutputError line naming the output."""
+    try:
+        return step()
+    except _Conflict as conflict:
+        raise OutputError(
+            f"{out.flag}: {_path(out.text)} was written by someone else while ckviz ran, so it "
+            f"was left alone; {_saved(conflict.saved)}"
+        ) from None
+    except OSError as exc:
+        raise OutputError(f"{out.flag}: cannot write {_path(out.text)} ({_reason(exc)})") from None
+
+
+def _open_device(target: Path) -> int:
+    return os.open(target, os.O_WRONLY | os.O_NOCTTY)
+
+
+def _new_temp(target: Path, mode: int | None) -> tuple[int, str]:
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.fchmod(fd, stat.S_IMODE(mode) if mode is not None else _default_mode())
+    return fd, tmp
 
 
 def _temp_copy(target: Path, data: bytes) -> str:
