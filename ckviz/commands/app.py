@@ -8,6 +8,7 @@ import os
 import sys
 
 from ckviz.errors import UsageError
+from ckviz.outputs.writer import STDOUT_NAMES, Output, check_output
 
 WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # what textual-serve runs the app under
 
@@ -22,6 +23,7 @@ def run_app_command(ns: argparse.Namespace) -> int:
 
     scenario, discipline, seed = app_choice(ns)  # validated before any server starts
     consumers = check_consumers(ns.consumers)
+    record = recording_output(ns.record, ns.force)
     loaded = scenario_files.load_any(scenario)
     choice = server_choice(ns)
     need_terminal()
@@ -36,9 +38,19 @@ def run_app_command(ns: argparse.Namespace) -> int:
             namespace=workspace.namespace,
             check_invariants=ns.check_invariants,
             consumers=consumers,
+            record=record,
         )
     workspace.raise_left()
     return code
+
+
+def recording_output(path: str | None, force: bool) -> Output | None:
+    """Where --record writes the session (checked before any server starts), or None."""
+    if path is None:
+        return None
+    if path in STDOUT_NAMES:
+        raise UsageError("--record: the app draws on stdout; give a file path for the session")
+    return check_output(path, "--record", force)
 
 
 def need_terminal() -> None:

@@ -31,5 +31,6 @@ SUBCOMMANDS = {
         Subcommand("hunt", "--discipline NAME", "search for the workload that starves a key"),
         Subcommand("stress", "[SCENARIO]", "real concurrency against one server"),
         Subcommand("serve", "[SCENARIO] [--port N]", "the app in a browser, for a room to watch"),
+        Subcommand("replay", "SESSION.cast [--speed X]", "play back a session saved with --record"),
     )
 }

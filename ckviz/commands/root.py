@@ -130,7 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"results JSON path (default {DEFAULT_OUT}; - for stdout); an existing file "
         "needs --force",
     )
-    p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
+    p.add_argument(
+        "--force", action="store_true", help="overwrite an existing --out (or --record) file"
+    )
+    p.add_argument(
+        "--record",
+        metavar="FILE.cast",
+        help="terminal app: write the session as an asciicast v2 file (ckviz replay, asciinema)",
+    )
     p.add_argument(
         "--shard",
         default=None,
@@ -186,6 +193,8 @@ def run(ns: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if ns.headless:
         from ckviz.commands.headless import run_headless
 
+        if ns.record is not None:
+            raise UsageError("--record is for the terminal app (--headless draws no screen)")
         return run_headless(ns)
     reject_headless_only(parser, ns)
     from ckviz.commands.app import run_app_command
@@ -197,6 +206,8 @@ def reject_headless_only(parser: argparse.ArgumentParser, ns: argparse.Namespace
     """The app ignores the matrix's flags: given without --headless they are a mistake."""
     default = parser.get_default
     given = [flag for dest, flag in HEADLESS_ONLY.items() if getattr(ns, dest) != default(dest)]
+    if ns.record is not None and "--force" in given:
+        given.remove("--force")  # it is also --record's
     if given:
         raise UsageError(
             f"{given[0]} is for --headless (the terminal app ignores it); add --headless to run "

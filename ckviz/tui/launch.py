@@ -7,10 +7,12 @@ import gc
 from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
 from ckviz.errors import ExitCode
 from ckviz.model.results import RedisInfo
+from ckviz.outputs.writer import Output
 from ckviz.sim.collector import YOUNG_THRESHOLD
 from ckviz.sim.session import new_namespace
 from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
+from ckviz.tui.casting import recorded
 from ckviz.tui.lanes import Lockstep
 
 
@@ -36,11 +38,13 @@ def run_app(
     namespace: str | None = None,
     check_invariants: bool = True,
     consumers: int | None = None,
+    record: Output | None = None,
 ) -> int:
     """Run the app on `server` until the user quits; the exit code to return to the shell.
 
     Keys go under `namespace` (a fresh `ckviz:<random>:` if None). Raises UsageError for an
-    unknown scenario or discipline (before anything starts).
+    unknown scenario or discipline (before anything starts). With `record`, the session is
+    written there as an asciicast when the app ends.
     """
     client = server.client()
     try:
@@ -57,10 +61,11 @@ def run_app(
             redis=redis,
         )
         tune_gc()
-        try:
-            result = app.run()
-        finally:
-            app.close_now()
+        with recorded(app, record, f"ckviz {scenario_name} {discipline}"):
+            try:
+                result = app.run()
+            finally:
+                app.close_now()
     finally:
         client.close()
     if result is None:  # ended without quitting through `q` (e.g. an unexpected error)

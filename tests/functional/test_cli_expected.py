@@ -35,7 +35,7 @@ def test_a_mistyped_subcommand_says_did_you_mean(
     assert (code, out) == (ExitCode.USAGE, "")
     assert err.splitlines() == [
         "ckviz: error: unknown command 'reprot' (did you mean 'ckviz report'?); commands: "
-        "validate, report, check, merge, hunt, stress, serve, or a scenario for the app"
+        "validate, report, check, merge, hunt, stress, serve, replay, or a scenario for the app"
     ]
     for word in ("valdiate", "hnut", "stres", "merg"):
         code, _, err = exits([word], capsys)
@@ -107,7 +107,7 @@ def test_help_counts_nothing_that_can_go_stale(capsys: pytest.CaptureFixture[str
     numbers = r"two|three|four|five|six|seven|eight|nine|ten"
     assert re.search(rf"\ball ({numbers})\b", out) is None
     assert "from the list below" in out
-    for sub in ("validate", "report", "merge", "hunt", "stress", "serve"):
+    for sub in ("validate", "report", "merge", "hunt", "stress", "serve", "replay"):
         assert re.search(rf"^  ckviz {sub} ", out, re.M), sub
 
 

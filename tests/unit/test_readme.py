@@ -94,7 +94,7 @@ def test_layout_names_only_rooms_that_exist() -> None:
     assert named >= 20
 
 
-SUBCOMMANDS = {"validate", "report", "merge", "hunt", "stress", "serve"}
+SUBCOMMANDS = {"validate", "report", "merge", "hunt", "stress", "serve", "replay"}
 SHELL_COMMAND = re.compile(r"^\$? ?uv run (?:--no-dev )?(?:--extra \w+ )?ckviz( .*)?$")
 
 

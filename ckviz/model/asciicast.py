@@ -1,0 +1,124 @@
+"""asciicast v2, the file format asciinema records and plays: a header line (a JSON object:
+version 2, width, height, timestamp, ...), then one event per line, `[time, code, data]`:
+seconds since the start, "o" for output (what the terminal was sent), "r" for a resize
+("WIDTHxHEIGHT"), "i" for input, "m" for a marker. `ckviz --record` writes output and resizes
+(tui/casting.py);
+`ckviz replay` and asciinema play it back."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ckviz.errors import UsageError, echo
+
+VERSION = 2
+OUTPUT, RESIZE = "o", "r"
+EVENT_CODES = frozenset({OUTPUT, RESIZE, "i", "m"})
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    time: float  # seconds since the recording started
+    code: str
+    data: str
+
+
+@dataclass(frozen=True, slots=True)
+class Cast:
+    width: int
+    height: int
+    timestamp: int | None  # when the recording started (Unix seconds)
+    events: list[Event]
+
+
+def header_line(width: int, height: int, timestamp: int, title: str) -> str:
+    header = {
+        "version": VERSION,
+        "width": width,
+        "height": height,
+        "timestamp": timestamp,
+        "title": title,
+        "env": {"TERM": os.environ.get("TERM", "xterm-256color")},
+    }
+    return json.dumps(header, ensure_ascii=False) + "\n"
+
+
+def event_line(at: float, code: str, data: str) -> str:
+    return json.dumps([round(at, 6), code, data], ensure_ascii=False) + "\n"
+
+
+def read_cast(path: Path, flag: str) -> Cast:
+    """The cast in `path`, checked line by line; a UsageError naming the file (and the line)
+    for anything asciinema could not play."""
+    shown = echo(str(path))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{flag}: {shown}: file not found") from None
+    except IsADirectoryError:
+        raise UsageError(f"{flag}: {shown} is a directory; give an asciicast file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{flag}: {shown}: cannot read ({exc})") from None
+    lines = text.splitlines()
+    if not lines:
+        raise UsageError(f"{flag}: {shown}: empty, not an asciicast file")
+    try:
+        width, height, timestamp = _header(_json(lines[0]))
+        events = _events(lines[1:])
+    except ValueError as exc:
+        raise UsageError(f"{flag}: {shown}: {exc}") from None
+    return Cast(width, height, timestamp, events)
+
+
+def _json(line: str) -> object:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON ({exc.msg})") from None
+
+
+def _header(header: object) -> tuple[int, int, int | None]:
+    where = "line 1 (the header)"
+    if not isinstance(header, dict):
+        raise ValueError(f"{where}: not a JSON object, so not an asciicast v2 file")
+    if header.get("version") != VERSION:
+        raise ValueError(f"{where}: version {header.get('version')!r}; this reads version 2")
+    size = [header.get(name) for name in ("width", "height")]
+    if not all(type(n) is int and n > 0 for n in size):
+        raise ValueError(f"{where}: width and height must be positive integers")
+    timestamp = header.get("timestamp")
+    if timestamp is not None and type(timestamp) is not int:
+        raise ValueError(f"{where}: timestamp must be an integer")
+    return size[0], size[1], timestamp  # type: ignore[return-value]
+
+
+def _events(lines: list[str]) -> list[Event]:
+    events: list[Event] = []
+    last = 0.0
+    for number, line in enumerate(lines, start=2):
+        if not line.strip():
+            continue
+        try:
+            event = _event(_json(line), last)
+        except ValueError as exc:
+            raise ValueError(f"line {number}: {exc}") from None
+        events.append(event)
+        last = event.time
+    return events
+
+
+def _event(value: object, last: float) -> Event:
+    if not (isinstance(value, list) and len(value) == 3):
+        raise ValueError("an event is [time, code, data]")
+    at, code, data = value
+    if type(at) not in (int, float) or not math.isfinite(at) or at < 0:
+        raise ValueError(f"time {at!r} is not a number of seconds")
+    if at < last:
+        raise ValueError(f"time {at} goes back (the line before says {last})")
+    if code not in EVENT_CODES or not isinstance(data, str):
+        raise ValueError(f"code {echo(str(code))!r} and data: a code of o, r, i, m and a string")
+    return Event(float(at), code, data)
