@@ -48,7 +48,8 @@ class AppServer(Server):
         assert task is not None
         self.sessions.add(task)
         websocket = web.WebSocketResponse(heartbeat=15)
-        size = (to_int(request.query.get(q, ""), d) for q, d in (("width", 80), ("height", 24)))
+        width = to_int(request.query.get("width", ""), 80)  # the browser's terminal, in cells
+        height = to_int(request.query.get("height", ""), 24)
         service: AppSession | None = None
 
         async def close() -> None:
@@ -63,7 +64,7 @@ class AppServer(Server):
                 close=close,
                 download_manager=self.download_manager,
             )
-            self.processes.add(await service.open(*size))
+            self.processes.add(await service.open(width, height))
             await self._process_messages(websocket, service)
         except asyncio.CancelledError:  # the server stops: the app is told to quit below
             await websocket.close()
