@@ -155,6 +155,7 @@ def test_the_app_command_keeps_the_flags_and_keeps_a_password_out_of_its_line() 
     ns = build_parser().parse_args(
         ["micro_skew", "--redis-url", "redis://:secret@127.0.0.1:1", "--consumers", "2"]
     )
+    assert (ns.host, build_parser().parse_args([]).port) == ("127.0.0.1", 8000)  # this machine
     line = app_command(ns, "micro_skew", "vtime", "seed-a")
     assert line.startswith("exec ") and "-m ckviz micro_skew --discipline vtime" in line
     assert "--consumers 2" in line and "--prefix ckviz" in line
