@@ -27,6 +27,7 @@ HEADLESS_ONLY = {
     "seeds": "--seeds",
     "matrix": "--matrix",
     "max_count": "--max-count",
+    "clock_limit_ms": "--clock-limit-ms",
     "per_key_cap": "--per-key-cap",
     "total_cap": "--total-cap",
     "vtime_quantum": "--vtime-quantum",
@@ -87,6 +88,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--max-count", type=int, default=None, metavar="N", help="runs per dequeue call (default 1)"
+    )
+    p.add_argument(
+        "--clock-limit-ms",
+        type=int,
+        default=None,
+        metavar="MS",
+        help="where the logical clock stops, for every millisecond-clock scenario (default: "
+        "the matrix's, else each scenario's clock_limit_ms, else a day: 86400000)",
     )
     p.add_argument(
         "--per-key-cap",

@@ -64,6 +64,7 @@ class MatrixPlan:
     shard: tuple[int, int] | None = None  # --shard K/N: run only cells K-1, K-1+N, ...
     flag_caps: tuple[int | None, int | None] = (None, None)  # --per-key-cap, --total-cap
     consumers: int | None = None  # --consumers, applied to every treatment
+    clock_limit_ms: int | None = None  # --clock-limit-ms or the matrix's, on every scenario
     sweeps: Mapping[str, SweepInfo] = field(default_factory=dict)  # [sweep] variants by name
 
     def need(self) -> Need:
@@ -275,6 +276,7 @@ def assemble(
             per_key_cap=plan.flag_caps[0],
             total_cap=plan.flag_caps[1],
             consumers=plan.consumers,
+            clock_limit_ms=plan.clock_limit_ms,
         ),
         wall_clock_s=round(wall_s, 3),
         scenarios=[

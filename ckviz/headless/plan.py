@@ -17,7 +17,7 @@ from ckviz.model.clock import on_steps
 from ckviz.model.matrix import MatrixSpec, Sweep, Treatment
 from ckviz.model.names import check_seed, first_duplicate
 from ckviz.model.results import SweepInfo
-from ckviz.model.scenario import Scenario
+from ckviz.model.scenario import MAX_CLOCK_LIMIT_MS, Scenario
 from ckviz.outputs.writer import check_output
 from ckviz.sim.clocks import runs_on
 from ckviz.sim.feasibility import reject_unfinishable
@@ -40,6 +40,13 @@ def check_consumers(value: int | None, flag: str = "--consumers") -> int | None:
     """How many consumers take turns at the dequeue: 1 to MAX_CONSUMERS, each a connection."""
     if value is not None and not 1 <= value <= MAX_CONSUMERS:
         raise UsageError(f"{flag}: must be 1 to {MAX_CONSUMERS} (one connection each), got {value}")
+    return value
+
+
+def check_clock_limit(value: int | None, flag: str = "--clock-limit-ms") -> int | None:
+    """Where the logical clock stops: 1 ms up to a week (arrivals stay below the dequeue's now)."""
+    if value is not None and not 1 <= value <= MAX_CLOCK_LIMIT_MS:
+        raise UsageError(f"{flag}: must be 1 to {MAX_CLOCK_LIMIT_MS} ms (a week), got {value}")
     return value
 
 
@@ -75,6 +82,10 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         scenarios += variants
         sources += [matrix.sweep.scenario] * len(variants)
     _unique([s.name for s in scenarios], "--scenario")
+    clock_limit = check_clock_limit(ns.clock_limit_ms) or matrix.clock_limit_ms
+    if clock_limit is not None:  # the step clock counts calls: it has no such limit
+        limited = {"clock_limit_ms": clock_limit}
+        scenarios = [s if on_steps(s) else s.model_copy(update=limited) for s in scenarios]
     given_seeds = [check_seed(ns.seed)] if ns.seed else None
     seeds = parse_seeds(ns.seeds) if ns.seeds is not None else given_seeds
     seeds = seeds or list(matrix.seeds)
@@ -120,6 +131,7 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         shard=shard,
         flag_caps=(ns.per_key_cap, ns.total_cap),
         consumers=ns.consumers,
+        clock_limit_ms=clock_limit,
         sweeps=sweeps,
     )
 

@@ -19,7 +19,6 @@ from ckviz.model.steps import StepScenario
 SCORE_BASE = 1_700_000_000_000
 WALL_NOW = SCORE_BASE + 1_000_000_000
 T0 = SCORE_BASE  # the step harness's t0: far in the past of WALL_NOW, as the reference's
-MAX_LOGICAL_MS = 600_000  # the millisecond clock stops here (SPEC 5)
 
 Unit = Literal["ms", "step"]  # what a clock counts: logical milliseconds, or dequeue calls
 

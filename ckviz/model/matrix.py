@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ckviz.defaults import DEFAULT_SEEDS, MAX_CONSUMERS
 from ckviz.model.names import first_duplicate
-from ckviz.model.scenario import Caps
+from ckviz.model.scenario import MAX_CLOCK_LIMIT_MS, Caps
 
 __all__ = ["DEFAULT_SEEDS", "MatrixSpec", "Sweep", "Treatment"]
 
@@ -104,6 +104,9 @@ class MatrixSpec(BaseModel):
     disciplines: list[str] = []
     treatments: list[Treatment] = []
     max_count: int = Field(default=1, ge=1, le=1000)
+    clock_limit_ms: int | None = Field(
+        default=None, ge=1, le=MAX_CLOCK_LIMIT_MS, description="every scenario's, unless set"
+    )
     consumers: int | None = Field(
         default=None, ge=1, le=MAX_CONSUMERS, description="every treatment's, unless its own"
     )

@@ -220,6 +220,8 @@ class MatrixInfo(_Result):
     per_key_cap: int | None = None  # --per-key-cap, applied to every discipline
     total_cap: int | None = None  # --total-cap, likewise
     consumers: int | None = Field(default=None, exclude_if=_absent)  # --consumers, if given
+    # --clock-limit-ms or the matrix's clock_limit_ms, if given (else each scenario's own)
+    clock_limit_ms: int | None = Field(default=None, exclude_if=_absent)
 
 
 class ShardInfo(_Result):

@@ -29,9 +29,14 @@ from ckviz.model.lifecycle import (
 )
 from ckviz.model.names import first_duplicate
 
-MAX_KEYS = 100_000
+MAX_KEYS = 200_000
 MAX_TOTAL_RUNS = 500_000
 MAX_TRACE_RUNS = 1_000_000  # a replayed trace may be larger than a sampled workload
+# The logical-millisecond clock stops at a scenario's `clock_limit_ms` (SPEC 5): a day unless
+# set, so a day's trace replays. Its ceiling keeps every arrival's timestamp below the
+# dequeue's "now" (model/clock.py's WALL_NOW, 10^9 ms above the scores' base).
+DEFAULT_CLOCK_LIMIT_MS = 86_400_000
+MAX_CLOCK_LIMIT_MS = 7 * DEFAULT_CLOCK_LIMIT_MS
 
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1: as errors.has_control_characters
@@ -78,7 +83,7 @@ class KeySpec(_Strict):
     arrival: Literal["immediate", "poisson"] = "poisson"
     rate_per_sec: float = Field(default=100.0, gt=0, le=1_000_000)
     hold_ms_mean: float = Field(default=50.0, gt=0, le=600_000)
-    start_at_ms: int = Field(default=0, ge=0, le=600_000)
+    start_at_ms: int = Field(default=0, ge=0, le=MAX_CLOCK_LIMIT_MS)
     weight: float = Field(default=1.0, gt=0, le=MAX_WEIGHT)
     count: int | None = Field(default=None, ge=1, le=MAX_KEYS)
     # the run lifecycle (docs/lifecycle.md); absent from dumps while unset
@@ -232,6 +237,14 @@ class Scenario(_Strict):
     caps: Caps = Caps()
     trace: TraceSpec | None = None  # before `keys`: the keys' check reads it
     keys: list[KeySpec] = Field(default=[], validate_default=True)
+    # left out of a dump while unset: a scenario that does not set it keeps its digest
+    clock_limit_ms: int | None = Field(
+        default=None,
+        exclude_if=absent,
+        ge=1,
+        le=MAX_CLOCK_LIMIT_MS,
+        description=f"where the logical clock stops (default {DEFAULT_CLOCK_LIMIT_MS}: a day)",
+    )
     expect: list[Expectation] = []
     vtime: VtimeSettings = VtimeSettings()  # knobs of the vtime disciplines
     retry: RetrySettings | None = Field(default=None, exclude_if=absent)  # retryOptions
@@ -291,6 +304,11 @@ class Scenario(_Strict):
         copy = self.model_copy()
         copy._replay = summary
         return copy
+
+    @property
+    def clock_limit(self) -> int:
+        """Where the logical-millisecond clock stops: the scenario's own, else a day."""
+        return self.clock_limit_ms or DEFAULT_CLOCK_LIMIT_MS
 
     @property
     def total_runs(self) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ckviz.model.clock import MAX_LOGICAL_MS
+from ckviz.model.scenario import DEFAULT_CLOCK_LIMIT_MS
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,5 +18,5 @@ class DriverConfig:
     max_count: int = 1
     per_key_cap: int | None = None
     total_cap: int | None = None
-    max_logical_ms: int = MAX_LOGICAL_MS
+    max_logical_ms: int = DEFAULT_CLOCK_LIMIT_MS  # the scenario's clock_limit
     check_invariants: bool = True  # compare the books with Redis after every trip

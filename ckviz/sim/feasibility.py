@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 from ckviz.errors import UsageError
 from ckviz.inputs.workload import generate
-from ckviz.model.clock import MAX_LOGICAL_MS
 from ckviz.model.matrix import Treatment
 from ckviz.model.queue import PlannedRun
 from ckviz.model.scenario import Scenario
@@ -72,9 +71,11 @@ def reject_unfinishable(
     scenario: Scenario,
     seeds: Sequence[str],
     treatments: Sequence[Treatment],
-    limit_ms: int = MAX_LOGICAL_MS,
+    limit_ms: int | None = None,
 ) -> None:
-    """UsageError naming the first (seed, treatment) whose workload cannot finish in time."""
+    """UsageError naming the first (seed, treatment) whose workload cannot finish in time
+    (by `limit_ms`, else the scenario's clock limit)."""
+    limit_ms = limit_ms or scenario.clock_limit
     for seed in seeds:
         workload = generate(scenario, seed)
         for t in treatments:
@@ -84,6 +85,6 @@ def reject_unfinishable(
                 raise UsageError(
                     f"scenario '{scenario.name}' ({t.name}, seed {seed}) cannot finish within "
                     f"the {limit_ms} ms logical limit: {bound.reason}, so its last run leaves "
-                    f"at {bound.ms} ms at the earliest; use fewer runs, shorter holds or a "
-                    "higher env_limit"
+                    f"at {bound.ms} ms at the earliest; use fewer runs, shorter holds, a "
+                    "higher env_limit or a later clock_limit_ms"
                 )

@@ -71,6 +71,7 @@ def open_cell(
         max_count=max_count,
         per_key_cap=caps.per_key,
         total_cap=caps.total,
+        max_logical_ms=scenario.clock_limit,
         check_invariants=check_invariants,
     )
     with _namespace(queue, [other for _, other in more]):

@@ -78,11 +78,11 @@ FILES = {  # file text -> what the one error line says
     ),
     "a-million-keys": (
         A + "runs = 1\ncount = 1000000\n",
-        "(a).count: Input should be less than or equal to 100000",
+        "(a).count: Input should be less than or equal to 200000",
     ),
     "many-families": (
         "".join(f'[[keys]]\nname = "f{i}"\nruns = 1\ncount = 100000\n' for i in range(10)),
-        "1000000 keys; at most 100000",
+        "1000000 keys; at most 200000",
     ),
     "too-many-runs": (
         '[[keys]]\nname = "f"\nruns = 1000\ncount = 501\n',
@@ -126,7 +126,9 @@ FILES = {  # file text -> what the one error line says
         "caps.per_key: Input should be greater than or equal to 1",
     ),
     "never-finishes": (
-        A + 'runs = 100000\narrival = "immediate"\nhold_ms_mean = 50\n',
+        "clock_limit_ms = 600000\n"
+        + A
+        + 'runs = 100000\narrival = "immediate"\nhold_ms_mean = 50\n',
         "cannot finish within the 600000 ms logical limit",
     ),
     "fail-rate-above-one": (
@@ -138,8 +140,16 @@ FILES = {  # file text -> what the one error line says
         "retry: min_timeout_ms (5000) is above max_timeout_ms (10)",
     ),
     "arrives-too-late": (
-        A + "runs = 5\nrate_per_sec = 0.001\n",
+        "clock_limit_ms = 600000\n" + A + "runs = 5\nrate_per_sec = 0.001\n",
         "cannot finish within the 600000 ms logical limit: run a~0#",
+    ),
+    "clock-limit-zero": (
+        "clock_limit_ms = 0\n" + A + "runs = 3\n",
+        "clock_limit_ms: Input should be greater than or equal to 1",
+    ),
+    "clock-limit-past-a-week": (
+        "clock_limit_ms = 604800001\n" + A + "runs = 3\n",
+        "clock_limit_ms: Input should be less than or equal to 604800000",
     ),
 }
 
@@ -192,6 +202,9 @@ def test_unreadable_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         (["--jobs", "0"], "--jobs: must be at least 1"),
         (["--per-key-cap", "0"], "--per-key-cap: must be at least 1"),
         (["--total-cap", "-2"], "--total-cap: must be at least 1"),
+        (["--clock-limit-ms", "0"], "--clock-limit-ms: must be 1 to 604800000 ms (a week), got 0"),
+        (["--clock-limit-ms", "1e9"], "--clock-limit-ms: invalid int value"),
+        (["--clock-limit-ms", "604800001"], "--clock-limit-ms: must be 1 to 604800000 ms"),
         (["--seeds", ",,"], "--seeds: empty seed"),
         (["--seeds", " "], "--seeds: empty seed"),
         (["--discipline", "sfq", "--discipline", "sfq"], "'sfq' given twice"),

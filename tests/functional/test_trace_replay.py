@@ -10,6 +10,7 @@ from ckviz.model.results import Results
 from tests.functional.test_headless_cli import ckviz
 
 QUICK = ("--discipline", "baseline", "--discipline", "sfq")
+SHORT_CLOCK = ("--clock-limit-ms", "600000")  # the clock's limit before it became a setting
 
 
 def noisy_trace(folder: Path) -> Path:
@@ -110,5 +111,31 @@ def test_a_bad_trace_is_one_line_with_its_line_number(tmp_path: Path) -> None:
 def test_a_trace_too_long_for_the_logical_clock_is_refused_up_front(tmp_path: Path) -> None:
     long = tmp_path / "long.csv"
     long.write_text("key,arrival_ms,hold_ms\na,0,5\na,700000,5\n", encoding="utf-8")
-    proc = ckviz("--headless", "--scenario", str(long), "--out", str(tmp_path / "r.json"))
+    out = tmp_path / "r.json"
+    proc = ckviz("--headless", "--scenario", str(long), "--out", str(out), *SHORT_CLOCK)
     assert proc.returncode == 2 and "600000 ms logical limit" in proc.stderr
+    assert not out.exists()
+
+
+def test_a_trace_past_ten_minutes_replays_within_the_default_day(tmp_path: Path) -> None:
+    """The clock stops at a day unless told otherwise: a run arriving at 2 hours is served,
+    and the results record no clock limit (none was set)."""
+    late = tmp_path / "late.csv"
+    late.write_text("key,arrival_ms,hold_ms\na,0,5\nb,7200000,5\n", encoding="utf-8")
+    out = tmp_path / "r.json"
+    proc = ckviz(
+        "--headless", "--scenario", str(late), "--discipline", "baseline", "--out", str(out)
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    (run,) = data["scenarios"][0]["runs"]
+    assert run["metrics"]["total_dequeued"] == 2 and run["metrics"]["makespan_ms"] >= 7200000
+    assert "clock_limit_ms" not in data["matrix"]
+    proc = ckviz("--headless", "--scenario", str(late), "--out", str(out), "--force", *SHORT_CLOCK)
+    assert proc.returncode == 2 and "the 600000 ms logical limit: run " in proc.stderr
+    assert "arrives at 7200000 ms" in proc.stderr
+    limit = ("--clock-limit-ms", "7200005")
+    proc = ckviz("--headless", "--scenario", str(late), "--out", str(out), "--force", *limit)
+    assert (
+        proc.returncode == 0 and json.loads(out.read_text())["matrix"]["clock_limit_ms"] == 7200005
+    )

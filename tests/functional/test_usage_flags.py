@@ -124,7 +124,7 @@ def test_validate_warns_about_a_scenario_headless_would_refuse(
 ) -> None:
     path = tmp_path / "slow.toml"
     path.write_text(
-        'env_limit = 1\n[[keys]]\nname = "k"\nruns = 2000\narrival = "immediate"\n'
+        'env_limit = 1\nclock_limit_ms = 600000\n[[keys]]\nname = "k"\nruns = 2000\narrival = "immediate"\n'
         "hold_ms_mean = 1000\n"
     )
     code, out, err = exits(["validate", str(path)], capsys)

@@ -9,8 +9,13 @@ from pathlib import Path
 
 from ckviz.disciplines.registry import RULES, SUMMARIES
 from ckviz.inputs import scenario_files
-from ckviz.model.clock import MAX_LOGICAL_MS
-from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS
+from ckviz.model.scenario import (
+    DEFAULT_CLOCK_LIMIT_MS,
+    MAX_CLOCK_LIMIT_MS,
+    MAX_KEYS,
+    MAX_TOTAL_RUNS,
+    MAX_TRACE_RUNS,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -45,7 +50,13 @@ def test_readme_is_a_front_page() -> None:
 
 def test_the_docs_state_the_limits_ckviz_enforces() -> None:
     text = " ".join(page("scenarios.md").split())
-    for figure in (MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS, MAX_LOGICAL_MS):
+    for figure in (
+        MAX_KEYS,
+        MAX_TOTAL_RUNS,
+        MAX_TRACE_RUNS,
+        DEFAULT_CLOCK_LIMIT_MS,
+        MAX_CLOCK_LIMIT_MS,
+    ):
         assert f"{figure:,}" in text, figure
 
 
