@@ -1,4 +1,4 @@
-"""How a dequeue script's reply reads: the runs it handed out."""
+"""How replies read: the runs a dequeue script handed out, ckIndex read, the checks' digest."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ import json
 from typing import Any
 
 from ckviz.errors import ServerRefused
-from ckviz.model.queue import DequeuedRun
+from ckviz.model.queue import DequeuedRun, IndexColumns
+from ckviz.store.digest import QueueDigest, decode_digest
+from ckviz.store.keys import KEY_OF
 
 
 def dequeued_runs(reply: list[list[Any]]) -> list[DequeuedRun]:
@@ -20,3 +22,28 @@ def dequeued_runs(reply: list[list[Any]]) -> list[DequeuedRun]:
             )
         runs.append(DequeuedRun(run_id, float(score), json.loads(payload)["concurrencyKey"]))
     return runs
+
+
+def index_entries(reply: list[str]) -> IndexColumns:
+    # Read before every rescore, K entries each: as columns, built in bulk over slices.
+    members = reply[0::2]
+    return IndexColumns(members, list(map(KEY_OF.__getitem__, members)), _scores(reply))
+
+
+def _scores(reply: list[str]) -> list[float]:
+    return list(map(float, reply[1::2]))
+
+
+IndexPairs = tuple[list[str], list[float]]  # ckIndex's members and their scores, in order
+
+
+def index_pairs(reply: list[str]) -> IndexPairs:
+    return reply[0::2], _scores(reply)
+
+
+def digest_and_index(reply: list[Any]) -> tuple[QueueDigest, IndexColumns]:
+    return decode_digest(reply[0]), index_entries(reply[1])
+
+
+def digest_only(reply: list[Any]) -> tuple[QueueDigest, None]:
+    return decode_digest(reply[0]), None

@@ -1,11 +1,10 @@
 """The CK run queue on Redis: enqueue / dequeue / ack / rescore / read, batched into trips.
 
-A *trip* is one round trip to the server: the commands of a trip are written in one packet
-and their replies read back in order. The driver decides what shares a trip; this module
-only guarantees that every command is sent, every reply is read, and that a script cache
-flush (NOSCRIPT) is repaired without replaying anything that already took effect: a rescore's
-ZADD that ran ahead of the failed scripts it follows is first undone from the ckIndex read the
-trip carries right before it (any other plain write there is refused in one line).
+A *trip* is one round trip (a huge one, several): its commands go out in one packet, their
+replies come back in order. The driver decides what shares a trip; this module sends every
+command, reads every reply, and repairs a script cache flush (NOSCRIPT) without replaying what
+already took effect: a rescore's ZADD that ran ahead of the failed scripts it follows is first
+undone from the ckIndex read right before it (any other plain write: refused in one line).
 """
 
 from __future__ import annotations
@@ -17,21 +16,16 @@ import redis
 from redis.exceptions import NoScriptError, ResponseError
 
 from ckviz.errors import InvariantViolation, RedisUnavailable, ServerRefused
-from ckviz.model.arithmetic import (
-    BURST_FACTOR,
-    DEFAULT_QUEUE_LIMIT,
-    HELD_SUFFIX,
-    SCAN_FACTOR,
-)
-from ckviz.model.queue import IndexColumns, IndexEntry, PlannedRun
+from ckviz.model.arithmetic import BURST_FACTOR, DEFAULT_QUEUE_LIMIT, HELD_SUFFIX, SCAN_FACTOR
+from ckviz.model.queue import IndexEntry, PlannedRun
+from ckviz.store import replies as reading
 from ckviz.store.cluster import Keyspace
-from ckviz.store.digest import QueueDigest, decode_digest
-from ckviz.store.keys import KEY_OF, MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member
+from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member
 from ckviz.store.lifecycle import LifecycleKeys
 from ckviz.store.lifecycle.calls import LifecycleCalls
 from ckviz.store.messages import message_payload, run_keys
+from ckviz.store.pages import Join, inspect_argvs, join_digests, pages
 from ckviz.store.preflight import raise_refusal
-from ckviz.store.replies import dequeued_runs
 from ckviz.store.scripts import LUA_ORDER, RUN_QUEUE, Decoder, Door, LuaScript
 from ckviz.store.wire import Wire
 
@@ -42,6 +36,7 @@ except ImportError:  # pragma: no cover - hiredis is a dependency, but optional 
     _hiredis_pack = None
 
 _READS = ("ZRANGE", "SCARD", "SMEMBERS", "ZCARD", "EXISTS", "ZMSCORE")
+MAX_PACKET = 20_000  # commands per packet: its replies come back within the timeout
 # dequeue.lua's ARGV 5-10: the arithmetic it shares with ckviz (model/arithmetic.py)
 DEQUEUE_CONSTANTS = (
     BURST_FACTOR,
@@ -68,31 +63,6 @@ def _keep(reply: Any) -> Any:
     return reply
 
 
-def _index_entries(reply: list[str]) -> IndexColumns:
-    # Read before every rescore, K entries each: as columns, built in bulk over slices.
-    members = reply[0::2]
-    return IndexColumns(members, list(map(KEY_OF.__getitem__, members)), _scores(reply))
-
-
-def _scores(reply: list[str]) -> list[float]:
-    return list(map(float, reply[1::2]))
-
-
-IndexPairs = tuple[list[str], list[float]]  # ckIndex's members and their scores, in order
-
-
-def _index_pairs(reply: list[str]) -> IndexPairs:
-    return reply[0::2], _scores(reply)
-
-
-def _digest_and_index(reply: list[Any]) -> tuple[QueueDigest, IndexColumns]:
-    return decode_digest(reply[0]), _index_entries(reply[1])
-
-
-def _digest_only(reply: list[Any]) -> tuple[QueueDigest, None]:
-    return decode_digest(reply[0]), None
-
-
 # Not redis-py's pipeline: that one sends an extra SCRIPT EXISTS round trip per execute.
 class Trip(LifecycleCalls):
     """Commands that travel to Redis together; `send()` returns each one's decoded reply.
@@ -101,6 +71,7 @@ class Trip(LifecycleCalls):
     def __init__(self, queue: RunQueue) -> None:
         self._queue = queue
         self._commands: list[tuple[tuple[Any, ...], Decoder, bool]] = []
+        self._joins: list[tuple[int, int, Join, Decoder]] = []  # reads sent in pages
 
     def __len__(self) -> int:
         return len(self._commands)
@@ -138,7 +109,7 @@ class Trip(LifecycleCalls):
         head = (q.keys.prefix, now, max_count, q.env_limit, *DEQUEUE_CONSTANTS)
         argv = (*head, *q.dequeue_lifecycle, *q.door.argv)
         return self.call(
-            q.door.dequeue, q.dequeue_keys, argv, q.door.dequeue_reply or dequeued_runs
+            q.door.dequeue, q.dequeue_keys, argv, q.door.dequeue_reply or reading.dequeued_runs
         )
 
     def read_state(self, listing_limit: int, keys: Iterable[str] = ()) -> int:
@@ -147,8 +118,12 @@ class Trip(LifecycleCalls):
         door = self._queue.door
         if door.reads is None:
             raise ValueError("this door has no script reading its discipline's state")
-        argv = (listing_limit, *map(ck_member, keys))
-        return self.call(door.reads, self._queue.state_keys, argv, door.read_reply or _keep)
+        members = [ck_member(key) for key in keys]
+        decode = door.read_reply or _keep
+        if door.read_join is None:  # a read that cannot be joined is never split
+            return self.call(door.reads, self._queue.state_keys, (listing_limit, *members), decode)
+        argvs = [(listing_limit if i == 0 else 0, *page) for i, page in enumerate(pages(members))]
+        return self._paged(door.reads, self._queue.state_keys, argvs, door.read_join, decode)
 
     def rescore(self, order: Sequence[str], scores: Sequence[int]) -> int:
         """The members (best first) get their `rescore_scores`, in one ZADD."""
@@ -166,18 +141,33 @@ class Trip(LifecycleCalls):
     def read_index(self, entries: bool = True) -> int:
         """ckIndex with its scores: as entries, or as (members, scores) lists to compare."""
         args = ("ZRANGE", self._queue.keys.ck_index, 0, -1, "WITHSCORES")
-        return self._add(args, _index_entries if entries else _index_pairs, scripted=False)
+        return self._add(
+            args, reading.index_entries if entries else reading.index_pairs, scripted=False
+        )
 
     def inspect(self, keys: Iterable[str], listing_limit: int, read_index: bool = False) -> int:
         """The read-only digest of `inspect.lua`: env counts, then (queued, held) for every
         ckIndex member while ckIndex has at most `listing_limit` members, and for `keys`.
         Its reply is (digest, ckIndex entries or None); `read_index` asks for the entries,
         which spares the trip a separate ZRANGE."""
-        k = self._queue.keys
-        members = map(ck_member, keys)
-        argv = (k.prefix, MASTER_MEMBER, listing_limit, int(read_index), HELD_SUFFIX, *members)
-        decode = _digest_and_index if read_index else _digest_only
-        return self.call(RUN_QUEUE["inspect"], self._queue.inspect_keys, argv, decode)
+        decode = reading.digest_and_index if read_index else reading.digest_only
+        members = [ck_member(key) for key in keys]
+        argvs = inspect_argvs(self._queue.keys.prefix, listing_limit, read_index, members)
+        return self._paged(
+            RUN_QUEUE["inspect"], self._queue.inspect_keys, argvs, join_digests, decode
+        )
+
+    def _paged(
+        self, script: LuaScript, keys: Sequence[str], argvs: list[Any], join: Join, decode: Decoder
+    ) -> int:
+        """A read sent as a call per page (store/pages.py); the first page's slot: the reply."""
+        if len(argvs) == 1:
+            return self.call(script, keys, argvs[0], decode)
+        first = len(self._commands)
+        for argv in argvs:
+            self.call(script, keys, argv, _keep)
+        self._joins.append((first, len(argvs), join, decode))
+        return first
 
     def call(
         self, script: LuaScript, keys: Sequence[str], argv: Sequence[Any], decode: Decoder = _ignore
@@ -189,7 +179,10 @@ class Trip(LifecycleCalls):
     def send(self, via: RunQueue | None = None) -> list[Any]:
         """Make the round trip(s) and return every reply, decoded, in the order added; on
         `via`'s connection if given (another consumer of the same namespace), else its own."""
-        return (via or self._queue).execute(self._commands)
+        replies = (via or self._queue).execute(self._commands)
+        for first, count, join, decode in self._joins:
+            replies[first] = decode(join(replies[first : first + count]))
+        return replies
 
 
 class RunQueue:
@@ -269,7 +262,9 @@ class RunQueue:
         commands: list[tuple[tuple[Any, ...], Decoder, bool]] = [(("ZCARD", index), _keep, False)]
         if limit is None or limit > 0:
             last = -1 if limit is None else limit - 1
-            commands.append((("ZRANGE", index, 0, last, "WITHSCORES"), _index_entries, False))
+            commands.append(
+                (("ZRANGE", index, 0, last, "WITHSCORES"), reading.index_entries, False)
+            )
         trips, sent = self.round_trips, self.commands_sent
         size, *entries = self.execute(commands)
         self.round_trips, self.commands_sent = trips, sent
@@ -299,12 +294,15 @@ class RunQueue:
             return []
         conn, wire = self._connection, self._wire
         assert wire is not None
-        try:
-            replies = wire.roundtrip(_pack(conn, [c[0] for c in commands]), len(commands))
-        except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
-            conn.disconnect()
-            raise RedisUnavailable(f"lost the Redis server mid-run: {exc}") from None
-        self.round_trips += 1
+        replies: list[Any] = []
+        for start in range(0, len(commands), MAX_PACKET):  # each packet within the timeout
+            packet = [c[0] for c in commands[start : start + MAX_PACKET]]
+            try:
+                replies += wire.roundtrip(_pack(conn, packet), len(packet))
+            except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+                conn.disconnect()
+                raise RedisUnavailable(f"lost the Redis server mid-run: {exc}") from None
+            self.round_trips += 1
         self.commands_sent += len(commands)
         return replies
 

@@ -11,7 +11,7 @@ knowing whose they are.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -80,6 +80,9 @@ class Door:
     reads: LuaScript | None = None
     dequeue_reply: Decoder | None = None
     read_reply: Decoder | None = None
+    # how the raw replies of `reads` asked about many keys join when sent in pages
+    # (store/pages.py; None: never split)
+    read_join: Callable[[Sequence[Any]], Any] | None = None
 
     @property
     def scripts(self) -> tuple[LuaScript, ...]:

@@ -25,6 +25,7 @@ from ckviz.sim.driver import Driver
 from ckviz.sim.driver_config import DriverConfig
 from ckviz.sim.projection import IndexProjection, Projected
 from ckviz.sim.session import open_cell
+from ckviz.store import pages
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue
 from tests.functional.trust_support import key, scenario, treatment
@@ -88,6 +89,25 @@ def test_digest_counts_what_redis_holds(
         assert len(digest.queues) == 3
 
 
+@pytest.mark.parametrize("listing_limit", [64, 0])
+def test_a_digest_read_in_pages_is_the_digest_read_in_one_call(
+    client: redis.Redis, prefix: str, monkeypatch: pytest.MonkeyPatch, listing_limit: int
+) -> None:
+    sc = scenario(key("a", 6, arrival="immediate", hold_ms_mean=500), key("b", 2, count=5))
+    asked = ["a", "b-0", "b-1", "b-2", "b-3", "b-4", "never-seen"]
+    with open_cell(client, sc, "seed-a", treatment(), prefix) as driver:
+        for _ in range(5):
+            driver.step()
+        whole = driver.queue.trip()
+        slot = whole.inspect(asked, listing_limit, read_index=True)
+        one_call = whole.send()[slot]
+        monkeypatch.setattr(pages, "READ_PAGE", 2)
+        paged = driver.queue.trip()
+        slot = paged.inspect(asked, listing_limit, read_index=True)
+        assert len(paged) == 4  # seven keys, two a call
+        assert paged.send()[slot] == one_call
+
+
 Tamper = Callable[[redis.Redis, RunQueue, Driver], None]
 
 
@@ -118,7 +138,7 @@ TAMPERS: list[tuple[Tamper, str, str | None]] = [
 ]
 
 
-@pytest.mark.parametrize("listing", ["listed", "touched"])
+@pytest.mark.parametrize("listing", ["listed", "touched", "paged"])
 @pytest.mark.parametrize(("tamper", "invariant", "named"), TAMPERS)
 def test_a_tampered_queue_is_caught(
     client: redis.Redis,
@@ -129,10 +149,11 @@ def test_a_tampered_queue_is_caught(
     named: str | None,
     listing: str,
 ) -> None:
-    if listing == "touched":  # as past the listing limit: only keys a trip touches are counted
+    if listing != "listed":  # as past the listing limit: only keys a trip touches are counted
         monkeypatch.setattr(driver_module, "LISTING_LIMIT", 0)
-        if named == "stranger":
-            named = None  # caught by the ckIndex size, which names no key
+        named = None if named == "stranger" else named  # the ckIndex size catches it, no key
+    if listing == "paged":  # and as past a page of them: one key per call
+        monkeypatch.setattr(pages, "READ_PAGE", 1)
     sc = scenario_files.load("ck_skew")
     with open_cell(client, sc, "seed-a", treatment("baseline"), prefix) as driver:
         for _ in range(40):
@@ -142,7 +163,7 @@ def test_a_tampered_queue_is_caught(
         with pytest.raises(BrokenInvariant) as caught:
             driver.run()
     err = caught.value
-    assert err.invariant == invariant or (listing == "touched" and err.invariant == CK_INDEX)
+    assert err.invariant == invariant or (listing != "listed" and err.invariant == CK_INDEX)
     assert checks_before > 0
     assert f"t={err.t} ms" in str(err) and f"invariant {err.invariant}" in str(err)
     if named:

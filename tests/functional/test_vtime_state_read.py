@@ -3,11 +3,13 @@ too; past that, the parked tags of the keys reported (what the idle-below-tag ch
 
 from __future__ import annotations
 
+import pytest
 import redis
 
 from ckviz.disciplines.registry import make_discipline
 from ckviz.disciplines.vtime.door import state_keys
 from ckviz.disciplines.vtime.values import VtimeState
+from ckviz.store import pages
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue
 
@@ -60,3 +62,17 @@ def test_a_long_ckvtime_gives_only_the_asked_keys(client: redis.Redis, prefix: s
     assert not state.listed
     assert state.tags == {"k1": 11, "k2": 12}
     assert state.idle == {"k1": 3, "q": 1}
+
+
+@pytest.mark.parametrize("listed", [True, False])
+def test_a_state_read_in_pages_is_the_state_read_in_one_call(
+    client: redis.Redis, prefix: str, monkeypatch: pytest.MonkeyPatch, listed: bool
+) -> None:
+    tags = {"a": 7.0, "b": 8.0} if listed else {f"k{i}": float(10 + i) for i in range(10)}
+    idle = {f"gone-{i}": float(i) for i in range(20)} | {"a": 6.0, "k1": 3.0, "x": 1.0}
+    asked = ("x", "b", "k1", "k2", "a", "nobody", "k9")
+    one_call = state_read(client, f"{prefix}1:", tags, idle, asked)
+    monkeypatch.setattr(pages, "READ_PAGE", 2)
+    paged = state_read(client, f"{prefix}2:", tags, idle, asked)
+    assert paged == one_call and paged.listed == listed
+    assert paged.idle and paged.tags

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from ckviz.disciplines.base import Tuning
 from ckviz.disciplines.vtime.knobs import Version, VtimeKnobs, knobs_of
-from ckviz.disciplines.vtime.replies import vtime_dequeue, vtime_state
+from ckviz.disciplines.vtime.replies import join_state_pages, vtime_dequeue, vtime_state
 from ckviz.store.keys import KeyLayout
 from ckviz.store.scripts import LIFECYCLE, LIFECYCLE_LIB, RUN_QUEUE, Door, load_scripts
 
@@ -84,4 +84,5 @@ def vtime_door(version: Version, tuning: Tuning) -> Door:
         reads=SCRIPTS["state"],
         dequeue_reply=vtime_dequeue,
         read_reply=vtime_state,
+        read_join=join_state_pages,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ckviz.disciplines.vtime.values import Visit, VtimeDequeue, VtimeState
@@ -42,3 +43,13 @@ def vtime_state(reply: list[Any]) -> VtimeState:
         {key_of_member(m): t for m, t in _pairs(idle)},
         tuple(m for m in tags[::2] if not m.startswith(ours)),
     )
+
+
+def join_state_pages(replies: Sequence[list[Any]]) -> list[Any]:
+    """state.lua's {floor, listed, tags, idle} read in pages (store/pages.py) as one: the first
+    page's floor and listing, then every page's tags and parked tags (a key reported twice
+    has the same tag in both)."""
+    floor, listed, tags, idle = replies[0]
+    tags = tags + [value for page in replies[1:] for value in page[2]]
+    idle = idle + [value for page in replies[1:] for value in page[3]]
+    return [floor, listed, tags, idle]
