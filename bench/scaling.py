@@ -17,6 +17,10 @@ for the disciplines whose order the Lua keeps (baseline, vtime): the aim is unde
 side by side in the same run: each cell of parts 1 and 2 runs in a child process per tree
 (its own embedded server), the trees alternating cell by cell so both see the same load; part
 3's commands alternate on one server.
+
+With `--keys-100k`, only part 4 (bench/keys_100k.py): `ck_100k_keys` (100,001 keys), baseline
+and vtime together with `--jobs 2`, checks on: wall time, peak RSS, results size, the slowest
+script calls from SLOWLOG and INFO commandstats (the aims: under 150 s, 2 GiB, no BUSY).
 """
 
 from __future__ import annotations
@@ -289,7 +293,17 @@ def main() -> None:
     )
     parser.add_argument("--against", metavar="REV", help="also measure REV's code (e.g. main)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--keys-100k",
+        action="store_true",
+        help="run only ck_100k_keys (baseline + vtime, --jobs 2), --repeat times",
+    )
     args = parser.parse_args()
+    if args.keys_100k:  # imported here: a --against child's tree need not have it
+        from keys_100k import hundred_k
+
+        hundred_k(["baseline", "vtime"], jobs=2, repeat=args.repeat)
+        return
     if args.child:
         print(json.dumps(child(json.loads(args.child))))
         return
