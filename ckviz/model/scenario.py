@@ -31,7 +31,7 @@ from ckviz.model.names import first_duplicate
 
 MAX_KEYS = 200_000
 MAX_TOTAL_RUNS = 500_000
-MAX_TRACE_RUNS = 1_000_000  # a replayed trace may be larger than a sampled workload
+MAX_TRACE_RUNS = 10_000_000  # a replayed trace may be larger than a sampled workload
 # The logical-millisecond clock stops at a scenario's `clock_limit_ms` (SPEC 5): a day unless
 # set, so a day's trace replays. Its ceiling keeps every arrival's timestamp below the
 # dequeue's "now" (model/clock.py's WALL_NOW, 10^9 ms above the scores' base).
