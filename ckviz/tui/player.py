@@ -38,7 +38,7 @@ SPEEDS: tuple[tuple[float, int], ...] = (
     (0.03, 16),
 )
 DEFAULT_SPEED = 3
-MAX_QUEUED = 8  # steps asked for while others are still running; more presses are dropped
+MAX_QUEUED = 8  # step jobs asked for while others still run; more presses add to one more job
 
 
 @dataclass(slots=True)
@@ -78,6 +78,7 @@ class Player:
         self.running_to_end = False
         self.in_flight = 0  # driver jobs asked for and not landed yet
         self.backs_pending = 0  # step-backs asked while jobs ran: applied when they land
+        self.coalesced: tuple[bool, int] | None = None  # (instant, count) beyond MAX_QUEUED
         self.home_lane = 0  # the lane compare mode came from (its discipline is kept on leaving)
         self._stops = Stops()
         self._driver = ThreadPoolExecutor(1, thread_name_prefix="ckviz-driver")
@@ -133,10 +134,17 @@ class Player:
         self.running_to_end = self.running_to_end and self.in_flight > 0
         self.error = error
         self.backs_pending = 0
+        self.coalesced = None
         self.playing = False
 
     def settled(self) -> list[Move]:
-        """The driver thread has nothing left to do: the step-backs asked meanwhile."""
+        """The driver thread has nothing left to do: the steps pressed beyond MAX_QUEUED, as
+        one job (the step-backs asked meanwhile wait for it), else those step-backs."""
+        if self.coalesced is not None:
+            (instant, count), self.coalesced = self.coalesced, None
+            move = self.advance(instant, count)
+            if isinstance(move, Ask):
+                return [move]
         backs, self.backs_pending = self.backs_pending, 0
         return [self.back() for _ in range(backs)]
 
@@ -252,8 +260,14 @@ class Player:
             frame = self.recording.forward_instant() if instant else self.recording.forward()
             if frame is not None:
                 return Show(frame)
-        if self.done or self.in_flight >= MAX_QUEUED:
+        if self.done:
             return BELL
+        if self.in_flight >= MAX_QUEUED:  # add them up: asked as one job once these land
+            asked = self.coalesced
+            if asked is not None and asked[0] != instant:
+                return BELL  # rounds and instants are not added together
+            self.coalesced = (instant, count + (asked[1] if asked else 0))
+            return None
         source = self.source
         return Ask(lambda: source.advance(instant, count))
 

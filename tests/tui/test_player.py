@@ -75,7 +75,7 @@ def test_a_back_asked_while_steps_run_waits_for_them() -> None:
     player.close()
 
 
-def test_steps_queue_up_to_a_limit() -> None:
+def test_steps_beyond_the_queue_are_added_up_into_one_job() -> None:
     gate = threading.Event()
 
     class Slow(HandMade):
@@ -89,11 +89,18 @@ def test_steps_queue_up_to_a_limit() -> None:
         move = player.advance(instant=False)
         assert isinstance(move, Ask)
         jobs.append((player.submit(move), move.landing))
-    assert player.advance(instant=False) is BELL
+    for _ in range(3):  # no bell: added up
+        assert player.advance(instant=False) is None
+    assert player.coalesced == (False, 3)
+    assert player.advance(instant=True) is BELL  # an instant is not three rounds
     gate.set()
     for job, landing in jobs:
         player.landed(job.result(), landing)
     assert step(player) == 1 + MAX_QUEUED and not player.busy
+    (more,) = player.settled()  # once those landed: the three as one job
+    assert isinstance(more, Ask) and player.wait(more) is not None
+    assert step(player) == 1 + MAX_QUEUED + 1  # HandMade hands one frame per job
+    assert player.coalesced is None and player.settled() == []
     player.close()
 
 

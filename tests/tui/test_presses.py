@@ -1,0 +1,48 @@
+"""Smaller things of issue 23 (item 7): presses typed faster than the lanes step."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import redis
+
+from ckviz.tui.app import CkvizApp
+from ckviz.tui.lanes import Frame, Lockstep
+from tests.tui.conftest import SIZE, settle
+
+HELD_S = 10.0
+
+
+class HeldFirstStep(Lockstep):
+    """Lanes whose first step waits until the test lets it go."""
+
+    def __init__(self, client: redis.Redis, namespace: str) -> None:
+        super().__init__(client, namespace)
+        self.go = threading.Event()
+
+    def advance(self, instant: bool, count: int = 1) -> list[Frame]:
+        self.go.wait(HELD_S)
+        return super().advance(instant, count)
+
+
+async def test_presses_beyond_the_queue_are_added_up_not_dropped(
+    tui_client: redis.Redis, namespace: str
+) -> None:
+    lanes = HeldFirstStep(tui_client, namespace)
+    app = CkvizApp(lanes, "ck_skew", "sfq")
+    bells: list[None] = []
+    app.bell = lambda: bells.append(None)  # type: ignore[method-assign]
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press(*["space"] * 20)  # while the first step is held
+            await asyncio.sleep(0.05)
+            lanes.go.set()
+            await settle(pilot)
+            frame = app.player.recording.current
+            assert frame is not None and frame.snapshots[0].step == 20
+            assert bells == []  # before: 12 bells, and 8 rounds
+            await pilot.press("q")
+    finally:
+        app.close_now()
