@@ -6,9 +6,11 @@ import asyncio
 import threading
 
 import redis
+from textual import events
 
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.lanes import Frame, Lockstep
+from ckviz.tui.widgets.pane import panes_in
 from tests.tui.conftest import SIZE, settle
 
 HELD_S = 10.0
@@ -43,6 +45,24 @@ async def test_presses_beyond_the_queue_are_added_up_not_dropped(
             frame = app.player.recording.current
             assert frame is not None and frame.snapshots[0].step == 20
             assert bells == []  # before: 12 bells, and 8 rounds
+            await pilot.press("q")
+    finally:
+        app.close_now()
+
+
+async def test_a_pane_number_then_z_typed_fast_zooms_that_pane(
+    tui_client: redis.Redis, namespace: str
+) -> None:
+    app = CkvizApp(Lockstep(tui_client, namespace), "ck_skew", "sfq")
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await pilot.press("2")
+            await settle(pilot)
+            for key in "4z":  # both in the queue before either is handled
+                app.post_message(events.Key(key, key))
+            await settle(pilot)
+            assert app.screen.maximized is panes_in(app.screen)[3]
             await pilot.press("q")
     finally:
         app.close_now()

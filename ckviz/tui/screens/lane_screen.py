@@ -101,9 +101,11 @@ class LaneScreen(Screen[None]):
         self.footer_follows()
 
     def action_focus_pane(self, number: int) -> None:
+        """Focus pane `number` now, not after the keys already typed (a widget's focus() waits
+        for them: `4z` typed fast zoomed the pane focused before)."""
         panes = panes_in(self)
         if 0 < number <= len(panes):
-            panes[number - 1].focus()
+            self.set_focus(panes[number - 1])
 
     def action_sort_keys(self) -> None:
         """Cycle the per-key table's order: scenario, queued, out, age, wait (largest first)."""
