@@ -237,6 +237,7 @@ class CkvizApp(App[int]):
             player.busy,
             round(instants / interval, 1),
             player.running_to_end,
+            player.pace.rate(),
         )
 
     def _show(self, frame: Frame) -> None:

@@ -23,6 +23,7 @@ from ckviz.tui.filter import NO_FILTER, KeyFilter, fuzzy_match
 from ckviz.tui.jumps import Jump, go_to, replay_to, until_served
 from ckviz.tui.lanes import Frame, LaneSource, Setup
 from ckviz.tui.moves import BELL, Ask, Export, Landing, Move, Refused, Result, Show
+from ckviz.tui.pace import Pace
 from ckviz.tui.recording import HISTORY_LIMIT, HISTORY_OBJECTS, Recording
 from ckviz.tui.viewing import Viewing
 
@@ -74,6 +75,7 @@ class Player:
         self.error: CkvizError | None = None
         self.playing = False
         self.speed = DEFAULT_SPEED
+        self.pace = Pace()  # how fast play really goes
         self.closed = False
         self.running_to_end = False
         self.in_flight = 0  # driver jobs asked for and not landed yet
@@ -283,17 +285,22 @@ class Player:
         """Play (an instant per tick) unless the live end is done or the player cannot move."""
         finished = self.recording.current is None or (self.recording.live and self.done)
         self.playing = playing and not finished and self.error is None and not self.closed
+        self.pace.reset()
         return self.playing
 
     def tick(self) -> Move:
         """A play tick: the speed's instants, unless the last tick's are still running."""
         if not self.playing or self.in_flight:
             return None  # never two steps at once: the next tick waits for this one
-        return self.advance(instant=True, count=SPEEDS[self.speed][1])
+        move = self.advance(instant=True, count=SPEEDS[self.speed][1])
+        if isinstance(move, Ask):
+            self.pace.ticked(SPEEDS[self.speed][1])
+        return move
 
     def faster(self, change: int) -> float:
         """Change the play speed by `change` notches; the seconds between ticks now."""
         self.speed = max(0, min(len(SPEEDS) - 1, self.speed + change))
+        self.pace.reset()
         return SPEEDS[self.speed][0]
 
     def run_to_end(self) -> Move:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
+import time
 
 import redis
 from textual import events
@@ -11,6 +13,7 @@ from textual import events
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.lanes import Frame, Lockstep
 from ckviz.tui.widgets.pane import panes_in
+from ckviz.tui.widgets.status import StatusBar
 from tests.tui.conftest import SIZE, settle
 
 HELD_S = 10.0
@@ -63,6 +66,34 @@ async def test_a_pane_number_then_z_typed_fast_zooms_that_pane(
                 app.post_message(events.Key(key, key))
             await settle(pilot)
             assert app.screen.maximized is panes_in(app.screen)[3]
+            await pilot.press("q")
+    finally:
+        app.close_now()
+
+
+class SlowSteps(Lockstep):
+    """Lanes taking a tenth of a second a step, as a large run does."""
+
+    def advance(self, instant: bool, count: int = 1) -> list[Frame]:
+        time.sleep(0.1)
+        return super().advance(instant, count)
+
+
+async def test_play_says_the_speed_it_makes_when_the_lanes_are_slower(
+    tui_client: redis.Redis, namespace: str
+) -> None:
+    app = CkvizApp(SlowSteps(tui_client, namespace), "ck_skew", "baseline")
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await pilot.press("p", "+", "+", "+", "+")  # 533 instants/s asked
+            await asyncio.sleep(1.0)
+            status = app.screen.query_one(StatusBar).text.plain
+            await pilot.press("p")
+            # at most 16 instants a tenth of a second: 160/s, whatever the load
+            made = re.search(r"▶ playing ([\d.]+) instants/s \(533.3 asked\)", status)
+            assert made is not None, status
+            assert 0 < float(made.group(1)) <= 160
             await pilot.press("q")
     finally:
         app.close_now()

@@ -17,6 +17,7 @@ from ckviz.tui.text import BOLD, DIM, longest_wait, ms, ratio
 STEPPING = "⋯ stepping"
 TREND = 8  # cells of each fairness sparkline on the status line
 RUNNING = "⋯ running to the end (esc stops)"
+SLOWER = 0.9  # play going slower than this share of the speed asked shows what it makes
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,7 @@ class Controls:
     stepping: bool = False  # a driver job is in flight: its frame has not arrived yet
     instants_per_s: float = 1.0  # what `speed` means: logical instants played a second
     running_to_end: bool = False  # a run to the end is in flight (esc stops it)
+    achieved: float | None = None  # instants a second play really made lately (None: unknown)
 
 
 def fairness_text(
@@ -74,7 +76,12 @@ def state_text(out: Text, frame: Frame, controls: Controls) -> None:
         if held:
             out.append(f" ({held} slots still held: released after the last dequeue)", DIM)
     elif controls.playing:
-        out.append(f"▶ playing {controls.instants_per_s:g} {_per_s(frame)}", BOLD)
+        asked, made = controls.instants_per_s, controls.achieved
+        if made is not None and made < SLOWER * asked:  # the lanes cannot keep up: say so
+            out.append(f"▶ playing {made:.1f} {_per_s(frame)}", BOLD)
+            out.append(f" ({asked:g} asked)", DIM)
+        else:
+            out.append(f"▶ playing {asked:g} {_per_s(frame)}", BOLD)
     else:
         out.append(f"paused · play speed {controls.instants_per_s:g} {_per_s(frame)}", DIM)
     if controls.replay is not None:
