@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,6 +30,20 @@ def export_stem(frame: Frame) -> str:
     else:
         name += f"-round{snaps[0].step}"
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+
+
+EXPORT_SUFFIXES = (".svg", ".json", "-events.csv", "-keys.csv")  # what `x` writes per stem
+
+
+def free_stem(folder: Path, stem: str) -> str:
+    """`stem`, or `stem-2`, `stem-3`...: the first that names no file `x` wrote in `folder`
+    (the same moment exported again keeps the earlier export: it may hold other rows, a
+    filter, another theme)."""
+    for n in itertools.count(1):
+        candidate = stem if n == 1 else f"{stem}-{n}"
+        if not any((folder / f"{candidate}{suffix}").exists() for suffix in EXPORT_SUFFIXES):
+            return candidate
+    raise AssertionError("unreachable")
 
 
 def results_file(frame: Frame, outcomes: Sequence[Outcome], redis: RedisInfo) -> Results:
@@ -63,17 +78,19 @@ def results_file(frame: Frame, outcomes: Sequence[Outcome], redis: RedisInfo) ->
 
 
 def write_export(
-    frame: Frame, made: Export | None, redis: RedisInfo | None, folder: Path
+    frame: Frame, made: Export | None, redis: RedisInfo | None, folder: Path, stem: str
 ) -> tuple[list[Path], str]:
-    """The files `x` writes for `frame` (`made`: the live moment again, every key's row and
-    each lane's run so far; None for a recorded moment), and a note on what is missing."""
+    """The files `x` writes for `frame` as `stem` (`made`: the live moment again, every key's
+    row and each lane's run so far; None for a recorded moment), and a note on what is
+    missing."""
     if redis is None:
-        return write_csv(frame, folder), " (no results file: the app was not told its server)"
+        note = " (no results file: the app was not told its server)"
+        return write_csv(frame, folder, stem), note
     if made is None:
-        return write_csv(frame, folder), " (a results file: at the live moment only)"
+        return write_csv(frame, folder, stem), " (a results file: at the live moment only)"
     frame = next(iter(made.frames), frame)
     results = results_file(frame, made.outcomes, redis)
-    return [write_results(results, folder, export_stem(frame)), *write_csv(frame, folder)], ""
+    return [write_results(results, folder, stem), *write_csv(frame, folder, stem)], ""
 
 
 def write_results(results: Results, folder: Path, stem: str) -> Path:
@@ -139,11 +156,12 @@ def _blank(value: float | None) -> object:
     return int(value) if float(value).is_integer() else round(value, 3)
 
 
-def write_csv(frame: Frame, folder: Path) -> list[Path]:
-    """`<stem>-events.csv` and `<stem>-keys.csv` in `folder`; the paths written."""
+def write_csv(frame: Frame, folder: Path, stem: str | None = None) -> list[Path]:
+    """`<stem>-events.csv` and `<stem>-keys.csv` in `folder` (the moment's stem if None); the
+    paths written."""
     paths = []
     for name, rows in csv_tables(frame).items():
-        path = folder / f"{export_stem(frame)}-{name}.csv"
+        path = folder / f"{stem or export_stem(frame)}-{name}.csv"
         text = io.StringIO(newline="")
         csv.writer(text).writerows(rows)
         _write(path, text.getvalue())
@@ -152,6 +170,6 @@ def write_csv(frame: Frame, folder: Path) -> list[Path]:
 
 
 def _write(path: Path, text: str) -> None:
-    """Through ckviz's one writer: whole or not at all, symlinks and devices kept. The same
-    moment exported again replaces its own files (the names say which moment they hold)."""
+    """Through ckviz's one writer: whole or not at all, symlinks and devices kept (the stem
+    is one no earlier export used: free_stem)."""
     write_output(check_output(str(path), "export", force=True), text)

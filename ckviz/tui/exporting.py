@@ -12,7 +12,7 @@ from textual.app import App
 
 from ckviz.errors import CkvizError
 from ckviz.model.results import RedisInfo
-from ckviz.tui.export import export_stem, write_export
+from ckviz.tui.export import export_stem, free_stem, write_export
 from ckviz.tui.lanes import Frame
 from ckviz.tui.player import Player
 
@@ -24,18 +24,19 @@ def export_here(app: App[int], player: Player, server: RedisInfo | None) -> None
         app.bell()
         return
     folder = Path.cwd()
+    stem = free_stem(folder, export_stem(frame))  # an earlier export is kept, never replaced
     try:
-        svg = app.save_screenshot(f"{export_stem(frame)}.svg", str(folder))
+        app.save_screenshot(f"{stem}.svg", str(folder))
     except OSError as exc:
         where = exc.filename or folder
         app.notify(f"export failed: {where}: {exc.strerror or exc}", severity="error", markup=False)
         return
-    figures = export_figures(app, player, server, frame, folder, Path(svg).name)
+    figures = export_figures(app, player, server, frame, folder, stem)
     app.run_worker(figures, group="export")
 
 
 async def export_figures(
-    app: App[int], player: Player, server: RedisInfo | None, frame: Frame, folder: Path, svg: str
+    app: App[int], player: Player, server: RedisInfo | None, frame: Frame, folder: Path, stem: str
 ) -> None:
     """Every key's figures: a frame carries only the rows its view asked for, so the live
     moment is made again with every row, with each lane's run so far for the results file (a
@@ -46,10 +47,11 @@ async def export_figures(
         with contextlib.suppress(CkvizError, redis.RedisError, OSError):
             made = await asyncio.wrap_future(player.run_aside(job))
     try:
-        written, note = write_export(frame, made, server, folder)
+        written, note = write_export(frame, made, server, folder, stem)
     except CkvizError as exc:  # the writer's line names the path and the reason
         app.notify(f"export failed: {exc}", severity="error", markup=False)
         return
-    stem = export_stem(frame)
     kinds = ", ".join(p.name.removeprefix(stem) for p in written)
-    app.notify(f"wrote {svg} and {stem}{{{kinds}}} in {folder}{note}", title="export", markup=False)
+    app.notify(
+        f"wrote {stem}.svg and {stem}{{{kinds}}} in {folder}{note}", title="export", markup=False
+    )

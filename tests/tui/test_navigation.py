@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
+from ckviz.tui import exporting
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.jumps import go_to
 from ckviz.tui.screens.pickers import Picker
@@ -238,6 +239,8 @@ async def test_an_export_that_cannot_write_names_the_path(
         await settle(pilot)
         stem = f"ckviz-ck_skew-sfq-round{now(app).snapshots[0].step}"
         (tmp_path / f"{stem}-events.csv").mkdir()  # in the way: writing it fails
+        # (x picks a name no earlier export used: here, this one all the same)
+        monkeypatch.setattr(exporting, "free_stem", lambda _folder, stem: stem)
         await press(pilot, "x")
         await pilot.pause(0.1)
         error = [n.message for n in app._notifications if n.severity == "error"][-1]

@@ -6,7 +6,9 @@ import asyncio
 import re
 import threading
 import time
+from pathlib import Path
 
+import pytest
 import redis
 from textual import events
 
@@ -94,6 +96,34 @@ async def test_play_says_the_speed_it_makes_when_the_lanes_are_slower(
             made = re.search(r"▶ playing ([\d.]+) instants/s \(533.3 asked\)", status)
             assert made is not None, status
             assert 0 < float(made.group(1)) <= 160
+            await pilot.press("q")
+    finally:
+        app.close_now()
+
+
+async def test_x_again_keeps_the_earlier_export(
+    tui_client: redis.Redis, namespace: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    app = CkvizApp(Lockstep(tui_client, namespace), "ck_skew", "sfq")
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            await pilot.press("n", "n")
+            await settle(pilot)
+            for _ in range(2):  # the same moment twice, the second with a filter in force
+                await pilot.press("x")
+                await settle(pilot)
+                await pilot.pause(0.2)
+                await pilot.press("slash", *"heavy", "enter")
+                await settle(pilot)
+            step = app.player.recording.current.snapshots[0].step  # type: ignore[union-attr]
+            stem = f"ckviz-ck_skew-sfq-round{step}"
+            for kept in (stem, f"{stem}-2"):
+                assert (tmp_path / f"{kept}.svg").exists()
+                assert (tmp_path / f"{kept}-events.csv").exists()
+            notes = [n.message for n in app._notifications]
+            assert any(f"wrote {stem}-2.svg" in n for n in notes)
             await pilot.press("q")
     finally:
         app.close_now()
