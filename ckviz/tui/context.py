@@ -80,19 +80,21 @@ def _paused(ctx: Context) -> dict[str, Offer]:
 
 
 def _setup(ctx: Context) -> dict[str, Offer]:
-    """Choosing what runs: lower than moving through it."""
+    """Choosing what runs: lower than moving through it; the theme last of all (a look, not
+    a question about the queue)."""
     offers = {
         "compare": Offer(40),
         "export": Offer(38),
         "pick_discipline(0)": Offer(36, "Left lane" if ctx.compare else None),
-        "toggle_dark": Offer(58),
+        "toggle_dark": Offer(10),
         "pick_scenario": Offer(30),
         "open_scenario_file": Offer(25, "Open file"),
         "restart": Offer(24),
     }
     if ctx.compare:
         offers["pick_discipline(1)"] = Offer(37)
-        offers["swap_waits"] = Offer(39)
+        # narrow, `w` is the only way to the wait CDF: above all but the first moves
+        offers["swap_waits"] = Offer(89)
     if not ctx.steps:  # a step scenario has no seed
         offers["pick_seed"] = Offer(20)
     return offers

@@ -49,6 +49,24 @@ def test_offers_follow_the_situation() -> None:
     assert footer_offers(Context(pane="queues"))["sort_keys"].rank > paused["toggle_dark"].rank
 
 
+async def test_the_footer_drops_the_theme_first_and_keeps_w_in_compare_mode(
+    make_app: MakeApp,
+) -> None:
+    app = make_app("ck_skew", "sfq")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        shown = footer(app)
+        # at 120 columns the theme went first, not u (nor c, x, d, s, r: ranked above it)
+        assert "t Theme" not in shown and "u Until served" in shown, shown
+    setup = footer_offers(Context())
+    for action in ("compare", "export", "pick_discipline(0)", "pick_scenario", "restart"):
+        assert setup[action].rank > setup["toggle_dark"].rank
+    app = make_app("ck_skew", "sfq", compare_with="baseline")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "w Waits/CDF" in footer(app)
+
+
 @pytest.mark.parametrize("width", [80, 99, 120, 200])
 async def test_the_footer_fits_and_always_shows_help_and_quit(
     make_app: MakeApp, width: int
@@ -63,7 +81,9 @@ async def test_the_footer_fits_and_always_shows_help_and_quit(
         assert cells <= width, shown
         print(width, shown)
         if width >= 120:
-            assert "t Theme" in shown and ": Go to t" in shown
+            assert ": Go to t" in shown
+        if width >= 200:  # room for the theme, last of all
+            assert "t Theme" in shown and "c Compare" in shown
         await pilot.press("p")
         await settle(pilot)
         playing = footer(app)
