@@ -251,6 +251,8 @@ async def stopped(client: Any, path: Path, way: str, after: float) -> dict[str, 
     and the keys left on the server (quits only)."""
     import signal
 
+    from textual import events
+
     app = await open_app(client, path, "sfq", compare=False, handle_signals=True)
     player = player_of(app)
     seconds = GIVE_UP_S
@@ -260,8 +262,9 @@ async def stopped(client: Any, path: Path, way: str, after: float) -> dict[str, 
             start = time.perf_counter()
             if way.startswith("SIG"):
                 os.kill(os.getpid(), getattr(signal, way))
-            else:
-                await pilot.press("escape" if way == "esc" else way)
+            else:  # posted, not pilot.press: that waits for the app, which may be quitting
+                key = {"esc": "escape", "q": "q"}.get(way, way)
+                app.post_message(events.Key(key, key if len(key) == 1 else None))
             while time.perf_counter() - start < GIVE_UP_S:
                 if way == "esc" and not player.busy:
                     app.screen._on_timer_update()
