@@ -6,10 +6,13 @@
 
 
 A refactor that must not move behaviour runs this before (into REF_DIR) and after: every file
-must be byte-identical once timing fields (`wall_clock_s`, `wall_clock_ms`, the server's
-`redis` block's run-time figures) are dropped. A change that only adds fields to the results
-runs it with --added-ok: fields the reference lacks are left out of the comparison, and every
-field it has must be unchanged.
+must carry the same figures once timing fields (`wall_clock_s`, `wall_clock_ms`, the server's
+`redis` block's run-time figures) are dropped. Both sides are compared in one canonical form,
+whichever layout wrote them: per-key figures as rows (a version 2 file's columns turned back,
+as ckviz reads them) and no `schema_version`, then the same JSON text (sorted keys) on both
+sides, so a figure that moves, or turns from an integer into a float, differs. A change that
+only adds fields to the results runs it with --added-ok: fields the reference lacks are left
+out of the comparison, and every field it has must be unchanged.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from ckviz.model.key_columns import to_rows
 
 TIMING_FIELDS = {"wall_clock_s", "wall_clock_ms", "elapsed_s", "timing"}
 RUNS: dict[str, list[str]] = {
@@ -43,6 +48,20 @@ def strip_timing(value: Any) -> Any:
     return value
 
 
+def canonical(results: Any) -> Any:
+    """A results file in the one form both layouts compare in: per-key rows, no version."""
+    results = {k: v for k, v in results.items() if k != "schema_version"}
+    for scenario in results.get("scenarios", []):
+        for run in scenario.get("runs", []):
+            metrics = run.get("metrics", {})
+            if isinstance(metrics.get("per_key"), dict):
+                metrics["per_key"] = to_rows(metrics["per_key"])
+        for entry in scenario.get("summary", []):
+            if isinstance(entry.get("per_key_first_seed"), dict):
+                entry["per_key_first_seed"] = to_rows(entry["per_key_first_seed"])
+    return results
+
+
 def only_known(value: Any, ref: Any) -> Any:
     """`value` without the dict fields `ref` lacks, at every depth (lists element by element)."""
     if isinstance(value, dict) and isinstance(ref, dict):
@@ -53,10 +72,15 @@ def only_known(value: Any, ref: Any) -> Any:
 
 
 def same(path: Path, ref: Path, added_ok: bool) -> bool:
-    if not added_ok:
-        return path.read_bytes() == ref.read_bytes()
-    reference = json.loads(ref.read_text())
-    return only_known(json.loads(path.read_text()), reference) == reference
+    reference = canonical(strip_timing(json.loads(ref.read_text())))
+    written = canonical(strip_timing(json.loads(path.read_text())))
+    if added_ok:
+        written = only_known(written, reference)
+    return _text(written) == _text(reference)
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, indent=1, sort_keys=True)
 
 
 def run(name: str, args: list[str], out: Path) -> Path:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from ckviz.model.matrix import MatrixSpec
-from ckviz.model.results import Results
+from ckviz.model.results_file import file_schema
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
 
-SCHEMAS = {
-    "results-v1.json": Results,
+# results-v1.json, the version 1 layout's (per-key rows) as it was last written, stays as it
+# is: ckviz still reads such files, but writes version 2 (per-key columns)
+SCHEMAS: dict[str, Any] = {
+    "results-v2.json": file_schema,
     "scenario.json": Scenario,
     "matrix.json": MatrixSpec,
     "scenario-steps.json": StepScenario,
@@ -19,8 +22,10 @@ SCHEMAS = {
 FOLDER = Path(__file__).resolve().parent.parent / "schemas"
 
 
-def rendered(model: type) -> str:
-    return json.dumps(model.model_json_schema(), indent=2, sort_keys=True) + "\n"
+def rendered(source: Any) -> str:
+    """A model's JSON Schema, or what a function returns (the results file's)."""
+    schema = source.model_json_schema() if hasattr(source, "model_json_schema") else source()
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
 
 
 def main() -> None:

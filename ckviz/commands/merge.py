@@ -13,11 +13,11 @@ from pydantic import ValidationError
 
 from ckviz.commands.parsing import CommandParser, add_quiet
 from ckviz.errors import UsageError, first_line
-from ckviz.headless.matrix import write_results
 from ckviz.headless.shards import check_parts
 from ckviz.headless.summary import summarized
 from ckviz.inputs.files import read_regular_text
 from ckviz.model.results import Results, RunResult, ScenarioResult
+from ckviz.model.results_file import write_results
 from ckviz.outputs.writer import check_output
 
 

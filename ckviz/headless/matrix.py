@@ -23,7 +23,6 @@ from ckviz.headless.runner import Interrupted, run_cells
 from ckviz.headless.shards import figures_digest, matrix_digest
 from ckviz.headless.summary import scenario_result
 from ckviz.model.clock import clock_of, on_steps
-from ckviz.model.json_text import readable_json
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import (
     MatrixInfo,
@@ -33,10 +32,11 @@ from ckviz.model.results import (
     ShardInfo,
     SweepInfo,
 )
+from ckviz.model.results_file import write_results
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
 from ckviz.outputs.interrupts import INTERRUPTS
-from ckviz.outputs.writer import Output, OutputError, write_output
+from ckviz.outputs.writer import Output, OutputError
 from ckviz.sim.clocks import runs_on
 from ckviz.sim.footprint import Need, need_of
 from ckviz.sim.workspace import ServerChoice, open_workspace
@@ -306,14 +306,6 @@ def shard_info(plan: MatrixPlan, results: Results, redis_version: str) -> ShardI
         ),
         figures_digest=figures_digest(results.scenarios, results.complete),
     )
-
-
-def write_results(results: Results, out: Output) -> None:
-    """Written whole, whatever signals arrive meanwhile; OutputError (the results saved
-    elsewhere, and where) on failure."""
-    text = readable_json(results.model_dump(mode="json"))
-    with INTERRUPTS.saving():
-        write_output(out, text, rescue=True)
 
 
 MAX_DEFAULT_JOBS = 16  # one server serves every worker: past a dozen or so it is the limit

@@ -5,33 +5,75 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Iterator
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
 INDENT = "  "
 
 
+class Pieces:
+    """A list whose items are made one at a time as the text is written (a results file's
+    runs): each item is rendered and let go before the next is made."""
+
+    def __init__(self, items: Iterable[Any]) -> None:
+        self.items = items
+
+
 def readable_json(node: Any) -> str:
-    return _render(node, 0) + "\n"
+    return "".join(readable_json_pieces(node))
 
 
-def _render(node: Any, depth: int) -> str:
+def readable_json_pieces(node: Any) -> Iterator[str]:
+    """readable_json(node) in pieces, for a writer that streams: the same text, joined."""
+    yield from _render(node, 0)
+    yield "\n"
+
+
+def _render(node: Any, depth: int) -> Iterator[str]:
     if isinstance(node, dict):
-        if not node:
-            return "{}"
-        inner = INDENT * (depth + 1)
-        items = [f"{inner}{_scalar(k)}: {_render(v, depth + 1)}" for k, v in node.items()]
-        return "{\n" + ",\n".join(items) + "\n" + INDENT * depth + "}"
-    if isinstance(node, list):
-        if all(not isinstance(v, dict | list) for v in node):
-            try:
-                return json.dumps(node, allow_nan=False)
-            except ValueError:  # a NaN or an infinity among them
-                return "[" + ", ".join(_scalar(v) for v in node) + "]"
-        inner = INDENT * (depth + 1)
-        items = [f"{inner}{_render(v, depth + 1)}" for v in node]
-        return "[\n" + ",\n".join(items) + "\n" + INDENT * depth + "]"
-    return _scalar(node)
+        yield from _render_dict(node, depth)
+    elif isinstance(node, Pieces):
+        yield from _render_items(iter(node.items), depth)
+    elif isinstance(node, list):
+        if all(not isinstance(v, dict | list | Pieces) for v in node):
+            yield _flat_list(node)
+        else:
+            yield from _render_items(iter(node), depth)
+    else:
+        yield _scalar(node)
+
+
+def _render_dict(node: dict[Any, Any], depth: int) -> Iterator[str]:
+    if not node:
+        yield "{}"
+        return
+    inner = INDENT * (depth + 1)
+    sep = "{\n"
+    for k, v in node.items():
+        yield f"{sep}{inner}{_scalar(k)}: "
+        yield from _render(v, depth + 1)
+        sep = ",\n"
+    yield "\n" + INDENT * depth + "}"
+
+
+def _render_items(items: Iterator[Any], depth: int) -> Iterator[str]:
+    """A list of objects or lists, one item per line (an empty one as `[]`)."""
+    inner = INDENT * (depth + 1)
+    sep = "[\n"
+    for item in items:
+        yield sep + inner
+        yield from _render(item, depth + 1)
+        sep = ",\n"
+    yield "[]" if sep == "[\n" else "\n" + INDENT * depth + "]"
+
+
+def _flat_list(node: list[Any]) -> str:
+    """A list of plain values on one line."""
+    try:
+        return json.dumps(node, allow_nan=False)
+    except ValueError:  # a NaN or an infinity among them
+        return "[" + ", ".join(_scalar(v) for v in node) + "]"
 
 
 def _scalar(value: Any) -> str:

@@ -1,12 +1,16 @@
-"""The results file (`schema_version: 1`): pydantic models, so the JSON Schema is derived."""
+"""The results: pydantic models, rows per key in memory. The file (`schema_version: 2`) stores
+per-key figures column-wise (ckviz/model/results_file.py); these models read either layout."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION: Literal[1] = 1
+from ckviz.model.key_columns import to_rows
+
+SCHEMA_VERSION: Literal[2] = 2  # 1: per-key figures as rows; 2: as columns (docs/results.md)
+READABLE_VERSIONS = (1, 2)
 
 
 class _Result(BaseModel):
@@ -15,6 +19,12 @@ class _Result(BaseModel):
 
 def _absent(value: object) -> bool:
     return value is None
+
+
+def _rows(value: Any) -> Any:
+    """Per-key figures as rows: a version 2 file's columns turned back, a version 1 file's
+    rows as they are."""
+    return to_rows(value) if isinstance(value, dict) else value
 
 
 class KeyLifecycleResult(_Result):
@@ -52,6 +62,9 @@ class KeyRowResult(_Result):
     # a scenario with the run lifecycle only (left out of the file otherwise, not written as
     # null); its serves are attempts: `dequeued` and the waits count each one
     lifecycle: KeyLifecycleResult | None = Field(default=None, exclude_if=_absent)
+
+
+KeyRows = Annotated[list[KeyRowResult], BeforeValidator(_rows)]
 
 
 class ConsumerResult(_Result):
@@ -119,7 +132,7 @@ class MetricsResult(_Result):
     makespan_ms: int
     worst_wait_p99: int
     worst_wait_max: int
-    per_key: list[KeyRowResult]
+    per_key: KeyRows
     # demand-aware (docs/fairness.md): the judged key with the lowest fair-share attainment
     # (ties by name), the share of judged keys below 0.5 and 0.9, and the keys starved (owed
     # 3 or more dequeues while others were served, and got none of them); absent in older files
@@ -168,7 +181,7 @@ class DisciplineSummary(_Result):
     discipline: str  # the treatment label (the discipline name when no caps apply)
     contention_worst_share_over_weight: Spread
     contention_jain: Spread
-    per_key_first_seed: list[KeyRowResult]
+    per_key_first_seed: KeyRows
 
 
 class TreatmentSummary(_Result):
@@ -248,7 +261,7 @@ class CheckResult(_Result):
 
 
 class Results(_Result):
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1, 2] = SCHEMA_VERSION  # as read; a file is written as 2
     ckviz_version: str
     complete: bool = True
     error: str | None = None

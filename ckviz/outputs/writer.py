@@ -11,6 +11,8 @@ One set of rules, checked before the work and kept when writing:
   is saved beside it under a new name, and the error line says where.
 - A character device or a FIFO is written in place, never renamed over (that would replace
   `/dev/null` with a file). A FIFO nobody reads times out. Other special files are refused.
+- A large text (a results file of 100,000 keys) is written piece by piece as it is made
+  (`write_pieces`), never held whole; the rules above hold the same.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -123,17 +125,29 @@ def _probe(folder: Path, flag: str) -> None:
 def write_output(out: Output, text: str, rescue: bool = False) -> None:
     """Write `text` where `out` says, or raise OutputError (one line). With `rescue` (the
     results), a failed write saves the text in the temp folder and the line says where."""
-    data = text.encode("utf-8")
+    write_pieces(out, lambda: (text,), rescue)
+
+
+Pieces = Callable[[], Iterable[str]]  # makes the text, piece by piece, each time it is called
+
+
+CHUNK_BYTES = 1 << 20  # pieces are joined to about this much before each write
+
+
+def write_pieces(out: Output, pieces: Pieces, rescue: bool = False) -> None:
+    """write_output for a text made piece by piece (`pieces()`; called again to save a copy
+    when the first write fails), so the whole text is never in memory at once."""
     try:
         if out.path is None:
-            write_stdout(data)
+            for chunk in _chunks(pieces):
+                write_stdout(chunk)
             return
         target = Path(os.path.realpath(out.path))
         mode = _mode(target)
         if mode is not None and not stat.S_ISREG(mode):
-            _write_in_place(target, data, mode)
+            _write_in_place(target, pieces, mode)
         else:
-            _write_whole(out, target, data)
+            _write_whole(out, target, pieces)
     except _Conflict as conflict:
         raise OutputError(
             f"{out.flag}: {_path(out.text)} was written by someone else while ckviz ran, so it "
@@ -142,10 +156,24 @@ def write_output(out: Output, text: str, rescue: bool = False) -> None:
     except OSError as exc:
         where = ""
         if rescue:
-            saved = rescue_copy(data)
+            saved = rescue_copy(pieces)
             where = f"; results saved to {saved} instead" if saved else "; results not saved"
         line = f"{out.flag}: cannot write {_path(out.text)} ({_reason(exc)}){where}"
         raise OutputError(line) from None
+
+
+def _chunks(pieces: Pieces) -> Iterator[bytes]:
+    """The text as UTF-8, in writes of about CHUNK_BYTES (a piece may be a single comma)."""
+    batch: list[str] = []
+    size = 0
+    for piece in pieces():
+        batch.append(piece)
+        size += len(piece)
+        if size >= CHUNK_BYTES:
+            yield "".join(batch).encode("utf-8")
+            batch, size = [], 0
+    if batch:
+        yield "".join(batch).encode("utf-8")
 
 
 def append_output(path: Path, text: str, flag: str) -> None:
@@ -183,9 +211,9 @@ def _identity(target: Path) -> tuple[int, int, int] | None:
     return (st.st_dev, st.st_ino, st.st_ctime_ns)
 
 
-def _write_whole(out: Output, target: Path, data: bytes) -> None:
+def _write_whole(out: Output, target: Path, pieces: Pieces) -> None:
     """A temp file beside the target, then into place: never a half-written file."""
-    _place(out, target, _temp_copy(target, data))
+    _place(out, target, _temp_copy(target, pieces))
 
 
 def _place(out: Output, target: Path, tmp: str) -> None:
@@ -264,14 +292,13 @@ def _new_temp(target: Path, mode: int | None) -> tuple[int, str]:
     return fd, tmp
 
 
-def _temp_copy(target: Path, data: bytes) -> str:
-    """`data` in a new temp file beside `target` (its mode, or the default); removed again
+def _temp_copy(target: Path, pieces: Pieces) -> str:
+    """The text in a new temp file beside `target` (its mode, or the default); removed again
     if anything fails, a full disk included."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = _new_temp(target, _mode(target))
     try:
-        mode = _mode(target)
-        os.fchmod(fd, stat.S_IMODE(mode) if mode is not None else _default_mode())
-        _write_all(fd, data)
+        for chunk in _chunks(pieces):
+            _write_all(fd, chunk)
         os.fsync(fd)  # a full disk shows here on file systems that delay the allocation
     except BaseException:
         os.close(fd)
@@ -297,12 +324,13 @@ def _keep_beside(tmp: str, target: Path) -> Path | None:
     return None
 
 
-def _write_in_place(target: Path, data: bytes, mode: int) -> None:
+def _write_in_place(target: Path, pieces: Pieces, mode: int) -> None:
     """A device or FIFO: opened without creating or truncating; a FIFO must find a reader."""
     fifo = stat.S_ISFIFO(mode)
     fd = _open_fifo(target) if fifo else os.open(target, os.O_WRONLY | os.O_NOCTTY)
     try:
-        _write_all(fd, data)
+        for chunk in _chunks(pieces):
+            _write_all(fd, chunk)
     finally:
         os.close(fd)
 
@@ -346,7 +374,7 @@ def _default_mode() -> int:
     return 0o666 & ~umask
 
 
-def rescue_copy(data: bytes) -> Path | None:
+def rescue_copy(pieces: Pieces) -> Path | None:
     """The results in the temp folder when their own place failed (whole, or not at all)."""
     import resource
 
@@ -357,7 +385,7 @@ def rescue_copy(data: bytes) -> Path | None:
     name = f"ckviz-results-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}.json"
     path = Path(tempfile.gettempdir()) / name
     try:
-        tmp = _temp_copy(path, data)
+        tmp = _temp_copy(path, pieces)
     except OSError:
         return None
     try:

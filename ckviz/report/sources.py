@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from ckviz.errors import UsageError
 from ckviz.inputs.files import read_regular_text, why
-from ckviz.model.results import SCHEMA_VERSION, Results
+from ckviz.model.results import READABLE_VERSIONS, SCHEMA_VERSION, Results
 
 
 @dataclass(frozen=True)
@@ -63,9 +63,9 @@ def read_results(path: Path) -> Results:
     except ValueError as exc:  # an integer past Python's 4,300 digits
         raise UsageError(f"{path}: not valid JSON: {str(exc).split(';')[0]}") from None
     version = data.get("schema_version") if isinstance(data, dict) else None
-    if version is not None and version != SCHEMA_VERSION:
+    if version is not None and version not in READABLE_VERSIONS:
         raise UsageError(
-            f"{path}: results schema_version {version!r}; this ckviz reads {SCHEMA_VERSION}"
+            f"{path}: results schema_version {version!r}; this ckviz reads 1 to {SCHEMA_VERSION}"
         )
     try:
         return Results.model_validate(data)

@@ -12,9 +12,9 @@ from pathlib import Path
 from ckviz import __version__
 from ckviz.headless.cells import run_result
 from ckviz.headless.summary import scenario_result
-from ckviz.model.json_text import readable_json
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import MatrixInfo, RedisInfo, Results
+from ckviz.model.results_file import write_results as write_results_file
 from ckviz.outputs.writer import check_output, write_output
 from ckviz.sim.engine import Outcome
 from ckviz.tui.lanes import Frame
@@ -96,7 +96,7 @@ def write_export(
 def write_results(results: Results, folder: Path, stem: str) -> Path:
     """`<stem>.json` in `folder`, laid out as the headless run writes its file."""
     path = folder / f"{stem}.json"
-    _write(path, readable_json(results.model_dump(mode="json")))
+    write_results_file(results, check_output(str(path), "export", force=True), rescue=False)
     return path
 
 

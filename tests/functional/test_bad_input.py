@@ -297,7 +297,8 @@ def test_unicode_and_colons_in_keys_work_end_to_end(tmp_path: Path) -> None:
     assert set(scenario["weights"]) == set(ODD_KEYS)
     assert len(scenario["runs"]) == 6
     for run in scenario["runs"]:
-        per_key = {row["key"]: row["dequeued"] for row in run["metrics"]["per_key"]}
+        columns = run["metrics"]["per_key"]
+        per_key = dict(zip(columns["key"], columns["dequeued"], strict=True))
         assert per_key == runs  # every run dequeued, under the right name
         assert run["metrics"]["total_dequeued"] == sum(runs.values())
 

@@ -14,6 +14,7 @@ import redis
 
 from ckviz.cli import main
 from ckviz.model.backoff import laid_over_core, retry_delay_ms
+from ckviz.model.key_columns import to_rows
 from ckviz.model.lifecycle import RetrySettings, TtlSettings
 from ckviz.model.scenario import KeySpec, Scenario
 from ckviz.sim.driver import Driver
@@ -135,7 +136,7 @@ def test_lifecycle_results_are_deterministic_and_plain_ones_carry_none(tmp_path:
     first = _results(tmp_path / "a.json", *args, "--discipline", "vtime")
     again = _results(tmp_path / "b.json", *args, "--discipline", "vtime")
     assert first == again
-    rows = first["scenarios"][0]["runs"][0]["metrics"]["per_key"]  # type: ignore[index]
+    rows = to_rows(first["scenarios"][0]["runs"][0]["metrics"]["per_key"])  # type: ignore[index]
     assert {row["key"]: row["lifecycle"]["dead_lettered"] for row in rows}["doomed"] == 12
     plain = _results(tmp_path / "c.json", "--scenario", "ck_skew", "--seeds", "seed-a")
     assert "lifecycle" not in json.dumps(plain)
@@ -197,7 +198,7 @@ def test_the_step_clock_runs_the_same_lifecycle(tmp_path: Path, discipline: str)
     first = _results(tmp_path / "a.json", *args)
     assert first == _results(tmp_path / "b.json", *args)
     run = first["scenarios"][0]["runs"][0]  # type: ignore[index]
-    rows = {row["key"]: row["lifecycle"] for row in run["metrics"]["per_key"]}
+    rows = {row["key"]: row["lifecycle"] for row in to_rows(run["metrics"]["per_key"])}
     assert [rows[f"storm{i}"]["retries"] for i in range(4)] == [2, 2, 2, 2]
     assert rows["doomed"]["dead_lettered"] == 2 and rows["doomed"]["attempts"] == 8
     assert rows["light"]["expired"] + rows["light"]["succeeded"] == 6

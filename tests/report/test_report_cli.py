@@ -177,7 +177,7 @@ def test_report_tables_are_never_cut_in_a_browser(
         ("{not json", "not valid JSON"),
         ('{"scenarios": []}', "not a ckviz results file: ckviz_version: Field required"),
         ("[1, 2]", "not a ckviz results file: (top level)"),
-        ('{"schema_version": 2}', "results schema_version 2; this ckviz reads 1"),
+        ('{"schema_version": 3}', "results schema_version 3; this ckviz reads 1 to 2"),
         ("\udcff", "cannot read"),
     ],
 )
