@@ -40,6 +40,7 @@ HEADLESS_ONLY = {
     "check": "--check",
     "junit": "--junit",
     "summary_md": "--summary-md",
+    "events": "--events",
     "quiet": "--quiet",  # the app prints nothing to quiet
 }
 
@@ -175,6 +176,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write a Markdown summary (as `ckviz report --markdown`); "
         "appended to $GITHUB_STEP_SUMMARY too when that is set",
+    )
+    p.add_argument(
+        "--events",
+        metavar="FILE",
+        help="write every dequeue of every cell as JSON Lines (- for stdout); never in the "
+        "results file",
     )
     p.add_argument(
         "--no-check-invariants",

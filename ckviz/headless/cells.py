@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 import redis
 
 from ckviz.errors import CkvizError, ExitCode, IncompleteRun, RedisUnavailable
+from ckviz.headless.events import event_lines, spool_events, spool_path
 from ckviz.inputs.trace import TraceProblems
 from ckviz.metrics import RunMetrics, outcome_metrics, step_figures
 from ckviz.model.clock import on_steps
@@ -24,6 +25,7 @@ from ckviz.model.results import (
 from ckviz.model.scenario import Caps, Scenario
 from ckviz.model.snapshot import ConsumerService
 from ckviz.model.steps import StepScenario
+from ckviz.outputs.writer import OutputError
 from ckviz.sim.clocks import EngineOptions, open_engine
 from ckviz.sim.engine import Outcome
 from ckviz.store.preflight import refusal
@@ -44,6 +46,7 @@ class Cell:
     check_invariants: bool = True
     step_max_count: int | None = None  # step cells: --max-count, else the scenario's harness
     node_url: str | None = None  # in a Redis Cluster: the primary owning the cell's slot
+    events_spool: str | None = None  # --events: the folder its dequeues are spooled to
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +72,8 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
             elapsed_ms = (time.perf_counter() - started) * 1000
             outcome, waiting = engine.outcome(), engine.waiting_since()
         result = _result(cell, outcome, elapsed_ms, waiting)
+        if cell.events_spool is not None:
+            _spool(cell, outcome)
         return CellOutcome(cell.index, result, commands_sent=outcome.commands_sent)
     except CkvizError as exc:
         return CellOutcome(cell.index, None, f"{cell_label(cell)}: {exc}", int(exc.exit_code))
@@ -83,6 +88,18 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
         return CellOutcome(cell.index, None, message, int(RedisUnavailable.exit_code))
     finally:
         client.close()
+
+
+def _spool(cell: Cell, outcome: Outcome) -> None:
+    """The cell's dequeues into its --events spool file (an OSError is not the server's)."""
+    assert cell.events_spool is not None
+    lines = event_lines(
+        cell.scenario.name, cell.treatment.name, cell.seed, outcome.unit, outcome.events
+    )
+    try:
+        spool_events(spool_path(cell.events_spool, cell.index), lines)
+    except OSError as exc:
+        raise OutputError(f"--events: cannot spool its dequeues ({exc.strerror or exc})") from None
 
 
 def _result(cell: Cell, outcome: Outcome, elapsed_ms: float, waiting: dict[str, int]) -> RunResult:

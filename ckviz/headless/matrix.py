@@ -18,6 +18,7 @@ from ckviz.errors import ExitCode, RedisUnavailable, UsageError, one_line
 from ckviz.headless.cells import Cell, CellOutcome
 from ckviz.headless.checks import evaluate
 from ckviz.headless.ci_outputs import write_ci_outputs
+from ckviz.headless.events import spool_folder, write_events
 from ckviz.headless.report import print_checks, print_tables
 from ckviz.headless.runner import Interrupted, run_cells
 from ckviz.headless.shards import figures_digest, matrix_digest
@@ -65,6 +66,7 @@ class MatrixPlan:
     flag_caps: tuple[int | None, int | None] = (None, None)  # --per-key-cap, --total-cap
     consumers: int | None = None  # --consumers, applied to every treatment
     clock_limit_ms: int | None = None  # --clock-limit-ms or the matrix's, on every scenario
+    events: Output | None = None  # --events: every dequeue as JSON Lines
     sweeps: Mapping[str, SweepInfo] = field(default_factory=dict)  # [sweep] variants by name
 
     def need(self) -> Need:
@@ -111,9 +113,17 @@ def run_matrix(plan: MatrixPlan, choice: ServerChoice, stdout: Console, stderr: 
 
     Keys go under a namespace claimed on the server, swept at the end even on failure. A cell
     that loses the server stops the matrix: later cells would only fail the same way."""
+    with spool_folder(plan.events is not None) as spool:
+        return _run_matrix(plan, choice, stdout, stderr, spool)
+
+
+def _run_matrix(
+    plan: MatrixPlan, choice: ServerChoice, stdout: Console, stderr: Console, spool: str | None
+) -> int:
     with open_workspace(choice, plan.need(), allow_cluster=True) as workspace:
         server = workspace.server
         cells = _routed(plan.my_cells(workspace.namespace), server, workspace.keyspace)
+        cells = [replace(c, events_spool=spool) for c in cells]
         started = time.perf_counter()
         outcomes, stop = _run_with_progress(server, cells, plan.jobs, stderr, plan.quiet)
     left = workspace.left
@@ -129,11 +139,14 @@ def run_matrix(plan: MatrixPlan, choice: ServerChoice, stdout: Console, stderr: 
     results.redis.evicted_keys = workspace.evicted
     if plan.check:
         results.checks = evaluate([s for s in plan.scenarios if not on_steps(s)], results.scenarios)
-    # tables go to stderr when the results file is stdout, which then holds only the JSON
-    _write_and_print(results, plan.out, stderr if plan.out.is_stdout else stdout)
+    # tables go to stderr when the results (or the events) go to stdout, which then holds
+    # only the file
+    on_stdout = plan.out.is_stdout or (plan.events is not None and plan.events.is_stdout)
+    _write_and_print(results, plan.out, stderr if on_stdout else stdout)
     if not plan.quiet:
         stderr.print(f"results: {plan.out}", highlight=False, markup=False, soft_wrap=True)
-    outputs_written = _write_ci_outputs(plan, results, stderr)
+    events_written = _write_events(plan, spool, [o.index for o in outcomes], stderr)
+    outputs_written = _write_ci_outputs(plan, results, stderr) and events_written
     if stop is not None and stop.abandoned:
         stderr.print(
             f"ckviz: interrupted again: gave up waiting for {len(stop.abandoned)} cell(s) in "
@@ -162,6 +175,21 @@ def _routed(cells: list[Cell], server: RedisServer, keyspace: Keyspace) -> list[
         return cells
     routes = route_cells(keyspace, server.url, [c.prefix for c in cells])
     return [replace(c, node_url=routes[c.prefix]) for c in cells]
+
+
+def _write_events(plan: MatrixPlan, spool: str | None, indices: list[int], stderr: Console) -> bool:
+    """--events, after the results file; False if it could not be written."""
+    if plan.events is None or spool is None:
+        return True
+    try:
+        with INTERRUPTS.saving():
+            write_events(plan.events, spool, indices)
+    except OutputError as exc:
+        stderr.print(f"ckviz: error: {exc}", highlight=False, markup=False, soft_wrap=True)
+        return False
+    if not plan.quiet:
+        stderr.print(f"events: {plan.events}", highlight=False, markup=False, soft_wrap=True)
+    return True
 
 
 def _write_ci_outputs(plan: MatrixPlan, results: Results, stderr: Console) -> bool:

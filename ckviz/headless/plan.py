@@ -18,7 +18,7 @@ from ckviz.model.matrix import MatrixSpec, Sweep, Treatment
 from ckviz.model.names import check_seed, first_duplicate
 from ckviz.model.results import SweepInfo
 from ckviz.model.scenario import MAX_CLOCK_LIMIT_MS, Scenario
-from ckviz.outputs.writer import check_output
+from ckviz.outputs.writer import Output, check_output
 from ckviz.sim.clocks import runs_on
 from ckviz.sim.feasibility import reject_unfinishable
 from ckviz.sim.steps import STEP_DISCIPLINES
@@ -114,13 +114,14 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     if check:
         _reject_unknown_rule_names(sources, scenarios, treatments)
     step_summary = os.environ.get(ENV_STEP_SUMMARY) or None
+    out = check_output(ns.out or DEFAULT_OUT, "--out", force=ns.force)
     return MatrixPlan(
         scenarios,
         seeds,
         treatments,
         max_count,
         jobs,
-        check_output(ns.out or DEFAULT_OUT, "--out", force=ns.force),
+        out,
         check=check,
         check_invariants=ns.check_invariants,
         quiet=ns.quiet,
@@ -133,7 +134,19 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         consumers=ns.consumers,
         clock_limit_ms=clock_limit,
         sweeps=sweeps,
+        events=_events(ns.events, out, ns.force) if ns.events is not None else None,
     )
+
+
+def _events(text: str, out: Output, force: bool) -> Output:
+    """--events: a place of its own, not the results file's (stdout included)."""
+    events = check_output(text, "--events", force)
+    if events.is_stdout and out.is_stdout:
+        raise UsageError("--events: stdout already holds the results (--out -); give a file")
+    same = events.path and out.path and os.path.realpath(events.path) == os.path.realpath(out.path)
+    if same:
+        raise UsageError(f"--events: {echo(text)} is the results file (--out); give another path")
+    return events
 
 
 def _sweep_infos(sweep: Sweep, variants: list[Scenario]) -> dict[str, SweepInfo]:
