@@ -14,6 +14,7 @@ from textual import events
 
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.lanes import Frame, Lockstep
+from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.pane import panes_in
 from ckviz.tui.widgets.status import StatusBar
 from tests.tui.conftest import SIZE, settle
@@ -125,5 +126,26 @@ async def test_x_again_keeps_the_earlier_export(
             notes = [n.message for n in app._notifications]
             assert any(f"wrote {stem}-2.svg" in n for n in notes)
             await pilot.press("q")
+    finally:
+        app.close_now()
+
+
+async def test_the_go_to_prompt_leaves_the_status_line_and_held_slots_say_no_dangling_in(
+    tui_client: redis.Redis, namespace: str
+) -> None:
+    app = CkvizApp(Lockstep(tui_client, namespace), "ck_skew", "sfq")
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            held = app.screen.query_one(HeldSlotsPane)
+            assert held.plain.splitlines()[0].strip() == "0/4 held"  # was "0/4 held · release in"
+            await pilot.press("n", "n", "n")
+            await settle(pilot)
+            assert held.plain.splitlines()[0].strip() == "4/4 held · release in ms"
+            await pilot.press("colon")
+            await pilot.pause()
+            box = app.screen.query_one("#picker")
+            assert box.region.y >= 2  # below the two status lines (it was drawn over them)
+            await pilot.press("escape", "q")
     finally:
         app.close_now()

@@ -27,9 +27,9 @@ class HeldSlotsPane(SnapshotPane):
         counts = self._counts(snapshot, palette, width)
         if self.compact:
             return Rows([self._slot_strip(snapshot, palette, width), counts[0]])
-        title = f"{len(snapshot.held)}/{snapshot.env_limit} held · release in"
-        if snapshot.time_unit != "ms":
-            title += f" ({snapshot.time_unit}s)"
+        title = f"{len(snapshot.held)}/{snapshot.env_limit} held"
+        if snapshot.held:  # the column's heading, only over a column
+            title += f" · release in {'ms' if snapshot.time_unit == 'ms' else 'steps'}"
         keys = key_width(snapshot, width - 11)
         taken = {event.run_id for event in snapshot.taken}
         # `/`: only the slots held by matching keys (free slots are nobody's), numbered as before
