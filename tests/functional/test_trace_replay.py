@@ -139,3 +139,16 @@ def test_a_trace_past_ten_minutes_replays_within_the_default_day(tmp_path: Path)
     assert (
         proc.returncode == 0 and json.loads(out.read_text())["matrix"]["clock_limit_ms"] == 7200005
     )
+
+
+def test_a_matrix_sets_the_clock_limit_of_its_scenarios(tmp_path: Path) -> None:
+    late = tmp_path / "late.csv"
+    late.write_text("key,arrival_ms,hold_ms\na,0,5\nb,7200000,5\n", encoding="utf-8")
+    matrix = tmp_path / "m.toml"
+    matrix.write_text(
+        f'scenarios = ["{late}"]\nseeds = ["seed-a"]\ndisciplines = ["baseline"]\n'
+        "clock_limit_ms = 600000\n",
+        encoding="utf-8",
+    )
+    proc = ckviz("--headless", "--matrix", str(matrix), "--out", str(tmp_path / "r.json"))
+    assert proc.returncode == 2 and "the 600000 ms logical limit: run " in proc.stderr
