@@ -119,40 +119,40 @@ def table_samples(
 def scaling_table(
     trees: dict[str, Path], client: Any, disciplines: list[str], runs: int, repeat: int
 ) -> None:
-    """Lua-ordered disciplines run whole; rescoring ones (hours at 10,000 keys) a stretch."""
+    """Lua-ordered disciplines run whole; rescoring ones (hours at 10,000 keys) a stretch.
+    Side by side, each sample is one child per tree, the trees taking turns."""
     print(
         f"ck_many_keys (seed-a) with the light family resized, {repeat} repeats; ms per "
         f"dequeued run over the whole run, or (*) over {runs} runs after the first {WARM_UP}"
     )
     head = f"{'discipline':<11} {'keys':>6}"
-    head += "".join(f" {name + ' min / median':>24}" for name in trees)
-    print(head + f" {'client':>8} {'ranking':>8} {'ckviz':>8} {'server':>8}")
+    for name in trees:
+        head += f" | {name + ': wall min / median':>30} {'client':>7} {'ranking':>7} {'server':>7}"
+    print(head)
     for discipline in disciplines:
         rescores = make_discipline(discipline).door.rescores
         for light in KEY_COUNTS:
-            job = {"kind": "table", "discipline": discipline, "light": light}
-            job |= {"runs": runs, "repeat": repeat}
-            got = {
-                name: table_samples(client, discipline, light, runs, repeat)
-                if len(trees) == 1
-                else run_child(tree, job)  # side by side: each tree alike, in a child
-                for name, tree in trees.items()
-            }
-            cells = ""
+            got: dict[str, list[Any]] = {name: [] for name in trees}
+            if len(trees) == 1:
+                got["this tree"] = table_samples(client, discipline, light, runs, repeat)
+            else:
+                job = {"kind": "table", "discipline": discipline, "light": light}
+                job |= {"runs": runs, "repeat": 1}
+                for _ in range(repeat):
+                    for name, tree in trees.items():
+                        got[name] += run_child(tree, job)
+            label = discipline + ("*" if rescores else "")
+            row = f"{label:<11} {light + 1:>6}"
             for samples in got.values():
                 walls = [s[0] for s in samples]
-                cells += f" {min(walls):>11.3f} / {statistics.median(walls):>8.3f}"
-            _, cpu, ranking, server = min(got["this tree"])
-            label = discipline + ("*" if rescores else "")
-            print(
-                f"{label:<11} {light + 1:>6}{cells}"
-                f" {cpu:>8.3f} {ranking:>8.3f} {cpu - ranking:>8.3f} {server:>8.3f}",
-                flush=True,
-            )
+                _, cpu, ranking, server = min(samples)
+                row += f" | {min(walls):>17.3f} / {statistics.median(walls):>8.3f}"
+                row += f" {cpu:>7.3f} {ranking:>7.3f} {server:>7.3f}"
+            print(row, flush=True)
     print(
-        "client (this tree): ckviz's CPU per run, of which ranking: the discipline's own advance"
-        " (the spike's O(K) per attempt), and ckviz: the rest (driver, projection, decoding,"
-        " packing, checks); server: the server's command time"
+        "client: ckviz's CPU per run (of the fastest sample), of which ranking: the"
+        " discipline's own advance (the spike's O(K) per attempt); server: the server's"
+        " command time"
     )
 
 
