@@ -35,6 +35,7 @@ RUNS: dict[str, list[str]] = {
     "scaling": ["--matrix", "scaling"],
     "vtime-starvation": ["--matrix", "vtime-starvation"],
     "lifecycle": ["--matrix", "lifecycle"],
+    "rollout": ["--matrix", "rollout"],
     "incident_trace": ["--scenario", "incident_trace"],
     "ck_weighted": ["--scenario", "ck_weighted"],
 }

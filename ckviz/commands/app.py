@@ -17,12 +17,18 @@ def run_app_command(ns: argparse.Namespace) -> int:
     from ckviz.commands.redis_options import server_choice
     from ckviz.headless.plan import check_consumers
     from ckviz.inputs import scenario_files
+    from ckviz.model.lineup import MIX_EXAMPLE
     from ckviz.sim.footprint import need_of
     from ckviz.sim.workspace import open_workspace
     from ckviz.tui.choice import app_choice
 
     scenario, discipline, seed = app_choice(ns)  # validated before any server starts
     consumers = check_consumers(ns.consumers)
+    if isinstance(consumers, str):
+        raise UsageError(
+            f"--consumers: a mix (e.g. {MIX_EXAMPLE}) runs with --headless; the app runs one "
+            "discipline per lane"
+        )
     record = recording_output(ns.record, ns.force)
     loaded = scenario_files.load_any(scenario)
     choice = server_choice(ns)

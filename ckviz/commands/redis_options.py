@@ -15,6 +15,7 @@ import os
 
 from ckviz.defaults import MAX_CONSUMERS, ROOT_PREFIX
 from ckviz.errors import keep_secret
+from ckviz.model.lineup import MIX_EXAMPLE
 from ckviz.sim.namespace import check_root
 from ckviz.sim.workspace import ServerChoice
 from ckviz.store.preflight import url_secrets
@@ -56,14 +57,25 @@ def add_redis_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_consumers(parser: argparse.ArgumentParser, default: int | None, what: str) -> None:
+def add_consumers(
+    parser: argparse.ArgumentParser, default: int | None, what: str, mix: bool = False
+) -> None:
+    """`--consumers N`; with `mix`, also a mix (which consumer runs what: model/lineup.py),
+    checked with the other flags."""
     parser.add_argument(
         "--consumers",
-        type=int,
+        type=count_or_mix if mix else int,
         default=default,
-        metavar="N",
-        help=f"{what}, each on its own connection (1..{MAX_CONSUMERS})",
+        metavar="N|MIX" if mix else "N",
+        help=f"{what}, each on its own connection (1..{MAX_CONSUMERS})"
+        + (f"; or which runs what, e.g. {MIX_EXAMPLE} (a mixed rollout)" if mix else ""),
     )
+
+
+def count_or_mix(text: str) -> int | str:
+    """A whole number is a count; anything else a mix, parsed with the other flags."""
+    stripped = text.strip()
+    return int(stripped) if stripped.lstrip("-").isdigit() else text
 
 
 def server_choice(ns: argparse.Namespace) -> ServerChoice:

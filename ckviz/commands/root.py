@@ -195,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="let a scenario's [trace] path lead outside the scenario's folder",
     )
     add_consumers(
-        p, None, "consumers taking turns at the dequeue (default: the scenario's, else 1)"
+        p, None, "consumers taking turns at the dequeue (default: the scenario's, else 1)", True
     )
     add_redis_options(p)
     add_quiet(p)

@@ -11,14 +11,14 @@ from pathlib import Path
 
 from ckviz.commands.parsing import CommandParser, add_quiet
 from ckviz.defaults import DEFAULT_SEEDS
-from ckviz.disciplines.registry import FACTORIES, check_discipline
+from ckviz.disciplines.registry import FACTORIES, check_treatment
 from ckviz.errors import CkvizError, ExitCode, UsageError, one_line
 from ckviz.headless.checks import known_names, unknown_names
 from ckviz.inputs import scenario_files
 from ckviz.model.clock import on_steps
 from ckviz.model.matrix import MatrixSpec, Treatment
 from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS, Scenario
-from ckviz.sim.clocks import runs_on
+from ckviz.sim.clocks import treatment_runs_on
 from ckviz.sim.feasibility import reject_unfinishable
 
 MATRIX_FIELDS = ("scenarios", "disciplines", "treatments")  # no scenario file has these
@@ -98,13 +98,13 @@ def _matrix(path: Path) -> tuple[list[str], list[str]]:
     warnings: list[str] = []
     try:
         for i, t in enumerate(treatments):
-            field = f"treatments[{i}].discipline" if matrix.treatments else "disciplines"
-            where = f"{path}: {field}"
-            check_discipline(t.discipline, where)
+            what = "consumers" if t.lineup is not None else "discipline"
+            field = f"treatments[{i}].{what}" if matrix.treatments else "disciplines"
+            check_treatment(t, f"{path}: {field}")
         for name in matrix.scenarios:
             scenario = scenario_files.load_any(name)
             if not on_steps(scenario):
-                runnable = [t for t in treatments if runs_on(t.discipline, scenario)]
+                runnable = [t for t in treatments if treatment_runs_on(t, scenario)]
                 warnings += _unfinishable(scenario, list(matrix.seeds), runnable)
     except CkvizError as exc:
         return [f"{path}: {exc}" if not str(exc).startswith(str(path)) else str(exc)], []

@@ -149,12 +149,14 @@ class KeepsStateInRedis(Discipline, Protocol):
         """Its state as read at the end of a trip."""
         ...
 
-    def ledger_check(self, planned: Mapping[str, int]) -> LedgerCheck:
-        """Its rules for a run of `planned` runs per key (the millisecond clock)."""
+    def ledger_check(self, planned: Mapping[str, int], mixed: bool = False) -> LedgerCheck:
+        """Its rules for a run of `planned` runs per key (the millisecond clock); `mixed`: in a
+        mixed rollout, beside consumers of another discipline (model/lineup.py)."""
         ...
 
-    def on_steps(self, check: bool) -> OnSteps:
-        """What the step clock keeps of it between calls (`check`: its rules too)."""
+    def on_steps(self, check: bool, mixed: bool = False) -> OnSteps:
+        """What the step clock keeps of it between calls (`check`: its rules too; `mixed`:
+        in a mixed rollout)."""
         ...
 
     def under_concurrency(self) -> UnderConcurrency:

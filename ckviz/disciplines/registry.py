@@ -81,6 +81,22 @@ def check_discipline(name: str, where: str = "--discipline") -> str:
     return name
 
 
+def check_treatment(treatment: Treatment, where: str) -> Treatment:
+    """`treatment` if every discipline its consumers run is registered and, in a mix, keeps
+    its order in Redis; else the usage error naming `where`."""
+    if treatment.lineup is None:
+        check_discipline(treatment.discipline, where)
+        return treatment
+    for name in treatment.disciplines:
+        check_discipline(name, where)
+        if name not in IN_REDIS:
+            raise UsageError(
+                f"{where}: '{name}' ranks in each consumer's own process; a mix takes "
+                f"disciplines whose order lives in Redis ({', '.join(IN_REDIS)})"
+            )
+    return treatment
+
+
 def tuning_for(name: str, scenario: object, treatment: Treatment, trace: bool = False) -> Tuning:
     """What a cell gives discipline `name` beyond weights: its knobs (from the treatment,
     then `scenario`, then its defaults) and whether its dequeue says what it looked at."""
@@ -88,13 +104,13 @@ def tuning_for(name: str, scenario: object, treatment: Treatment, trace: bool = 
     return Tuning(knobs(scenario, treatment) if knobs is not None else None, trace)
 
 
-def on_steps(name: str, check: bool) -> OnSteps | None:
+def on_steps(name: str, check: bool, mixed: bool = False) -> OnSteps | None:
     """What the step clock keeps of discipline `name` between its calls, if its state lives in
     Redis (its door reads it); None for one whose only state is the queues."""
     discipline = make_discipline(name)
     if discipline.door.reads is None:
         return None
-    return cast(KeepsStateInRedis, discipline).on_steps(check)
+    return cast(KeepsStateInRedis, discipline).on_steps(check, mixed)
 
 
 def under_concurrency(name: str) -> UnderConcurrency | None:

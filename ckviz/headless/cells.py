@@ -136,6 +136,8 @@ def run_result(
         caps = treatment.caps_on(scenario.caps)
     result = _entry(treatment, seed, metrics, timeline, outcome.round_trips, elapsed_ms, caps)
     result = _with_consumers(result, outcome.service)
+    if treatment.lineup is not None:
+        result.lineup = treatment.lineup.form
     steps = outcome.steps
     if steps is not None:
         figures = step_figures(events, steps.victims, steps.contention, steps.drain_step)
@@ -151,12 +153,18 @@ def _with_consumers(result: RunResult, service: Sequence[ConsumerService]) -> Ru
     one, nothing does, so a one-consumer file is what it was before consumers existed)."""
     if len(service) > 1:
         result.consumers = len(service)
-        result.metrics.per_consumer = [
-            ConsumerResult(
-                consumer=c.name, dequeued=c.dequeued, calls=c.calls, empty_calls=c.empty_calls
-            )
-            for c in service
-        ]
+        result.metrics.per_consumer = [_consumer_result(c) for c in service]
+    return result
+
+
+def _consumer_result(c: ConsumerService) -> ConsumerResult:
+    """One consumer's service; in a mixed rollout also its discipline and its other calls."""
+    result = ConsumerResult(
+        consumer=c.name, dequeued=c.dequeued, calls=c.calls, empty_calls=c.empty_calls
+    )
+    if c.discipline is not None:
+        result.discipline, result.enqueued = c.discipline, c.enqueued
+        result.acked, result.nacked, result.dead_lettered = c.acked, c.nacked, c.dead_lettered
     return result
 
 

@@ -38,7 +38,7 @@ from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
 from ckviz.outputs.interrupts import INTERRUPTS
 from ckviz.outputs.writer import Output, OutputError
-from ckviz.sim.clocks import runs_on
+from ckviz.sim.clocks import treatment_runs_on
 from ckviz.sim.footprint import Need, need_of
 from ckviz.sim.workspace import ServerChoice, open_workspace
 from ckviz.store.cluster import Keyspace, cell_tag, route_cells
@@ -64,7 +64,7 @@ class MatrixPlan:
     step_summary: Path | None = None  # GITHUB_STEP_SUMMARY: the Markdown report, appended
     shard: tuple[int, int] | None = None  # --shard K/N: run only cells K-1, K-1+N, ...
     flag_caps: tuple[int | None, int | None] = (None, None)  # --per-key-cap, --total-cap
-    consumers: int | None = None  # --consumers, applied to every treatment
+    consumers: int | str | None = None  # --consumers: a count for every treatment, or a mix
     clock_limit_ms: int | None = None  # --clock-limit-ms or the matrix's, on every scenario
     events: Output | None = None  # --events: every dequeue as JSON Lines
     sweeps: Mapping[str, SweepInfo] = field(default_factory=dict)  # [sweep] variants by name
@@ -84,7 +84,7 @@ class MatrixPlan:
             once = not clock_of(scenario).seeded or scenario.replay is not None
             seeds = self.seeds[:1] if once else self.seeds
             for treatment in self.treatments:
-                if runs_on(treatment.discipline, scenario):
+                if treatment_runs_on(treatment, scenario):
                     for seed in seeds:
                         i = len(cells)
                         prefix = f"{namespace}{cell_tag(i)}:"  # one hash slot per cell

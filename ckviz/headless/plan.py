@@ -7,19 +7,20 @@ import math
 import os
 
 from ckviz.defaults import DEFAULT_MATRIX, DEFAULT_OUT, MAX_CONSUMERS
-from ckviz.disciplines.registry import FACTORIES, check_discipline
+from ckviz.disciplines.registry import FACTORIES, REGISTRY, check_discipline, check_treatment
 from ckviz.errors import UsageError, echo
 from ckviz.headless.checks import known_names, unknown_names
 from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY, summary_path
 from ckviz.headless.matrix import MAX_DEFAULT_JOBS, MatrixPlan, default_jobs, max_jobs
 from ckviz.inputs import scenario_files
 from ckviz.model.clock import on_steps
+from ckviz.model.lineup import MIX_EXAMPLE, parse_lineup
 from ckviz.model.matrix import MatrixSpec, Sweep, Treatment
 from ckviz.model.names import check_seed, first_duplicate
 from ckviz.model.results import SweepInfo
 from ckviz.model.scenario import MAX_CLOCK_LIMIT_MS, Scenario
 from ckviz.outputs.writer import Output, check_output
-from ckviz.sim.clocks import runs_on
+from ckviz.sim.clocks import treatment_runs_on
 from ckviz.sim.feasibility import reject_unfinishable
 from ckviz.sim.steps import STEP_DISCIPLINES
 
@@ -36,8 +37,21 @@ def parse_seeds(text: str, flag: str = "--seeds") -> list[str]:
     return seeds
 
 
-def check_consumers(value: int | None, flag: str = "--consumers") -> int | None:
-    """How many consumers take turns at the dequeue: 1 to MAX_CONSUMERS, each a connection."""
+def check_consumers(value: int | str | None, flag: str = "--consumers") -> int | str | None:
+    """How many consumers take turns at the dequeue (1 to MAX_CONSUMERS, each a connection),
+    or which consumer runs what (a mix, model/lineup.py)."""
+    if isinstance(value, str):
+        if ":" not in value and "," not in value and value.strip() not in REGISTRY:
+            raise UsageError(
+                f"{flag}: expected a whole number (1 to {MAX_CONSUMERS}) or a mix such as "
+                f"{MIX_EXAMPLE}, got '{echo(value)}'"
+            )
+        try:
+            lineup = parse_lineup(value, MAX_CONSUMERS)
+        except ValueError as exc:
+            raise UsageError(f"{flag}: {exc}") from None
+        check_treatment(Treatment(discipline=lineup.label, consumers=lineup.form), flag)
+        return lineup.form
     if value is not None and not 1 <= value <= MAX_CONSUMERS:
         raise UsageError(f"{flag}: must be 1 to {MAX_CONSUMERS} (one connection each), got {value}")
     return value
@@ -102,7 +116,7 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     jobs = _jobs(ns.jobs)
     for scenario in scenarios:
         if not on_steps(scenario):
-            runnable = [t for t in treatments if runs_on(t.discipline, scenario)]
+            runnable = [t for t in treatments if treatment_runs_on(t, scenario)]
             reject_unfinishable(scenario, seeds, runnable)
     check = ns.check or ns.junit is not None
     shard = parse_shard(ns.shard) if ns.shard is not None else None
@@ -175,7 +189,7 @@ def _every_cell_has_a_harness(
 ) -> None:
     """Each scenario runs some treatment, and each treatment runs on some scenario."""
     for scenario in scenarios:
-        if not any(runs_on(t.discipline, scenario) for t in treatments):
+        if not any(treatment_runs_on(t, scenario) for t in treatments):
             names = ", ".join(t.discipline for t in treatments)
             raise UsageError(
                 f"scenario '{scenario.name}': none of the disciplines ({names}) runs on it; "
@@ -183,7 +197,7 @@ def _every_cell_has_a_harness(
                 f"{', '.join(FACTORIES)}"
             )
     for t in treatments:
-        if not any(runs_on(t.discipline, s) for s in scenarios):
+        if not any(treatment_runs_on(t, s) for s in scenarios):
             raise UsageError(
                 f"--discipline: '{t.discipline}' runs on none of the scenarios "
                 f"(step-harness scenarios run {', '.join(STEP_DISCIPLINES)})"
@@ -211,18 +225,29 @@ def _treatments(ns: argparse.Namespace, matrix: MatrixSpec) -> list[Treatment]:
             "each); the flag would change every one of them, so drop it or use a matrix with "
             "`disciplines`"
         )
-    if ns.discipline:
+    consumers = check_consumers(ns.consumers)
+    if isinstance(consumers, str):  # a mix names the disciplines: it is the one treatment
+        _mix_alone(ns, matrix)
+        base = [
+            Treatment(discipline=parse_lineup(consumers, MAX_CONSUMERS).label, consumers=consumers)
+        ]
+    elif ns.discipline:
         _unique(ns.discipline, "--discipline")
         base = [Treatment(discipline=check_discipline(d)) for d in ns.discipline]
     else:
         base = matrix.all_treatments()
-        for t in base:
-            check_discipline(t.discipline, f"matrix '{matrix.name}'")
+        path = scenario_files.resolve(ns.matrix or DEFAULT_MATRIX, scenario_files.matrices_dir())
+        for i, t in enumerate(base):
+            # a mix is checked here, not in the file's model: name the file and the field
+            mix = t.lineup is not None
+            check_treatment(
+                t, f"{path}: treatments[{i}].consumers" if mix else f"matrix '{matrix.name}'"
+            )
     if matrix.consumers is not None:  # the matrix's, unless a treatment has its own
         own = {"consumers": matrix.consumers}
         base = [t if t.consumers else t.model_copy(update=own) for t in base]
     update = {
-        "consumers": check_consumers(ns.consumers),
+        "consumers": consumers if isinstance(consumers, int) else None,
         "per_key_cap": per_key,
         "total_cap": total,
         "vtime_quantum": _knob("--vtime-quantum", ns.vtime_quantum, above=0.0),
@@ -231,6 +256,20 @@ def _treatments(ns: argparse.Namespace, matrix: MatrixSpec) -> list[Treatment]:
     }
     given = {field: value for field, value in update.items() if value is not None}
     return [t.model_copy(update=given) for t in base] if given else base
+
+
+def _mix_alone(ns: argparse.Namespace, matrix: MatrixSpec) -> None:
+    """A mix on the command line is the run's one treatment: nothing else may name one."""
+    if ns.discipline:
+        raise UsageError(
+            "--consumers: a mix (name:count,...) names each consumer's discipline; "
+            "drop --discipline"
+        )
+    if matrix.treatments:
+        raise UsageError(
+            f"--consumers: matrix '{matrix.name}' lists its own [[treatments]]; a mix would "
+            "replace every one of them, so drop it or give the matrix's treatments a mix each"
+        )
 
 
 def _knob(

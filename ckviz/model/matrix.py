@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ckviz.defaults import DEFAULT_SEEDS, MAX_CONSUMERS
+from ckviz.model.lineup import MIX_EXAMPLE, Lineup, parse_lineup
 from ckviz.model.names import first_duplicate
 from ckviz.model.scenario import MAX_CLOCK_LIMIT_MS, Caps
 
@@ -15,7 +18,9 @@ SweepValue = int | float
 
 
 class Treatment(BaseModel):
-    """A discipline, optionally under caps, with the label results use for it."""
+    """A discipline, optionally under caps, with the label results use for it. `consumers`:
+    how many take turns, or which consumer runs what (a mix, model/lineup.py), whose label
+    (model/lineup.py) is then the treatment's discipline."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
@@ -23,16 +28,63 @@ class Treatment(BaseModel):
     discipline: str = Field(min_length=1)
     per_key_cap: int | None = Field(default=None, ge=1)
     total_cap: int | None = Field(default=None, ge=1)
-    consumers: int | None = Field(default=None, ge=1, le=MAX_CONSUMERS)
+    consumers: int | str | None = Field(
+        default=None, description=f"1 to {MAX_CONSUMERS}, or a mix such as {MIX_EXAMPLE}"
+    )
     vtime_quantum: float | None = Field(default=None, gt=0, le=1e6)
     vtime_window: int | None = Field(default=None, ge=1, le=1000, description="window multiplier")
     vtime_arrival_cap: float | None = Field(
         default=None, ge=0, le=2.0**53, description="arrival cap multiplier (x quantum)"
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _mix_names_the_discipline(cls, data: Any) -> Any:
+        """A mix says every consumer's discipline: the treatment's is the mix's label."""
+        if not isinstance(data, dict) or not isinstance(data.get("consumers"), str):
+            return data
+        try:
+            label = parse_lineup(data["consumers"], MAX_CONSUMERS).label
+        except ValueError:
+            label = data["consumers"]  # the consumers field says what is wrong
+        if data.get("discipline", label) != label:
+            raise ValueError(
+                "a mix in 'consumers' names each consumer's discipline: drop 'discipline'"
+            )
+        return {**data, "discipline": label}
+
+    @field_validator("consumers")
+    @classmethod
+    def _count_or_mix(cls, value: int | str | None) -> int | str | None:
+        if isinstance(value, int) and not 1 <= value <= MAX_CONSUMERS:
+            raise ValueError(f"must be 1 to {MAX_CONSUMERS} (one connection each), got {value}")
+        if isinstance(value, str):
+            parse_lineup(value, MAX_CONSUMERS)
+        return value
+
     @property
     def name(self) -> str:
         return self.label or self.discipline
+
+    @property
+    def lineup(self) -> Lineup | None:
+        """Which consumer runs what, when a mix (None: every consumer runs `discipline`)."""
+        if isinstance(self.consumers, str):
+            return parse_lineup(self.consumers, MAX_CONSUMERS)
+        return None
+
+    @property
+    def disciplines(self) -> tuple[str, ...]:
+        """The disciplines its consumers run, each once."""
+        lineup = self.lineup
+        return lineup.names if lineup is not None else (self.discipline,)
+
+    def per_consumer(self, count: int) -> tuple[str, ...]:
+        """Each consumer's discipline, c1..cN: the mix's, else `count` times `discipline`."""
+        lineup = self.lineup
+        if lineup is not None:
+            return lineup.per_consumer
+        return (self.discipline,) * count
 
     def caps_on(self, scenario: Caps) -> Caps:
         """The caps this treatment runs under: its own, else the scenario's."""
@@ -42,6 +94,8 @@ class Treatment(BaseModel):
 
     def consumers_on(self, scenario: int) -> int:
         """How many consumers take turns: the treatment's (or the flag's), else the scenario's."""
+        if isinstance(self.consumers, str):
+            return len(parse_lineup(self.consumers, MAX_CONSUMERS))
         return self.consumers or scenario
 
 

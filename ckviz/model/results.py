@@ -74,6 +74,13 @@ class ConsumerResult(_Result):
     dequeued: int  # runs its calls took
     calls: int  # dequeue calls it made
     empty_calls: int  # calls that took nothing
+    # a mixed rollout only (model/lineup.py; absent otherwise): the discipline whose scripts
+    # its calls ran, and its other calls: the runs it enqueued, acked, nacked, dead-lettered
+    discipline: str | None = Field(default=None, exclude_if=_absent)
+    enqueued: int | None = Field(default=None, exclude_if=_absent)
+    acked: int | None = Field(default=None, exclude_if=_absent)
+    nacked: int | None = Field(default=None, exclude_if=_absent)
+    dead_lettered: int | None = Field(default=None, exclude_if=_absent)
 
 
 class StepMetricsResult(_Result):
@@ -159,6 +166,8 @@ class RunResult(_Result):
     total_cap: int | None = None
     # consumers taking turns at the dequeue, when more than one (absent: one)
     consumers: int | None = Field(default=None, exclude_if=_absent)
+    # which consumer runs what in a mixed rollout (model/lineup.py; absent otherwise)
+    lineup: str | None = Field(default=None, exclude_if=_absent)
     metrics: MetricsResult
 
 
@@ -232,7 +241,8 @@ class MatrixInfo(_Result):
     max_count: int
     per_key_cap: int | None = None  # --per-key-cap, applied to every discipline
     total_cap: int | None = None  # --total-cap, likewise
-    consumers: int | None = Field(default=None, exclude_if=_absent)  # --consumers, if given
+    # --consumers, if given: a count, or a mix (model/lineup.py)
+    consumers: int | str | None = Field(default=None, exclude_if=_absent)
     # --clock-limit-ms or the matrix's clock_limit_ms, if given (else each scenario's own)
     clock_limit_ms: int | None = Field(default=None, exclude_if=_absent)
 

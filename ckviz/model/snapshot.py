@@ -52,6 +52,13 @@ class ConsumerService:
     calls: int  # dequeue calls it made
     empty_calls: int  # calls that took nothing
     dequeued: int  # runs its calls took
+    # in a mixed rollout (model/lineup.py): its discipline, the runs it enqueued, and those
+    # it acked, nacked and dead-lettered
+    discipline: str | None = None
+    enqueued: int = 0
+    acked: int = 0
+    nacked: int = 0
+    dead_lettered: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,11 @@ def runs_on(discipline: str, scenario: Scenario | StepScenario) -> bool:
     return discipline in disciplines_on(clock_of(scenario))
 
 
+def treatment_runs_on(treatment: Treatment, scenario: Scenario | StepScenario) -> bool:
+    """Whether the scenario's clock has every discipline the treatment's consumers run."""
+    return all(runs_on(name, scenario) for name in treatment.disciplines)
+
+
 @contextlib.contextmanager
 def open_engine(
     client: redis.Redis,

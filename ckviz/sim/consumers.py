@@ -22,9 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ckviz.disciplines.base import Discipline
+from ckviz.model.lineup import enqueuer
 from ckviz.model.snapshot import ConsumerService
 from ckviz.sim.serving import ServePlan, serve_plan
-from ckviz.store.runqueue import RunQueue
+from ckviz.store.runqueue import RunQueue, Trip
 
 
 def turn_order(seed: str, moment: int, count: int) -> list[int]:
@@ -48,6 +49,12 @@ class Tally:
     calls: int = 0
     empty_calls: int = 0
     dequeued: int = 0
+    mixed_as: str | None = None  # in a mixed rollout: the discipline it runs (lineup.py)
+    # counted in a mixed rollout only: the runs it enqueued, and those it finished
+    enqueued: int = 0
+    acked: int = 0
+    nacked: int = 0
+    dead_lettered: int = 0
 
     def called(self, took: int) -> None:
         """One of its dequeue calls came back with `took` runs."""
@@ -56,7 +63,18 @@ class Tally:
         self.dequeued += took
 
     def service(self) -> ConsumerService:
-        return ConsumerService(self.name, self.calls, self.empty_calls, self.dequeued)
+        counts = (self.calls, self.empty_calls, self.dequeued)
+        finished = (self.acked, self.nacked, self.dead_lettered)
+        return ConsumerService(self.name, *counts, self.mixed_as, self.enqueued, *finished)
+
+    def released(self, outcome: str) -> None:
+        """It finished a run it held: `ack`, `nack` or `dead_letter`."""
+        if outcome == "ack":
+            self.acked += 1
+        elif outcome == "nack":
+            self.nacked += 1
+        else:
+            self.dead_lettered += 1
 
 
 @dataclass(slots=True, kw_only=True)
@@ -69,14 +87,71 @@ class Consumer(Tally):
     plan: ServePlan
 
 
-def consumers_of(lanes: Sequence[tuple[Discipline, RunQueue]]) -> list[Consumer]:
-    """c1..cN from (discipline, connection) pairs; one serve plan per distinct discipline."""
+def consumers_of(
+    lanes: Sequence[tuple[Discipline, RunQueue]], mixed: bool = False
+) -> list[Consumer]:
+    """c1..cN from (discipline, connection) pairs; one serve plan per distinct discipline.
+    `mixed`: a mixed rollout, whose consumers say which discipline each runs."""
     plans: dict[int, ServePlan] = {}
     out = []
     for i, (discipline, queue) in enumerate(lanes):
         plan = plans.setdefault(id(discipline), serve_plan(discipline))
-        out.append(Consumer(name=consumer_name(i), queue=queue, discipline=discipline, plan=plan))
+        mixed_as = discipline.name if mixed else None
+        out.append(
+            Consumer(
+                name=consumer_name(i),
+                queue=queue,
+                discipline=discipline,
+                plan=plan,
+                mixed_as=mixed_as,
+            )
+        )
     return out
+
+
+def state_keeper(consumers: Sequence[Consumer]) -> Consumer:
+    """The consumer whose door reads the discipline's state in Redis (the trips' reads and
+    checks go through it): in a mixed rollout the first flag-on one, else c1."""
+    return next((c for c in consumers if c.queue.door.reads is not None), consumers[0])
+
+
+class Callers:
+    """Who makes each call other than a dequeue in a mixed rollout (model/lineup.py), through
+    whose door: an enqueue by the consumer the seed draws for the run; an ack, nack or
+    dead-letter by the one whose dequeue took it (a fast-path run, which no dequeue took, by
+    the one that enqueued it). Outside a mix every door is one, and the outbox is used as is."""
+
+    def __init__(
+        self, tallies: Sequence[Tally], queues: Sequence[RunQueue], seed: str, mixed: bool
+    ) -> None:
+        self.tallies, self.queues, self.seed, self.mixed = tallies, queues, seed, mixed
+        self._index = {id(tally): i for i, tally in enumerate(tallies)}
+        self._taken_by: dict[str, int] = {}  # run id -> the consumer that took it
+
+    def by_enqueuer(self, outbox: Trip, run_id: str) -> Trip:
+        """The outbox, through the door of the consumer that enqueues `run_id`."""
+        if not self.mixed:
+            return outbox
+        i = self._enqueuer(run_id)
+        self.tallies[i].enqueued += 1
+        return outbox.by(self.queues[i])
+
+    def took(self, run_id: str, consumer: Tally | None) -> None:
+        """`consumer`'s dequeue took `run_id` (None: the fast path handed it out)."""
+        if self.mixed and consumer is not None:
+            self._taken_by[run_id] = self._index[id(consumer)]
+
+    def by_holder(self, outbox: Trip, run_id: str) -> tuple[Trip, Tally | None]:
+        """The outbox, through the door of the consumer holding `run_id`, and that consumer
+        (None outside a mix), to count what it did with the run."""
+        if not self.mixed:
+            return outbox, None
+        i = self._taken_by.pop(run_id, None)
+        i = self._enqueuer(run_id) if i is None else i
+        return outbox.by(self.queues[i]), self.tallies[i]
+
+    def _enqueuer(self, run_id: str) -> int:
+        return enqueuer(self.seed, run_id, len(self.queues))
 
 
 class Turns:

@@ -34,7 +34,7 @@ from ckviz.model.snapshot import (
     ViewRequest,
 )
 from ckviz.sim.collector import roomy_young_generation
-from ckviz.sim.consumers import Consumer, Turns, consumers_of
+from ckviz.sim.consumers import Callers, Consumer, Turns, consumers_of, state_keeper
 from ckviz.sim.driver_config import DriverConfig
 from ckviz.sim.driver_life import EVENT_OF, runs_of
 from ckviz.sim.driver_scene import driver_scene
@@ -76,13 +76,19 @@ class Driver:
         whose state lives in Redis is one object for all, a client-side one each their own).
         `lifecycle`: the scenario's runs fail, wait, expire or take the fast path."""
         self.config = c = config
-        run = (c.scenario, c.seed, discipline.name, c.env_limit, c.max_count)
+        self.mixed = c.lineup is not None  # a mixed rollout (model/lineup.py)
+        label = c.lineup.label if c.lineup is not None else discipline.name
+        run = (c.scenario, c.seed, label, c.env_limit, c.max_count)
         self.header = Header(*run, c.per_key_cap, c.total_cap, SCORE_BASE)  # for its pictures
-        self.turns = Turns(consumers_of([(discipline, queue), *more_consumers]), config.seed)
+        consumers = consumers_of([(discipline, queue), *more_consumers], self.mixed)
+        self.turns = Turns(consumers, config.seed)
+        self.callers = Callers(consumers, [each.queue for each in consumers], c.seed, self.mixed)
+        keeper = state_keeper(consumers)
+        self._home = keeper.queue  # trips are made on it: its door reads the state
         # the run's past in time buckets, for the app's pictures (headless runs skip it)
         self.history = HistoryRecorder(config.weights) if history else None
         self.discipline = discipline
-        self.plan = self.turns.consumers[0].plan  # what the discipline adds before each dequeue
+        self.plan = keeper.plan  # what the discipline adds before each dequeue; its state reads
         self.queue = queue  # c1's connection; the display's reads go on it
         self.ledger = Ledger(config.weights, workload)
         self.life = runs_of(lifecycle, self.ledger)
@@ -99,10 +105,10 @@ class Driver:
         # a discipline whose state lives in Redis: its rules, and its state as the trip read it
         self.state_checks: LedgerCheck | None = None
         if self.invariants is not None:
-            self.state_checks = self.plan.ledger_check(self.invariants.planned)
+            self.state_checks = self.plan.ledger_check(self.invariants.planned, self.mixed)
         self._state: tuple[Any, set[str]] | None = None  # (state read, keys asked)
         self.instant_open = False  # released and arrived at self.t, now serving
-        self._outbox = queue.trip()
+        self._outbox = self._home.trip()
         # outbox slots of dequeues predicted to take nothing, the invariant behind that, and
         # whose call it was
         self._expect_empty: list[tuple[int, str, Consumer]] = []
@@ -188,13 +194,16 @@ class Driver:
     def _open_instant(self) -> None:
         self.turns.begin(self.t)
         self._release()
-        self.life.sweep(self._outbox, self.t)
+        self.life.sweep(self._outbox.by(self.turns.current.queue), self.t)  # this instant's first
         self._arrive()
         self.instant_open = True
 
     def _release(self) -> None:
         for run in self.ledger.releases_due(self.t):
-            outcome = self.life.release(self._outbox, run, self.t)
+            trip, holder = self.callers.by_holder(self._outbox, run.run_id)
+            outcome = self.life.release(trip, run, self.t)
+            if holder is not None:
+                holder.released(outcome)
             if outcome == "nack" and self.invariants:
                 self.invariants.dequeued_ids.discard(run.run_id)  # it may be dequeued again
             self._projections.writes.reheaded.add(run.key)
@@ -202,7 +211,8 @@ class Driver:
 
     def _arrive(self) -> None:
         for run in self.ledger.arrivals_due(self.t):
-            timestamp = self.life.arrive(self._outbox, run, self.t)
+            trip = self.callers.by_enqueuer(self._outbox, run.run_id)
+            timestamp = self.life.arrive(trip, run, self.t)
             self._projections.writes.reheaded.add(run.key)
             self.ledger.enqueued(run, timestamp)
             if self.history is not None:
@@ -227,7 +237,7 @@ class Driver:
             self.last_rescore = self.rescore = rescore
             self._projections.writes.rescored(rescore.members, rescore.scores)
         room = batch_room(self.config.max_count, held, cap)
-        slot = self._outbox.dequeue(room, wall_now)
+        slot = self._outbox.by(consumer.queue).dequeue(room, wall_now)
         if self._certainly_empty(held):
             why = ENV_LIMIT if held >= self.config.env_limit else ONE_PLACE
             self._expect_empty.append((slot, why, consumer))  # sent with the next trip
@@ -302,7 +312,7 @@ class Driver:
     def _send(self, read_index: bool = False) -> list[Any]:
         """Send the outbox, with a ckIndex read at its end if asked (and the invariant digest,
         which then carries that read: one command either way)."""
-        outbox, self._outbox = self._outbox, self.queue.trip()
+        outbox, self._outbox = self._outbox, self._home.trip()
         via = self.turns.current.queue  # the trip goes on the connection of whose turn it is
         expected_empty, self._expect_empty = self._expect_empty, []
         expected_one, self._expect_one = self._expect_one, []
@@ -357,6 +367,7 @@ class Driver:
         if self.invariants is not None:
             self.invariants.on_dequeued(self.t, run.key, run.run_id)
         book = self.ledger.dequeued(self.t, run.key, run.run_id)
+        self.callers.took(run.run_id, consumer)
         self.life.served(run.key, run.run_id, self.t, consumer is None)
         if self.history is not None:
             self.history.dequeued(run.key, self.t)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ckviz.model.lineup import Lineup
 from ckviz.model.scenario import DEFAULT_CLOCK_LIMIT_MS
 
 
@@ -20,3 +21,4 @@ class DriverConfig:
     total_cap: int | None = None
     max_logical_ms: int = DEFAULT_CLOCK_LIMIT_MS  # the scenario's clock_limit
     check_invariants: bool = True  # compare the books with Redis after every trip
+    lineup: Lineup | None = None  # a mixed rollout: which consumer runs what (lineup.py)

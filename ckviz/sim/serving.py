@@ -72,8 +72,9 @@ class ServePlan(Protocol):
         """Hand the read's reply to the discipline; what the invariants check."""
         ...
 
-    def ledger_check(self, planned: Mapping[str, int]) -> LedgerCheck | None:
-        """The discipline's own rules over its state in Redis, if it keeps one there."""
+    def ledger_check(self, planned: Mapping[str, int], mixed: bool = False) -> LedgerCheck | None:
+        """The discipline's own rules over its state in Redis, if it keeps one there (`mixed`:
+        beside consumers of another discipline, model/lineup.py)."""
         ...
 
 
@@ -91,7 +92,7 @@ class _Plain:
     def state_read(self, reply: Any) -> object | None:
         return None
 
-    def ledger_check(self, planned: Mapping[str, int]) -> LedgerCheck | None:
+    def ledger_check(self, planned: Mapping[str, int], mixed: bool = False) -> LedgerCheck | None:
         return None
 
 
@@ -138,8 +139,8 @@ class InRedis(LuaOrder):
         self.discipline.on_state_read(state)
         return state
 
-    def ledger_check(self, planned: Mapping[str, int]) -> LedgerCheck | None:
-        return self.discipline.ledger_check(planned)
+    def ledger_check(self, planned: Mapping[str, int], mixed: bool = False) -> LedgerCheck | None:
+        return self.discipline.ledger_check(planned, mixed)
 
 
 class Rescoring(_Plain):

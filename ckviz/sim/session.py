@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import redis
 
 from ckviz.defaults import ROOT_PREFIX
+from ckviz.disciplines.base import Discipline
 from ckviz.disciplines.registry import make_discipline, tuning_for
 from ckviz.inputs.workload import generate
 from ckviz.model.clock import SCORE_BASE, WALL_NOW
@@ -20,7 +21,7 @@ from ckviz.sim.driver import Driver
 from ckviz.sim.driver_config import DriverConfig
 from ckviz.sim.lifecycle import Lifecycle
 from ckviz.sim.steps import StepRunner
-from ckviz.store.runqueue import RunQueue
+from ckviz.store.runqueue import RunQueue, share_scripts
 
 
 def new_namespace(root: str = ROOT_PREFIX) -> str:
@@ -47,19 +48,18 @@ def open_cell(
     on its own connection from `client` (in a cluster, the cell's primary). `history`: the
     driver keeps the run's past in time buckets (the app's pictures)."""
     caps = treatment.caps_on(scenario.caps)
-    tuning = tuning_for(treatment.discipline, scenario, treatment, trace)
     weights = scenario.weights()
-    discipline = make_discipline(treatment.discipline, weights, tuning)
-    queue = RunQueue(client, prefix, scenario.env_limit, caps.per_key, discipline.door)
+    made: dict[str, Discipline] = {}
+    lanes = []
     count = consumers or treatment.consumers_on(scenario.consumers)
-    more = []
-    for _ in range(count - 1):
+    for name in treatment.per_consumer(count):  # a mix's each its own (model/lineup.py)
+        tuning = tuning_for(name, scenario, treatment, trace)
+        discipline = made.get(name) or make_discipline(name, weights, tuning)
+        if not discipline.door.rescores:  # its state is in Redis: one object for all
+            made[name] = discipline
         # a client-side discipline's state is each consumer's own (sim/consumers.py)
-        own = discipline.door.rescores
-        theirs = make_discipline(treatment.discipline, weights, tuning) if own else discipline
-        more.append(
-            (theirs, RunQueue(client, prefix, scenario.env_limit, caps.per_key, discipline.door))
-        )
+        queue = RunQueue(client, prefix, scenario.env_limit, caps.per_key, discipline.door)
+        lanes.append((discipline, queue))
     lifecycle = None
     if scenario.has_lifecycle:
         lifecycle = Lifecycle(scenario.retry, scenario.ttl, seed, SCORE_BASE, list(weights))
@@ -73,7 +73,9 @@ def open_cell(
         total_cap=caps.total,
         max_logical_ms=scenario.clock_limit,
         check_invariants=check_invariants,
+        lineup=treatment.lineup,
     )
+    (discipline, queue), *more = lanes
     with _namespace(queue, [other for _, other in more]):
         workload = generate(scenario, seed)
         yield Driver(config, workload, discipline, queue, more, history, lifecycle)
@@ -95,11 +97,15 @@ def open_step_cell(
     `consumers` (default: the treatment's, else the scenario's) call in turn each step, in an
     order drawn from `seed` and the step. `history`: the run's past in time buckets (steps)."""
     # the step harness reads what every call looked at (its checks and the app use it)
-    tuning = tuning_for(treatment.discipline, scenario, treatment, trace=True)
-    door = make_discipline(treatment.discipline, tuning=tuning).door
-    queue = RunQueue(client, prefix, scenario.env_limit, door=door)
     count = consumers or treatment.consumers_on(scenario.consumers)
-    more = [RunQueue(client, prefix, scenario.env_limit, door=door) for _ in range(count - 1)]
+    doors = {
+        name: make_discipline(name, tuning=tuning_for(name, scenario, treatment, True)).door
+        for name in treatment.disciplines
+    }
+    queue, *more = [
+        RunQueue(client, prefix, scenario.env_limit, door=doors[name])
+        for name in treatment.per_consumer(count)
+    ]
     lifecycle = None
     if scenario.has_lifecycle:  # a step stands for step_ms past every fixed timestamp
         keys = scenario.key_names()
@@ -116,14 +122,16 @@ def open_step_cell(
             seed=seed,
             history=history,
             lifecycle=lifecycle,
+            lineup=treatment.lineup,
         )
 
 
 @contextlib.contextmanager
 def _namespace(queue: RunQueue, more: list[RunQueue]) -> Iterator[None]:
-    """c1's queue opened (the limits written), c2..cN connected; on the way out, every key
-    under the cell's prefix deleted (if the server still answers) and every connection
-    closed."""
+    """c1's queue opened (the limits written, every consumer's scripts loaded), c2..cN
+    connected; on the way out, every key under the cell's prefix deleted (if the server still
+    answers) and every connection closed."""
+    share_scripts([queue, *more])
     try:
         queue.open()
         for other in more:

@@ -30,11 +30,12 @@ from ckviz.inputs.workload import SeedRandom, run_life
 from ckviz.model.clock import T0, Unit
 from ckviz.model.history import History
 from ckviz.model.lifecycle import PLAIN
+from ckviz.model.lineup import Lineup
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.model.snapshot import FULL_VIEW, ConsumerService, DequeueEvent, Snapshot, ViewRequest
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
 from ckviz.sim.calls import CallRecord
-from ckviz.sim.consumers import Tally, consumer_name, turn_order
+from ckviz.sim.consumers import Callers, Tally, consumer_name, turn_order
 from ckviz.sim.driver_life import runs_of
 from ckviz.sim.engine import Outcome, StepOutcome
 from ckviz.sim.history import HistoryRecorder
@@ -66,18 +67,28 @@ class StepRunner:
         seed: str = "",
         history: bool = False,
         lifecycle: Lifecycle | None = None,
+        lineup: Lineup | None = None,
     ) -> None:
         """`queue` (and `more_queues`) opened with the discipline's door, its dequeue traced.
         `lifecycle`: the scenario's runs fail, wait, expire or take the fast path.
         `track_state`: read the discipline's state in Redis after every call (default: when
         checking).
         `more_queues`: the connections of consumers c2..cN (c1's is `queue`), who take turns
-        in an order drawn from `seed` and the step."""
+        in an order drawn from `seed` and the step. `lineup`: a mixed rollout, whose consumers
+        run the disciplines it names (each queue opened with its door; `discipline` is the
+        mix's label; model/lineup.py and sim/consumers.Callers say who makes which call)."""
         self.scenario = scenario
         self.discipline = discipline
         self.queue = queue
         self.queues = [queue, *more_queues]
-        self.consumers = [Tally(consumer_name(i)) for i in range(len(self.queues))]
+        self.mixed = lineup is not None
+        named = lineup.per_consumer if lineup is not None else (None,) * len(self.queues)
+        self.consumers = [Tally(consumer_name(i), mixed_as=name) for i, name in enumerate(named)]
+        self.callers = Callers(self.consumers, self.queues, seed, self.mixed)
+        # the discipline in Redis whose state the trips read: the first flag-on consumer's
+        keeper = next((i for i, q in enumerate(self.queues) if q.door.reads is not None), 0)
+        self._home = self.queues[keeper]
+        keeping = named[keeper] or discipline
         self.seed = seed
         self.max_count = max_count or scenario.harness.max_count
         limit = scenario.env_limit  # no caps: the env limit is the step harness's only limit
@@ -98,12 +109,12 @@ class StepRunner:
             InvariantChecker(limit, None, None, {}, "step") if check_invariants else None
         )
         # a discipline whose state lives in Redis: that state, its rules, what the app shows
-        self.in_redis: OnSteps | None = on_steps(discipline, check_invariants)
+        self.in_redis: OnSteps | None = on_steps(keeping, check_invariants, self.mixed)
         self.track_state = check_invariants if track_state is None else track_state
         self._backlog: set[str] = set()  # keys with runs not yet served
         self._fresh = 0
         self._refeeds = 0
-        self._outbox = queue.trip()
+        self._outbox = self._home.trip()
         # the run's past in time buckets of steps, for the app's pictures
         self.history = HistoryRecorder(scenario.weights()) if history else None
         for spec in scenario.keys:
@@ -180,10 +191,11 @@ class StepRunner:
         report: DequeueReport | None = None
         digest: Any = None
         if called:  # else the outbox waits for the next call's trip: nothing reads it before
-            slot = self._outbox.dequeue(self.max_count, self.life.now(self.t))
+            caller = self.queues[consumer]
+            slot = self._outbox.by(caller).dequeue(self.max_count, self.life.now(self.t))
             digest_slot, state_slot = self._reads()
-            replies = self._send(self.queues[consumer], backlog)
-            runs, report = self._reply(replies[slot])
+            replies = self._send(caller, backlog)
+            runs, report = self._reply(replies[slot], caller)
             if digest_slot is not None:
                 digest = replies[digest_slot][0]
             if self.in_redis is not None and state_slot is not None:
@@ -191,6 +203,7 @@ class StepRunner:
             self.consumers[consumer].called(len(runs))
         for run in runs:
             self._record(run, backlog)
+            self.callers.took(run.run_id, self.consumers[consumer])
         self.life.dropped()  # expired heads the call dropped leave the books first
         if self.invariants is not None and digest is not None:
             self.invariants.check(self.ledger, digest, self.t)
@@ -240,7 +253,8 @@ class StepRunner:
         spec = self._lives.get(key)
         life = PLAIN if spec is None else run_life(spec, self._fails)
         run = PlannedRun(key, f"{key}-{sent}", self.t, self.scenario.harness.hold_steps, life)
-        timestamp = self.life.arrive(self._outbox, run, self.t, T0 + offset_ms)
+        trip = self.callers.by_enqueuer(self._outbox, run.run_id)
+        timestamp = self.life.arrive(trip, run, self.t, T0 + offset_ms)
         self.ledger.arrive_now(run, timestamp)
         if self.invariants is not None:
             self.invariants.arrived_unplanned(key)
@@ -248,10 +262,12 @@ class StepRunner:
         if self.history is not None:
             self.history.enqueued(key, self.t)
 
-    def _reply(self, reply: Any) -> tuple[list[DequeuedRun], DequeueReport | None]:
+    def _reply(
+        self, reply: Any, caller: RunQueue
+    ) -> tuple[list[DequeuedRun], DequeueReport | None]:
         """The runs of a dequeue reply, and the report of a discipline in Redis (its door's
-        reader made it)."""
-        if self.in_redis is None:
+        reader made it; a flag-off caller's is plain runs)."""
+        if self.in_redis is None or caller.door.dequeue_reply is None:
             return list(reply), None
         report: DequeueReport = reply
         return report.runs, report
@@ -260,7 +276,11 @@ class StepRunner:
         """The runs held `hold_steps` steps, acked last served first (as the reference walks
         its in-flight list)."""
         for run in reversed(self.ledger.releases_due(self.t)):
-            if self.life.release(self._outbox, run, self.t) == "nack" and self.invariants:
+            trip, holder = self.callers.by_holder(self._outbox, run.run_id)
+            outcome = self.life.release(trip, run, self.t)
+            if holder is not None:
+                holder.released(outcome)
+            if outcome == "nack" and self.invariants:
                 self.invariants.dequeued_ids.discard(run.run_id)  # it may be dequeued again
             if self.in_redis is not None:
                 self.in_redis.acked(run.key)
@@ -269,7 +289,7 @@ class StepRunner:
         """Send the outbox (on `via`'s connection); the lifecycle's replies (a sweep's, the
         fast path's) are read before the dequeue's."""
         outbox: Trip
-        outbox, self._outbox = self._outbox, self.queue.trip()
+        outbox, self._outbox = self._outbox, self._home.trip()
         self.life.before_send(outbox, self.t)
         replies = outbox.send(via)
         self.life.replies(replies, self.t, partial(self._served_fast, backlog))

@@ -76,6 +76,15 @@ class Trip(LifecycleCalls):
     def __len__(self) -> int:
         return len(self._commands)
 
+    def by(self, queue: RunQueue) -> Trip:
+        """This trip, its calls going through `queue`'s door: another consumer of the same
+        namespace whose scripts differ (a mixed rollout). The commands and slots are shared."""
+        if queue is self._queue:
+            return self
+        view = Trip(queue)
+        view._commands = self._commands
+        return view
+
     def _add(self, args: tuple[Any, ...], decode: Decoder, scripted: bool) -> int:
         self._commands.append((args, decode, scripted))
         return len(self._commands) - 1
@@ -309,6 +318,15 @@ class RunQueue:
     def delete_namespace(self) -> int:
         """Delete every key under this run's prefix (and nothing else)."""
         return delete_prefix(self.client, self.keys.prefix)
+
+
+def share_scripts(queues: Sequence[RunQueue]) -> None:
+    """Consumers of one namespace whose doors differ (a mixed rollout) each load every door's
+    scripts: the first opens the namespace with all of them, and a trip sent on any one's
+    connection repairs a flushed script cache for the calls of every door it carries."""
+    every = {s.sha: s for q in queues for s in q.scripts}
+    for q in queues:
+        q.scripts = tuple(every.values())
 
 
 def _undo_writes(tail: Sequence[Command], replies: Sequence[Any]) -> list[Command]:

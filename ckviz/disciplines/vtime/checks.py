@@ -29,8 +29,12 @@ from ckviz.model.invariants import (
 class VtimeStateChecker:
     """The vtime rules, for any harness: what the state was after the previous check."""
 
-    def __init__(self, version: Version | None, unit: Unit = "ms") -> None:
+    def __init__(self, version: Version | None, unit: Unit = "ms", mixed: bool = False) -> None:
+        """`mixed`: a mixed rollout (model/lineup.py). HEAD's idle rule then does not hold: a
+        key a flag-off instance enqueued is unregistered, and pass 2 serves it at the floor
+        plus a quantum, ignoring its parked tag, which stays parked (SPEC-lifecycle 7.2)."""
         self.version = version
+        self.mixed = mixed
         self.unit: Unit = unit
         self.floor = 0.0
         self.last_tags: dict[str, float] = {}  # last tag seen per registered key
@@ -53,7 +57,7 @@ class VtimeStateChecker:
         strangers = [k for k in state.tags if not known(k)]
         if strangers:
             raise fail(TAGS_KNOWN, at, strangers, "tagged but never enqueued")
-        if self.version == "head":
+        if self.version == "head" and not self.mixed:
             low = [k for k, t in state.tags.items() if k in state.idle and t < state.idle[k]]
             if low:
                 raise fail(IDLE_BELOW_TAG, at, low, "live tag below parked tag")
@@ -82,8 +86,8 @@ class VtimeLedgerCheck:
     """Floor monotone, tags never rewound while registered, ckVtime holding only enqueued CK
     queues of this base queue (and HEAD's idle rule), checked after every trip."""
 
-    def __init__(self, version: Version, planned: Mapping[str, int]) -> None:
-        self.rules = VtimeStateChecker(version)
+    def __init__(self, version: Version, planned: Mapping[str, int], mixed: bool = False) -> None:
+        self.rules = VtimeStateChecker(version, mixed=mixed)
         self.planned = dict(planned)
         self.empty: set[str] = set(planned)  # keys with nothing queued at the last check
         self.checks = 0
@@ -115,8 +119,8 @@ class VtimeCallCheck:
     their new tags) and drained; an acked key may have left ckVtime too (HEAD's ack drops it,
     and either version's next dequeue may find its queue empty)."""
 
-    def __init__(self, version: Version) -> None:
-        self.rules = VtimeStateChecker(version, "step")
+    def __init__(self, version: Version, mixed: bool = False) -> None:
+        self.rules = VtimeStateChecker(version, "step", mixed)
         self._dropped: set[str] = set()  # keys the trips since the last check may have dropped
 
     def acked(self, key: str) -> None:

@@ -47,13 +47,13 @@ class VirtualTime:
     def on_serviced(self, key: str) -> None:
         return None
 
-    def ledger_check(self, planned: Mapping[str, int]) -> VtimeLedgerCheck:
+    def ledger_check(self, planned: Mapping[str, int], mixed: bool = False) -> VtimeLedgerCheck:
         """The vtime rules, checked after every trip of the millisecond clock."""
-        return VtimeLedgerCheck(self.version, planned)
+        return VtimeLedgerCheck(self.version, planned, mixed)
 
-    def on_steps(self, check: bool) -> VtimeOnSteps:
+    def on_steps(self, check: bool, mixed: bool = False) -> VtimeOnSteps:
         """What the step clock keeps of vtime between its calls."""
-        return VtimeOnSteps(self.name, self.version, check)
+        return VtimeOnSteps(self.name, self.version, check, mixed)
 
     def under_concurrency(self) -> VtimeUnderConcurrency:
         """The vtime rules under concurrent callers (`ckviz stress`)."""

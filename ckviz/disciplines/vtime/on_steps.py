@@ -16,11 +16,11 @@ from ckviz.model.queue import DisciplineState, Shown
 class VtimeOnSteps:
     """What the step clock keeps of vtime between its calls."""
 
-    def __init__(self, name: str, version: Version, check: bool) -> None:
+    def __init__(self, name: str, version: Version, check: bool, mixed: bool = False) -> None:
         self.name = name
         self.version = version
         self.state: VtimeState | None = None  # as the last trip that read it left it
-        self.checks = VtimeCallCheck(version) if check else None
+        self.checks = VtimeCallCheck(version, mixed) if check else None
 
     def acked(self, key: str) -> None:
         """An ack went out: the key may leave ckVtime (HEAD's ack drops a drained key)."""

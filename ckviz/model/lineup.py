@@ -1,0 +1,91 @@
+"""Which consumer runs which discipline: a mixed rollout (issue 22, item 2; SPEC-lifecycle 7).
+
+`--consumers vtime:2,baseline:1` (or `consumers = "vtime:2,baseline:1"` in a matrix's
+treatment) puts three consumers on one queue: c1 and c2 run vtime's scripts (the flag on),
+c3 the baseline's (the flag off), on the same keys. Consumers are numbered in the order the
+form lists them. The results name the mix `vtime:2+baseline:1` wherever they name a discipline.
+
+Who makes each call:
+- a dequeue: the consumer whose turn it is (the turns are drawn as for any several consumers);
+- an ack (and a nack): the consumer whose dequeue took the run, as a worker acks through the
+  instance that handed it the run;
+- an enqueue: the instance the run's producer happened to reach, drawn per run from the seed
+  and the run id (`enqueuer`), so each consumer enqueues about its share of the runs, whatever
+  their order. A draw, not a round robin: a workload whose keys arrive in a cycle would hand
+  each key to one consumer only under a round robin of the same length.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+SEPARATOR = ","
+MIX_EXAMPLE = "vtime:2,baseline:1"  # what help and error lines show
+LABEL_SEPARATOR = "+"
+
+
+@dataclass(frozen=True, slots=True)
+class Lineup:
+    """The disciplines of a mix and how many consumers run each, in the order given."""
+
+    parts: tuple[tuple[str, int], ...]
+
+    @property
+    def label(self) -> str:
+        """What the results call the mix: `vtime:2+baseline:1`."""
+        return LABEL_SEPARATOR.join(f"{name}:{count}" for name, count in self.parts)
+
+    @property
+    def form(self) -> str:
+        """The mix as the flag and the files take it: `vtime:2,baseline:1`."""
+        return SEPARATOR.join(f"{name}:{count}" for name, count in self.parts)
+
+    @property
+    def per_consumer(self) -> tuple[str, ...]:
+        """Each consumer's discipline, c1..cN."""
+        return tuple(name for name, count in self.parts for _ in range(count))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The disciplines, each once, in the order given."""
+        return tuple(name for name, _ in self.parts)
+
+    def __len__(self) -> int:
+        return sum(count for _, count in self.parts)
+
+
+def parse_lineup(text: str, most: int) -> Lineup:
+    """`name:count,...` (a bare name counts 1); ValueError saying what is wrong otherwise."""
+    parts: list[tuple[str, int]] = []
+    for item in text.split(SEPARATOR):
+        name, colon, count_text = item.strip().partition(":")
+        name, count_text = name.strip(), count_text.strip()
+        if not name:
+            raise ValueError(f"empty discipline in '{text}' (expected e.g. {MIX_EXAMPLE})")
+        if colon and not count_text.isdigit():
+            raise ValueError(f"'{item.strip()}': the count after ':' must be a whole number")
+        count = int(count_text) if colon else 1
+        if count < 1:
+            raise ValueError(f"'{item.strip()}': a discipline needs at least 1 consumer")
+        if any(name == seen for seen, _ in parts):
+            raise ValueError(f"'{name}' is listed twice")
+        parts.append((name, count))
+    lineup = Lineup(tuple(parts))
+    if len(lineup) > most:
+        raise ValueError(f"{len(lineup)} consumers in all; at most {most} (one connection each)")
+    return lineup
+
+
+def is_lineup(value: int | str | None) -> bool:
+    """Whether a `consumers` value names disciplines (a mix) rather than a count."""
+    return isinstance(value, str)
+
+
+def enqueuer(seed: str, run_id: str, count: int) -> int:
+    """The index of the consumer that enqueues `run_id`: a draw from the seed and the run id
+    (BLAKE2b, the same in every process), uniform over the `count` consumers."""
+    if count == 1:
+        return 0
+    digest = hashlib.blake2b(f"{seed}/enqueue/{run_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % count
