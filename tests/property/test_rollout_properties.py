@@ -4,7 +4,7 @@ consumers of mixed disciplines (baseline, vtime, vtime-v17) on one queue, each c
 caller's door as the engine makes it (`Trip.by`). After every call each run is in exactly one
 place, the one the calls put it in: queued (its CK queue and the env queue), held (its key's
 and the env's in-flight sets), dead-lettered (the env's deadLetter zset), expired (waiting in
-the TTL queue for the sweep, or handed to the worker queue by it) or done (nowhere, its
+the TTL queue for the sweep, or handed to the TTL consumer's jobs by it) or done (nowhere, its
 message deleted). ckIndex lists exactly the non-empty CK queues at their heads, and a vtime
 floor never goes down, whoever wrote last."""
 
@@ -71,7 +71,7 @@ def _places(client: redis.Redis, home: RunQueue, books: Books) -> dict[str, str 
         pipe.sismember(k.env_held, run_id)
         pipe.zscore(life.dead_letter, run_id)
         pipe.zscore(life.ttl_queue, ttl_member(key, run_id))
-        pipe.zscore(life.worker_queue, run_id)
+        pipe.zscore(life.ttl_jobs, run_id)
         pipe.exists(k.message(run_id))
     replies = pipe.execute()
     places: dict[str, str | None] = {}
