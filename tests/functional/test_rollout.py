@@ -28,11 +28,9 @@ from tests.functional.test_bad_input import one_error_line
 from tests.functional.test_headless_cli import without_timing
 
 MIX = "vtime:2,baseline:1"
+PATHS = ("enqueue", "dequeue", "ack", "nack", "dead_letter", "enqueue_ttl")
 SHA_OF = {  # each discipline's scripts, by SHA: which door a call went through
-    name: {
-        getattr(make_discipline(name).door, path).sha: path
-        for path in ("enqueue", "dequeue", "ack")
-    }
+    name: {getattr(make_discipline(name).door, path).sha: path for path in PATHS}
     for name in ("baseline", "vtime")
 }
 
@@ -126,6 +124,23 @@ def test_every_consumer_can_send_every_doors_calls_even_after_a_script_flush(
                 trip.by(on).ack(f"x-{flush}-{i}", "x")
             trip.send()
         assert client.zcard(off.keys.ck_queue("x")) == 0
+
+
+def test_nacks_and_dead_letters_go_through_the_holders_door(
+    client: redis.Redis, prefix: str, calls: list[tuple[str, str, str]]
+) -> None:
+    """The lifecycle's finishing calls come with the rollout: each by the consumer that took
+    the run, through its discipline's scripts."""
+    scenario = scenario_files.load("life_dead_letter")
+    with open_cell(client, scenario, "seed-a", treatment("vtime:1,baseline:2"), prefix) as driver:
+        driver.run()
+    service = driver.service()
+    per_door = Counter((name, path) for name, path, _ in calls)
+    for name in ("vtime", "baseline"):
+        mine = [c for c in service if c.discipline == name]
+        assert per_door[name, "nack"] == sum(c.nacked for c in mine) > 0
+        assert per_door[name, "dead_letter"] == sum(c.dead_lettered for c in mine) > 0
+        assert per_door[name, "ack"] == sum(c.acked for c in mine) > 0
 
 
 @pytest.mark.parametrize("discipline", ["vtime", "baseline"])
