@@ -44,7 +44,7 @@ from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
 from ckviz.sim.ledger import Ledger
 from ckviz.sim.lifecycle import Lifecycle
 from ckviz.sim.projection import Projections
-from ckviz.sim.riders import record_ridden
+from ckviz.sim.riders import record_ridden, takes_are_certain
 from ckviz.sim.serving import Rescore
 from ckviz.sim.snapshot import Header, Scene, snapshot_of
 from ckviz.sim.view import IndexPeek, KeyView
@@ -112,17 +112,12 @@ class Driver:
         # outbox slots of dequeues predicted to take nothing, the invariant behind that, and
         # whose call it was
         self._expect_empty: list[tuple[int, str, Consumer]] = []
-        # Outbox slots of dequeues sure to take exactly one run. The age-ordered dequeue.lua
-        # with a free env slot and a run queued always does: its first candidate is a non-empty
-        # CK queue whose head is ready (every timestamp is below WALL_NOW) and that holds
-        # fewer runs than the env, so fewer than a queue limit that is not below the env's.
-        # Only while `run()` steps unwatched; a rescoring plan needs each reply first.
+        # outbox slots of dequeues sure to take exactly one run (riders.takes_are_certain)
         self._expect_one: list[tuple[int, Consumer]] = []
-        self._takes_are_certain = (
-            discipline.door == LUA_ORDER
-            and self.life.certain
-            and len(self.turns) == 1  # several: each dequeue goes out on its own connection
-            and queue_limit(config.per_key_cap, config.env_limit) >= config.env_limit
+        self._takes_are_certain = takes_are_certain(
+            discipline.door == LUA_ORDER and self.life.certain,
+            len(self.turns),
+            queue_limit(config.per_key_cap, config.env_limit) >= config.env_limit,
         )
         self._ride_takes = False
         self.index_read: Sequence[IndexEntry] = ()

@@ -40,3 +40,16 @@ def record_ridden(
             taken = [run.run_id for run in runs]
             detail = f"a dequeue that should have taken nothing took {taken}"
             raise BrokenInvariant(why, t, sorted({r.key for r in runs}), detail)
+
+
+def takes_are_certain(plain_lua_order: bool, consumers: int, roomy_queue_limit: bool) -> bool:
+    """Whether a dequeue with a free env slot and a run queued is sure to take exactly one.
+
+    The age-ordered dequeue.lua (`plain_lua_order`: the store's own door, no lifecycle run
+    that may be unready or expire) always does: its first candidate is a non-empty CK queue
+    whose head is ready (every timestamp is below WALL_NOW) and that holds fewer runs than the
+    env, so fewer than a queue limit that is not below the env's (`roomy_queue_limit`). With
+    several consumers each dequeue goes out on its own connection, so none rides. Only while
+    `run()` steps unwatched; a rescoring plan needs each reply first.
+    """
+    return plain_lua_order and consumers == 1 and roomy_queue_limit

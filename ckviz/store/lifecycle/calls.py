@@ -9,21 +9,53 @@ discipline's own variant of a path takes the same usual KEYS and ARGV.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ckviz.model.arithmetic import BURST_FACTOR, DEFAULT_QUEUE_LIMIT
-from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, ck_member
+from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member
 from ckviz.store.lifecycle import (
     COUNTER_TTL_S,
     SWEEP_BATCH,
     VISIBILITY_TIMEOUT_MS,
+    LifecycleKeys,
     ttl_member,
 )
 from ckviz.store.messages import run_keys
+from ckviz.store.scripts import Decoder, Door, LuaScript
 
-if TYPE_CHECKING:
-    from ckviz.store.runqueue import RunQueue
-    from ckviz.store.scripts import Decoder, LuaScript
+
+class QueueSide(Protocol):
+    """What the calls read of the run queue they go through (its layout, door and limits)."""
+
+    @property
+    def keys(self) -> KeyLayout: ...
+    @property
+    def lifecycle(self) -> LifecycleKeys: ...
+    @property
+    def door(self) -> Door: ...
+    @property
+    def state_keys(self) -> tuple[str, ...]: ...
+    @property
+    def ttl_system(self) -> bool: ...
+    @property
+    def env_limit(self) -> int: ...
+
+
+class Calling(Protocol):
+    """The trip these calls are mixed into: its queue, and how it adds a script call."""
+
+    @property
+    def _queue(self) -> QueueSide: ...
+
+    def call(
+        self, script: LuaScript, keys: Sequence[str], argv: Sequence[Any], decode: Decoder
+    ) -> int: ...
+
+
+def _slot_keys(q: QueueSide, key: str, run_id: str) -> tuple[str, ...]:
+    """A run's usual KEYS (enqueue's and ack's), then its two currentDequeued sets."""
+    life = q.lifecycle
+    return (*run_keys(q.keys, run_id, key), life.ck_dequeued(key), life.env_dequeued)
 
 
 def _ok(reply: Any) -> None:
@@ -41,35 +73,23 @@ def _run_ids(reply: Any) -> list[str]:
 class LifecycleCalls:
     """What a trip adds for the lifecycle; each returns the reply's slot in `send()`'s list."""
 
-    _queue: RunQueue
-
-    def call(
-        self, script: LuaScript, keys: Sequence[str], argv: Sequence[Any], decode: Decoder
-    ) -> int:
-        raise NotImplementedError  # Trip's
-
-    def _slot_keys(self, key: str, run_id: str) -> tuple[str, ...]:
-        """A run's usual KEYS (enqueue's and ack's), then its two currentDequeued sets."""
-        life = self._queue.lifecycle
-        return (*run_keys(self._queue.keys, run_id, key), life.ck_dequeued(key), life.env_dequeued)
-
-    def nack(self, key: str, run_id: str, payload: str, score: int) -> int:
+    def nack(self: Calling, key: str, run_id: str, payload: str, score: int) -> int:
         """Requeue a held run at its retry `score` with the client's new `payload` (its
         slots freed at once; a vtime door re-registers its key)."""
         q = self._queue
         life = q.lifecycle
-        keys = (*self._slot_keys(key, run_id), life.length_counter, life.running_counter)
+        keys = (*_slot_keys(q, key, run_id), life.length_counter, life.running_counter)
         argv = (run_id, ck_member(key), payload, score, MASTER_MEMBER, q.keys.prefix)
         door = q.door
         return self.call(door.nack, (*keys, *q.state_keys), (*argv, COUNTER_TTL_S, *door.argv), _ok)
 
-    def dead_letter(self, key: str, run_id: str) -> int:
+    def dead_letter(self: Calling, key: str, run_id: str) -> int:
         """File a run under the env's deadLetter zset (Redis TIME, seconds) and free its
         slots; its message keeps the pre-nack payload."""
         q = self._queue
         life = q.lifecycle
         keys = (
-            *self._slot_keys(key, run_id),
+            *_slot_keys(q, key, run_id),
             life.length_counter,
             life.running_counter,
             life.dead_letter,
@@ -78,7 +98,7 @@ class LifecycleCalls:
         return self.call(q.door.dead_letter, (*keys, *q.state_keys), argv, _ok)
 
     def enqueue_lifecycle(
-        self,
+        self: Calling,
         key: str,
         run_id: str,
         timestamp: int,
@@ -91,7 +111,7 @@ class LifecycleCalls:
         q = self._queue
         life = q.lifecycle
         keys = (
-            *self._slot_keys(key, run_id),
+            *_slot_keys(q, key, run_id),
             life.length_counter,
             life.ttl_queue,
             q.keys.env_limit,
@@ -122,7 +142,7 @@ class LifecycleCalls:
             door.enqueue_ttl, (*keys, *q.state_keys), (*argv, *door.argv), _fast_path_taken
         )
 
-    def expire_ttl(self, now: int, batch: int = SWEEP_BATCH) -> int:
+    def expire_ttl(self: Calling, now: int, batch: int = SWEEP_BATCH) -> int:
         """The sweep of the TTL shard: entries due by `now`, at most `batch`; its reply: the
         run ids it expired, in order (ties by member bytes)."""
         q = self._queue
