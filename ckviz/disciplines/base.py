@@ -6,6 +6,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence, S
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ckviz.model.decision import Decision, Rank
 from ckviz.model.matrix import Treatment
 from ckviz.model.queue import DequeuedRun, DisciplineState, IndexEntry, Shown, columns_of
 from ckviz.store.scripts import Door
@@ -49,6 +50,12 @@ class Discipline(Protocol):
 
     def on_serviced(self, key: str) -> None:
         """The dequeue just handed out a run of `key`."""
+        ...
+
+    def rank_of(self, key: str) -> Rank:
+        """What `key` is ranked by as the state stands (right after `advance`: as it decided),
+        most significant first, lower first; the tie-breaks (score as read, member) are the
+        driver's to add. The app's "why" reads it."""
         ...
 
     def state(self, keys: Collection[str] | None = None) -> DisciplineState:
@@ -112,6 +119,8 @@ class OnSteps(Protocol):
         self, fields: Sequence[tuple[str, Shown]], last: object | None, calls: int
     ) -> DisciplineState: ...
 
+    def decision(self, shown: DisciplineState) -> Decision | None: ...  # the last call's why
+
 
 class Tally(Protocol):
     """Where checks under concurrency count what they checked and what broke (they cannot
@@ -161,6 +170,10 @@ class KeepsStateInRedis(Discipline, Protocol):
 
     def under_concurrency(self) -> UnderConcurrency:
         """Its rules under concurrent callers (`ckviz stress`)."""
+        ...
+
+    def decision(self) -> Decision | None:
+        """The last call's candidates, as its dequeue reported them (the app's "why")."""
         ...
 
 

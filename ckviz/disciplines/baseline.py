@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from ckviz.disciplines.base import by_priority
+from ckviz.model.decision import Rank
 from ckviz.model.queue import DisciplineState, IndexEntry
 from ckviz.store.scripts import LUA_ORDER
 
@@ -25,6 +26,9 @@ class Baseline:
 
     def on_serviced(self, key: str) -> None:
         return None
+
+    def rank_of(self, key: str) -> Rank:
+        return ()  # the age order is ckIndex's score itself: the tie-break says it
 
     def state(self, keys: Collection[str] | None = None) -> DisciplineState:
         return DisciplineState(self.name, (("order", "oldest head first (age)"),))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from ckviz.disciplines.base import Discipline
+from ckviz.model.decision import Rank
 from ckviz.model.queue import DisciplineState, IndexEntry, columns_of
 from ckviz.store.scripts import RESCORED
 
@@ -69,6 +70,10 @@ class CoDel:
 
     def on_serviced(self, key: str) -> None:
         self.base.on_serviced(key)
+
+    def rank_of(self, key: str) -> Rank:
+        escalating = "escalating" if key in self.escalating else "not escalating"
+        return (("codel", escalating), *self.base.rank_of(key))
 
     def state(self, keys: Collection[str] | None = None) -> DisciplineState:
         inner = self.base.state(keys)

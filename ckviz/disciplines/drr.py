@@ -6,6 +6,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from ckviz.disciplines.base import by_priority, weight_of
+from ckviz.model.decision import Rank
 from ckviz.model.queue import DisciplineState, IndexEntry, columns_of
 from ckviz.store.scripts import RESCORED
 
@@ -80,6 +81,13 @@ class DeficitRoundRobin:
         self.ring, self.cursor = visit.ring, visit.cursor
         self.deficit.update(visit.top_ups)
         return self._rank(active, visit)
+
+    def rank_of(self, key: str) -> Rank:
+        """Its turn in the ring from the cursor (the cursor's key, whose deficit covers a run,
+        is 0), then its deficit."""
+        ring = self.ring
+        turn = (ring.index(key) - self.cursor) % len(ring) if key in ring else len(ring)
+        return (("turn", turn), ("deficit", self.deficit.get(key, 0.0)))
 
     def on_serviced(self, key: str) -> None:
         self.deficit[key] = self.deficit.get(key, 0.0) - _COST

@@ -7,6 +7,7 @@ from itertools import repeat
 from operator import itemgetter
 
 from ckviz.disciplines.base import weight_of
+from ckviz.model.decision import Rank
 from ckviz.model.queue import DisciplineState, IndexEntry, columns_of
 from ckviz.store.scripts import RESCORED
 
@@ -51,6 +52,9 @@ class VirtualClock:
     def advance(self, active: Sequence[IndexEntry], now: int) -> list[str]:
         self.floor = self._floor_with(active)
         return self._rank(active, self.floor)
+
+    def rank_of(self, key: str) -> Rank:
+        return ((self.label, self._priority(key)),)
 
     def on_serviced(self, key: str) -> None:
         self.clock[key] = self._priority(key) + self.increment / weight_of(self.weights, key)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal, overload
 
 from ckviz.model.arithmetic import scan_window
+from ckviz.model.decision import Decision
 from ckviz.model.history import History
 from ckviz.model.queue import DisciplineState, IndexEntry
 
@@ -229,6 +230,7 @@ class Snapshot:
         )
 
     time_unit: str = "ms"  # what `t` and the times count: "ms", or "step" (step harness)
+    decision: Decision | None = None  # the last dequeue call's candidates (the app's "why")
 
     @property
     def taken(self) -> Sequence[DequeueEvent]:

@@ -16,3 +16,4 @@ class CallRecord:
     served: tuple[str, ...]  # keys, in serve order
     report: object | None  # its dequeue's report beyond the runs (None: plain runs, or no call)
     consumer: str = "c1"  # whose call it was
+    heads: tuple[float, ...] = ()  # the served runs' scores, as ckIndex ranked them (the why)

@@ -7,13 +7,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from ckviz.model.decision import Decision
 from ckviz.model.queue import IndexEntry
 from ckviz.model.snapshot import QueueEvent, ViewRequest
 from ckviz.sim.consumers import Consumer, Turns
+from ckviz.sim.decision import call_decision, latest
 from ckviz.sim.ledger import Ledger
-from ckviz.sim.serving import Rescore, ServePlan
+from ckviz.sim.serving import InRedis, Rescore, ServePlan
 from ckviz.sim.snapshot import Scene
 from ckviz.sim.view import IndexPeek, KeyView
+
+
+class Limits(Protocol):
+    """The driver's config, as the why reads it."""
+
+    @property
+    def env_limit(self) -> int: ...
+    @property
+    def max_count(self) -> int: ...
+    @property
+    def per_key_cap(self) -> int | None: ...
+    @property
+    def total_cap(self) -> int | None: ...
 
 
 class MsDriver(Protocol):
@@ -35,6 +50,9 @@ class MsDriver(Protocol):
 
     @property
     def recent(self) -> Sequence[QueueEvent]: ...
+
+    @property
+    def config(self) -> Limits: ...
 
 
 def index_shown(driver: MsDriver, limit: int | None) -> tuple[Sequence[IndexEntry], int]:
@@ -88,4 +106,18 @@ def driver_scene(driver: MsDriver, view: ViewRequest) -> Scene:
         history_at=driver.t,
         carried=rows,
         figures=picked.figures,
+        decision=_decision(driver, index),
     )
+
+
+def _decision(driver: MsDriver, index: Sequence[IndexEntry]) -> Decision | None:
+    """The last call's: a discipline in Redis reports it; the others' are walked here."""
+    plan = driver.plan
+    if isinstance(plan, InRedis):
+        return plan.discipline.decision()
+    c, ledger = driver.config, driver.ledger
+    books = ledger.books
+    held = (lambda key: books[key].held if key in books else 0, ledger.held_count)
+    limits = (c.env_limit, c.max_count, c.per_key_cap, c.total_cap)
+    plans = [consumer.plan for consumer in driver.turns.consumers]
+    return call_decision(latest(plans), index, driver.score_base, held, limits)

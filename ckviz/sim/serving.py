@@ -8,7 +8,10 @@ dequeue script (their scripts and keys come with the discipline's `Door`).
 
 from __future__ import annotations
 
+import itertools
+from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, cast
 
 from ckviz.disciplines.base import (
@@ -18,9 +21,24 @@ from ckviz.disciplines.base import (
     LedgerCheck,
 )
 from ckviz.model.arithmetic import rescore_scores
+from ckviz.model.decision import TOP, Rank
 from ckviz.model.queue import DequeuedRun, IndexEntry, columns_of
 from ckviz.store.keys import key_of_member
 from ckviz.store.runqueue import Trip
+
+_SERIALS = itertools.count()  # which serve attempt decided last, over every consumer's plan
+
+
+@dataclass(slots=True)
+class Decided:
+    """What a serve attempt decided, kept for the picture (sim/decision.py reads it): the
+    best-ranked candidates with what the discipline ranked them by as it decided (empty for the
+    Lua's own order: ckIndex's scores are its ranks), and what the call took, once its reply is
+    in (key, head score)."""
+
+    serial: int
+    ranked: list[tuple[str, Rank]]
+    served: list[tuple[str, float]] | None = None
 
 
 class Rescore(NamedTuple):
@@ -48,6 +66,7 @@ class ServePlan(Protocol):
     rescores: bool  # whether it needs a fresh ckIndex read and rewrites the scores
     watched: bool  # read the discipline's state after every trip, checked or not
     redis_order: bool  # the next dequeue serves ckIndex in Redis's order (its first = pick)
+    decided: Decided | None  # the last serve attempt whose reply is in (the app's "why")
 
     def before_dequeue(
         self, trip: Trip, index: Sequence[IndexEntry], now: int, wall_now: int
@@ -82,9 +101,12 @@ class _Plain:
     """A dequeue reply of runs only, and no state of the discipline's in Redis."""
 
     watched = False
+    decided: Decided | None = None  # the last serve attempt whose reply is in
 
     def taken(self, reply: Any) -> list[DequeuedRun]:
-        return cast(list[DequeuedRun], reply)
+        runs = cast(list[DequeuedRun], reply)
+        self.decided = Decided(next(_SERIALS), [], [(run.key, run.score) for run in runs])
+        return runs
 
     def read_state(self, trip: Trip, listing_limit: int, keys: Iterable[str]) -> int | None:
         return None
@@ -151,16 +173,39 @@ class Rescoring(_Plain):
 
     def __init__(self, discipline: Discipline) -> None:
         self.discipline = discipline
+        self._pending: deque[Decided | None] = deque()  # sent, their replies not yet in
 
     def before_dequeue(
         self, trip: Trip, index: Sequence[IndexEntry], now: int, wall_now: int
     ) -> Rescore | None:
         if not index:
+            self._pending.append(None)
             return None
         order = self.discipline.advance(index, now)
         scores = rescore_scores(len(order), wall_now)
         trip.rescore(order, scores)
+        self._pending.append(self._decided(index, order, now))
         return Rescore(order, scores)
+
+    def _decided(self, index: Sequence[IndexEntry], order: list[str], now: int) -> Decided:
+        """The first TOP members as the discipline ranks them now (its state as it decided),
+        then the tie-break, ckIndex's score as read: how long its head has waited (a score
+        an earlier rescore wrote is no head: its place among those is the tie-break)."""
+        members, _, scores = columns_of(index)
+        ranked = []
+        for member in order[:TOP]:
+            key, score = key_of_member(member), scores[members.index(member)]
+            waited: Rank = (("waited", now - score),) if score <= now else ()
+            ranked.append((key, (*self.discipline.rank_of(key), *waited)))
+        return Decided(next(_SERIALS), ranked)
+
+    def taken(self, reply: Any) -> list[DequeuedRun]:
+        runs = cast(list[DequeuedRun], reply)
+        decided = self._pending.popleft() if self._pending else None
+        if decided is not None:
+            decided.served = [(run.key, run.score) for run in runs]
+            self.decided = decided
+        return runs
 
     def next_order(self, index: Sequence[IndexEntry], now: int) -> tuple[str, ...]:
         if not index:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ckviz.model.clock import Unit
+from ckviz.model.decision import Decision
 from ckviz.model.history import History
 from ckviz.model.queue import DisciplineState, IndexEntry
 from ckviz.model.snapshot import (
@@ -61,6 +62,7 @@ class Scene:
     history_at: int  # the history's "now"
     carried: Mapping[str, KeyRow] | None = None
     figures: KeyFigures | None = None
+    decision: Decision | None = None  # the last call's (sim/decision.py)
 
 
 class Pictured(Protocol):
@@ -117,4 +119,5 @@ def snapshot_of(engine: Pictured, view: ViewRequest) -> Snapshot:
         carried=s.carried,
         figures=s.figures,
         time_unit=engine.unit,
+        decision=s.decision,
     )

@@ -8,15 +8,19 @@ discipline in Redis shows its state as the call's trip read it, and the call's o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from ckviz.disciplines.base import OnSteps
 from ckviz.model.clock import T0
-from ckviz.model.queue import DisciplineState, Shown
+from ckviz.model.decision import Decision
+from ckviz.model.queue import DisciplineState, IndexEntry, Shown
 from ckviz.model.snapshot import KeyRow, QueueEvent, ViewRequest
 from ckviz.model.steps import StepScenario
 from ckviz.sim.calls import CallRecord
+from ckviz.sim.decision import call_decision
 from ckviz.sim.ledger import Ledger
+from ckviz.sim.serving import Decided
 from ckviz.sim.snapshot import Scene
 from ckviz.store.runqueue import RunQueue
 
@@ -52,22 +56,41 @@ def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
         for e in events[len(events) - len(last.served) if last else 0 :]
     )
     order = _tag_order(runner)
+    state = _state(runner)
+    index = tuple(runner.queue.peek_index(view.index_limit)[0])  # a Lua pass may read it
     return Scene(
         step=len(runner.calls),
         t=last.step if last else 0,
         total_runs=ledger.total_runs,
-        index=tuple(runner.queue.peek_index(view.index_limit)[0]),  # a Lua pass may read it
+        index=index,
         index_rescored=(),
         keys=rows,
         held=ledger.held_runs(),
         order=order,
         next_order=() if runner.done else order,
         rescores=False,
-        discipline_state=_state(runner),
+        discipline_state=state,
         recent=recent,
         next_consumer=None if runner.done else runner.next_consumer(),
         history_at=runner.t,
+        decision=_decision(runner, index, state),
     )
+
+
+def _decision(
+    runner: StepEngine, index: Sequence[IndexEntry], state: DisciplineState
+) -> Decision | None:
+    """The last call's: a discipline in Redis reports it; the Lua's own order is walked."""
+    last = runner.calls[-1] if runner.calls else None
+    if last is None or not last.called:
+        return None
+    if runner.in_redis is not None:
+        return runner.in_redis.decision(state)
+    decided = Decided(0, [], list(zip(last.served, last.heads, strict=True)))
+    books = runner.ledger.books
+    held = (lambda key: books[key].held if key in books else 0, runner.ledger.held_count)
+    limits = (runner.scenario.env_limit, runner.max_count, None, None)
+    return call_decision(decided, index, T0, held, limits)
 
 
 def _head(ledger: Ledger, key: str) -> float | None:

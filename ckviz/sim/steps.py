@@ -208,8 +208,8 @@ class StepRunner:
         if self.invariants is not None and digest is not None:
             self.invariants.check(self.ledger, digest, self.t)
         name = self.consumers[consumer].name
-        served = tuple(r.key for r in runs)
-        self.calls.append(CallRecord(self.t, called, backlog, served, report, name))
+        served, heads = tuple(r.key for r in runs), tuple(r.score for r in runs)
+        self.calls.append(CallRecord(self.t, called, backlog, served, report, name, heads))
         if self.in_redis is not None and report is not None:
             self.in_redis.called(self.t, report, self.ledger.books.__contains__)
         return runs

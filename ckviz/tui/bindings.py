@@ -263,6 +263,17 @@ KEYS: tuple[Key, ...] = (
         "`esc`, once no filter is in force) to go back",
     ),
     Key(
+        "why",
+        "enter",
+        "why",
+        "Why",
+        "screen",
+        "why this pick: in the order (Discipline) pane or anywhere, every candidate the last "
+        "call ranked, what its discipline ranked it by and what the dequeue made of it; which "
+        "key won by which rule, which came second and why it lost (both lanes in compare mode)",
+        title="Why this pick",
+    ),
+    Key(
         "sort",
         "o",
         "sort_keys",

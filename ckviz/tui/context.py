@@ -58,6 +58,8 @@ def footer_offers(ctx: Context) -> dict[str, Offer]:
     offers |= _setup(ctx)
     if ctx.pane is not None or ctx.zoomed:
         offers["zoom"] = Offer(97 if ctx.zoomed else 75, "Unzoom" if ctx.zoomed else "Zoom")
+    if ctx.pane == "discipline":  # the order pane: `enter` says why its first key won
+        offers["why"] = Offer(74)
     if ctx.pane == "queues" or (ctx.zoomed and ctx.pane is None):
         offers["sort_keys"] = Offer(74)
     return offers

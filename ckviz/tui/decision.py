@@ -4,21 +4,17 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ckviz.disciplines.registry import RULES
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.text import BOLD, DIM, number
+from ckviz.tui.text import DIM, number
+from ckviz.tui.why import explain, rule
 
-
-def rule(discipline: str) -> str:
-    """Why `discipline`'s first key wins, in its own words (the registry's; the tie-breaks are
-    the code's); a discipline not registered: its own order."""
-    return RULES.get(discipline, "first in its own order")
+__all__ = ["rule", "this_step"]
 
 
 def this_step(snapshot: Snapshot, palette: KeyPalette) -> Text:
     """`this step: ▶ heavy +1 more (clock 3) · lowest start tag… · env 4/4, per-key cap 1`."""
-    out = Text(no_wrap=True, overflow="ellipsis", end="").append("this step: ", DIM)
+    out = Text(end="").append("this step: ", DIM)  # long: the panes wrap it, never cut
     taken = snapshot.taken
     if not taken:
         reason = snapshot.full or ("nothing queued" if not snapshot.index_read else "no pick")
@@ -34,7 +30,7 @@ def this_step(snapshot: Snapshot, palette: KeyPalette) -> Text:
         if shown:
             out.append(f" ({', '.join(shown)})")
         out.append(" · ", DIM)
-        out.append(rule(snapshot.discipline), BOLD)
+        explain(out, snapshot, palette)  # who won by which rule, who came second and why
     out.append(f" · env {len(snapshot.held)}/{snapshot.env_limit}", DIM)
     if snapshot.per_key_cap is not None:
         out.append(f", per-key cap {snapshot.per_key_cap}", DIM)

@@ -17,6 +17,8 @@ from ckviz.disciplines.vtime.door import VERSIONS, vtime_door
 from ckviz.disciplines.vtime.knobs import knobs_for, knobs_of
 from ckviz.disciplines.vtime.on_steps import VtimeOnSteps
 from ckviz.disciplines.vtime.values import VtimeDequeue, VtimeState, VtimeView
+from ckviz.disciplines.vtime.view import decision_of
+from ckviz.model.decision import Decision, Rank
 from ckviz.model.queue import DisciplineState, IndexEntry, Shown
 
 
@@ -47,6 +49,14 @@ class VirtualTime:
     def on_serviced(self, key: str) -> None:
         return None
 
+    def rank_of(self, key: str) -> Rank:
+        floor = (self.view.state.floor or 0.0) if self.view.state is not None else 0.0
+        return (("tag", max(self._tags.get(key, floor), floor)),)
+
+    def decision(self) -> Decision | None:
+        """The last call's candidates as its trace reported them."""
+        return decision_of(self.view)
+
     def ledger_check(self, planned: Mapping[str, int], mixed: bool = False) -> VtimeLedgerCheck:
         """The vtime rules, checked after every trip of the millisecond clock."""
         return VtimeLedgerCheck(self.version, planned, mixed)
@@ -70,12 +80,15 @@ class VirtualTime:
         """The state as the end of a trip read it (only some keys when not `listed`). Read
         after every trip, so it costs what the read holds: the merged tags are put in order
         only when a snapshot shows them."""
+        # the tags the last call ranked by, for the keys this read lists (the app asks)
+        tags = self._tags
+        before = {k: t for k in state.tags if (t := tags.get(k)) is not None} if self.traced else {}
         if state.listed or self.view.state is None:
             self._tags, self._tags_in_order = dict(state.tags), True
         else:
             self._tags.update(state.tags)
             self._tags_in_order = False
-        self.view = replace(self.view, state=state)
+        self.view = replace(self.view, state=state, before=before)
 
     def _shown_view(self) -> VtimeView:
         """The view with every key's tag as last read, in ckVtime order (tag, then key)."""

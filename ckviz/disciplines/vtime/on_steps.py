@@ -8,8 +8,9 @@ from collections.abc import Callable, Iterable, Sequence
 from ckviz.disciplines.base import DequeueReport
 from ckviz.disciplines.vtime.checks import VtimeCallCheck
 from ckviz.disciplines.vtime.knobs import Version
-from ckviz.disciplines.vtime.values import VtimeDequeue, VtimeState
-from ckviz.disciplines.vtime.view import call_state, tag_order
+from ckviz.disciplines.vtime.values import VtimeDequeue, VtimeState, VtimeView
+from ckviz.disciplines.vtime.view import call_state, decision_of, tag_order
+from ckviz.model.decision import Decision
 from ckviz.model.queue import DisciplineState, Shown
 
 
@@ -20,6 +21,7 @@ class VtimeOnSteps:
         self.name = name
         self.version = version
         self.state: VtimeState | None = None  # as the last trip that read it left it
+        self.before: VtimeState | None = None  # as the read before it left it
         self.checks = VtimeCallCheck(version, mixed) if check else None
 
     def acked(self, key: str) -> None:
@@ -30,7 +32,7 @@ class VtimeOnSteps:
     def read(self, state: object) -> None:
         """The state as a trip read it."""
         assert isinstance(state, VtimeState)  # the door's reader made it
-        self.state = state
+        self.before, self.state = self.state, state
 
     def called(
         self, at: int, report: DequeueReport, enqueued: Iterable[str] | Callable[[str], bool]
@@ -55,4 +57,9 @@ class VtimeOnSteps:
         """The discipline pane's state: `fields`, the floor, the tags, and the passes of the
         `last` call's report (None: the last step made no call)."""
         passes = (tuple(last.visits), last.floor) if isinstance(last, VtimeDequeue) else None
-        return call_state(self.name, self.version, fields, self.state, passes, calls)
+        before = dict(self.before.tags) if self.before is not None else {}
+        return call_state(self.name, self.version, fields, self.state, passes, calls, before)
+
+    def decision(self, shown: DisciplineState) -> Decision | None:
+        """The last call's candidates, from the state `shown` made (its view)."""
+        return decision_of(shown.detail) if isinstance(shown.detail, VtimeView) else None

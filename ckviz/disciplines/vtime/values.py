@@ -61,6 +61,9 @@ class VtimeView:
     call_floor: float | None = None  # the floor the last call ended with
     traced: bool = False  # whether calls report their visits
     calls: int = field(default=0)  # dequeue calls seen
+    # the tags of the keys the last read listed, as the read before it had them: the last
+    # call's candidates' tags as it ranked them (the app's "why")
+    before: dict[str, float] = field(default_factory=dict)
 
     def pane_lines(self) -> list[PaneLine]:
         """The floor, the tags in pass-1 order, the idle set, then the last call pass by pass."""

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from ckviz.disciplines.vtime.knobs import Version
 from ckviz.disciplines.vtime.values import Visit, VtimeState, VtimeView
+from ckviz.model.decision import TOP, Candidate, Decision
 from ckviz.model.queue import DisciplineState, Shown
 
 
@@ -26,11 +27,38 @@ def call_state(
     state: VtimeState | None,
     last: tuple[tuple[Visit, ...], float | None] | None,
     calls: int,
+    before: dict[str, float] | None = None,
 ) -> DisciplineState:
     """The discipline pane's state after a call: `fields` and the floor, each key's tag, and
     the view of the state with the last call's passes (`last`: its visits and floor)."""
     visits, floor = last if last is not None else ((), None)
-    view = VtimeView(version, state, visits, floor, traced=True, calls=calls)
+    view = VtimeView(version, state, visits, floor, True, calls, before or {})
     per_key = tuple((k, (("tag", t),)) for k, t in state.tags.items()) if state else ()
     shown = (*fields, ("floor", (state.floor or 0.0) if state else 0.0))
     return DisciplineState(name, shown, per_key, view)
+
+
+def decision_of(view: VtimeView) -> Decision | None:
+    """The last call's candidates, as its trace reported them, pass by pass, each with its pass
+    and its tag before the call; then the keys it did not reach, next in tag order. None: no
+    call traced yet."""
+    if not view.visits:
+        return None
+    state = view.state
+    tags = state.tags if state is not None else {}
+    candidates = []
+    for visit in view.visits:
+        tag = view.before.get(visit.key)
+        if tag is None and visit.fate != "served":
+            tag = tags.get(visit.key)  # a call leaves an unserved key's tag as it was
+        rank: tuple[tuple[str, Shown], ...] = (("pass", visit.passno),)
+        candidates.append(
+            Candidate(visit.key, rank + ((("tag", tag),) if tag is not None else ()), visit.fate)
+        )
+    seen = {visit.key for visit in view.visits}
+    for key in tag_order(tags, state):
+        if len(candidates) >= TOP:
+            break
+        if key not in seen:
+            candidates.append(Candidate(key, (("pass", 1), ("tag", tags[key])), "later"))
+    return Decision(tuple(candidates))

@@ -23,9 +23,11 @@ from ckviz.tui.choice import fit_disciplines
 from ckviz.tui.context import Context
 from ckviz.tui.filter import KeyFilter
 from ckviz.tui.messages import Perform
+from ckviz.tui.palette import KeyPalette
 from ckviz.tui.player import Player
 from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.screens.prompt import Prompt
+from ckviz.tui.screens.why import WhyScreen
 from ckviz.tui.widgets.filter_bar import FilterBar
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.key_strip import KeyStripPane
@@ -106,6 +108,15 @@ class LaneScreen(Screen[None]):
         panes = panes_in(self)
         if 0 < number <= len(panes):
             self.set_focus(panes[number - 1])
+
+    def action_why(self) -> None:
+        """Why the last call of each lane on show picked its key, and the runner-up lost."""
+        current = self.player.recording.current
+        if current is None:
+            self.app.bell()
+            return
+        palette = getattr(self.app, "palette", KeyPalette([], []))
+        self.app.push_screen(WhyScreen(current.snapshots, palette))
 
     def action_sort_keys(self) -> None:
         """Cycle the per-key table's order: scenario, queued, out, age, wait (largest first)."""

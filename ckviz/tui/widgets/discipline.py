@@ -11,6 +11,7 @@ from ckviz.model.snapshot import Snapshot
 from ckviz.tui.decision import this_step
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, key_cell, key_width, number
+from ckviz.tui.why import wrapped
 from ckviz.tui.widgets.consumers import consumers_line
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, no_match
 
@@ -47,7 +48,7 @@ class DisciplinePane(SnapshotPane):
 
     def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
         state = snapshot.discipline_state
-        now = this_step(snapshot, palette)
+        now = wrapped(this_step(snapshot, palette), width)  # at 80 columns too: never cut
         fields = new_text().append(state.name, BOLD)
         for label, value in _pairs(state.fields):
             fields.append(f" · {label} ", DIM)
@@ -59,7 +60,7 @@ class DisciplinePane(SnapshotPane):
         # a discipline whose state lives in Redis shows it as read back, in its own lines
         extra = [] if state.detail is None else drawn(state.detail.pane_lines(), palette)
         # several consumers: who calls next and what each one's calls got
-        head = [now, fields] + [line for line in [consumers_line(snapshot)] if line is not None]
+        head = [*now, fields] + [line for line in [consumers_line(snapshot)] if line is not None]
         if self.compact:
             order = new_text().append(f"{which}: ", DIM)
             for n, key in enumerate(self.key_filter.keep(chosen, str)[:12]):

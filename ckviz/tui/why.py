@@ -1,0 +1,84 @@
+"""Why the last call picked its key, and why the runner-up lost: read from the decision the
+engine put in the snapshot (ckviz.model.decision), in the discipline's own words (its rule is
+the registry's, its ranks' labels its own)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+
+from ckviz.disciplines.registry import RULES
+from ckviz.model.decision import Candidate, Decision, fate_words, shown, why_lost
+from ckviz.model.snapshot import Snapshot
+from ckviz.tui.palette import KeyPalette
+from ckviz.tui.text import BOLD, DIM
+
+_CONSOLE = Console(width=200, color_system=None, legacy_windows=False)  # to measure lines
+
+
+def rule(discipline: str) -> str:
+    """Why `discipline`'s first key wins, in its own words (the registry's; the tie-breaks are
+    the code's); a discipline not registered: its own order."""
+    return RULES.get(discipline, "first in its own order")
+
+
+def explain(out: Text, snapshot: Snapshot, palette: KeyPalette, named: bool = False) -> Text:
+    """`won by <rule> (clock 1) · runner-up light-2: clock 3 > light-1's 1` (`named`: the
+    winner's name first), or the rule alone when the snapshot has no decision of a call."""
+    decision = snapshot.decision
+    winner = decision.winner if decision is not None else None
+    if decision is None or winner is None:
+        return out.append(rule(snapshot.discipline), BOLD)
+    if named:
+        out.append(winner.key, palette.style(winner.key, bold=True)).append(" ")
+    out.append("won", DIM)
+    if winner.rank:
+        out.append(" with ", DIM).append(ranked(winner))
+    out.append(" by ", DIM).append(rule(snapshot.discipline), BOLD)
+    runner_up = decision.runner_up
+    out.append(" · runner-up ", DIM)
+    if runner_up is None:
+        return out.append("none (the only candidate)", DIM)
+    out.append(runner_up.key, palette.style(runner_up.key, bold=True))
+    return out.append(f": {why_lost(runner_up, winner)}")
+
+
+def ranked(candidate: Candidate) -> str:
+    return ", ".join(f"{label} {shown(value)}" for label, value in candidate.rank)
+
+
+def why_lines(snapshot: Snapshot, palette: KeyPalette) -> list[Text]:
+    """The `why` view: the rule, then every candidate the call ranked, best first, with what
+    it was ranked by and what became of it (the winner and the runner-up marked)."""
+    head = Text().append(f"{snapshot.discipline}", BOLD).append(" · rule: ", DIM)
+    lines = [head.append(rule(snapshot.discipline))]
+    decision = snapshot.decision
+    if decision is None or decision.winner is None:
+        lines.append(Text("No call has picked a key yet (nothing to explain).", DIM))
+        return lines
+    if not snapshot.taken:
+        lines.append(Text("This step took no run; the last call that did:", DIM))
+    lines.append(explain(Text("this call: ", DIM), snapshot, palette, named=True))
+    lines.append(Text("candidates, in the order the call looked at them:", DIM))
+    lines += [_candidate(c, decision, palette) for c in decision.candidates]
+    return lines
+
+
+def _candidate(candidate: Candidate, decision: Decision, palette: KeyPalette) -> Text:
+    winner, runner_up = decision.winner, decision.runner_up
+    mark = "▶ " if candidate is winner else "2 " if candidate is runner_up else "  "
+    out = Text(mark, BOLD).append(candidate.key, palette.style(candidate.key))
+    out.append(f" {fate_words(candidate.fate)}", BOLD if candidate is winner else DIM)
+    if candidate.rank:
+        out.append(f" · {ranked(candidate)}", DIM)
+    if candidate is runner_up and winner is not None:
+        out.append(f" · lost: {why_lost(candidate, winner)}")
+    return out
+
+
+def wrapped(text: Text, width: int) -> list[Text]:
+    """`text` as lines of at most `width` cells, broken between words (never cut)."""
+    lines = list(text.wrap(_CONSOLE, max(8, width), overflow="fold"))
+    for line in lines:
+        line.end, line.no_wrap = "", True
+    return lines or [Text(end="")]

@@ -1,0 +1,39 @@
+"""The why of a dequeue call: dequeue.lua's walk over the call's inputs, and the words that say
+why the runner-up lost (issue 23 item 8)."""
+
+from __future__ import annotations
+
+from ckviz.model.decision import Candidate, Decision, why_lost
+from ckviz.model.queue import IndexEntry
+from ckviz.sim.decision import age_ranked, walked
+
+
+def test_the_walk_gives_each_candidate_the_fate_the_lua_would() -> None:
+    ranked = [(k, (("clock", float(i)),)) for i, k in enumerate(["heavy", "a", "b", "c", "d"])]
+    held = {"heavy": 1}
+    # one run a call: a window of 3; heavy is at its limit of 1, `a` is served
+    decision = walked(ranked[:4], ["a"], lambda k: held.get(k, 0), 1, 1)
+    fates = [c.fate for c in decision.candidates]
+    assert fates == ["limit", "served", "batch-full", "outside-window"]
+    assert decision.winner is not None and decision.winner.key == "a"
+    runner_up = decision.runner_up
+    assert runner_up is not None and runner_up.key == "heavy"  # ranked above, passed over
+    assert why_lost(runner_up, decision.winner) == "at its limit"
+    assert why_lost(decision.candidates[2], decision.winner) == "clock 2 > a's 1 (batch full)"
+    assert why_lost(decision.candidates[3], decision.winner) == "outside the window"
+
+
+def test_a_tie_is_broken_by_name_and_a_second_serve_says_so() -> None:
+    first = Candidate("light-1", (("clock", 1.0),), "served")
+    second = Candidate("light-2", (("clock", 1.0), ("waited", 3)), "served")
+    assert why_lost(second, first) == "served next: tied, then by name"
+    later = Candidate("light-2", (("clock", 3.0),), "later")
+    assert why_lost(later, first) == "clock 3 > light-1's 1"
+    assert Decision((first, second)).runner_up == second
+
+
+def test_the_lua_order_ranks_served_keys_by_the_score_the_call_read() -> None:
+    # heavy was served at score 5 and its entry moved to its next head, 40
+    index = [IndexEntry("m:a", "a", 1010.0), IndexEntry("m:heavy", "heavy", 1040.0)]
+    ranked = age_ranked(index, [("heavy", 1005.0)], 1000)
+    assert ranked == [("heavy", (("head at", 5.0),)), ("a", (("head at", 10.0),))]
