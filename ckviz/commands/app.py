@@ -20,8 +20,11 @@ def run_app_command(ns: argparse.Namespace) -> int:
     from ckviz.model.lineup import MIX_EXAMPLE
     from ckviz.sim.footprint import need_of
     from ckviz.sim.workspace import open_workspace
-    from ckviz.tui.choice import app_choice
+    from ckviz.tui.choice import app_choice, compare_choice
 
+    lanes = compare_choice(ns)  # `--compare A,B`: straight into compare mode
+    if lanes is not None:
+        ns.discipline = [lanes[0]]  # the left lane's, checked as the app's one discipline
     scenario, discipline, seed = app_choice(ns)  # validated before any server starts
     consumers = check_consumers(ns.consumers)
     if isinstance(consumers, str):
@@ -39,8 +42,9 @@ def run_app_command(ns: argparse.Namespace) -> int:
         code = run_app(
             workspace.server,
             scenario,
-            discipline,
+            lanes[0] if lanes else discipline,
             seed,
+            compare_with=lanes[1] if lanes else None,
             namespace=workspace.namespace,
             check_invariants=ns.check_invariants,
             consumers=consumers,

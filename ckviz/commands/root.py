@@ -82,6 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seeds", metavar="A,B,C", help="comma-separated seeds for --headless")
     p.add_argument(
+        "--compare",
+        metavar="A,B",
+        help="terminal app: open straight into compare mode, discipline A in the left lane and "
+        "B in the right (e.g. sfq,baseline)",
+    )
+    p.add_argument(
         "--matrix",
         metavar="NAME_OR_PATH",
         default=None,
@@ -211,6 +217,8 @@ def run(ns: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
         if ns.record is not None:
             raise UsageError("--record is for the terminal app (--headless draws no screen)")
+        if ns.compare is not None:
+            raise UsageError("--compare is for the terminal app; --headless runs every discipline")
         return run_headless(ns)
     reject_headless_only(parser, ns)
     from ckviz.commands.app import run_app_command

@@ -39,6 +39,7 @@ from ckviz.tui.screens.compare import CompareScreen
 from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.lane_screen import LaneScreen
 from ckviz.tui.screens.main import MainScreen
+from ckviz.tui.themes import PROJECTOR, THEMES
 from ckviz.tui.widgets.filter_bar import FilterBar
 from ckviz.tui.widgets.status import Controls
 
@@ -91,6 +92,7 @@ class CkvizApp(App[int]):
     # ---- lifecycle ----------------------------------------------------------------------
 
     async def on_mount(self) -> None:
+        self.register_theme(PROJECTOR)  # meeting mode's (`t` cycles to it)
         self.install_screen(MainScreen(self.player), "single")
         self.install_screen(CompareScreen(self.player), "compare")
         await self.push_screen("compare" if self.player.setup.compare else "single")
@@ -392,4 +394,6 @@ class CkvizApp(App[int]):
             self.push_screen(HelpScreen())
 
     def action_toggle_dark(self) -> None:
-        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+        """Dark, light, then the projector theme (high contrast, for a meeting room)."""
+        place = THEMES.index(self.theme) if self.theme in THEMES else -1
+        self.theme = THEMES[(place + 1) % len(THEMES)]

@@ -195,7 +195,16 @@ KEYS: tuple[Key, ...] = (
         "compare mode on / off",
         title="Compare mode on / off",
     ),
-    Key("theme", "t", "toggle_dark", "Theme", "app", "toggle light / dark theme"),
+    Key(
+        "theme",
+        "t",
+        "toggle_dark",
+        "Theme",
+        "app",
+        "theme: dark, light, then projector (meeting mode: black on white, every text at least "
+        "4.5:1 and every graphic 3:1 against its background, as WCAG 2.1 asks)",
+        title="Next theme (projector: meeting mode)",
+    ),
     Key(
         "export",
         "x",

@@ -61,3 +61,27 @@ def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
         raise UsageError(f"--discipline: '{discipline}' runs only in --headless for now")
     seed = check_seed(ns.seed if ns.seed is not None else DEFAULT_SEED)
     return name, discipline, seed
+
+
+def compare_choice(ns: argparse.Namespace) -> tuple[str, str] | None:
+    """`--compare A,B`: the left and right lanes' disciplines, each checked to run on
+    `scenario`; None without the flag."""
+    given: str | None = getattr(ns, "compare", None)
+    if given is None:
+        return None
+    names = [name.strip() for name in given.split(",")]
+    if len(names) != 2 or not all(names):
+        raise UsageError(f"--compare: '{given}' is not two disciplines A,B (e.g. sfq,baseline)")
+    if ns.discipline:
+        raise UsageError("--compare: it names both lanes' disciplines; drop --discipline")
+    scenario = ns.scenario_arg or (ns.scenario[0] if ns.scenario else DEFAULT_SCENARIO)
+    loaded = scenario_files.load_any(scenario)
+    for name in names:
+        check_discipline(name, "--compare")
+        if not runs_on(name, loaded):
+            clock = clock_of(loaded)
+            raise UsageError(
+                f"--compare: '{name}' does not run on '{scenario}' "
+                f"(choose from {', '.join(disciplines_on(clock))})"
+            )
+    return names[0], names[1]

@@ -45,11 +45,52 @@ def theme_colours(variables: Mapping[str, str], size: int = SIZE) -> list[str]:
         if s >= 0.2 and all(_hue_gap(h * 360, other) >= MIN_HUE_GAP for other in hues):
             hues.append(h * 360)
     hues = _fill_hues(hues or [210.0], size)
+    grounds = grounds_of(variables)
     colours = []
     for i, hue in enumerate(hues):
         light = lightness[0] if i % 2 == 0 else lightness[1]
-        colours.append(Color.from_hsl(hue / 360, 0.7, light).hex6)
+        colours.append(readable(Color.from_hsl(hue / 360, 0.7, light).hex6, grounds))
     return colours
+
+
+TEXT_CONTRAST = 4.5  # WCAG 2.1 (1.4.3): text against its background, at least
+GRAPHICS_CONTRAST = 3.0  # WCAG 2.1 (1.4.11): a graphic's parts against theirs, at least
+GROUNDS = ("background", "surface", "panel")  # what the app draws text on
+
+
+def grounds_of(variables: Mapping[str, str]) -> list[Color]:
+    """The theme's colours the app draws on (panes, modals, the status line)."""
+    return [Color.parse(variables[name]) for name in GROUNDS if name in variables]
+
+
+def luminance(colour: Color) -> float:
+    """WCAG 2.1's relative luminance of an sRGB colour."""
+
+    def linear(channel: int) -> float:
+        c = channel / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * linear(colour.r) + 0.7152 * linear(colour.g) + 0.0722 * linear(colour.b)
+
+
+def contrast(a: Color, b: Color) -> float:
+    """WCAG 2.1's contrast ratio of two colours, 1 to 21."""
+    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def readable(colour: str, grounds: Sequence[Color], minimum: float = TEXT_CONTRAST) -> str:
+    """`colour`, its lightness moved away from `grounds` (lighter on dark ones, darker on
+    light ones) until it reads on every one at `minimum`: a key's name and a verdict are text."""
+    c = Color.parse(colour)
+    if not grounds:
+        return colour
+    lighten = sum(g.brightness for g in grounds) / len(grounds) < 0.5
+    h, s, light = c.hsl
+    while min(contrast(c, g) for g in grounds) < minimum and 0.0 < light < 1.0:
+        light = min(1.0, light + 0.02) if lighten else max(0.0, light - 0.02)
+        c = Color.from_hsl(h, s, light)
+    return c.hex6
 
 
 def _hue_gap(a: float, b: float) -> float:
@@ -78,7 +119,14 @@ def verdict_colours(variables: Mapping[str, str]) -> tuple[str, str, str]:
     """The theme's colours for fair, uneasy and starved (success, warning, error)."""
     names = ("success", "warning", "error")
     fallback = ("green", "yellow", "red")
-    return tuple(variables.get(n, f) for n, f in zip(names, fallback, strict=True))  # type: ignore[return-value]
+    grounds = (
+        grounds_of(variables) if not variables.get("background", "").startswith("ansi") else []
+    )
+    fair, uneasy, starved = (
+        readable(variables.get(n, f), grounds) if n in variables else f
+        for n, f in zip(names, fallback, strict=True)
+    )
+    return fair, uneasy, starved
 
 
 class KeyPalette:
