@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ckviz.disciplines.vtime.knobs import Version
+from ckviz.model.decision import FATES  # a fate in the reference's words
 from ckviz.model.queue import DequeuedRun, Ink, PaneLine, shown_number
 
 
@@ -96,18 +97,6 @@ class VtimeView:
         return lines
 
 
-# what a candidate's fate reads as, in the reference's words
-FATES = {
-    "served": "served",
-    "limit": "at its limit",
-    "not-ready": "head not ready",
-    "outside-window": "outside the window",
-    "batch-full": "batch full",
-    "empty": "empty",
-    "expired": "expired",
-    "orphan": "orphan dropped",
-    "discovered": "registered",
-}
 
 
 def _tags(tags: dict[str, float], label: str) -> PaneLine:
