@@ -32,7 +32,7 @@ from ckviz.tui.jumps import Jump
 from ckviz.tui.lanes import Frame, LaneSource, Setup
 from ckviz.tui.messages import DriverCrashed, DriverFailed, Perform, Stepped
 from ckviz.tui.moves import Ask, Landing, Move, Refused, Result, Show
-from ckviz.tui.palette import KeyPalette, theme_colours, verdict_colours
+from ckviz.tui.palette import KeyPalette, lane_colours, theme_colours, verdict_colours
 from ckviz.tui.player import SPEEDS, Player
 from ckviz.tui.recording import HISTORY_LIMIT
 from ckviz.tui.screens.compare import CompareScreen
@@ -219,7 +219,8 @@ class CkvizApp(App[int]):
     def _new_palette(self, frame: Frame) -> KeyPalette:
         variables = self.get_css_variables()
         keys = list(frame.setup.scenario.weights())
-        return KeyPalette(keys, theme_colours(variables), verdict_colours(variables))
+        lanes = lane_colours(variables)  # compare mode's lanes: a colour and a shape each
+        return KeyPalette(keys, theme_colours(variables), verdict_colours(variables), lanes)
 
     def _view(self) -> MainScreen | CompareScreen:
         screen = self.get_screen("compare" if self.player.setup.compare else "single")

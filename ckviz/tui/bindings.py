@@ -81,6 +81,9 @@ _SPELLED = {
     "equals_sign": "+",
     "minus": "-",
     "escape": "esc",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+    "apostrophe": "'",
 }
 
 STEP_COUNTS = (10, 100, 1000)  # the palette's "step N dequeue rounds"
@@ -270,6 +273,37 @@ KEYS: tuple[Key, ...] = (
         "screen",
         "zoom the focused pane (the per-key table if none) to the whole screen; again (or "
         "`esc`, once no filter is in force) to go back",
+    ),
+    Key(
+        "scrub_back",
+        "left_square_bracket",
+        "scrub(-1)",
+        "Scrub back",
+        "screen",
+        "`[` / `]`: the timeline scrubber: a tenth of the recording back / forward (a click or a "
+        "drag on the keys over time strip jumps to the moment under the pointer; before the "
+        "recording, the run is replayed to it)",
+        key_display="[",
+    ),
+    Key("scrub_on", "right_square_bracket", "scrub(1)", "Scrub on", "screen", key_display="]"),
+    Key(
+        "mark",
+        "m",
+        "mark",
+        "Mark",
+        "screen",
+        "mark the moment shown (a bookmark; a note says which)",
+        title="Mark this moment",
+    ),
+    Key(
+        "to_mark",
+        "apostrophe",
+        "back_to_mark",
+        "To mark",
+        "screen",
+        "back to the newest mark; again, the one before (round and round)",
+        title="Back to a mark",
+        key_display="'",
     ),
     Key(
         "why",

@@ -60,6 +60,9 @@ def footer_offers(ctx: Context) -> dict[str, Offer]:
         offers["zoom"] = Offer(97 if ctx.zoomed else 75, "Unzoom" if ctx.zoomed else "Zoom")
     if ctx.pane == "discipline":  # the order pane: `enter` says why its first key won
         offers["why"] = Offer(74)
+    if not ctx.playing:  # meeting mode: the scrubber and the bookmarks, when there is room
+        offers |= {"scrub(-1)": Offer(22), "scrub(1)": Offer(21), "mark": Offer(19)}
+        offers["back_to_mark"] = Offer(18)
     if ctx.pane == "queues" or (ctx.zoomed and ctx.pane is None):
         offers["sort_keys"] = Offer(74)
     return offers

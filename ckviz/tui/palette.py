@@ -129,6 +129,20 @@ def verdict_colours(variables: Mapping[str, str]) -> tuple[str, str, str]:
     return fair, uneasy, starved
 
 
+LANE_COLOURS = ("primary", "accent")  # the left and the right lane's, where a lane is drawn
+
+
+def lane_colours(variables: Mapping[str, str]) -> tuple[str, ...]:
+    """The theme's colours for compare mode's lanes (the CDF's marks), readable as text."""
+    if variables.get("background", "").startswith("ansi"):
+        return ("ansi_bright_blue", "ansi_bright_magenta")
+    grounds = grounds_of(variables)
+    return tuple(
+        readable(variables.get(n, f), grounds)
+        for n, f in zip(LANE_COLOURS, ("blue", "magenta"), strict=True)
+    )
+
+
 class KeyPalette:
     """Maps each key of a scenario to its colour; the same key gets the same style everywhere.
 
@@ -140,8 +154,10 @@ class KeyPalette:
         keys: Sequence[str],
         colours: Sequence[str],
         verdicts: Sequence[str] = ("green", "yellow", "red"),
+        lanes: Sequence[str] = ("blue", "magenta"),
     ) -> None:
         self._verdicts = [Style(color=Color.parse(c).rich_color, bold=True) for c in verdicts]
+        self._lanes = [Style(color=Color.parse(c).rich_color, bold=True) for c in lanes]
         self._colours = list(colours) or ["default"]
         rich = [Color.parse(c).rich_color if c != "default" else None for c in self._colours]
         self._styles = [Style(color=c) for c in rich]
@@ -151,6 +167,10 @@ class KeyPalette:
     def verdict(self, share: float) -> Style:
         """Bold, in the theme's success / warning / error colour by FAIR and STARVED."""
         return self._verdicts[0 if share >= FAIR else 1 if share >= STARVED else 2]
+
+    def lane(self, index: int) -> Style:
+        """Compare mode's lane `index`, bold in its colour (its shape tells it apart too)."""
+        return self._lanes[index % len(self._lanes)]
 
     @property
     def starved(self) -> Style:

@@ -24,7 +24,7 @@ from ckviz.tui.jumps import Jump, go_to, replay_to, until_served
 from ckviz.tui.lanes import Frame, LaneSource, Setup
 from ckviz.tui.moves import BELL, Ask, Export, Landing, Move, Refused, Result, Show
 from ckviz.tui.pace import Pace
-from ckviz.tui.recording import HISTORY_LIMIT, HISTORY_OBJECTS, Recording
+from ckviz.tui.recording import HISTORY_LIMIT, HISTORY_OBJECTS, Bookmarks, Recording
 from ckviz.tui.viewing import Viewing
 
 # Play speeds: (seconds between ticks, instants per tick).
@@ -71,6 +71,7 @@ class Player:
         self.setup = setup
         keys = len(setup.scenario.weights())
         self.recording = Recording(min(history, max(200, HISTORY_OBJECTS // keys)))
+        self.marks = Bookmarks()  # `m` marks a moment of the run shown, `'` goes back to it
         self.view = Viewing()
         self.error: CkvizError | None = None
         self.playing = False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from ckviz.tui.lanes import Frame
 
@@ -91,3 +92,18 @@ class Recording:
     def position(self) -> tuple[int, int]:
         """(shown, recorded), both 1-based counts, for the status line."""
         return self.cursor + 1, len(self.frames)
+
+
+@dataclass(slots=True)
+class Bookmarks:
+    """Moments marked in this setup's run (their times, oldest first) and which `'` showed
+    last (it cycles back through them)."""
+
+    setup: object = None
+    times: list[int] = field(default_factory=list)
+    shown: int = 0  # how many `'` presses since the last mark
+
+    def follow(self, setup: object) -> None:
+        """A new setup (another discipline, scenario, seed, a restart): its own marks."""
+        if setup is not self.setup:
+            self.setup, self.times, self.shown = setup, [], 0

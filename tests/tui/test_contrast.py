@@ -4,6 +4,8 @@ each theme's colours and the colours the app draws keys and verdicts in."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual.color import Color
 from textual.theme import BUILTIN_THEMES
@@ -13,6 +15,7 @@ from ckviz.tui.palette import (
     TEXT_CONTRAST,
     contrast,
     grounds_of,
+    lane_colours,
     theme_colours,
     verdict_colours,
 )
@@ -31,6 +34,9 @@ def resolved(value: str, ground: Color) -> Color:
     if value.startswith("auto"):
         alpha = float(value.split()[1].rstrip("%")) / 100 if " " in value else 1.0
         return ground + ground.get_contrast_text(alpha)
+    if " " in value:  # `#e0e0e0 50%`: the colour at that alpha
+        colour, alpha = value.split()
+        return ground + Color.parse(colour).with_alpha(float(alpha.rstrip("%")) / 100)
     return ground + Color.parse(value)
 
 
@@ -50,6 +56,7 @@ def test_every_text_colour_reads_at_4_5_to_1(name: str) -> None:
         "text-primary": v["text-primary"],  # pane titles
         **{f"verdict {i}": c for i, c in enumerate(verdict_colours(v))},
         **{f"key colour {i}": c for i, c in enumerate(theme_colours(v))},
+        **{f"lane colour {i}": c for i, c in enumerate(lane_colours(v))},  # the CDF's marks
     }
     low = {
         (what, str(ground.hex6)): round(ratio, 2)
@@ -64,7 +71,22 @@ def test_every_text_colour_reads_at_4_5_to_1(name: str) -> None:
 def test_every_graphic_reads_at_3_to_1(name: str) -> None:
     v = variables(name)
     background = Color.parse(v["background"])
-    # pane borders and the focused pane's, the CDF's and the strip's marks (key colours)
-    graphics = [v["primary"], v["accent"], *theme_colours(v)]
+    # the panes' and lanes' borders (ckviz.tcss), the modals', the CDF's marks (the lanes'
+    # colours), the strip's and the bars' cells (the keys')
+    borders = [f"{v['foreground']} 50%", v["primary"]]
+    graphics = [*borders, *lane_colours(v), *theme_colours(v)]
     ratios = [contrast(resolved(c, background), background) for c in graphics]
     assert min(ratios) >= GRAPHICS_CONTRAST, f"{name}: {[round(r, 2) for r in ratios]}"
+
+
+def test_the_borders_the_test_reads_are_the_app_s() -> None:
+    """The graphics above are what ckviz.tcss draws borders in."""
+    from ckviz.tui.app import CkvizApp
+
+    tcss = Path(CkvizApp.CSS_PATH).read_text(encoding="utf-8")
+    lines = [line.strip() for line in tcss.splitlines()]
+    borders = {
+        line.split(":", 1)[1].split(";")[0].strip() for line in lines if line.startswith("border:")
+    }
+    borders.discard("none")
+    assert borders == {"round $foreground 50%", "round $primary"}

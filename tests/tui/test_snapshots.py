@@ -40,6 +40,15 @@ def test_compare_mode(snap_compare: Snap, make_app: MakeApp) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=stepping("c", *["n"] * 15))
 
 
+def test_compare_mode_projector_theme_with_the_verdict(
+    snap_compare: Snap, make_app: MakeApp
+) -> None:
+    # meeting mode: the projector theme, the verdict banner, a keys over time strip per lane
+    app = make_app("ck_skew", "baseline", compare_with="sfq")
+    keys = ("t", "t", *["n"] * 30)
+    assert snap_compare(app, terminal_size=(140, 44), run_before=stepping(*keys))
+
+
 def test_step_back_replay(snap_compare: Snap, make_app: MakeApp) -> None:
     app = make_app("ck_trickle", "drr")
     assert snap_compare(app, terminal_size=SIZE, run_before=stepping(*["n"] * 8, "b", "b"))

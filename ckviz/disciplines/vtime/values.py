@@ -97,8 +97,6 @@ class VtimeView:
         return lines
 
 
-
-
 def _tags(tags: dict[str, float], label: str) -> PaneLine:
     if not tags:
         return ((f"{label}: ", "dim"), ("none", "dim"))

@@ -16,6 +16,7 @@ from ckviz.tui.palette import KeyPalette
 from ckviz.tui.player import Player
 from ckviz.tui.screens.lane_screen import LaneScreen
 from ckviz.tui.text import BOLD, DIM
+from ckviz.tui.verdict import verdict_line
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.event_log import EventLogPane
@@ -23,6 +24,7 @@ from ckviz.tui.widgets.filter_bar import FilterBar
 from ckviz.tui.widgets.footer import ContextFooter
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.key_strip import KeyStripPane
 from ckviz.tui.widgets.pane import snapshot_panes_in
 from ckviz.tui.widgets.status import Controls, StatusBar, fairness_text
 from ckviz.tui.widgets.wait_cdf import WaitCdfPane
@@ -43,6 +45,7 @@ class LaneView(Vertical):
         yield KeyQueuesPane(compact=True)
         yield DisciplinePane(compact=True)
         yield CkIndexPane(compact=True)
+        yield KeyStripPane(compact=True)  # keys over time: a starved key's long shaded run
 
     def show(self, index: int, frame: Frame, palette: KeyPalette) -> None:
         snapshot = frame.snapshots[index]
@@ -56,6 +59,9 @@ class LaneView(Vertical):
             snapshot.time_unit,
         )
         self.query_one(".lane-header", Static).update(header, layout=False)
+        strip = self.query_one(KeyStripPane)
+        strip.light_key = frame.setup.scenario.light_key
+        strip.worst_key = frame.fairness[index].underserved
         for pane in snapshot_panes_in(self):
             pane.show(snapshot, palette)
 
@@ -84,6 +90,7 @@ class CompareScreen(LaneScreen):
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
+        yield Static(id="verdict")  # which lane is fairer, by how much, in one line
         with Horizontal(id="lanes"):
             for i in range(LANES):
                 yield LaneView(id=f"lane-{i}", classes="lane")
@@ -101,6 +108,9 @@ class CompareScreen(LaneScreen):
                 self._keys = len(frame.snapshots[0].keys)
                 self._fit_bottom()
             self.query_one(StatusBar).show(frame, controls, palette)
+            banner = self.query_one("#verdict", Static)
+            room = banner.content_region.width or self.size.width
+            banner.update(verdict_line(frame, palette, room), layout=False)
             for i in range(min(LANES, len(frame.snapshots))):
                 self.query_one(f"#lane-{i}", LaneView).show(i, frame, palette)
                 log = self.query_one(f"#events-{i}", EventLogPane)

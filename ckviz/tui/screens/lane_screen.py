@@ -28,6 +28,7 @@ from ckviz.tui.player import Player
 from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.screens.prompt import Prompt
 from ckviz.tui.screens.why import WhyScreen
+from ckviz.tui.scrub import back_to_mark, mark, scrub, scrub_to
 from ckviz.tui.widgets.filter_bar import FilterBar
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.key_strip import KeyStripPane
@@ -108,6 +109,25 @@ class LaneScreen(Screen[None]):
         panes = panes_in(self)
         if 0 < number <= len(panes):
             self.set_focus(panes[number - 1])
+
+    # ---- the scrubber and bookmarks (ckviz.tui.scrub) ----------------------------------------
+
+    def action_scrub(self, direction: int) -> None:
+        """`[` / `]`: a tenth of the recording back / forward."""
+        self.post_message(Perform(scrub(self.player, direction)))
+
+    def on_key_strip_pane_scrubbed(self, message: KeyStripPane.Scrubbed) -> None:
+        """A click or a drag on the keys over time strip: the moment under the pointer."""
+        self.post_message(Perform(scrub_to(self.player, message.target), refresh=True))
+
+    def action_mark(self) -> None:
+        self.post_message(Perform(mark(self.player)))
+
+    def action_back_to_mark(self) -> None:
+        move, where = back_to_mark(self.player)
+        if where is not None:
+            self.notify(where, title="bookmark", markup=False)
+        self.post_message(Perform(move, refresh=True))
 
     def action_why(self) -> None:
         """Why the last call of each lane on show picked its key, and the runner-up lost."""

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 
 from rich.style import Style
 from rich.text import Text
+from textual.events import MouseDown, MouseEvent, MouseMove
+from textual.message import Message
 
 from ckviz.model.history import KeyBucket, squeeze
 from ckviz.model.snapshot import Snapshot
@@ -76,8 +78,17 @@ class KeyStripPane(SnapshotPane):
 
     TITLE = "Keys over time · █ served · ░▒▓ queued, none served"
 
+    class Scrubbed(Message):
+        """A click or a drag on the strip: go to `target`, the time under the pointer."""
+
+        def __init__(self, target: int) -> None:
+            super().__init__()
+            self.target = target
+
     def __init__(self, *, compact: bool = False, id: str | None = None) -> None:
         super().__init__(compact=compact, id=id)
+        self._axis_at: tuple[int, int, int] | None = None  # (first cell, cells, t) drawn
+        self._scrubbed: int | None = None  # the last target a drag asked for
         self.light_key: str | None = None
         self.worst_key: str | None = None  # the fairness headline's worst key, if any
         self.shown_keys: Sequence[str] | None = None  # a filter's keys; None: every key
@@ -96,6 +107,7 @@ class KeyStripPane(SnapshotPane):
         slice_ms = history.width_ms * buckets / room
         self.border_subtitle = f"1 column ≈ {ms(max(1.0, slice_ms))} · oldest on the left"
         head = [self._axis(snapshot.t, key_cells, room)]
+        self._axis_at = (key_cells + 1, room, snapshot.t)
 
         def draw(i: int) -> Text:
             key = keys[i]
@@ -108,6 +120,30 @@ class KeyStripPane(SnapshotPane):
             return out
 
         return Rows(head, len(keys), draw)
+
+    def on_mouse_down(self, event: MouseDown) -> None:
+        self._scrubbed = None
+        self._scrub_at(event)
+
+    def on_mouse_move(self, event: MouseMove) -> None:
+        if event.button == 1:  # a drag: each new moment under the pointer
+            self._scrub_at(event)
+
+    def _scrub_at(self, event: MouseEvent) -> None:
+        """The time under the pointer's column (the first cell: the run's start; the last:
+        the moment shown)."""
+        offset = event.get_content_offset(self)
+        if self._axis_at is None or offset is None:
+            return
+        x = offset.x
+        first, cells, t = self._axis_at
+        column = x - first + self.scroll_offset.x
+        if not 0 <= column < cells:
+            return
+        target = round(t * (column + 1) / cells)
+        if target != self._scrubbed:
+            self._scrubbed = target
+            self.post_message(self.Scrubbed(target))
 
     @staticmethod
     def _axis(t: int, key_cells: int, cells: int) -> Text:

@@ -63,8 +63,9 @@ class WaitCdfPane(Pane[Frame]):
         self._height = self.text_height
         snaps = frame.snapshots
         waits = [lane_waits(snap, self.shown_keys) for snap in snaps]
-        # Shape tells the lanes apart; a colour would read as a key's (the keys use them all).
-        styles = [BOLD for _ in snaps]
+        # A shape and a colour tell the lanes apart (never the colour alone); the lanes'
+        # colours are the theme's primary and accent, not a key's.
+        styles = [palette.lane(i) for i in range(len(snaps))]
         legend = new_text()
         for i, snap in enumerate(snaps):
             legend.append(f"{MARKS[i % 2]} {snap.discipline}", styles[i]).append("  ")

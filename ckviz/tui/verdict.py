@@ -1,0 +1,56 @@
+"""Compare mode's verdict banner: which lane is fairer and by how much, in one line, from the
+demand-aware fairness (ckviz.fairness: each lane's most under-served key's fair-share
+attainment, the dequeues it got over those it was owed). Textual-free."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from ckviz.tui.lanes import Frame
+from ckviz.tui.palette import KeyPalette
+from ckviz.tui.text import BOLD, DIM
+
+AS_FAIR = 0.05  # attainments this close: neither lane is fairer
+
+
+def verdict_line(frame: Frame, palette: KeyPalette, width: int = 200) -> Text:
+    """`▶ sfq is fairer: its most under-served key gets 92% of its fair share, baseline's
+    light-3 19% (4.8x)`; `too early` until both lanes have judged a key. Longer than `width`
+    cells, the short words (80 columns hold them)."""
+    line = _verdict(frame, palette, short=False)
+    return line if line.cell_len <= width else _verdict(frame, palette, short=True)
+
+
+def _verdict(frame: Frame, palette: KeyPalette, short: bool) -> Text:
+    out = Text(no_wrap=True, overflow="ellipsis", end="").append("" if short else "verdict: ", DIM)
+    snaps, fairness = frame.snapshots, frame.fairness
+    if len(snaps) < 2:
+        return out.append("one lane: nothing to compare", DIM)
+    names = [s.discipline for s in snaps[:2]]
+    got = [f.attainment for f in fairness[:2]]
+    if got[0] is None or got[1] is None:
+        return out.append("verdict: too early, no key owed 3 dequeues yet in both lanes", DIM)
+    a, b = got[0], got[1]
+    pair = (a, b)
+    if abs(a - b) < AS_FAIR:
+        out.append(f"{names[0]} and {names[1]} are as fair", BOLD)
+        each = "worst keys get" if short else "each lane's most under-served key gets"
+        return out.append(f": {each} {percent(min(a, b))}+ of their fair share", DIM)
+    best = 0 if a > b else 1
+    worse = 1 - best
+    out.append("▶ ", palette.lane(best)).append(names[best], palette.lane(best))
+    out.append(" is fairer", BOLD)
+    out.append(": worst key " if short else ": its most under-served key gets ", DIM)
+    out.append(percent(pair[best]), palette.verdict(pair[best]))
+    out.append(" of its share vs " if short else " of its fair share, ", DIM)
+    out.append(f"{names[worse]}'s ", palette.lane(worse))
+    worst_key = fairness[worse].underserved
+    if worst_key is not None:
+        out.append(worst_key, palette.style(worst_key)).append(" ")
+    out.append(percent(pair[worse]), palette.verdict(pair[worse]))
+    times = pair[best] / pair[worse] if pair[worse] > 0 else None
+    return out.append(f" ({times:.1f}x)" if times is not None else " (starved)", BOLD)
+
+
+def percent(attainment: float) -> str:
+    return f"{attainment:.0%}"
