@@ -61,8 +61,9 @@ def footer_offers(ctx: Context) -> dict[str, Offer]:
     if ctx.pane == "discipline":  # the order pane: `enter` says why its first key won
         offers["why"] = Offer(74)
     if not ctx.playing:  # meeting mode: the scrubber and the bookmarks, when there is room
-        offers |= {"scrub(-1)": Offer(22), "scrub(1)": Offer(21), "mark": Offer(19)}
-        offers["back_to_mark"] = Offer(18)
+        scrub = 60 if ctx.replay else 8  # going through the recording: the scrubber matters
+        offers |= {"scrub(-1)": Offer(scrub), "scrub(1)": Offer(scrub - 1), "mark": Offer(6)}
+        offers["back_to_mark"] = Offer(5)
     if ctx.pane == "queues" or (ctx.zoomed and ctx.pane is None):
         offers["sort_keys"] = Offer(74)
     return offers
