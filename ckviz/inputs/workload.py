@@ -117,12 +117,13 @@ def generate(scenario: Scenario, seed: str) -> list[PlannedRun]:
     for name, spec in scenario.named_keys():
         cursor = spec.start_at_ms
         gap_mean = 1000 / spec.rate_per_sec
+        lifecycle = spec.has_lifecycle  # a walk over the key's fields: once per key
         for i in range(spec.runs):
             if spec.arrival == "poisson" and i > 0:
                 cursor += exp_ms(rng, gap_mean)
             hold = exp_ms(rng, spec.hold_ms_mean)
             arrival = cursor if spec.arrival == "poisson" else spec.start_at_ms
-            life = run_life(spec, fails) if spec.has_lifecycle else PLAIN
+            life = run_life(spec, fails) if lifecycle else PLAIN
             runs.append(PlannedRun(name, run_id(name, i), arrival, hold, life))
     runs.sort(key=lambda r: (r.arrival_ms, js_string_order(r.key), js_string_order(r.run_id)))
     return runs

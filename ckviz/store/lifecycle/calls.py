@@ -75,7 +75,7 @@ class LifecycleCalls:
 
     def nack(self: Calling, key: str, run_id: str, payload: str, score: int) -> int:
         """Requeue a held run at its retry `score` with the client's new `payload` (its
-        slots freed at once; a vtime door re-registers its key)."""
+        slots freed at once; a discipline keeping its order in Redis re-registers its key)."""
         q = self._queue
         life = q.lifecycle
         keys = (*_slot_keys(q, key, run_id), life.length_counter, life.running_counter)
