@@ -262,7 +262,7 @@ async def test_step_scenarios_count_steps_and_show_no_seed(
         assert f"· step {snap.t} ·" in status and "seed" not in status and "ms" not in status
         assert "steps/s" in status
         held = app.screen.query_one(HeldSlotsPane).plain
-        assert "release in (steps)" in held and "ms" not in held
+        assert "release in steps" in held and "ms" not in held
         ck_index = app.screen.query_one(CkIndexPane).plain
         assert "pass 2 reads it" in ck_index and "heavy" in ck_index and "empty" not in ck_index
         await press(pilot, "colon")
