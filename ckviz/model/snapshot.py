@@ -193,7 +193,7 @@ class Snapshot:
     rescores: bool  # whether the discipline rewrites ckIndex scores before each dequeue
     discipline_state: DisciplineState
     events: EventLog
-    recent: tuple[QueueEvent, ...]  # what the last step did
+    recent: tuple[QueueEvent, ...]  # the latest events, newest last (the Events pane's)
     round_trips: int
     score_base: int
     taken_from: int = 0  # events[taken_from:] are the dequeues of the last frame's step(s)
@@ -231,11 +231,18 @@ class Snapshot:
 
     time_unit: str = "ms"  # what `t` and the times count: "ms", or "step" (step harness)
     decision: Decision | None = None  # the last dequeue call's candidates (the app's "why")
+    # The step clock's last step: events[call_from:] are its call's dequeues, and whether it
+    # made a call at all (None: the millisecond clock, whose steps are the frames').
+    call_from: int | None = None
+    called: bool | None = None
 
     @property
     def taken(self) -> Sequence[DequeueEvent]:
-        """The runs dequeued since the frame before this one (the "this step" line's)."""
-        return self.events[self.taken_from :]
+        """The runs the "this step" line names: on the step clock the last call's only (a
+        frame after many calls, as at the end of a run, describes the last); otherwise those
+        dequeued since the frame before this one."""
+        start = self.taken_from if self.call_from is None else self.call_from
+        return self.events[start:]
 
     @property
     def dequeued(self) -> int:

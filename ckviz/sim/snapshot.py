@@ -63,6 +63,8 @@ class Scene:
     carried: Mapping[str, KeyRow] | None = None
     figures: KeyFigures | None = None
     decision: Decision | None = None  # the last call's (sim/decision.py)
+    call_from: int | None = None  # the step clock's: events[call_from:] are its last call's
+    called: bool | None = None  # the step clock's: whether its last step made a call
 
 
 class Pictured(Protocol):
@@ -120,4 +122,6 @@ def snapshot_of(engine: Pictured, view: ViewRequest) -> Snapshot:
         figures=s.figures,
         time_unit=engine.unit,
         decision=s.decision,
+        call_from=s.call_from,
+        called=s.called,
     )

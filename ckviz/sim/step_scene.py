@@ -24,6 +24,8 @@ from ckviz.sim.serving import Decided
 from ckviz.sim.snapshot import Scene
 from ckviz.store.runqueue import RunQueue
 
+RECENT_EVENTS = 200  # the Events pane's history, as many as the millisecond driver keeps
+
 
 class StepEngine(Protocol):
     """The step harness as its scene reads it."""
@@ -51,9 +53,8 @@ def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
         for key, b in ledger.books.items()
     )
     events = ledger.events
-    recent = tuple(
-        QueueEvent("dequeue", e.dequeued_ms, e.key, e.run_id)
-        for e in events[len(events) - len(last.served) if last else 0 :]
+    recent = tuple(  # the history of the calls, not the last one's: the Events pane keeps it
+        QueueEvent("dequeue", e.dequeued_ms, e.key, e.run_id) for e in events[-RECENT_EVENTS:]
     )
     order = _tag_order(runner)
     state = _state(runner)
@@ -74,6 +75,8 @@ def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
         next_consumer=None if runner.done else runner.next_consumer(),
         history_at=runner.t,
         decision=_decision(runner, index, state),
+        call_from=len(events) - (len(last.served) if last else 0),
+        called=last.called if last else None,
     )
 
 

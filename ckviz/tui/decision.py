@@ -16,7 +16,9 @@ def this_step(snapshot: Snapshot, palette: KeyPalette) -> Text:
     """`this step: ▶ heavy +1 more (clock 3) · lowest start tag… · env 4/4, per-key cap 1`."""
     out = Text(end="").append("this step: ", DIM)  # long: the panes wrap it, never cut
     taken = snapshot.taken
-    if not taken:
+    if snapshot.called is False:  # a step scenario's step with the env full: no Lua call
+        out.append(f"no call ({snapshot.full or 'env full'})", DIM)
+    elif not taken:
         reason = snapshot.full or ("nothing queued" if not snapshot.index_read else "no pick")
         out.append(f"nothing dequeued ({reason})", DIM)
     else:

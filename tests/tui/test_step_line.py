@@ -1,0 +1,42 @@
+"""A step scenario's "this step" line describes its last call only (or says it made none),
+and its Events pane keeps the history of the calls (issue 23 item 2)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ckviz.tui.app import CkvizApp
+from ckviz.tui.widgets.discipline import DisciplinePane
+from ckviz.tui.widgets.event_log import EventLogPane
+from tests.tui.conftest import press, settle
+
+MakeApp = Callable[..., CkvizApp]
+
+
+def this_step(app: CkvizApp) -> str:
+    """The line, unwrapped: it runs until the discipline's state starts."""
+    pane = app.screen.query_one(DisciplinePane).plain
+    return " ".join(pane.split(" · env")[0].split())
+
+
+async def test_a_step_without_a_call_says_so_and_the_events_keep_the_calls(
+    make_app: MakeApp,
+) -> None:
+    app = make_app("micro_skew", "vtime")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        # env limit 1, hold 3 (SPEC-vtime 7): calls at 0, 4, 8 serve; step 9 finds the env full
+        await press(pilot, ":", "9", "enter")
+        assert this_step(app).startswith("this step: no call"), this_step(app)
+        log = app.screen.query_one(EventLogPane).plain.split()
+        assert [w for w in log if "-0" in w] == ["heavy-0", "light0-0", "light1-0"], log
+
+
+async def test_the_line_at_the_end_of_a_run_names_the_last_call_only(make_app: MakeApp) -> None:
+    app = make_app("micro_skew", "vtime")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, ">")  # many calls, one frame: the line is not their sum
+        line = this_step(app)
+        assert line.startswith("this step: ▶ heavy · won"), line
+        assert "more" not in line, line
