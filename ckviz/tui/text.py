@@ -102,5 +102,12 @@ def ms(value: float | None, unit: str = "ms") -> str:
     return f"{value:.0f}ms"
 
 
+def lasting(value: float, unit: str = "ms") -> str:
+    """A duration with its unit where no pane says it: '840ms', '12.3s'; '1 step', '9 steps'."""
+    if unit == "ms":
+        return ms(value)
+    return f"{value:.0f} step{'' if round(value) == 1 else 's'}"
+
+
 def ratio(value: float) -> str:
     return f"{value:.2f}"

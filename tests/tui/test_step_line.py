@@ -8,6 +8,8 @@ from collections.abc import Callable
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.event_log import EventLogPane
+from ckviz.tui.widgets.key_strip import KeyStripPane
+from ckviz.tui.widgets.wait_cdf import WaitCdfPane
 from tests.tui.conftest import press, settle
 
 MakeApp = Callable[..., CkvizApp]
@@ -40,3 +42,19 @@ async def test_the_line_at_the_end_of_a_run_names_the_last_call_only(make_app: M
         line = this_step(app)
         assert line.startswith("this step: ▶ heavy · won"), line
         assert "more" not in line, line
+
+
+async def test_the_strip_and_the_cdf_count_steps(make_app: MakeApp) -> None:
+    app = make_app("micro_skew", "vtime")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        await press(pilot, "c", ":", "9", "enter")  # compare mode: both lanes' strips, the CDF
+        await settle(pilot)
+        strips = list(app.screen.query(KeyStripPane))
+        assert strips
+        for strip in strips:
+            told = f"{strip.border_subtitle} {strip.plain.splitlines()[0]}"
+            assert "ms" not in told and "step" in told, told
+        cdf = app.screen.query_one(WaitCdfPane)
+        axis = cdf.plain.splitlines()[-1]
+        assert "ms" not in axis and "steps wait so far" in axis, axis

@@ -13,7 +13,7 @@ from textual.message import Message
 from ckviz.model.history import KeyBucket, squeeze
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.text import DIM, fit, key_width, longest_wait, ms
+from ckviz.tui.text import DIM, fit, key_width, lasting, longest_wait, ms
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
 
 SERVED = "█"  # served in the bucket (the key's colour)
@@ -105,8 +105,9 @@ class KeyStripPane(SnapshotPane):
         # more buckets than columns: neighbours merge; fewer: each spreads over a few columns
         cells = min(buckets, room)
         slice_ms = history.width_ms * buckets / room
-        self.border_subtitle = f"1 column ≈ {ms(max(1.0, slice_ms))} · oldest on the left"
-        head = [self._axis(snapshot.t, key_cells, room)]
+        column = lasting(max(1.0, slice_ms), snapshot.time_unit)
+        self.border_subtitle = f"1 column ≈ {column} · oldest on the left"
+        head = [self._axis(snapshot.t, snapshot.time_unit, key_cells, room)]
         self._axis_at = (key_cells + 1, room, snapshot.t)
 
         def draw(i: int) -> Text:
@@ -146,8 +147,8 @@ class KeyStripPane(SnapshotPane):
             self.post_message(self.Scrubbed(target))
 
     @staticmethod
-    def _axis(t: int, key_cells: int, cells: int) -> Text:
-        right = f"t={ms(t)}"
+    def _axis(t: int, unit: str, key_cells: int, cells: int) -> Text:
+        right = f"t={ms(t)}" if unit == "ms" else f"step {t}"
         line = fit("key", key_cells + 1) + "0" + right.rjust(max(0, cells - 1))
         return new_text().append(line, DIM)
 

@@ -12,7 +12,7 @@ from rich.text import Text
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.lanes import Frame
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.text import BOLD, DIM, fit, ms, wait_so_far
+from ckviz.tui.text import BOLD, DIM, fit, lasting, wait_so_far
 from ckviz.tui.widgets.pane import Pane, Rows, new_text
 
 MARKS = ("◆", "●")  # a lane's point on a row: left lane, right lane
@@ -86,7 +86,7 @@ class WaitCdfPane(Pane[Frame]):
             return _track(out, points, cells, styles)
 
         axis = new_text().append(" " * LABEL + "0", DIM)
-        label = f"{ms(longest)} wait so far"
+        label = f"{lasting(longest, snaps[0].time_unit)} wait so far"
         axis.append(label.rjust(cells - 1) if len(label) < cells else fit(label, cells - 1), DIM)
         return Rows([legend], levels, draw, [axis])
 
