@@ -56,9 +56,9 @@ def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
     recent = tuple(  # the history of the calls, not the last one's: the Events pane keeps it
         QueueEvent("dequeue", e.dequeued_ms, e.key, e.run_id) for e in events[-RECENT_EVENTS:]
     )
-    order = _tag_order(runner)
-    state = _state(runner)
     index = tuple(runner.queue.peek_index(view.index_limit)[0])  # a Lua pass may read it
+    order = _tag_order(runner, index)
+    state = _state(runner)
     return Scene(
         step=len(runner.calls),
         t=last.step if last else 0,
@@ -103,10 +103,16 @@ def _head(ledger: Ledger, key: str) -> float | None:
     return None if arrival is None else float(T0 + arrival)
 
 
-def _tag_order(runner: StepEngine) -> tuple[str, ...]:
-    """The keys with runs left, in the discipline's own order when it keeps one in Redis."""
+def _tag_order(runner: StepEngine, index: Sequence[IndexEntry]) -> tuple[str, ...]:
+    """The keys with runs left, in the discipline's own order when it keeps one in Redis;
+    else in ckIndex's, the order the Lua's own scan walks (lowest score first), any key past
+    the entries read after them."""
     left = [k for k, b in runner.ledger.books.items() if b.queued]
-    return tuple(left) if runner.in_redis is None else runner.in_redis.order(left)
+    if runner.in_redis is not None:
+        return runner.in_redis.order(left)
+    waiting = set(left)
+    scanned = dict.fromkeys(e.key for e in index if e.key in waiting)  # a key's queues: once
+    return (*scanned, *(k for k in left if k not in scanned))
 
 
 def _state(runner: StepEngine) -> DisciplineState:

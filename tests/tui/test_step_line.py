@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ckviz.tui.app import CkvizApp
+from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.event_log import EventLogPane
 from ckviz.tui.widgets.key_strip import KeyStripPane
@@ -58,3 +59,27 @@ async def test_the_strip_and_the_cdf_count_steps(make_app: MakeApp) -> None:
         cdf = app.screen.query_one(WaitCdfPane)
         axis = cdf.plain.splitlines()[-1]
         assert "ms" not in axis and "steps wait so far" in axis, axis
+
+
+def listed(pane: str, after: str) -> list[str]:
+    """The keys of a pane's numbered list after the line starting with `after`."""
+    lines = pane.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith(after)) + 1
+    keys = []
+    for line in lines[start:]:
+        cells = line.split()
+        if len(cells) < 2 or not cells[0].isdigit():
+            break
+        keys.append(cells[1])
+    return keys
+
+
+async def test_baselines_next_order_is_ckindexs(make_app: MakeApp) -> None:
+    app = make_app("micro_sybil", "baseline")
+    async with app.run_test(size=(140, 60)) as pilot:
+        await settle(pilot)
+        await press(pilot, "space")  # att00..att09 served: their next heads score later
+        order = listed(app.screen.query_one(DisciplinePane).plain, "next order")
+        index = listed(app.screen.query_one(CkIndexPane).plain, "")
+        assert order[:3] == ["att10", "att11", "att12"], order
+        assert order == index[: len(order)], (order, index)
