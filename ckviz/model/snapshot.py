@@ -97,6 +97,28 @@ def wait_so_far(wait_sum_ms: int, dequeued: int, head_age: float | None) -> floa
     return (wait_sum_ms + head_age) / (dequeued + 1)
 
 
+@dataclass(frozen=True, slots=True)
+class KeyLifeRow:
+    """One key's run lifecycle at this moment (docs/lifecycle.md)."""
+
+    waiting: int  # queued runs whose score lies ahead: a retry's backoff, or a delay
+    next_due: int | None  # when the first of them comes due (the clock's time)
+    retries: int  # nacks that queued a run again
+    expired: int  # runs that expired queued, never served
+    dead_lettered: int
+
+
+@dataclass(frozen=True, slots=True)
+class LifeView:
+    """The lifecycle as the app shows it: for the rows carried only, so a large run stays
+    cheap, and the TTL queue's first entries."""
+
+    keys: Mapping[str, KeyLifeRow]  # by key, for the rows the snapshot carries
+    next_expiries: tuple[tuple[str, str, int], ...]  # (key, run id, when), soonest first
+    ttl_pending: int  # runs with a TTL entry not yet served or expired
+    next_sweep: int | None  # when the TTL consumer sweeps next (None: no sweep to come)
+
+
 SORTS = ("scenario", "queued", "out", "age", "wait")  # what a view may sort keys by
 
 
@@ -235,6 +257,7 @@ class Snapshot:
     # made a call at all (None: the millisecond clock, whose steps are the frames').
     call_from: int | None = None
     called: bool | None = None
+    life: LifeView | None = None  # the run lifecycle's, when the scenario has one
 
     @property
     def taken(self) -> Sequence[DequeueEvent]:

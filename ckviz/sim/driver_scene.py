@@ -12,7 +12,9 @@ from ckviz.model.queue import IndexEntry
 from ckviz.model.snapshot import QueueEvent, ViewRequest
 from ckviz.sim.consumers import Consumer, Turns
 from ckviz.sim.decision import call_decision, latest
+from ckviz.sim.driver_life import PlainRuns
 from ckviz.sim.ledger import Ledger
+from ckviz.sim.life_view import life_view
 from ckviz.sim.serving import InRedis, Rescore, ServePlan
 from ckviz.sim.snapshot import Scene
 from ckviz.sim.view import IndexPeek, KeyView
@@ -38,6 +40,7 @@ class MsDriver(Protocol):
     step_count: int
     done: bool
     ledger: Ledger
+    life: PlainRuns  # its runs, plain or with the scenario's lifecycle
     key_view: KeyView
     plan: ServePlan
     turns: Turns
@@ -107,6 +110,7 @@ def driver_scene(driver: MsDriver, view: ViewRequest) -> Scene:
         carried=rows,
         figures=picked.figures,
         decision=_decision(driver, index),
+        life=life_view(driver.life, ledger, driver.t, rows),
     )
 
 

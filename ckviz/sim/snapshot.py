@@ -22,6 +22,7 @@ from ckviz.model.snapshot import (
     HeldRun,
     KeyFigures,
     KeyRow,
+    LifeView,
     QueueEvent,
     Snapshot,
     ViewRequest,
@@ -65,6 +66,7 @@ class Scene:
     decision: Decision | None = None  # the last call's (sim/decision.py)
     call_from: int | None = None  # the step clock's: events[call_from:] are its last call's
     called: bool | None = None  # the step clock's: whether its last step made a call
+    life: LifeView | None = None  # the run lifecycle's, for the rows carried (sim/life_view.py)
 
 
 class Pictured(Protocol):
@@ -124,4 +126,5 @@ def snapshot_of(engine: Pictured, view: ViewRequest) -> Snapshot:
         decision=s.decision,
         call_from=s.call_from,
         called=s.called,
+        life=s.life,
     )

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.content import Content
 
 from ckviz.model.names import natural_key
-from ckviz.model.snapshot import SORTS, KeyRow, Snapshot
+from ckviz.model.snapshot import SORTS, KeyLifeRow, KeyRow, LifeView, Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.sparkline import sparkline
 from ckviz.tui.text import (
@@ -38,13 +38,19 @@ def sort_value(row: KeyRow, snapshot: Snapshot, by: str) -> float:
 
 
 COLUMNS = (("queued", 7), ("arrive", 7), ("out", 5), ("age", 7), ("wait", 7))
+# with the run lifecycle: runs waiting for their retry time (and when the first comes due),
+# runs expired and runs dead-lettered
+LIFE_COLUMNS = (("retry", 11), ("expired", 8), ("dead", 5))
 GIVE_WAY = ("arrive", "bar", "out", "age")  # least telling first: the queued number stays
 
 
-def columns(room: int, with_arrive: bool = True) -> tuple[list[tuple[str, int]], int]:
+def columns(
+    room: int, with_arrive: bool = True, with_life: bool = False
+) -> tuple[list[tuple[str, int]], int]:
     """The number columns that fit `room` cells beside a bar of at least MIN_BAR (its width
     returned; 0: no bar), dropping GIVE_WAY's columns in turn rather than squeezing them."""
     numbers = [c for c in COLUMNS if with_arrive or c[0] != "arrive"]
+    numbers += LIFE_COLUMNS if with_life else ()
     bar_shown = True
     for going in GIVE_WAY:
         spare = room - sum(w for _, w in numbers)
@@ -110,14 +116,17 @@ class KeyQueuesPane(SnapshotPane):
                 self.border_subtitle = Content(f"/{query} · {self.border_subtitle}")
         keys = key_width(snapshot, width // 3)
         room = width - keys - 1  # for the bar, the numbers and the sparkline
+        life = snapshot.life
         base = sum(w for label, w in COLUMNS if label != "arrive")
+        base += sum(w for _, w in LIFE_COLUMNS) if life is not None else 0
         history = None if self.compact else snapshot.history
         # the sparkline narrows to make room for the bar, and goes below MIN_SPARK cells
         cells = 0 if history is None else min(SPARK, room - base - MIN_BAR - 1)
         if cells < MIN_SPARK:
             history, cells = None, 0
         spark = cells + 1 if cells else 0
-        numbers, bar_width = columns(room - spark, with_arrive=not self.compact)
+        numbers, bar_width = columns(room - spark, not self.compact, life is not None)
+        head = [] if life is None or self.compact else ttl_line(life, snapshot.time_unit)
         header = new_text().append(fit("key", keys + 1) + fit("queue", bar_width), DIM)
         for label, w in numbers:
             header.append(label.rjust(w), DIM)
@@ -140,6 +149,8 @@ class KeyQueuesPane(SnapshotPane):
                 "age": ms(head_age(row, snapshot), snapshot.time_unit),
                 "wait": ms(wait_so_far(row, snapshot), snapshot.time_unit),
             }
+            if life is not None:
+                values.update(life_values(life.keys.get(row.key), snapshot.time_unit))
             for label, w in numbers:
                 out.append(values[label].rjust(w))
             if history is not None:  # the key's share/weight bucket by bucket, 1.0 full height
@@ -148,4 +159,31 @@ class KeyQueuesPane(SnapshotPane):
             return out
 
         tail = [no_match(self.key_filter)] if self.key_filter and not rows else []
-        return Rows([header], len(rows), draw, tail)
+        return Rows([*head, header], len(rows), draw, tail)
+
+
+def life_values(life: KeyLifeRow | None, unit: str) -> dict[str, str]:
+    """A key's lifecycle cells: '2 @840ms' (two runs wait for their retry, the first due at
+    840 ms), then its expired and dead-lettered counts."""
+    if life is None:
+        return {"retry": "-", "expired": "-", "dead": "-"}
+    due = "" if life.next_due is None else f" @{ms(life.next_due, unit)}"
+    return {
+        "retry": f"{life.waiting}{due}",
+        "expired": str(life.expired),
+        "dead": str(life.dead_lettered),
+    }
+
+
+def ttl_line(life: LifeView, unit: str) -> list[Text]:
+    """The TTL queue's line: runs pending, the next expiries and the next sweep (none when
+    no run has a TTL)."""
+    if not life.ttl_pending and not life.next_expiries:
+        return []
+    out = new_text().append("TTL ", DIM).append(f"{life.ttl_pending} pending")
+    if life.next_expiries:
+        soonest = ", ".join(f"{key} @{ms(at, unit)}" for key, _, at in life.next_expiries)
+        out.append(" · next ", DIM).append(soonest)
+    if life.next_sweep is not None:
+        out.append(" · sweep ", DIM).append(f"@{ms(life.next_sweep, unit)}")
+    return [out]
