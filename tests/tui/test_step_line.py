@@ -83,3 +83,17 @@ async def test_baselines_next_order_is_ckindexs(make_app: MakeApp) -> None:
         index = listed(app.screen.query_one(CkIndexPane).plain, "")
         assert order[:3] == ["att10", "att11", "att12"], order
         assert order == index[: len(order)], (order, index)
+
+
+async def test_at_t0_the_strip_does_not_stretch_one_slice_across_the_width(
+    make_app: MakeApp,
+) -> None:
+    app = make_app("ck_skew", "sfq")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "space")  # the first instant: t=0, one bucket of history
+        strip = app.screen.query_one(KeyStripPane)
+        rows = strip.plain.splitlines()[1:]
+        drawn = [len(row.split(maxsplit=1)[1].rstrip()) for row in rows if len(row.split()) > 1]
+        assert drawn and max(drawn) <= strip.size.width // 8, strip.plain
+        assert "t=0ms" in strip.plain.splitlines()[0], strip.plain

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.events import MouseDown, MouseEvent, MouseMove
 from textual.message import Message
 
-from ckviz.model.history import KeyBucket, squeeze
+from ckviz.model.history import BUCKETS, KeyBucket, squeeze
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import DIM, fit, key_width, lasting, longest_wait, ms
@@ -102,20 +102,25 @@ class KeyStripPane(SnapshotPane):
         key_cells = key_width(snapshot, width // 3)
         room = max(1, width - key_cells - 1)
         buckets = history.buckets
+        # A young run (its buckets still one unit wide) gets the room of BUCKETS units,
+        # filled from the left as it goes: at t=0 one slice stretched across the width.
+        span = max(buckets, BUCKETS) if history.width_ms == 1 else buckets
+        drawn = max(1, -(-room * buckets // span))  # the columns the run so far covers
         # more buckets than columns: neighbours merge; fewer: each spreads over a few columns
-        cells = min(buckets, room)
-        slice_ms = history.width_ms * buckets / room
+        cells = min(span, room)
+        slice_ms = history.width_ms * span / room
         column = lasting(max(1.0, slice_ms), snapshot.time_unit)
         self.border_subtitle = f"1 column ≈ {column} · oldest on the left"
-        head = [self._axis(snapshot.t, snapshot.time_unit, key_cells, room)]
-        self._axis_at = (key_cells + 1, room, snapshot.t)
+        head = [self._axis(snapshot.t, snapshot.time_unit, key_cells, drawn)]
+        self._axis_at = (key_cells + 1, drawn, snapshot.t)
+        future: list[KeyBucket | None] = [None] * (span - buckets)
 
         def draw(i: int) -> Text:
             key = keys[i]
             out = new_text()
             out.append(fit(key, key_cells), palette.style(key))
             out.append(" ")
-            row = squeeze(history.cells(key), cells, merged)
+            row = squeeze(history.cells(key) + future, cells, merged)
             spread = [row[c * len(row) // room] for c in range(room)] if len(row) < room else row
             _cells(out, spread, palette.style(key), _waiting_style(palette))
             return out
@@ -149,7 +154,7 @@ class KeyStripPane(SnapshotPane):
     @staticmethod
     def _axis(t: int, unit: str, key_cells: int, cells: int) -> Text:
         right = f"t={ms(t)}" if unit == "ms" else f"step {t}"
-        line = fit("key", key_cells + 1) + "0" + right.rjust(max(0, cells - 1))
+        line = fit("key", key_cells + 1) + "0" + right.rjust(max(len(right) + 1, cells - 1))
         return new_text().append(line, DIM)
 
 
