@@ -15,23 +15,29 @@ WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # what textual-serve runs t
 
 def run_app_command(ns: argparse.Namespace) -> int:
     from ckviz.commands.redis_options import server_choice
+    from ckviz.defaults import MAX_CONSUMERS
     from ckviz.headless.plan import check_consumers
     from ckviz.inputs import scenario_files
-    from ckviz.model.lineup import MIX_EXAMPLE
+    from ckviz.model.lineup import parse_lineup
     from ckviz.sim.footprint import need_of
     from ckviz.sim.workspace import open_workspace
     from ckviz.tui.choice import app_choice, compare_choice
 
+    consumers = check_consumers(ns.consumers)
+    mix = consumers if isinstance(consumers, str) else None
+    if mix is not None and ns.discipline:
+        raise UsageError(
+            "--consumers: a mix (name:count,...) names each consumer's discipline; "
+            "drop --discipline"
+        )
     lanes = compare_choice(ns)  # `--compare A,B`: straight into compare mode
+    if mix is not None and lanes is not None:
+        raise UsageError("--consumers: a mix runs in one lane; drop --compare")
     if lanes is not None:
         ns.discipline = [lanes[0]]  # the left lane's, checked as the app's one discipline
     scenario, discipline, seed = app_choice(ns)  # validated before any server starts
-    consumers = check_consumers(ns.consumers)
-    if isinstance(consumers, str):
-        raise UsageError(
-            f"--consumers: a mix (e.g. {MIX_EXAMPLE}) runs with --headless; the app runs one "
-            "discipline per lane"
-        )
+    if mix is not None:  # one lane, its consumers each their discipline (model/lineup.py)
+        discipline = parse_lineup(mix, MAX_CONSUMERS).names[0]
     record = recording_output(ns.record, ns.force)
     loaded = scenario_files.load_any(scenario)
     choice = server_choice(ns)

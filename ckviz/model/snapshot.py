@@ -34,6 +34,7 @@ class QueueEvent:
     t: int
     key: str
     run_id: str
+    by: str | None = None  # in a mixed rollout, who called: its consumer and discipline
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,6 +56,11 @@ class Tally:
     nacked: int = 0
     dead_lettered: int = 0
 
+    @property
+    def called_as(self) -> str:
+        """Who it is in the event log: `c1 vtime` in a mixed rollout, else `c1`."""
+        return self.name if self.mixed_as is None else f"{self.name} {self.mixed_as}"
+
     def called(self, took: int) -> None:
         """One of its dequeue calls came back with `took` runs."""
         self.calls += 1

@@ -366,7 +366,8 @@ class Driver:
         self.life.served(run.key, run.run_id, self.t, consumer is None)
         if self.history is not None:
             self.history.dequeued(run.key, self.t)
-        self.recent.append(QueueEvent("dequeue", self.t, run.key, run.run_id))
+        by = None if consumer is None or not consumer.mixed_as else consumer.called_as
+        self.recent.append(QueueEvent("dequeue", self.t, run.key, run.run_id, by))
         if self.invariants is not None:
             self.invariants.within_limits(self.t, run.key, book.held, len(self.ledger.holds))
         if consumer is not None:

@@ -74,7 +74,7 @@ class CkvizApp(App[int]):
         history: int = HISTORY_LIMIT,
         handle_signals: bool = False,
         check_invariants: bool = True,
-        consumers: int | None = None,
+        consumers: int | str | None = None,
         redis: RedisInfo | None = None,
     ) -> None:
         super().__init__()

@@ -14,11 +14,13 @@ from typing import Protocol
 
 import redis
 
+from ckviz.defaults import MAX_CONSUMERS
 from ckviz.errors import UsageError
 from ckviz.fairness import KeyService, OwnLimit, key_service, most_underserved
 from ckviz.metrics import jain, shares_so_far
 from ckviz.model.clock import clock_of
 from ckviz.model.history import Trend
+from ckviz.model.lineup import parse_lineup
 from ckviz.model.matrix import Treatment
 from ckviz.model.names import natural_key
 from ckviz.model.scenario import Scenario
@@ -45,7 +47,7 @@ class Setup:
     seed: str
     disciplines: tuple[str, ...]
     check_invariants: bool = True  # compare the driver's books with Redis after every trip
-    consumers: int | None = None  # --consumers; None: the scenario's
+    consumers: int | str | None = None  # --consumers (a mix: model/lineup.py); None: the scenario's
 
     @property
     def compare(self) -> bool:
@@ -129,18 +131,25 @@ class Lane:
 
     def __init__(self, client: redis.Redis, setup: Setup, discipline: str, prefix: str) -> None:
         clock = clock_of(setup.scenario)
-        if not runs_on(discipline, setup.scenario):
+        mix = setup.consumers if isinstance(setup.consumers, str) else None
+        lineup = parse_lineup(mix, MAX_CONSUMERS) if mix else None
+        for name in lineup.names if lineup else (discipline,):
+            if runs_on(name, setup.scenario):
+                continue
             raise UsageError(
-                f"discipline '{discipline}' does not run on the {clock.name} scenario "
+                f"discipline '{name}' does not run on the {clock.name} scenario "
                 f"'{setup.scenario.name}' (choose from {', '.join(disciplines_on(clock))})"
             )
         self._stack = contextlib.ExitStack()
+        # a mix (`vtime:1,baseline:1`) names each consumer's discipline
         treatment = Treatment(discipline=discipline)
+        if lineup is not None:
+            treatment = Treatment(discipline=lineup.label, consumers=lineup.form)
         # the app asks a dequeue in Redis what it looked at (headless runs never do)
         options = EngineOptions(
             check_invariants=setup.check_invariants,
             trace=True,
-            consumers=setup.consumers,
+            consumers=setup.consumers if isinstance(setup.consumers, int) else None,
             history=True,
         )
         cell = open_engine(client, setup.scenario, setup.seed, treatment, prefix, options)

@@ -38,7 +38,7 @@ def run_app(
     namespace: str | None = None,
     compare_with: str | None = None,
     check_invariants: bool = True,
-    consumers: int | None = None,
+    consumers: int | str | None = None,
     record: Output | None = None,
 ) -> int:
     """Run the app on `server` until the user quits; the exit code to return to the shell.

@@ -48,7 +48,12 @@ class EventLogPane(SnapshotPane):
                 out.append(f"{event.t:>{clock}} ", DIM)
             kind = KIND_GLYPH[event.kind] if narrow else event.kind
             out.append(f"{kind:<{kind_width}}", KIND_STYLE[event.kind])
-            return out.append(fit(event.run_id, run_width), palette.style(event.key))
+            if event.by is None:
+                return out.append(fit(event.run_id, run_width), palette.style(event.key))
+            # a mixed rollout's call names its consumer and discipline, then the run
+            by = f"{event.by} "
+            out.append(fit(by, min(len(by), run_width)), BOLD)
+            return out.append(fit(event.run_id, run_width - len(by)), palette.style(event.key))
 
         if not events and self.key_filter:
             return Rows([new_text().append(f"(no recent events of /{self.key_filter.query})", DIM)])
