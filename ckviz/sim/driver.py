@@ -92,7 +92,7 @@ class Driver:
         self.queue = queue  # c1's connection; the display's reads go on it
         self.ledger = Ledger(config.weights, workload)
         self.life = runs_of(lifecycle, self.ledger)
-        self.key_view = KeyView(self.ledger.books)
+        self.key_view = KeyView(self.ledger.books, self.ledger.take_queues_moved)
         self.t = 0
         self.step_count = 0
         self.done = False

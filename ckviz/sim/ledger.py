@@ -48,6 +48,7 @@ class Ledger:
         self.active: set[str] = set()  # keys with runs queued or held
         self._active_peak = 0  # the most keys `active` has held since it was last rebuilt
         self.touched: set[str] = set()  # keys changed since the driver last took them
+        self.queues_moved: set[str] = set()  # keys whose queue changed since the view looked
         self.queued_count = 0
         self.queued_keys = 0  # keys with runs queued
         self._next_arrival = 0
@@ -118,6 +119,7 @@ class Ledger:
         book = self.books[run.key]
         self.queued_keys += not book.queued
         heapq.heappush(book.queued, (timestamp, run.run_id))
+        self.queues_moved.add(run.key)
         book.to_arrive -= 1
         self.queued_count += 1
         self.active.add(run.key)
@@ -143,6 +145,7 @@ class Ledger:
         self.nacks += 1
         self.queued_keys += not book.queued
         heapq.heappush(book.queued, (score, run.run_id))
+        self.queues_moved.add(run.key)
         self.queued_count += 1
         self.active.add(run.key)
         self.due[run.run_id] = due_ms
@@ -160,6 +163,7 @@ class Ledger:
         entry = next(e for e in book.queued if e[1] == run_id)
         book.queued.remove(entry)
         heapq.heapify(book.queued)
+        self.queues_moved.add(key)
         book.expired += 1
         self.queued_count -= 1
         self.queued_keys -= not book.queued
@@ -215,6 +219,7 @@ class Ledger:
             detail = f"Redis dequeued {run_id} but the head of the key is {head}"
             raise BrokenInvariant(HEAD_FIRST, t, [key], detail)
         heapq.heappop(book.queued)
+        self.queues_moved.add(key)
         self.queued_count -= 1
         self.queued_keys -= not book.queued
         self.touched.add(key)
@@ -245,6 +250,11 @@ class Ledger:
     def waiting_since(self, score_base: int) -> dict[str, int]:
         """Every key with runs queued: its oldest queued run's arrival."""
         return {k: b.queued[0][0] - score_base for k, b in self.books.items() if b.queued}
+
+    def take_queues_moved(self) -> set[str]:
+        """The keys whose queue changed since the last call, and forget them."""
+        moved, self.queues_moved = self.queues_moved, set()
+        return moved
 
     def take_touched(self) -> set[str]:
         """The keys changed since the last call (a digest counts these), and forget them."""

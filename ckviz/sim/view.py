@@ -2,8 +2,9 @@
 
 The app shows a few dozen keys of thousands, so a snapshot builds rows for those only. Ranking
 the keys for a sort still looks at every key (one pass over the books, no row each); the
-figures over every key that the panes show (the longest wait, the deepest queue) come out
-of one pass too.
+figures over every key that the panes show (the longest wait, the deepest queue) are kept
+from the keys whose queue changed since the last snapshot (at 100,000 keys a pass per
+snapshot was a step's largest cost).
 """
 
 from __future__ import annotations
@@ -27,13 +28,38 @@ class Picked(NamedTuple):
     figures: KeyFigures
 
 
-class KeyView:
-    """Rows of one ledger's books on demand (the books change; the key names do not)."""
+def _head(book: KeyBook) -> int | None:
+    """The score of the key's oldest queued run; None: nothing queued."""
+    return book.queued[0][0] if book.queued else None
 
-    def __init__(self, books: Mapping[str, KeyBook]) -> None:
+
+class _Greater(str):
+    """A key name that sorts first when it is the greater one (a min-heap's ties)."""
+
+    __slots__ = ()
+
+    def __lt__(self, other: str) -> bool:
+        return str.__gt__(self, other)
+
+
+class KeyView:
+    """Rows of one ledger's books on demand (the books change; the key names do not).
+
+    `queues_moved` hands over the keys whose queue changed since it was last called: the
+    longest wait and the deepest queue are then kept in heaps of those keys' (head, depth),
+    entries checked against the books when they reach the top (lazily dropped once stale).
+    Without it, every snapshot walks every key.
+    """
+
+    def __init__(
+        self, books: Mapping[str, KeyBook], queues_moved: Callable[[], set[str]] | None = None
+    ) -> None:
         self.books = books
         self.key_names = tuple(books)  # shared by every snapshot, never copied
         self._natural: dict[str, int] | None = None
+        self._queues_moved = queues_moved
+        self._oldest: list[tuple[int, _Greater]] | None = None  # (head score, key)
+        self._deepest: list[tuple[int, str]] = []  # (-runs queued, key)
 
     def row(self, key: str) -> KeyRow:
         b = self.books[key]
@@ -116,6 +142,26 @@ class KeyView:
     def _extremes(self, t: int, base: int) -> tuple[tuple[str, float] | None, int]:
         """The key whose oldest queued run has waited longest (ties: the greater name), and
         the most runs queued on one key."""
+        if self._queues_moved is None:
+            return self.walk_extremes(t, base)
+        moved = self._queues_moved()
+        if self._oldest is None or len(self._oldest) > 4 * len(self.books) + 64:
+            self._oldest, self._deepest, moved = [], [], set(self.books)  # (re)built whole
+        for key in moved:
+            queued = self.books[key].queued
+            if queued:
+                heapq.heappush(self._oldest, (queued[0][0], _Greater(key)))
+                heapq.heappush(self._deepest, (-len(queued), key))
+        books, oldest, deepest = self.books, self._oldest, self._deepest
+        while oldest and _head(books[oldest[0][1]]) != oldest[0][0]:
+            heapq.heappop(oldest)
+        while deepest and len(books[deepest[0][1]].queued) != -deepest[0][0]:
+            heapq.heappop(deepest)
+        longest = None if not oldest else (str(oldest[0][1]), float(t - (oldest[0][0] - base)))
+        return longest, -deepest[0][0] if deepest else 0
+
+    def walk_extremes(self, t: int, base: int) -> tuple[tuple[str, float] | None, int]:
+        """_extremes by a walk over every key (what the kept heaps must always agree with)."""
         oldest: tuple[float, str] | None = None
         deepest = 0
         for key, b in self.books.items():

@@ -232,3 +232,29 @@ def test_a_frame_made_again_for_another_view_keeps_its_this_step(
         assert nxt is not None and nxt.snapshots[0].taken_from == frame.snapshots[0].dequeued
     finally:
         lockstep.close()
+
+
+@pytest.mark.parametrize(
+    ("scenario", "discipline"),
+    [
+        ("many_keys", "sfq"),
+        ("life_retry_storm", "baseline"),  # nacked runs queued again
+        ("life_ttl_light", "baseline"),  # queued runs expire
+    ],
+)
+def test_the_longest_wait_and_deepest_queue_kept_step_by_step_are_a_walk_over_every_key(
+    client: redis.Redis, prefix: str, many_keys: Scenario, scenario: str, discipline: str
+) -> None:
+    # The key view keeps them from the keys whose queue changed; a walk is the definition.
+    loaded = many_keys if scenario == "many_keys" else scenario_files.load(scenario)
+    assert isinstance(loaded, Scenario)
+    with open_cell(client, loaded, "seed-a", Treatment(discipline=discipline), prefix) as d:
+        seen = set()
+        while not d.done:
+            d.step_instant()
+            figures = d.snapshot(ViewRequest(limit=1)).every_key
+            walked = d.key_view.walk_extremes(d.t, d.score_base)
+            assert (figures.longest_wait, figures.deepest) == walked
+            seen.add(walked)
+        ledger = d.ledger
+        assert len(seen) > 20 and (scenario == "many_keys" or ledger.nacks or ledger.expired)
