@@ -144,21 +144,34 @@ class KeyView:
         the most runs queued on one key."""
         if self._queues_moved is None:
             return self.walk_extremes(t, base)
-        moved = self._queues_moved()
-        if self._oldest is None or len(self._oldest) > 4 * len(self.books) + 64:
-            self._oldest, self._deepest, moved = [], [], set(self.books)  # (re)built whole
-        for key in moved:
-            queued = self.books[key].queued
-            if queued:
-                heapq.heappush(self._oldest, (queued[0][0], _Greater(key)))
-                heapq.heappush(self._deepest, (-len(queued), key))
-        books, oldest, deepest = self.books, self._oldest, self._deepest
+        moved, books = self._queues_moved(), self.books
+        if len(moved) * 8 > len(books):  # runs pouring in: pushing that many costs more than a walk
+            self._oldest = None
+            return self.walk_extremes(t, base)
+        if self._oldest is None or len(self._oldest) > 4 * len(books) + 64:
+            self._rebuild()
+        else:
+            for key in moved:
+                queued = books[key].queued
+                if queued:
+                    heapq.heappush(self._oldest, (queued[0][0], _Greater(key)))
+                    heapq.heappush(self._deepest, (-len(queued), key))
+        oldest, deepest = self._oldest, self._deepest
+        assert oldest is not None  # rebuilt above
         while oldest and _head(books[oldest[0][1]]) != oldest[0][0]:
             heapq.heappop(oldest)
         while deepest and len(books[deepest[0][1]].queued) != -deepest[0][0]:
             heapq.heappop(deepest)
         longest = None if not oldest else (str(oldest[0][1]), float(t - (oldest[0][0] - base)))
         return longest, -deepest[0][0] if deepest else 0
+
+    def _rebuild(self) -> None:
+        """The heaps afresh from every key's books (stale entries gone)."""
+        queues = [(key, b.queued) for key, b in self.books.items() if b.queued]
+        self._oldest = [(queued[0][0], _Greater(key)) for key, queued in queues]
+        self._deepest = [(-len(queued), key) for key, queued in queues]
+        heapq.heapify(self._oldest)
+        heapq.heapify(self._deepest)
 
     def walk_extremes(self, t: int, base: int) -> tuple[tuple[str, float] | None, int]:
         """_extremes by a walk over every key (what the kept heaps must always agree with)."""
