@@ -81,8 +81,11 @@ class KeyRow:
         return self.wait_sum_ms / self.dequeued if self.dequeued else None
 
     def head_age(self, t: int, score_base: int) -> float | None:
-        """How long the oldest queued run has waited at `t` (None: nothing queued)."""
-        return None if self.true_head is None else t - (self.true_head - score_base)
+        """How long the oldest queued run has waited at `t` (None: nothing queued, or its
+        head not due yet: a retry's backoff or a delay has not started it waiting)."""
+        if self.true_head is None or self.true_head - score_base > t:
+            return None
+        return t - (self.true_head - score_base)
 
     def wait_so_far(self, t: int, score_base: int) -> float | None:
         """The mean wait counting the oldest queued run as if served at `t` (None: no runs
@@ -93,7 +96,7 @@ class KeyRow:
 
 def wait_so_far(wait_sum_ms: int, dequeued: int, head_age: float | None) -> float | None:
     """`KeyRow.wait_so_far` from its parts (the driver ranks keys by it without rows)."""
-    if head_age is None:
+    if head_age is None or head_age < 0:  # nothing queued, or not due yet: not waiting
         return wait_sum_ms / dequeued if dequeued else None
     return (wait_sum_ms + head_age) / (dequeued + 1)
 
