@@ -45,6 +45,7 @@ from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.sim.session import new_namespace, open_cell
 from ckviz.store import runqueue
+from ckviz.store.prefix import delete_prefix
 from ckviz.store.server import open_server
 
 try:
@@ -188,7 +189,7 @@ def matrix_run(server: Any, client: Any) -> tuple[float, float, float, int]:
                         driver.run()
     wall = time.perf_counter() - started
     floor = replay(client, stream)
-    runqueue.delete_prefix(client, root)
+    delete_prefix(client, root)
     return wall, headless_seconds(server.url, ROOT), floor, len(stream)
 
 

@@ -38,7 +38,8 @@ from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.sim.session import new_namespace
 from ckviz.store import scripts
 from ckviz.store.keys import ck_member
-from ckviz.store.runqueue import RunQueue, Trip, delete_prefix
+from ckviz.store.prefix import delete_prefix
+from ckviz.store.runqueue import RunQueue, Trip
 from ckviz.store.scripts import LUA_ORDER, Door, LuaScript
 from ckviz.store.server import open_server
 

@@ -27,7 +27,7 @@ SETTLE_S = 0.3
 
 def make_app_picture(out: Path) -> None:
     from ckviz.sim.session import new_namespace
-    from ckviz.store.runqueue import delete_prefix
+    from ckviz.store.prefix import delete_prefix
     from ckviz.store.server import open_server
     from ckviz.tui.app import CkvizApp
     from ckviz.tui.lanes import Lockstep

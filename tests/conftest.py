@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from ckviz.sim.session import new_namespace
-from ckviz.store.runqueue import delete_prefix
+from ckviz.store.prefix import delete_prefix
 from ckviz.store.server import RedisServer, embedded_server, find_redis_server, open_server
 
 DATA = Path(__file__).parent / "data"

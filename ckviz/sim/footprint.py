@@ -19,7 +19,8 @@ from ckviz.model.clock import SCORE_BASE
 from ckviz.model.queue import PlannedRun, run_id
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
-from ckviz.store.runqueue import RunQueue, delete_prefix, keys_under
+from ckviz.store.prefix import delete_prefix, keys_under
+from ckviz.store.runqueue import RunQueue
 
 SAMPLE_KEYS = 8
 # Past the 128 entries where Redis turns a small sorted set (listpack) into a skiplist, which

@@ -15,8 +15,8 @@ from ckviz.defaults import ROOT_PREFIX
 from ckviz.errors import RedisUnavailable, ServerRefused, UsageError
 from ckviz.sim.session import new_namespace
 from ckviz.store.cluster import Keyspace
+from ckviz.store.prefix import count_prefix, delete_prefix, first_key
 from ckviz.store.preflight import refusal
-from ckviz.store.runqueue import count_prefix, delete_prefix, first_key
 
 MAX_ROOT_LENGTH = 64
 _ROOT = re.compile(r"[A-Za-z0-9_.{}\-][A-Za-z0-9_.:{}\-]*")

@@ -9,7 +9,7 @@ undone from the ckIndex read right before it (any other plain write: refused in 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import redis
@@ -19,12 +19,12 @@ from ckviz.errors import InvariantViolation, RedisUnavailable, ServerRefused
 from ckviz.model.arithmetic import BURST_FACTOR, DEFAULT_QUEUE_LIMIT, HELD_SUFFIX, SCAN_FACTOR
 from ckviz.model.queue import IndexEntry, PlannedRun
 from ckviz.store import replies as reading
-from ckviz.store.cluster import Keyspace
 from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member
 from ckviz.store.lifecycle import LifecycleKeys
 from ckviz.store.lifecycle.calls import LifecycleCalls
 from ckviz.store.messages import message_payload, run_keys
 from ckviz.store.pages import Join, inspect_argvs, join_digests, pages
+from ckviz.store.prefix import delete_prefix
 from ckviz.store.preflight import raise_refusal
 from ckviz.store.scripts import LUA_ORDER, RUN_QUEUE, Decoder, Door, LuaScript
 from ckviz.store.wire import Wire
@@ -366,45 +366,3 @@ def _pack(conn: Any, commands: list[tuple[Any, ...]]) -> Any:
     if _hiredis_pack is None:
         return conn.pack_commands(commands)
     return [b"".join([_hiredis_pack(args) for args in commands])]
-
-
-def delete_prefix(client: Keyspace, prefix: str) -> int:
-    """UNLINK every key that starts with `prefix`; SCAN-based, never a flush."""
-    pattern = _glob_escape(prefix) + "*"
-    deleted = 0
-    batch: list[str] = []
-    for name in client.scan_iter(match=pattern, count=1000):
-        if not name.startswith(prefix):  # belt and braces: the glob is ours, but check anyway
-            continue
-        batch.append(name)
-        if len(batch) >= 500:
-            deleted += client.unlink(*batch)
-            batch.clear()
-    if batch:
-        deleted += client.unlink(*batch)
-    return deleted
-
-
-def first_key(client: Keyspace, prefix: str) -> str | None:
-    """Some key that starts with `prefix`, or None; SCAN-based, never KEYS."""
-    for name in client.scan_iter(match=_glob_escape(prefix) + "*", count=1000):
-        if name.startswith(prefix):
-            return str(name)
-    return None
-
-
-def keys_under(client: Keyspace, prefix: str) -> Iterator[str]:
-    """Every key that starts with `prefix`; SCAN-based."""
-    for name in client.scan_iter(match=_glob_escape(prefix) + "*", count=1000):
-        if name.startswith(prefix):
-            yield str(name)
-
-
-def count_prefix(client: Keyspace, prefix: str) -> int:
-    """How many keys start with `prefix`; SCAN-based."""
-    pattern = _glob_escape(prefix) + "*"
-    return sum(1 for name in client.scan_iter(match=pattern, count=1000) if name.startswith(prefix))
-
-
-def _glob_escape(text: str) -> str:
-    return "".join("\\" + c if c in "*?[]\\" else c for c in text)

@@ -14,7 +14,8 @@ from ckviz.errors import CkvizError, InvariantViolation
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
-from ckviz.store.runqueue import RunQueue, delete_prefix
+from ckviz.store.prefix import delete_prefix
+from ckviz.store.runqueue import RunQueue
 from ckviz.stress.agents import Agent, ConsumerAgent, Hook, Producer, Watcher
 from ckviz.stress.latency import Latencies, LatencySummary
 from ckviz.stress.ledger import SharedBooks

@@ -19,7 +19,8 @@ from ckviz.inputs.workload import PlannedRun
 from ckviz.model import invariants as inv
 from ckviz.model.queue import DequeuedRun
 from ckviz.model.steps import StepScenario
-from ckviz.store.runqueue import RunQueue, count_prefix
+from ckviz.store.prefix import count_prefix
+from ckviz.store.runqueue import RunQueue
 from ckviz.store.server import RedisServer
 from ckviz.stress.ops import QueueOps
 from ckviz.stress.plan import plan_for

@@ -14,9 +14,9 @@ import redis
 
 from ckviz.cli import main
 from ckviz.errors import ExitCode
+from ckviz.store.prefix import count_prefix
 from ckviz.store.server import RedisServer
 from ckviz.stress.latency import Latencies
-from tests.functional.test_stress import count_prefix
 
 
 def test_stress_runs_for_its_seconds_and_writes_its_figures(

@@ -25,7 +25,8 @@ from ckviz.store.keys import ck_member
 from ckviz.store.lifecycle import ttl_member
 from ckviz.store.lifecycle.client import nack_payload
 from ckviz.store.messages import message_payload
-from ckviz.store.runqueue import RunQueue, delete_prefix, share_scripts
+from ckviz.store.prefix import delete_prefix
+from ckviz.store.runqueue import RunQueue, share_scripts
 from tests.property.test_driver_properties import SETTINGS
 
 KEYS = ("a", "b", "c")

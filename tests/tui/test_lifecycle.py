@@ -12,6 +12,7 @@ import redis
 
 from ckviz.errors import ExitCode, UsageError
 from ckviz.sim.session import new_namespace
+from ckviz.store.prefix import keys_under
 from ckviz.store.server import RedisServer, open_server
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.lanes import Frame, Lockstep
@@ -21,10 +22,6 @@ from ckviz.tui.widgets.status import STEPPING, StatusBar
 from tests.tui.conftest import SIZE, press, settle
 
 MakeApp = Callable[..., CkvizApp]
-
-
-def keys_under(client: redis.Redis, prefix: str) -> list[str]:
-    return list(client.scan_iter(match=prefix + "*", count=1000))
 
 
 def status(app: CkvizApp) -> str:
@@ -38,11 +35,11 @@ async def test_quit_deletes_every_key(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await press(pilot, "c", "n", "n", "n")
-        assert keys_under(tui_client, namespace), "the lanes should have written keys"
+        assert list(keys_under(tui_client, namespace)), "the lanes should have written keys"
         await pilot.press("q")
         await settle(pilot)
     assert app.return_value == ExitCode.OK
-    assert keys_under(tui_client, namespace) == []
+    assert list(keys_under(tui_client, namespace)) == []
 
 
 async def test_quit_in_the_middle_of_play_deletes_every_key(
@@ -54,7 +51,7 @@ async def test_quit_in_the_middle_of_play_deletes_every_key(
         await pilot.press("p", "+", "+", "+", "+")
         await asyncio.sleep(0.3)
         await pilot.press("q")
-    assert keys_under(tui_client, namespace) == []
+    assert list(keys_under(tui_client, namespace)) == []
 
 
 async def test_pickers_restart_with_the_choice(make_app: MakeApp) -> None:
@@ -217,9 +214,9 @@ async def test_an_app_ended_without_quit_is_closed_by_close_now(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await press(pilot, "n", "n")
-    assert keys_under(tui_client, namespace)
+    assert list(keys_under(tui_client, namespace))
     app.close_now()
-    assert keys_under(tui_client, namespace) == []
+    assert list(keys_under(tui_client, namespace)) == []
 
 
 def test_the_lane_judges_fairness_as_the_results_do(

@@ -13,6 +13,7 @@ import pytest
 import redis
 
 from ckviz.errors import ExitCode
+from ckviz.store.prefix import keys_under
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.lanes import Frame, Lane, Lockstep
 from tests.tui.conftest import SIZE, settle
@@ -61,10 +62,6 @@ def own_signals() -> Iterator[None]:
         signal.signal(signum, handler)
 
 
-def keys_under(client: redis.Redis, prefix: str) -> list[str]:
-    return list(client.scan_iter(match=prefix + "*", count=1000))
-
-
 async def exited(app: CkvizApp) -> None:
     while app.return_code is None:
         await asyncio.sleep(0.01)
@@ -107,7 +104,7 @@ async def test_quitting_during_a_run_to_the_end_stops_it_and_deletes_every_key(
             await settle(pilot)
             await pilot.press("greater_than_sign")
             await at_the_gate(lanes)
-            assert keys_under(tui_client, namespace)
+            assert list(keys_under(tui_client, namespace))
             pressed = None
             if way.startswith("SIG"):  # a closed terminal sends SIGHUP
                 os.kill(os.getpid(), getattr(signal, way))
@@ -120,6 +117,6 @@ async def test_quitting_during_a_run_to_the_end_stops_it_and_deletes_every_key(
                 await pressed
         assert app.return_value == ExitCode.OK
         assert lanes.after_gate == 0
-        assert keys_under(tui_client, namespace) == []
+        assert list(keys_under(tui_client, namespace)) == []
     finally:
         app.close_now()
