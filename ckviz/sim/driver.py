@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from ckviz.disciplines.base import Discipline, LedgerCheck
+from ckviz.disciplines.base import Discipline
 from ckviz.model.arithmetic import batch_room, queue_limit
 from ckviz.model.clock import SCORE_BASE, Unit
 from ckviz.model.history import History
@@ -40,15 +40,15 @@ from ckviz.sim.driver_life import EVENT_OF, runs_of
 from ckviz.sim.driver_scene import driver_scene
 from ckviz.sim.engine import Outcome
 from ckviz.sim.history import HistoryRecorder
-from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
+from ckviz.sim.invariants import InvariantChecker
 from ckviz.sim.ledger import Ledger
 from ckviz.sim.lifecycle import Lifecycle
 from ckviz.sim.projection import Projections
 from ckviz.sim.riders import record_ridden, takes_are_certain
 from ckviz.sim.serving import Rescore
 from ckviz.sim.snapshot import Header, Scene, snapshot_of
+from ckviz.sim.trip_reads import TripReads
 from ckviz.sim.view import IndexPeek, KeyView
-from ckviz.store.digest import QueueDigest
 from ckviz.store.runqueue import RunQueue
 from ckviz.store.scripts import LUA_ORDER
 
@@ -101,12 +101,7 @@ class Driver:
         if config.check_invariants:
             planned = self.ledger.planned_per_key()
             self.invariants = InvariantChecker(c.env_limit, c.per_key_cap, c.total_cap, planned)
-        self._digest: QueueDigest | None = None  # from the last trip, until checked
-        # a discipline whose state lives in Redis: its rules, and its state as the trip read it
-        self.state_checks: LedgerCheck | None = None
-        if self.invariants is not None:
-            self.state_checks = self.plan.ledger_check(self.invariants.planned, self.mixed)
-        self._state: tuple[Any, set[str]] | None = None  # (state read, keys asked)
+        self.reads = TripReads(self.ledger, self.plan, self.invariants, self.mixed)
         self.instant_open = False  # released and arrived at self.t, now serving
         self._outbox = self._home.trip()
         # outbox slots of dequeues predicted to take nothing, the invariant behind that, and
@@ -305,54 +300,31 @@ class Driver:
     # ---- bookkeeping --------------------------------------------------------------------
 
     def _send(self, read_index: bool = False) -> list[Any]:
-        """Send the outbox, with a ckIndex read at its end if asked (and the invariant digest,
-        which then carries that read: one command either way)."""
+        """Send the outbox, with its reads at its end (sim/trip_reads.py): ckIndex's if asked."""
         outbox, self._outbox = self._outbox, self._home.trip()
         via = self.turns.current.queue  # the trip goes on the connection of whose turn it is
         expected_empty, self._expect_empty = self._expect_empty, []
         expected_one, self._expect_one = self._expect_one, []
-        digest_slot = index_slot = state_slot = None
-        keys: set[str] = set()
-        if self.invariants is not None:
-            # every active key while there are few, else only those this trip may change
-            active, touched = self.ledger.active, self.ledger.take_touched()
-            few = len(active) <= LISTING_LIMIT
-            keys, limit = (active, LISTING_LIMIT) if few else (touched, 0)
-            digest_slot = outbox.inspect(keys, limit, read_index)
-            state_slot = self.plan.read_state(outbox, LISTING_LIMIT, keys)
-        elif read_index:
-            index_slot = outbox.read_index()
-            if self.plan.watched:  # the app shows it
-                state_slot = self.plan.read_state(outbox, LISTING_LIMIT, ())
+        self.reads.ask(outbox, read_index)
         self.life.before_send(outbox, self.t)
         replies = outbox.send(via)
         self.life.replies(replies, self.t, self._fast_served)  # before any dequeue's
         self._projections.writes.clear()
-        if state_slot is not None:
-            self._state = (self.plan.state_read(replies[state_slot]), keys)
-        self._index_stale = True
+        index = self.reads.take(replies)
+        self._index_stale = index is None
+        if index is not None:
+            self.index_read = index
         self.peek.forget()  # the trip may have changed ckIndex
-        if digest_slot is not None:
-            self._digest, index = replies[digest_slot]
-            if index is not None:
-                self.index_read, self._index_stale = index, False
-        elif index_slot is not None:
-            self.index_read, self._index_stale = replies[index_slot], False
         checking = self.invariants is not None
         record_ridden(replies, expected_one, expected_empty, self.t, checking, self._record_dequeue)
         self._projections.confirm(replies, self.t)  # after the takes: they explain a difference
         return replies
 
     def _check(self) -> None:
-        """Check the last trip's digest against the books, once its replies are recorded."""
+        """Check the last trip's reads against the books, once its replies are recorded."""
         self.life.dropped()  # the books first learn which expired heads a dequeue dropped
         self.recent.extend(QueueEvent("expire", self.t, *run) for run in self.life.take_expired())
-        if self.invariants is not None and self._digest is not None:
-            digest, self._digest = self._digest, None
-            self.invariants.check(self.ledger, digest, self.t)
-        if self.state_checks is not None and self._state is not None:
-            (state, asked), self._state = self._state, None
-            self.state_checks.check(self.ledger, state, self.t, asked)
+        self.reads.check(self.t)
 
     def _fast_served(self, run: PlannedRun) -> None:
         """The enqueue handed `run` straight to a worker: a serve at once, by no consumer."""

@@ -36,6 +36,13 @@ from ckviz.store.digest import NOT_INDEXED, QueueDigest
 LISTING_LIMIT = 64
 
 
+def listing(ledger: Ledger) -> tuple[set[str], int]:
+    """The keys a trip's reads list, and up to how many they list whole: every active key
+    while there are few, else only those changed since the last trip."""
+    active, touched = ledger.active, ledger.take_touched()
+    return (active, LISTING_LIMIT) if len(active) <= LISTING_LIMIT else (touched, 0)
+
+
 class RunLimits:
     """What a dequeue reply breaks on its own: a run served twice, a limit overrun (from the
     books, right after the dequeue; a digest then checks them against Redis)."""

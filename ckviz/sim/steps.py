@@ -39,7 +39,7 @@ from ckviz.sim.consumers import Callers, Tally, consumer_name, turn_order
 from ckviz.sim.driver_life import runs_of
 from ckviz.sim.engine import Outcome, StepOutcome
 from ckviz.sim.history import HistoryRecorder
-from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker
+from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker, listing
 from ckviz.sim.ledger import Ledger
 from ckviz.sim.lifecycle import Lifecycle
 from ckviz.sim.snapshot import Header, Scene, snapshot_of
@@ -218,24 +218,20 @@ class StepRunner:
         """Slots of the reads that ride at the end of a call's trip: the digest (checked) and
         the discipline's state (tracked), each of every active key while there are few, else
         of the keys changed since the last trip (as on the millisecond clock)."""
-        keys = self._listed()
+        keys = listing(self.ledger)
         digest_slot = None if self.invariants is None else self._outbox.inspect(*keys)
         state_slot = None
         if self.in_redis is not None and self.track_state:
             state_slot = self._outbox.read_state(LISTING_LIMIT, keys[0])
         return digest_slot, state_slot
 
-    def _listed(self) -> tuple[set[str], int]:
-        """The keys a read lists, and up to how many it lists whole."""
-        ledger = self.ledger
-        active, touched = ledger.active, ledger.take_touched()
-        return (active, LISTING_LIMIT) if len(active) <= LISTING_LIMIT else (touched, 0)
-
     def _finish(self) -> None:
         """The last acks go out, checked like a call's trip, if anything is left to send (and,
         for a discipline in Redis, the floor it ends with)."""
         if self.in_redis is not None or len(self._outbox):
-            digest_slot = None if self.invariants is None else self._outbox.inspect(*self._listed())
+            digest_slot = (
+                None if self.invariants is None else self._outbox.inspect(*listing(self.ledger))
+            )
             state_slot = None if self.in_redis is None else self._outbox.read_state(0)
             replies = self._send()
             self.life.dropped()

@@ -20,7 +20,7 @@ from ckviz.model.invariants import (
     BrokenInvariant,
 )
 from ckviz.model.matrix import Treatment
-from ckviz.sim import driver as driver_module
+from ckviz.sim import invariants as invariants_module
 from ckviz.sim.driver import Driver
 from ckviz.sim.driver_config import DriverConfig
 from ckviz.sim.projection import IndexProjection, Projected
@@ -150,7 +150,7 @@ def test_a_tampered_queue_is_caught(
     listing: str,
 ) -> None:
     if listing != "listed":  # as past the listing limit: only keys a trip touches are counted
-        monkeypatch.setattr(driver_module, "LISTING_LIMIT", 0)
+        monkeypatch.setattr(invariants_module, "LISTING_LIMIT", 0)
         named = None if named == "stranger" else named  # the ckIndex size catches it, no key
     if listing == "paged":  # and as past a page of them: one key per call
         monkeypatch.setattr(pages, "READ_PAGE", 1)

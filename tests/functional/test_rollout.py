@@ -66,7 +66,7 @@ def test_each_call_goes_through_its_callers_door_on_the_millisecond_clock(
         driver.run()
     service = driver.service()
     assert [c.discipline for c in service] == ["vtime", "vtime", "baseline"]
-    assert driver.invariants is not None and driver.state_checks is not None  # vtime's rules
+    assert driver.invariants is not None and driver.reads.state_checks is not None  # vtime's rules
     total = len(driver.workload)
     assert sum(c.enqueued for c in service) == total and all(c.enqueued for c in service)
     assert sum(c.dequeued for c in service) == len(driver.events) == total

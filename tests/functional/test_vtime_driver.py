@@ -34,7 +34,7 @@ def events(
     ) as driver:
         driver.run()
         assert len(driver.events) == sc.total_runs  # every run served, every trip checked
-        assert driver.state_checks is not None and driver.state_checks.checks > 0
+        assert driver.reads.state_checks is not None and driver.reads.state_checks.checks > 0
         return [(e.key, e.run_id, e.dequeued_ms) for e in driver.events]
 
 
