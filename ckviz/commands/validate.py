@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ckviz.commands.parsing import CommandParser, add_quiet
 from ckviz.defaults import DEFAULT_SEEDS
-from ckviz.disciplines.registry import FACTORIES, check_treatment
+from ckviz.disciplines.registry import FACTORIES, check_scenario_mix, check_treatment
 from ckviz.errors import CkvizError, ExitCode, UsageError, one_line
 from ckviz.headless.checks import known_names, unknown_names
 from ckviz.inputs import scenario_files
@@ -81,12 +81,17 @@ def _scenario(path: Path) -> tuple[list[str], list[str]]:
     if found:
         return found, []
     scenario = scenario_files.load_file(path)
+    try:
+        check_scenario_mix(scenario.consumers, str(path))
+    except UsageError as exc:
+        return [str(exc)], []
     if on_steps(scenario):  # step-harness scenarios have no rules or clock
         return [], []
     # a rule naming no discipline or treatment would be skipped forever
     found = [f"{path}: {p}" for p in unknown_names(scenario, known_names())]
     every = [Treatment(discipline=d) for d in FACTORIES]
-    return found, _unfinishable(scenario, list(DEFAULT_SEEDS), every)
+    runnable = [t for t in every if treatment_runs_on(t, scenario)]
+    return found, _unfinishable(scenario, list(DEFAULT_SEEDS), runnable)
 
 
 def _matrix(path: Path) -> tuple[list[str], list[str]]:
@@ -103,6 +108,7 @@ def _matrix(path: Path) -> tuple[list[str], list[str]]:
             check_treatment(t, f"{path}: {field}")
         for name in matrix.scenarios:
             scenario = scenario_files.load_any(name)
+            check_scenario_mix(scenario.consumers, str(scenario_files.resolve(name)))
             if not on_steps(scenario):
                 runnable = [t for t in treatments if treatment_runs_on(t, scenario)]
                 warnings += _unfinishable(scenario, list(matrix.seeds), runnable)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import cast
 
+from ckviz.defaults import MAX_CONSUMERS
 from ckviz.disciplines import vtime
 from ckviz.disciplines.base import (
     DEFAULT_TUNING,
@@ -22,6 +23,7 @@ from ckviz.disciplines.codel import CoDel
 from ckviz.disciplines.drr import DeficitRoundRobin
 from ckviz.disciplines.virtual_clock import sfq, stride
 from ckviz.errors import UsageError
+from ckviz.model.lineup import Lineup, parse_lineup
 from ckviz.model.matrix import Treatment
 
 # a factory gets the scenario's weights and the cell's tuning (its knobs, trace)
@@ -95,6 +97,29 @@ def check_treatment(treatment: Treatment, where: str) -> Treatment:
                 f"disciplines whose order lives in Redis ({', '.join(IN_REDIS)})"
             )
     return treatment
+
+
+def check_mix(text: str, where: str) -> Lineup:
+    """A mix (`vtime:2,baseline:1`) read and checked, one way for the flag, a matrix's
+    treatments and a scenario's `consumers`: the usage error names `where` otherwise."""
+    try:
+        lineup = parse_lineup(text, MAX_CONSUMERS)
+    except ValueError as exc:
+        raise UsageError(f"{where}: {exc}") from None
+    check_treatment(Treatment(discipline=lineup.label, consumers=lineup.form), where)
+    return lineup
+
+
+def check_scenario_mix(consumers: int | str, where: str) -> None:
+    """A scenario's `consumers`, if a mix, names disciplines that can share a queue."""
+    if isinstance(consumers, str):
+        check_mix(consumers, f"{where}: consumers")
+
+
+def runs_in_mix(name: str) -> bool:
+    """Whether consumers of discipline `name` can share a queue with others (its order lives
+    in Redis, so a baseline consumer's calls see the same state)."""
+    return name in IN_REDIS
 
 
 def tuning_for(name: str, scenario: object, treatment: Treatment, trace: bool = False) -> Tuning:

@@ -7,7 +7,15 @@ import math
 import os
 
 from ckviz.defaults import DEFAULT_MATRIX, DEFAULT_OUT, MAX_CONSUMERS
-from ckviz.disciplines.registry import FACTORIES, REGISTRY, check_discipline, check_treatment
+from ckviz.disciplines.registry import (
+    FACTORIES,
+    IN_REDIS,
+    REGISTRY,
+    check_discipline,
+    check_mix,
+    check_scenario_mix,
+    check_treatment,
+)
 from ckviz.errors import UsageError, echo
 from ckviz.headless.checks import known_names, unknown_names
 from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY, summary_path
@@ -46,12 +54,7 @@ def check_consumers(value: int | str | None, flag: str = "--consumers") -> int |
                 f"{flag}: expected a whole number (1 to {MAX_CONSUMERS}) or a mix such as "
                 f"{MIX_EXAMPLE}, got '{echo(value)}'"
             )
-        try:
-            lineup = parse_lineup(value, MAX_CONSUMERS)
-        except ValueError as exc:
-            raise UsageError(f"{flag}: {exc}") from None
-        check_treatment(Treatment(discipline=lineup.label, consumers=lineup.form), flag)
-        return lineup.form
+        return check_mix(value, flag).form
     if value is not None and not 1 <= value <= MAX_CONSUMERS:
         raise UsageError(f"{flag}: must be 1 to {MAX_CONSUMERS} (one connection each), got {value}")
     return value
@@ -89,6 +92,8 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     names = list(ns.scenario) + ([ns.scenario_arg] if ns.scenario_arg else [])
     sources = names or list(matrix.scenarios)
     scenarios = [scenario_files.load_any(n) for n in sources]
+    for source, scenario in zip(sources, scenarios, strict=True):
+        check_scenario_mix(scenario.consumers, str(scenario_files.resolve(source)))
     sweeps: dict[str, SweepInfo] = {}
     if not names and matrix.sweep is not None:
         variants = scenario_files.swept(matrix.sweep, ns.matrix or DEFAULT_MATRIX)
@@ -191,6 +196,13 @@ def _every_cell_has_a_harness(
     for scenario in scenarios:
         if not any(treatment_runs_on(t, scenario) for t in treatments):
             names = ", ".join(t.discipline for t in treatments)
+            if isinstance(scenario.consumers, str):
+                raise UsageError(
+                    f"scenario '{scenario.name}': its consumers are a mix "
+                    f"({scenario.consumers}), whose flag-on consumers run the treatment's "
+                    f"discipline; none of {names} can share a queue (choose from "
+                    f"{', '.join(IN_REDIS)})"
+                )
             raise UsageError(
                 f"scenario '{scenario.name}': none of the disciplines ({names}) runs on it; "
                 f"step-harness scenarios run {', '.join(STEP_DISCIPLINES)}, the others "
@@ -200,7 +212,7 @@ def _every_cell_has_a_harness(
         if not any(treatment_runs_on(t, s) for s in scenarios):
             raise UsageError(
                 f"--discipline: '{t.discipline}' runs on none of the scenarios "
-                f"(step-harness scenarios run {', '.join(STEP_DISCIPLINES)})"
+                f"(step-harness scenarios and mixed rollouts run {', '.join(STEP_DISCIPLINES)})"
             )
 
 

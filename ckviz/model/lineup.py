@@ -23,6 +23,7 @@ from dataclasses import dataclass
 SEPARATOR = ","
 MIX_EXAMPLE = "vtime:2,baseline:1"  # what help and error lines show
 LABEL_SEPARATOR = "+"
+FLAG_OFF = "baseline"  # in a scenario's mix: the instances the rollout has not reached
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +76,28 @@ def parse_lineup(text: str, most: int) -> Lineup:
     if len(lineup) > most:
         raise ValueError(f"{len(lineup)} consumers in all; at most {most} (one connection each)")
     return lineup
+
+
+def consumers_value(value: object, most: int) -> int | str:
+    """A `consumers` value as scenario files take it: a count (1 to `most`), a mix
+    `name:count,...` or a table `{name = count, ...}` (in the order written), a mix given in
+    its form (`vtime:2,baseline:1`); ValueError saying what is wrong otherwise. The flag and
+    a matrix's treatments read the same mix with `parse_lineup`."""
+    if isinstance(value, dict):
+        value = SEPARATOR.join(f"{name}:{_table_count(name, n)}" for name, n in value.items())
+    if isinstance(value, str):
+        return parse_lineup(value, most).form
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not 1 <= value <= most:
+            raise ValueError(f"must be 1 to {most} (one connection each), got {value}")
+        return value
+    raise ValueError(f"expected a whole number (1 to {most}) or a mix such as {MIX_EXAMPLE}")
+
+
+def _table_count(name: str, count: object) -> int:
+    if not isinstance(count, int) or isinstance(count, bool):
+        raise ValueError(f"'{name}': the count must be a whole number")
+    return count
 
 
 def is_lineup(value: int | str | None) -> bool:

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ckviz.defaults import DEFAULT_SEEDS, MAX_CONSUMERS
-from ckviz.model.lineup import MIX_EXAMPLE, Lineup, parse_lineup
+from ckviz.model.lineup import FLAG_OFF, MIX_EXAMPLE, Lineup, parse_lineup
 from ckviz.model.names import first_duplicate
 from ckviz.model.scenario import MAX_CLOCK_LIMIT_MS, Caps
 
@@ -92,11 +92,30 @@ class Treatment(BaseModel):
             per_key=self.per_key_cap or scenario.per_key, total=self.total_cap or scenario.total
         )
 
-    def consumers_on(self, scenario: int) -> int:
+    def consumers_on(self, scenario: int | str) -> int:
         """How many consumers take turns: the treatment's (or the flag's), else the scenario's."""
-        if isinstance(self.consumers, str):
-            return len(parse_lineup(self.consumers, MAX_CONSUMERS))
-        return self.consumers or scenario
+        given = self.consumers or scenario
+        if isinstance(given, str):
+            return len(parse_lineup(given, MAX_CONSUMERS))
+        return given
+
+    def facing(self, scenario: int | str) -> Treatment:
+        """This treatment on a scenario whose `consumers` is `scenario`. A scenario's mix says
+        how far a rollout has gone: its `baseline` consumers are the flag-off instances, and
+        every other consumer runs this treatment's discipline (the one being rolled out), so
+        under `baseline` all of them do. The treatment's own consumers (a count or a mix, its
+        own or the flag's) win over the scenario's; a count scenario changes nothing."""
+        if self.consumers is not None or not isinstance(scenario, str):
+            return self
+        parts: dict[str, int] = {}
+        for name, count in parse_lineup(scenario, MAX_CONSUMERS).parts:
+            name = name if name == FLAG_OFF else self.discipline
+            parts[name] = parts.get(name, 0) + count
+        lineup = Lineup(tuple(parts.items()))
+        if len(parts) == 1:  # one discipline for all: consumers taking turns, not a mix
+            return self.model_copy(update={"consumers": len(lineup)})
+        update = {"label": self.name, "discipline": lineup.label, "consumers": lineup.form}
+        return self.model_copy(update=update)
 
 
 class Sweep(BaseModel):

@@ -27,6 +27,7 @@ from ckviz.model.lifecycle import (
     absent,
     optional,
 )
+from ckviz.model.lineup import FLAG_OFF, MIX_EXAMPLE, consumers_value, parse_lineup
 from ckviz.model.names import first_duplicate
 
 MAX_KEYS = 200_000
@@ -73,6 +74,24 @@ def weight_problem(weight: float) -> str | None:
     if weight > MAX_WEIGHT:
         return f"must be at most {MAX_WEIGHT:g}"
     return None
+
+
+CONSUMERS_HELP = (
+    f"consumers taking turns: 1 to {MAX_CONSUMERS}, or a mixed rollout such as {MIX_EXAMPLE} "
+    "(or a table); under a treatment, the consumers not named baseline run its discipline"
+)
+
+
+def scenario_consumers(value: object) -> int | str:
+    """A scenario's `consumers`: a count, or a mix (model/lineup.py) naming at least one
+    consumer that is not `baseline` (those run the treatment's discipline: Treatment.facing)."""
+    value = consumers_value(value, MAX_CONSUMERS)
+    if isinstance(value, str) and all(n == FLAG_OFF for n in parse_lineup(value, 1 << 30).names):
+        raise ValueError(
+            f"a mix of {FLAG_OFF} alone runs no treatment's discipline; give a count, or name "
+            f"the flag-on consumers too (e.g. {MIX_EXAMPLE})"
+        )
+    return value
 
 
 class KeySpec(_Strict):
@@ -230,9 +249,7 @@ class Scenario(_Strict):
     name: str = ""
     description: str = ""
     env_limit: int = Field(default=4, ge=1, le=100_000)
-    consumers: int = Field(
-        default=DEFAULT_CONSUMERS, ge=1, le=MAX_CONSUMERS, description="consumers taking turns"
-    )
+    consumers: int | str = Field(default=DEFAULT_CONSUMERS, description=CONSUMERS_HELP)
     light_key: str | None = None
     caps: Caps = Caps()
     trace: TraceSpec | None = None  # before `keys`: the keys' check reads it
@@ -250,6 +267,8 @@ class Scenario(_Strict):
     retry: RetrySettings | None = Field(default=None, exclude_if=absent)  # retryOptions
     ttl: TtlSettings | None = Field(default=None, exclude_if=absent)  # the TTL sweep
     _replay: TraceSummary | None = PrivateAttr(default=None)  # set when the trace is read
+
+    _count_or_mix = field_validator("consumers", mode="before")(scenario_consumers)
 
     @field_validator("keys")
     @classmethod

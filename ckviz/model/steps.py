@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ckviz.defaults import DEFAULT_CONSUMERS, MAX_CONSUMERS
+from ckviz.defaults import DEFAULT_CONSUMERS
 from ckviz.model.lifecycle import (
     KEY_FIELDS,
     MAX_ATTEMPTS,
@@ -20,7 +20,15 @@ from ckviz.model.lifecycle import (
     absent,
     optional,
 )
-from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, Expectation, KeySpec, VtimeSettings
+from ckviz.model.scenario import (
+    CONSUMERS_HELP,
+    MAX_KEYS,
+    MAX_TOTAL_RUNS,
+    Expectation,
+    KeySpec,
+    VtimeSettings,
+    scenario_consumers,
+)
 
 MAX_STEPS = 100_000
 STEP_MS = 100  # the ms a step stands for in the run lifecycle's times, unless step_ms says
@@ -99,9 +107,7 @@ class StepScenario(_Strict):
     name: str = ""
     description: str = ""
     env_limit: int = Field(default=25, ge=1, le=100_000)
-    consumers: int = Field(
-        default=DEFAULT_CONSUMERS, ge=1, le=MAX_CONSUMERS, description="calls per step, in turn"
-    )
+    consumers: int | str = Field(default=DEFAULT_CONSUMERS, description=CONSUMERS_HELP)
     harness: StepHarness
     keys: list[StepKeySpec] = Field(min_length=1)
     victims: list[str] = Field(default=[], description="keys whose waits are reported")
@@ -109,6 +115,8 @@ class StepScenario(_Strict):
     vtime: VtimeSettings = VtimeSettings()
     retry: RetrySettings | None = Field(default=None, exclude_if=absent)
     ttl: TtlSettings | None = Field(default=None, exclude_if=absent)
+
+    _count_or_mix = field_validator("consumers", mode="before")(scenario_consumers)
 
     @property
     def has_lifecycle(self) -> bool:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import redis
 
-from ckviz.disciplines.registry import FACTORIES
+from ckviz.disciplines.registry import FACTORIES, runs_in_mix
 from ckviz.model.clock import MILLISECONDS, Clock, clock_of
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
@@ -46,8 +46,12 @@ def runs_on(discipline: str, scenario: Scenario | StepScenario) -> bool:
 
 
 def treatment_runs_on(treatment: Treatment, scenario: Scenario | StepScenario) -> bool:
-    """Whether the scenario's clock has every discipline the treatment's consumers run."""
-    return all(runs_on(name, scenario) for name in treatment.disciplines)
+    """Whether the scenario's clock has every discipline the treatment's consumers run there
+    (on a scenario whose consumers are a mix, Treatment.facing: each must share a queue)."""
+    facing = treatment.facing(scenario.consumers)
+    mixed = facing.lineup is not None
+    names = facing.disciplines
+    return all(runs_on(n, scenario) and (runs_in_mix(n) or not mixed) for n in names)
 
 
 @contextlib.contextmanager
@@ -62,6 +66,7 @@ def open_engine(
     """A ready engine on the scenario's clock whose keys all start with `prefix`; they are
     deleted when it closes."""
     o = options
+    treatment = treatment.facing(scenario.consumers)  # a scenario's mix (model/matrix.py)
     cell: contextlib.AbstractContextManager[Engine]
     if isinstance(scenario, StepScenario):  # the step clock
         cell = open_step_cell(

@@ -15,6 +15,7 @@ from typing import Protocol
 import redis
 
 from ckviz.defaults import MAX_CONSUMERS
+from ckviz.disciplines.registry import check_treatment
 from ckviz.errors import UsageError
 from ckviz.fairness import KeyService, OwnLimit, key_service, most_underserved
 from ckviz.metrics import jain, shares_so_far
@@ -125,15 +126,27 @@ class LaneSource(Protocol):
         ...
 
 
+def _treatment(setup: Setup, discipline: str) -> Treatment:
+    """What a lane runs: `discipline`, or the flag's mix (`vtime:1,baseline:1` names each
+    consumer's), on the scenario's consumers (a scenario's mix: Treatment.facing)."""
+    given = setup.consumers
+    if isinstance(given, str):
+        lineup = parse_lineup(given, MAX_CONSUMERS)
+        return Treatment(discipline=lineup.label, consumers=lineup.form)
+    facing = Treatment(discipline=discipline, consumers=given).facing(setup.scenario.consumers)
+    if facing.lineup is not None:
+        check_treatment(facing, f"scenario '{setup.scenario.name}': consumers")
+    return facing
+
+
 class Lane:
     """One open cell (an engine on its scenario's clock, in its own Redis namespace) and its
     running fairness figures."""
 
     def __init__(self, client: redis.Redis, setup: Setup, discipline: str, prefix: str) -> None:
         clock = clock_of(setup.scenario)
-        mix = setup.consumers if isinstance(setup.consumers, str) else None
-        lineup = parse_lineup(mix, MAX_CONSUMERS) if mix else None
-        for name in lineup.names if lineup else (discipline,):
+        treatment = _treatment(setup, discipline)
+        for name in treatment.disciplines:
             if runs_on(name, setup.scenario):
                 continue
             raise UsageError(
@@ -141,10 +154,6 @@ class Lane:
                 f"'{setup.scenario.name}' (choose from {', '.join(disciplines_on(clock))})"
             )
         self._stack = contextlib.ExitStack()
-        # a mix (`vtime:1,baseline:1`) names each consumer's discipline
-        treatment = Treatment(discipline=discipline)
-        if lineup is not None:
-            treatment = Treatment(discipline=lineup.label, consumers=lineup.form)
         # the app asks a dequeue in Redis what it looked at (headless runs never do)
         options = EngineOptions(
             check_invariants=setup.check_invariants,
