@@ -45,7 +45,11 @@ from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.sim.session import new_namespace, open_cell
 from ckviz.store import runqueue
-from ckviz.store.prefix import delete_prefix
+
+try:
+    from ckviz.store.prefix import delete_prefix
+except ImportError:  # a revision before store/prefix.py (bench --against)
+    from ckviz.store.runqueue import delete_prefix  # type: ignore[attr-defined,no-redef]
 from ckviz.store.server import open_server
 
 try:
