@@ -11,8 +11,8 @@ One set of rules, checked before the work and kept when writing:
   is saved beside it under a new name, and the error line says where.
 - A character device or a FIFO is written in place, never renamed over (that would replace
   `/dev/null` with a file). A FIFO nobody reads times out. Other special files are refused.
-- A large text (a results file of 100,000 keys) is written piece by piece as it is made
-  (`write_pieces`), never held whole; the rules above hold the same.
+- Every output goes through one stream (`streamed_output`), written as it is made: a large
+  text (a results file of 100,000 keys, the app's recorded session) is never held whole.
 """
 
 from __future__ import annotations
@@ -27,12 +27,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
 
 from ckviz.errors import CkvizError, ExitCode, UsageError, echo
 from ckviz.outputs.streams import write_stdout
 
-T = TypeVar("T")
 STDOUT_NAMES = frozenset({"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
 ENV_FIFO_TIMEOUT = "CKVIZ_FIFO_TIMEOUT"
 DEFAULT_FIFO_TIMEOUT_S = 10.0
@@ -129,6 +127,7 @@ def write_output(out: Output, text: str, rescue: bool = False) -> None:
 
 
 Pieces = Callable[[], Iterable[str]]  # makes the text, piece by piece, each time it is called
+Write = Callable[[str], None]
 
 
 CHUNK_BYTES = 1 << 20  # pieces are joined to about this much before each write
@@ -137,43 +136,94 @@ CHUNK_BYTES = 1 << 20  # pieces are joined to about this much before each write
 def write_pieces(out: Output, pieces: Pieces, rescue: bool = False) -> None:
     """write_output for a text made piece by piece (`pieces()`; called again to save a copy
     when the first write fails), so the whole text is never in memory at once."""
+    saving = pieces if rescue else None
     try:
-        if out.path is None:
+        with streamed_output(out, saving) as write:
             for chunk in _chunks(pieces):
-                write_stdout(chunk)
-            return
-        target = Path(os.path.realpath(out.path))
-        mode = _mode(target)
-        if mode is not None and not stat.S_ISREG(mode):
-            _write_in_place(target, pieces, mode)
-        else:
-            _write_whole(out, target, pieces)
-    except _Conflict as conflict:
-        raise OutputError(
-            f"{out.flag}: {_path(out.text)} was written by someone else while ckviz ran, so it "
-            f"was left alone; {_saved(conflict.saved)}"
-        ) from None
-    except OSError as exc:
-        where = ""
-        if rescue:
-            saved = rescue_copy(pieces)
-            where = f"; results saved to {saved} instead" if saved else "; results not saved"
-        line = f"{out.flag}: cannot write {_path(out.text)} ({_reason(exc)}){where}"
-        raise OutputError(line) from None
+                write(chunk)
+    except OSError as exc:  # a write's own (the stream's other failures are OutputErrors)
+        raise _failed(out, exc, saving) from None
 
 
-def _chunks(pieces: Pieces) -> Iterator[bytes]:
-    """The text as UTF-8, in writes of about CHUNK_BYTES (a piece may be a single comma)."""
+def _chunks(pieces: Pieces) -> Iterator[str]:
+    """The text in writes of about CHUNK_BYTES (a piece may be a single comma)."""
     batch: list[str] = []
     size = 0
     for piece in pieces():
         batch.append(piece)
         size += len(piece)
         if size >= CHUNK_BYTES:
-            yield "".join(batch).encode("utf-8")
+            yield "".join(batch)
             batch, size = [], 0
     if batch:
-        yield "".join(batch).encode("utf-8")
+        yield "".join(batch)
+
+
+@contextlib.contextmanager
+def streamed_output(out: Output, rescue: Pieces | None = None) -> Iterator[Write]:
+    """The one way ckviz writes an output: the text goes through the `write(text)` yielded as
+    it is made (the app's recorded session, too long to keep in memory; a results file of
+    100,000 keys). Unbuffered, so a write's error (a full disk) is raised by that write, to
+    its caller, as the OSError it is. A regular file is a temp file beside the target until
+    the block ends, then into place by the rules above; a device or FIFO is written in place.
+    An exception in the block leaves nothing and passes through as it is; the writer's own
+    failures (opening, syncing, placing) are OutputErrors, and with `rescue` (the results'
+    pieces, made again) the text is saved in the temp folder and the line says where."""
+    in_block = False
+    try:
+        with _stream(out) as write:
+            in_block = True
+            yield write
+            in_block = False
+    except (OSError, _Conflict) as exc:
+        if in_block:
+            raise
+        raise _failed(out, exc, rescue) from None
+
+
+@contextlib.contextmanager
+def _stream(out: Output) -> Iterator[Write]:
+    """streamed_output's writing; its failures are raised as they are (OSError, _Conflict)."""
+    if out.path is None:
+        yield lambda text: write_stdout(text.encode("utf-8"))
+        return
+    target = Path(os.path.realpath(out.path))
+    mode = _mode(target)
+    if mode is not None and not stat.S_ISREG(mode):
+        fd = _open_fifo(target) if stat.S_ISFIFO(mode) else _open_device(target)
+        try:
+            yield lambda text: _write_all(fd, text.encode("utf-8"))
+        finally:
+            os.close(fd)
+        return
+    fd, tmp = _new_temp(target, mode)
+    try:
+        try:
+            yield lambda text: _write_all(fd, text.encode("utf-8"))
+            os.fsync(fd)  # a full disk shows here on file systems that delay the allocation
+        finally:
+            os.close(fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _place(out, target, tmp)
+
+
+def _failed(out: Output, exc: OSError | _Conflict, rescue: Pieces | None) -> OutputError:
+    """The one line a failed output is: left alone for another run's file, or why it could not
+    be written (and, with `rescue`, where the results were saved instead)."""
+    shown = _path(out.text)
+    if isinstance(exc, _Conflict):
+        return OutputError(
+            f"{out.flag}: {shown} was written by someone else while ckviz ran, so it was left "
+            f"alone; {_saved(exc.saved)}"
+        )
+    where = ""
+    if rescue is not None:
+        saved = rescue_copy(rescue)
+        where = f"; results saved to {saved} instead" if saved else "; results not saved"
+    return OutputError(f"{out.flag}: cannot write {shown} ({_reason(exc)}){where}")
 
 
 def append_output(path: Path, text: str, flag: str) -> None:
@@ -211,11 +261,6 @@ def _identity(target: Path) -> tuple[int, int, int] | None:
     return (st.st_dev, st.st_ino, st.st_ctime_ns)
 
 
-def _write_whole(out: Output, target: Path, pieces: Pieces) -> None:
-    """A temp file beside the target, then into place: never a half-written file."""
-    _place(out, target, _temp_copy(target, pieces))
-
-
 def _place(out: Output, target: Path, tmp: str) -> None:
     """The finished temp file `tmp` into place at `target` (then gone, whatever happens)."""
     try:
@@ -237,51 +282,6 @@ def _place(out: Output, target: Path, tmp: str) -> None:
             os.unlink(tmp)
 
 
-@contextlib.contextmanager
-def streamed_output(out: Output) -> Iterator[Callable[[str], None]]:
-    """A file written as it goes (the app's recorded session, too long to keep in memory),
-    through the `write(text)` yielded: unbuffered, so a write's error (a full disk) is raised
-    by that write, to its caller. A temp file beside the target until the block ends, then
-    into place by the same rules (a device or FIFO is written in place). An exception in the
-    block leaves nothing and passes through as it is; only the writer's own are OutputErrors."""
-    assert out.path is not None, "a stream to a file, not stdout"
-    target = Path(os.path.realpath(out.path))
-    mode = _writing(out, lambda: _mode(target))
-    if mode is not None and not stat.S_ISREG(mode):
-        opener = _open_fifo if stat.S_ISFIFO(mode) else _open_device
-        fd = _writing(out, lambda: opener(target))
-        try:
-            yield lambda text: _write_all(fd, text.encode("utf-8"))
-        finally:
-            os.close(fd)
-        return
-    fd, tmp = _writing(out, lambda: _new_temp(target, mode))
-    try:
-        try:
-            yield lambda text: _write_all(fd, text.encode("utf-8"))
-            _writing(out, lambda: os.fsync(fd))  # a full disk shows here on some file systems
-        finally:
-            os.close(fd)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _writing(out, lambda: _place(out, target, tmp))
-
-
-def _writing(out: Output, step: Callable[[], T]) -> T:
-    """`step()`, its failure one OutputError line naming the output."""
-    try:
-        return step()
-    except _Conflict as conflict:
-        raise OutputError(
-            f"{out.flag}: {_path(out.text)} was written by someone else while ckviz ran, so it "
-            f"was left alone; {_saved(conflict.saved)}"
-        ) from None
-    except OSError as exc:
-        raise OutputError(f"{out.flag}: cannot write {_path(out.text)} ({_reason(exc)})") from None
-
-
 def _open_device(target: Path) -> int:
     return os.open(target, os.O_WRONLY | os.O_NOCTTY)
 
@@ -298,7 +298,7 @@ def _temp_copy(target: Path, pieces: Pieces) -> str:
     fd, tmp = _new_temp(target, _mode(target))
     try:
         for chunk in _chunks(pieces):
-            _write_all(fd, chunk)
+            _write_all(fd, chunk.encode("utf-8"))
         os.fsync(fd)  # a full disk shows here on file systems that delay the allocation
     except BaseException:
         os.close(fd)
@@ -322,17 +322,6 @@ def _keep_beside(tmp: str, target: Path) -> Path | None:
         except OSError:
             return None
     return None
-
-
-def _write_in_place(target: Path, pieces: Pieces, mode: int) -> None:
-    """A device or FIFO: opened without creating or truncating; a FIFO must find a reader."""
-    fifo = stat.S_ISFIFO(mode)
-    fd = _open_fifo(target) if fifo else os.open(target, os.O_WRONLY | os.O_NOCTTY)
-    try:
-        for chunk in _chunks(pieces):
-            _write_all(fd, chunk)
-    finally:
-        os.close(fd)
 
 
 def fifo_timeout() -> float:
