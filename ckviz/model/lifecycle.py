@@ -6,7 +6,7 @@ without them reads, digests and runs exactly as before they existed."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -75,8 +75,29 @@ class TtlSettings(_Strict):
         return SWEEP_BATCH if self.batch is None else self.batch
 
 
-# The per-key fields (on KeySpec): what `lifecycle_fields` reads.
-KEY_FIELDS = ("fail_rate", "fail_attempts", "delay_ms", "ttl_ms", "fast_path")
+class KeyLifecycle(_Strict):
+    """What a key's runs do beyond arriving and holding: the lifecycle fields of a millisecond
+    scenario's keys and a step scenario's alike (docs/lifecycle.md). A key spec names it first
+    among its bases, so these fields come after the spec's own, as in its dumps and digests."""
+
+    fail_rate: float | None = optional(ge=0, le=1)  # a seeded share of runs that fail
+    fail_attempts: int | None = optional(ge=1, le=MAX_ATTEMPTS)  # a failing run's failures
+    delay_ms: int | None = optional(ge=0, le=600_000)  # enqueued this far in the future
+    ttl_ms: int | None = optional(ge=1, le=600_000)  # expires this long after its enqueue
+    fast_path: bool | None = optional()  # the client offers the fast path
+
+    @model_validator(mode="after")
+    def _fail_attempts_need_a_rate(self) -> Self:
+        if self.fail_attempts is not None and self.fail_rate is None:
+            raise ValueError("fail_attempts needs fail_rate (the share of runs that fail)")
+        return self
+
+    @property
+    def has_lifecycle(self) -> bool:
+        return any(getattr(self, name) is not None for name in KEY_FIELDS)
+
+
+KEY_FIELDS = tuple(KeyLifecycle.model_fields)  # what `lifecycle_fields` reads
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,12 +20,10 @@ from ckviz.defaults import DEFAULT_CONSUMERS, MAX_CONSUMERS
 from ckviz.errors import has_control_characters
 from ckviz.model.arithmetic import HELD_SUFFIX
 from ckviz.model.lifecycle import (
-    KEY_FIELDS,
-    MAX_ATTEMPTS,
+    KeyLifecycle,
     RetrySettings,
     TtlSettings,
     absent,
-    optional,
 )
 from ckviz.model.lineup import FLAG_OFF, MIX_EXAMPLE, consumers_value, parse_lineup
 from ckviz.model.names import first_duplicate
@@ -94,8 +92,8 @@ def scenario_consumers(value: object) -> int | str:
     return value
 
 
-class KeySpec(_Strict):
-    """One concurrency key (or, with `count`, a family `name-0..name-{count-1}`)."""
+class _KeyShape(_Strict):
+    """A key of a millisecond scenario, but for its lifecycle (KeySpec)."""
 
     name: str = Field(min_length=1, max_length=200)
     runs: int = Field(ge=1, le=MAX_TOTAL_RUNS)
@@ -105,22 +103,10 @@ class KeySpec(_Strict):
     start_at_ms: int = Field(default=0, ge=0, le=MAX_CLOCK_LIMIT_MS)
     weight: float = Field(default=1.0, gt=0, le=MAX_WEIGHT)
     count: int | None = Field(default=None, ge=1, le=MAX_KEYS)
-    # the run lifecycle (docs/lifecycle.md); absent from dumps while unset
-    fail_rate: float | None = optional(ge=0, le=1)  # a seeded share of runs that fail
-    fail_attempts: int | None = optional(ge=1, le=MAX_ATTEMPTS)  # a failing run's failures
-    delay_ms: int | None = optional(ge=0, le=600_000)  # enqueued this far in the future
-    ttl_ms: int | None = optional(ge=1, le=600_000)  # expires this long after its enqueue
-    fast_path: bool | None = optional()  # the client offers the fast path
 
-    @model_validator(mode="after")
-    def _fail_attempts_need_a_rate(self) -> KeySpec:
-        if self.fail_attempts is not None and self.fail_rate is None:
-            raise ValueError("fail_attempts needs fail_rate (the share of runs that fail)")
-        return self
 
-    @property
-    def has_lifecycle(self) -> bool:
-        return any(getattr(self, name) is not None for name in KEY_FIELDS)
+class KeySpec(KeyLifecycle, _KeyShape):
+    """One concurrency key (or, with `count`, a family `name-0..name-{count-1}`)."""
 
     @field_validator("weight")
     @classmethod

@@ -13,8 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ckviz.defaults import DEFAULT_CONSUMERS
 from ckviz.model.lifecycle import (
-    KEY_FIELDS,
-    MAX_ATTEMPTS,
+    KeyLifecycle,
     RetrySettings,
     TtlSettings,
     absent,
@@ -54,9 +53,8 @@ class StepHarness(_Strict):
         return STEP_MS if self.step_ms is None else self.step_ms
 
 
-class StepKeySpec(_Strict):
-    """A key with fixed timestamps; with `count`, the family `name0..name{count-1}` (indices
-    zero-padded to the widest, as the reference names them: att00..att19)."""
+class _StepKeyShape(_Strict):
+    """A key of a step scenario, but for its lifecycle (StepKeySpec)."""
 
     name: str = Field(min_length=1, max_length=200)
     runs: int = Field(ge=1, le=MAX_TOTAL_RUNS)
@@ -64,22 +62,11 @@ class StepKeySpec(_Strict):
     spacing: int = Field(default=0, ge=0, le=10**6, description="ms between a key's runs")
     stagger: int = Field(default=0, ge=0, le=10**6, description="ms between a family's keys")
     count: int | None = Field(default=None, ge=1, le=MAX_KEYS)
-    # the run lifecycle, as a millisecond scenario's keys (docs/lifecycle.md)
-    fail_rate: float | None = optional(ge=0, le=1)
-    fail_attempts: int | None = optional(ge=1, le=MAX_ATTEMPTS)
-    delay_ms: int | None = optional(ge=0, le=600_000)
-    ttl_ms: int | None = optional(ge=1, le=600_000)
-    fast_path: bool | None = optional()
 
-    @model_validator(mode="after")
-    def _fail_attempts_need_a_rate(self) -> StepKeySpec:
-        if self.fail_attempts is not None and self.fail_rate is None:
-            raise ValueError("fail_attempts needs fail_rate (the share of runs that fail)")
-        return self
 
-    @property
-    def has_lifecycle(self) -> bool:
-        return any(getattr(self, name) is not None for name in KEY_FIELDS)
+class StepKeySpec(KeyLifecycle, _StepKeyShape):
+    """A key with fixed timestamps; with `count`, the family `name0..name{count-1}` (indices
+    zero-padded to the widest, as the reference names them: att00..att19)."""
 
     def names(self) -> list[str]:
         if self.count is None:
