@@ -140,9 +140,9 @@ def _run_matrix(
     if plan.check:
         results.checks = evaluate([s for s in plan.scenarios if not on_steps(s)], results.scenarios)
     # tables go to stderr when the results (or the events) go to stdout, which then holds
-    # only the file
+    # only the file; --quiet prints none on either
     on_stdout = plan.out.is_stdout or (plan.events is not None and plan.events.is_stdout)
-    _write_and_print(results, plan.out, stderr if on_stdout else stdout)
+    _write_and_print(results, plan.out, None if plan.quiet else stderr if on_stdout else stdout)
     if not plan.quiet:
         stderr.print(f"results: {plan.out}", highlight=False, markup=False, soft_wrap=True)
     events_written = _write_events(plan, spool, [o.index for o in outcomes], stderr)
@@ -206,17 +206,19 @@ def _write_ci_outputs(plan: MatrixPlan, results: Results, stderr: Console) -> bo
     return True
 
 
-def _write_and_print(results: Results, out: Output, stdout: Console) -> None:
-    """Write the results, then print the tables; a failed write (OutputError: the results
-    went to the temp folder) is raised after the tables, which still show the figures."""
+def _write_and_print(results: Results, out: Output, tables: Console | None) -> None:
+    """Write the results, then print the tables on `tables` (None: --quiet); a failed write
+    (OutputError: the results went to the temp folder) is raised after the tables, which
+    still show the figures."""
     unwritten: OutputError | None = None
     try:
         write_results(results, out)
     except OutputError as exc:
         unwritten = exc
-    print_tables(results, stdout)
-    if results.checks is not None:
-        print_checks(results.checks, stdout)
+    if tables is not None:
+        print_tables(results, tables)
+        if results.checks is not None:
+            print_checks(results.checks, tables)
     if unwritten is not None:
         raise unwritten
 

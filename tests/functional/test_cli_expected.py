@@ -111,8 +111,9 @@ def test_help_counts_nothing_that_can_go_stale(capsys: pytest.CaptureFixture[str
         assert re.search(rf"^  ckviz {sub} ", out, re.M), sub
 
 
+@pytest.mark.parametrize("to_stdout", [False, True])
 def test_quiet_prints_nothing_but_writes_the_results(
-    redis_server: RedisServer, tmp_path: Path
+    redis_server: RedisServer, tmp_path: Path, to_stdout: bool
 ) -> None:
     out = tmp_path / "r.json"
     args = ["--headless", "-q", "--scenario", "ck_trickle", "--discipline", "sfq"]
@@ -127,14 +128,16 @@ def test_quiet_prints_nothing_but_writes_the_results(
             "--redis-url",
             redis_server.url,
             "--out",
-            str(out),
+            "-" if to_stdout else str(out),
         ],
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
-    assert json.loads(out.read_text())["complete"] is True
+    # with `--out -`, stdout holds the results and nothing else (no tables on stderr either)
+    written = proc.stdout if to_stdout else out.read_text()
+    assert (proc.returncode, proc.stdout if not to_stdout else "", proc.stderr) == (0, "", "")
+    assert json.loads(written)["complete"] is True
     scenario = Path(__file__).parents[2] / "scenarios" / "ck_trickle.toml"
     quiet = subprocess.run(
         [sys.executable, "-m", "ckviz", "validate", "--quiet", str(scenario)],
