@@ -109,10 +109,10 @@ class InvariantChecker(RunLimits):
             )
             raise BrokenInvariant(ONE_PLACE, t, [], detail, self.unit)
         if digest.env_queued != queued_total:
-            detail = f"the env queue has {digest.env_queued} runs, the driver {queued_total}"
+            detail = f"the env queue has {digest.env_queued} runs, the books {queued_total}"
             raise BrokenInvariant(ONE_PLACE, t, [], detail, self.unit)
         if digest.env_held != held_total:
-            detail = f"the env holds {digest.env_held} runs, the driver {held_total}"
+            detail = f"the env holds {digest.env_held} runs, the books {held_total}"
             raise BrokenInvariant(ONE_PLACE, t, [], detail, self.unit)
         queued_sum = held_sum = 0
         for key, (queued, held) in digest.queues.items():
@@ -153,10 +153,10 @@ class InvariantChecker(RunLimits):
                 CK_INDEX, t, [key], "in ckIndex with an empty CK queue", self.unit
             )
         elif queued != len(book.queued):
-            detail = f"Redis has {queued} runs queued, the driver {len(book.queued)}"
+            detail = f"Redis has {queued} runs queued, the books {len(book.queued)}"
             raise BrokenInvariant(ONE_PLACE, t, [key], detail, self.unit)
         if held != book.held:
-            detail = f"Redis holds {held} runs, the driver {book.held}"
+            detail = f"Redis holds {held} runs, the books {book.held}"
             raise BrokenInvariant(ONE_PLACE, t, [key], detail, self.unit)
         if held > self.queue_limit:
             detail = f"holds {held} runs; per-key limit {self.queue_limit}"
