@@ -82,6 +82,11 @@ class Tally:
             self.dead_lettered += 1
 
 
+def caller_of(tally: Tally | None) -> str | None:
+    """Who made a call, as the event log names it: in a mixed rollout only (`c2 baseline`)."""
+    return None if tally is None or tally.mixed_as is None else tally.called_as
+
+
 @dataclass(slots=True, kw_only=True)
 class Consumer(Tally):
     """One consumer of the millisecond driver: its connection, its discipline (one object
@@ -133,13 +138,14 @@ class Callers:
         self._index = {id(tally): i for i, tally in enumerate(tallies)}
         self._taken_by: dict[str, int] = {}  # run id -> the consumer that took it
 
-    def by_enqueuer(self, outbox: Trip, run_id: str) -> Trip:
-        """The outbox, through the door of the consumer that enqueues `run_id`."""
+    def by_enqueuer(self, outbox: Trip, run_id: str) -> tuple[Trip, Tally | None]:
+        """The outbox, through the door of the consumer that enqueues `run_id`, and that
+        consumer (None outside a mix)."""
         if not self.mixed:
-            return outbox
+            return outbox, None
         i = self._enqueuer(run_id)
         self.tallies[i].enqueued += 1
-        return outbox.by(self.queues[i])
+        return outbox.by(self.queues[i]), self.tallies[i]
 
     def took(self, run_id: str, consumer: Tally | None) -> None:
         """`consumer`'s dequeue took `run_id` (None: the fast path handed it out)."""

@@ -34,7 +34,14 @@ from ckviz.model.snapshot import (
     ViewRequest,
 )
 from ckviz.sim.collector import roomy_young_generation
-from ckviz.sim.consumers import Callers, Consumer, Turns, consumers_of, state_keeper
+from ckviz.sim.consumers import (
+    Callers,
+    Consumer,
+    Turns,
+    caller_of,
+    consumers_of,
+    state_keeper,
+)
 from ckviz.sim.driver_config import DriverConfig
 from ckviz.sim.driver_life import EVENT_OF, runs_of
 from ckviz.sim.driver_scene import driver_scene
@@ -197,17 +204,19 @@ class Driver:
             if outcome == "nack" and self.invariants:
                 self.invariants.dequeued_ids.discard(run.run_id)  # it may be dequeued again
             self._projections.writes.reheaded.add(run.key)
-            self.recent.append(QueueEvent(EVENT_OF[outcome], self.t, run.key, run.run_id))
+            event = QueueEvent(EVENT_OF[outcome], self.t, run.key, run.run_id, caller_of(holder))
+            self.recent.append(event)
 
     def _arrive(self) -> None:
         for run in self.ledger.arrivals_due(self.t):
-            trip = self.callers.by_enqueuer(self._outbox, run.run_id)
+            trip, enqueuer = self.callers.by_enqueuer(self._outbox, run.run_id)
             timestamp = self.life.arrive(trip, run, self.t)
             self._projections.writes.reheaded.add(run.key)
             self.ledger.enqueued(run, timestamp)
             if self.history is not None:
                 self.history.enqueued(run.key, self.t)
-            self.recent.append(QueueEvent("enqueue", self.t, run.key, run.run_id))
+            by = caller_of(enqueuer)
+            self.recent.append(QueueEvent("enqueue", self.t, run.key, run.run_id, by))
 
     def _serve_once(self) -> bool:
         """One serve attempt; False when the instant's serving is over."""
@@ -338,8 +347,7 @@ class Driver:
         self.life.served(run.key, run.run_id, self.t, consumer is None)
         if self.history is not None:
             self.history.dequeued(run.key, self.t)
-        by = None if consumer is None or not consumer.mixed_as else consumer.called_as
-        self.recent.append(QueueEvent("dequeue", self.t, run.key, run.run_id, by))
+        self.recent.append(QueueEvent("dequeue", self.t, run.key, run.run_id, caller_of(consumer)))
         if self.invariants is not None:
             self.invariants.within_limits(self.t, run.key, book.held, len(self.ledger.holds))
         if consumer is not None:

@@ -19,7 +19,9 @@ from ckviz.model.snapshot import KeyRow, QueueEvent, ViewRequest
 from ckviz.model.steps import StepScenario
 from ckviz.sim.calls import CallRecord
 from ckviz.sim.decision import call_decision
+from ckviz.sim.driver_life import PlainRuns
 from ckviz.sim.ledger import Ledger
+from ckviz.sim.life_view import life_view
 from ckviz.sim.serving import Decided
 from ckviz.sim.snapshot import Scene
 from ckviz.store.runqueue import RunQueue
@@ -39,8 +41,12 @@ class StepEngine(Protocol):
     ledger: Ledger
     calls: list[CallRecord]
     in_redis: OnSteps | None
+    life: PlainRuns  # the run lifecycle's books, when the scenario has one
 
     def next_consumer(self) -> str: ...
+
+    @property
+    def recent(self) -> Sequence[QueueEvent]: ...  # the Events pane's (sim/steps.py: which)
 
 
 def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
@@ -53,9 +59,7 @@ def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
         for key, b in ledger.books.items()
     )
     events = ledger.events
-    recent = tuple(  # the history of the calls, not the last one's: the Events pane keeps it
-        QueueEvent("dequeue", e.dequeued_ms, e.key, e.run_id) for e in events[-RECENT_EVENTS:]
-    )
+    recent = tuple(runner.recent)  # the history of the calls, not the last one's
     index = tuple(runner.queue.peek_index(view.index_limit)[0])  # a Lua pass may read it
     order = _tag_order(runner, index)
     state = _state(runner)
@@ -72,6 +76,7 @@ def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
         rescores=False,
         discipline_state=state,
         recent=recent,
+        life=life_view(runner.life, ledger, runner.t, ledger.books),
         next_consumer=None if runner.done else runner.next_consumer(),
         history_at=runner.t,
         decision=_decision(runner, index, state),

@@ -20,6 +20,7 @@ carries the digest the invariant checker holds them against, as the millisecond 
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from functools import partial
 from typing import Any
@@ -32,18 +33,25 @@ from ckviz.model.history import History
 from ckviz.model.lifecycle import PLAIN
 from ckviz.model.lineup import Lineup
 from ckviz.model.queue import DequeuedRun, PlannedRun
-from ckviz.model.snapshot import FULL_VIEW, ConsumerService, DequeueEvent, Snapshot, ViewRequest
+from ckviz.model.snapshot import (
+    FULL_VIEW,
+    ConsumerService,
+    DequeueEvent,
+    QueueEvent,
+    Snapshot,
+    ViewRequest,
+)
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
 from ckviz.sim.calls import CallRecord
-from ckviz.sim.consumers import Callers, Tally, consumer_name, turn_order
-from ckviz.sim.driver_life import runs_of
+from ckviz.sim.consumers import Callers, Tally, caller_of, consumer_name, turn_order
+from ckviz.sim.driver_life import EVENT_OF, runs_of
 from ckviz.sim.engine import Outcome, StepOutcome
 from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker, listing
 from ckviz.sim.ledger import Ledger
 from ckviz.sim.lifecycle import Lifecycle
 from ckviz.sim.snapshot import Header, Scene, snapshot_of
-from ckviz.sim.step_scene import step_scene
+from ckviz.sim.step_scene import RECENT_EVENTS, step_scene
 from ckviz.store.runqueue import RunQueue, Trip
 
 STEP_DISCIPLINES: tuple[str, ...] = IN_REDIS  # a call is one script: the order is in Redis
@@ -100,6 +108,10 @@ class StepRunner:
         self._lives = {n: s for s in scenario.keys if s.has_lifecycle for n in s.names()}
         self._fails = SeedRandom(f"{seed}/fail")  # which runs fail, as a sampled workload's
         self.calls: list[CallRecord] = []
+        # the Events pane's: the dequeues, and with a lifecycle or a mix the acks, nacks,
+        # dead-letters and expiries too (a plain step run acks thousands: its log is the serves)
+        self.recent: deque[QueueEvent] = deque(maxlen=RECENT_EVENTS)
+        self._logs_releases = self.mixed or lifecycle is not None
         self.contention: dict[str, int] = {}  # serves while >= 2 keys had backlog
         self.contended: set[str] = set()  # keys with backlog during such a call
         self.drain_step = -1
@@ -169,7 +181,10 @@ class StepRunner:
             self._enqueue(key, arrivals.fresh_start + self._fresh)
             self._fresh += 1
         served: list[DequeuedRun] = []
-        for i in turn_order(self.seed, self.t, len(self.consumers)):
+        order = turn_order(self.seed, self.t, len(self.consumers))
+        # the TTL consumer's sweep when due, on the instance whose turn opens the step
+        self.life.sweep(self._outbox.by(self.queues[order[0]]), self.t)
+        for i in order:
             served += self._call(i)
         self._ack_due()
         self.t += 1  # a refeed arrives for the next call
@@ -202,9 +217,9 @@ class StepRunner:
                 self.in_redis.read(replies[state_slot])
             self.consumers[consumer].called(len(runs))
         for run in runs:
-            self._record(run, backlog)
+            self._record(run, backlog, by=self.consumers[consumer])
             self.callers.took(run.run_id, self.consumers[consumer])
-        self.life.dropped()  # expired heads the call dropped leave the books first
+        self._expired()  # expired heads the call dropped leave the books first
         if self.invariants is not None and digest is not None:
             self.invariants.check(self.ledger, digest, self.t)
         name = self.consumers[consumer].name
@@ -234,7 +249,7 @@ class StepRunner:
             )
             state_slot = None if self.in_redis is None else self._outbox.read_state(0)
             replies = self._send()
-            self.life.dropped()
+            self._expired()
             if self.in_redis is not None and state_slot is not None:
                 self.in_redis.read(replies[state_slot])
             if self.invariants is not None and digest_slot is not None:
@@ -249,7 +264,7 @@ class StepRunner:
         spec = self._lives.get(key)
         life = PLAIN if spec is None else run_life(spec, self._fails)
         run = PlannedRun(key, f"{key}-{sent}", self.t, self.scenario.harness.hold_steps, life)
-        trip = self.callers.by_enqueuer(self._outbox, run.run_id)
+        trip, _ = self.callers.by_enqueuer(self._outbox, run.run_id)
         timestamp = self.life.arrive(trip, run, self.t, T0 + offset_ms)
         self.ledger.arrive_now(run, timestamp)
         if self.invariants is not None:
@@ -278,6 +293,9 @@ class StepRunner:
                 holder.released(outcome)
             if outcome == "nack" and self.invariants:
                 self.invariants.dequeued_ids.discard(run.run_id)  # it may be dequeued again
+            if self._logs_releases:
+                by = caller_of(holder)
+                self.recent.append(QueueEvent(EVENT_OF[outcome], self.t, run.key, run.run_id, by))
             if self.in_redis is not None:
                 self.in_redis.acked(run.key)
 
@@ -297,9 +315,12 @@ class StepRunner:
 
     # ---- books ----------------------------------------------------------------------
 
-    def _record(self, run: DequeuedRun, backlog: int, fast: bool = False) -> None:
-        """A serve: by a call, or (`fast`) on the fast path at its enqueue."""
+    def _record(
+        self, run: DequeuedRun, backlog: int, fast: bool = False, by: Tally | None = None
+    ) -> None:
+        """A serve: by a call (`by`'s), or (`fast`) on the fast path at its enqueue."""
         ledger, t = self.ledger, self.t
+        self.recent.append(QueueEvent("dequeue", t, run.key, run.run_id, caller_of(by)))
         if self.invariants is not None:
             self.invariants.on_dequeued(t, run.key, run.run_id)
         book = ledger.dequeued(t, run.key, run.run_id)
@@ -314,6 +335,12 @@ class StepRunner:
             self.drain_step = t
         if self.invariants is not None:
             self.invariants.within_limits(t, run.key, book.held, ledger.held_count)
+
+    def _expired(self) -> None:
+        """Expired heads the last trip's dequeues dropped leave the books; with the runs its
+        sweep expired, they go to the event log."""
+        self.life.dropped()
+        self.recent.extend(QueueEvent("expire", self.t, *run) for run in self.life.take_expired())
 
     # ---- what the lanes and the results read --------------------------------------------
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.widgets.event_log import EventLogPane
+from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from tests.tui.conftest import press, settle
 
 MakeApp = Callable[..., CkvizApp]
@@ -51,3 +52,37 @@ async def test_a_single_discipline_names_no_consumer(make_app: MakeApp) -> None:
         assert current is not None
         assert all(e.by is None for e in current.snapshots[0].recent)
         assert "c1" not in app.screen.query_one(EventLogPane).plain
+
+
+async def test_a_retry_storm_in_a_mix_names_who_nacked_and_when_the_retry_is_due(
+    make_app: MakeApp,
+) -> None:
+    """Issue 22's done-when: the app steps through a retry storm in a mixed rollout, showing
+    the retry times and which consumer called: a nack is made by the consumer whose dequeue
+    took the run (as a worker finishes through the instance that handed it the run)."""
+    app = make_app("life_retry_storm", "vtime", consumers="vtime:1,baseline:1")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        for _ in range(40):
+            await press(pilot, "n")
+            current = app.player.recording.current
+            assert current is not None
+            snapshot = current.snapshots[0]
+            nacks = [e for e in snapshot.recent if e.kind == "nack"]
+            if nacks:
+                break
+        assert nacks, "a storm key's run should have failed by now"
+        took = {e.run_id: e.by for e in snapshot.recent if e.kind == "dequeue"}
+        for nack in nacks:
+            assert nack.by in ("c1 vtime", "c2 baseline")
+            assert nack.by == took[nack.run_id]  # the holder finishes the run
+        assert all(e.by is not None for e in snapshot.recent if e.kind != "expire")
+        nack = nacks[-1]
+        assert snapshot.life is not None
+        row = snapshot.life.keys[nack.key]
+        assert row.waiting == 1 and row.next_due is not None and row.next_due > nack.t
+        table = app.screen.query_one(KeyQueuesPane).plain
+        (line,) = [ln for ln in table.splitlines() if ln.split()[:1] == [nack.key]]
+        assert f"@{row.next_due}ms" in line  # when the retry comes due
+        log = app.screen.query_one(EventLogPane).plain
+        assert any("nack" in ln and nack.by in ln for ln in log.splitlines())
