@@ -66,11 +66,12 @@ def index_shown(driver: MsDriver, limit: int | None) -> tuple[Sequence[IndexEntr
     return driver.peek.read(limit if driver.plan.redis_order else None)
 
 
-def shown_order(driver: MsDriver, upcoming: tuple[str, ...]) -> tuple[str, ...]:
-    """A rescoring plan's last written order, else what the Lua will serve next."""
+def shown_order(driver: MsDriver, upcoming: tuple[str, ...], limit: int | None) -> tuple[str, ...]:
+    """A rescoring plan's last written order, else what the Lua will serve next (its first
+    `limit` keys)."""
     if not driver.plan.rescores:
         return upcoming
-    return () if driver.last_rescore is None else driver.last_rescore.order
+    return () if driver.last_rescore is None else driver.last_rescore.order(limit)
 
 
 def next_consumer(driver: MsDriver) -> Consumer:
@@ -87,7 +88,7 @@ def driver_scene(driver: MsDriver, view: ViewRequest) -> Scene:
     picked = driver.key_view.pick(view, driver.t, base, index_size)
     ledger = driver.ledger
     turn = next_consumer(driver)
-    upcoming = turn.plan.next_order(index, base + driver.t)[:limit]
+    upcoming = turn.plan.next_order(index, base + driver.t, limit)
     index = index[:limit]
     rows = driver.key_view.carried(picked.keys, view.also, (e.key for e in index), upcoming)
     full = view.limit is None and view.only is None and limit is None
@@ -100,7 +101,7 @@ def driver_scene(driver: MsDriver, view: ViewRequest) -> Scene:
         index_rescored=() if rescore is None else rescore.entries(limit),
         keys=picked.keys,
         held=ledger.held_runs(),
-        order=shown_order(driver, upcoming)[:limit],
+        order=shown_order(driver, upcoming, limit),
         next_order=() if driver.done else upcoming,
         rescores=driver.plan.rescores,
         discipline_state=turn.discipline.state(None if full else rows),

@@ -47,10 +47,10 @@ class Rescore(NamedTuple):
     members: list[str]
     scores: list[int]
 
-    @property
-    def order(self) -> tuple[str, ...]:
-        """The keys, best first (built when a snapshot asks, not on every serve)."""
-        return tuple(map(key_of_member, self.members))
+    def order(self, limit: int | None = None) -> tuple[str, ...]:
+        """The first `limit` keys, best first (built when a snapshot asks, not on every
+        serve; at 10,000 keys a pane shows a hundred of them)."""
+        return tuple(map(key_of_member, self.members[:limit]))
 
     def entries(self, limit: int | None = None) -> tuple[IndexEntry, ...]:
         """ckIndex as rescored, its first `limit` entries (built when a snapshot asks, not
@@ -74,8 +74,11 @@ class ServePlan(Protocol):
         """Add what goes before the dequeue to `trip`; `index` is ckIndex as last read."""
         ...
 
-    def next_order(self, index: Sequence[IndexEntry], now: int) -> tuple[str, ...]:
-        """The keys in the order the next dequeue would see them (no side effects)."""
+    def next_order(
+        self, index: Sequence[IndexEntry], now: int, limit: int | None = None
+    ) -> tuple[str, ...]:
+        """The first `limit` keys (None: all) in the order the next dequeue would see them
+        (no side effects)."""
         ...
 
     def taken(self, reply: Any) -> list[DequeuedRun]:
@@ -129,8 +132,10 @@ class LuaOrder(_Plain):
     ) -> Rescore | None:
         return None
 
-    def next_order(self, index: Sequence[IndexEntry], now: int) -> tuple[str, ...]:
-        return age_order(index)
+    def next_order(
+        self, index: Sequence[IndexEntry], now: int, limit: int | None = None
+    ) -> tuple[str, ...]:
+        return age_order(index)[:limit]
 
 
 class InRedis(LuaOrder):
@@ -143,9 +148,10 @@ class InRedis(LuaOrder):
         self.discipline = discipline
         self.watched = discipline.traced
 
-    def next_order(self, index: Sequence[IndexEntry], now: int) -> tuple[str, ...]:
-        keys = dict(zip(*columns_of(index)[:2], strict=True))  # member -> key
-        return tuple(keys[m] for m in self.discipline.order(index, now))
+    def next_order(
+        self, index: Sequence[IndexEntry], now: int, limit: int | None = None
+    ) -> tuple[str, ...]:
+        return keys_of(self.discipline.order(index, now), limit)
 
     def taken(self, reply: Any) -> list[DequeuedRun]:
         call = cast(DequeueReport, reply)
@@ -207,11 +213,10 @@ class Rescoring(_Plain):
             self.decided = decided
         return runs
 
-    def next_order(self, index: Sequence[IndexEntry], now: int) -> tuple[str, ...]:
-        if not index:
-            return ()
-        keys = dict(zip(*columns_of(index)[:2], strict=True))  # member -> key
-        return tuple(keys[m] for m in self.discipline.order(index, now))
+    def next_order(
+        self, index: Sequence[IndexEntry], now: int, limit: int | None = None
+    ) -> tuple[str, ...]:
+        return keys_of(self.discipline.order(index, now), limit) if index else ()
 
 
 def serve_plan(discipline: Discipline) -> ServePlan:
@@ -221,6 +226,11 @@ def serve_plan(discipline: Discipline) -> ServePlan:
     if discipline.door.reads:
         return InRedis(cast(KeepsStateInRedis, discipline))
     return LuaOrder()
+
+
+def keys_of(members: Sequence[str], limit: int | None) -> tuple[str, ...]:
+    """The keys of the first `limit` ckIndex members (None: all): a member names its key."""
+    return tuple(map(key_of_member, members[:limit]))
 
 
 def age_order(index: Sequence[IndexEntry]) -> tuple[str, ...]:
