@@ -6,10 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import redis
+
 from ckviz.store.cluster import Keyspace
 
 SCAN_COUNT = 1000  # keys a SCAN call looks at
-UNLINK_BATCH = 500  # keys one UNLINK deletes
+UNLINK_BATCH = 500  # keys one UNLINK deletes (on a cluster: its client splits it per slot)
+# Deleting on one server: each SCAN page is UNLINKed whole, in the same round trip as the next
+# page's SCAN. A quit at 10,000 keys leaves some 25,000 keys to delete: 71 round trips of
+# 1,000 scanned and 500 unlinked took 0.3 s, most of it waiting on the replies one by one.
+DELETE_SCAN_COUNT = 10_000
 
 
 def keys_under(client: Keyspace, prefix: str) -> Iterator[str]:
@@ -31,6 +37,8 @@ def count_prefix(client: Keyspace, prefix: str) -> int:
 
 def delete_prefix(client: Keyspace, prefix: str) -> int:
     """UNLINK every key that starts with `prefix` (and nothing else)."""
+    if isinstance(client, redis.Redis):
+        return _delete_pipelined(client, prefix)
     deleted = 0
     batch: list[str] = []
     for name in keys_under(client, prefix):
@@ -41,6 +49,24 @@ def delete_prefix(client: Keyspace, prefix: str) -> int:
     if batch:
         deleted += client.unlink(*batch)
     return deleted
+
+
+def _delete_pipelined(client: redis.Redis, prefix: str) -> int:
+    """delete_prefix on one server: SCAN page after page, each page's keys UNLINKed in the
+    round trip that asks for the next page (a key SCAN has returned stays deleted, and the
+    keys still to come are unaffected by the deletes)."""
+    pattern, deleted = _glob_escape(prefix) + "*", 0
+    pipe = client.pipeline(transaction=False)
+    pipe.scan(0, match=pattern, count=DELETE_SCAN_COUNT)
+    while True:
+        *unlinked, (cursor, names) = pipe.execute()
+        deleted += sum(map(int, unlinked))
+        mine = [name for name in names if name.startswith(prefix)]  # the glob is ours; check
+        if mine:
+            pipe.unlink(*mine)
+        if int(cursor) == 0:
+            return deleted + (sum(map(int, pipe.execute())) if mine else 0)
+        pipe.scan(cursor, match=pattern, count=DELETE_SCAN_COUNT)
 
 
 def _glob_escape(text: str) -> str:

@@ -116,9 +116,11 @@ class LaneSource(Protocol):
         """A frame of where the lanes stand now, nothing stepped (after the view changed)."""
         ...
 
-    def run_to_end(self, cancelled: Callable[[], bool]) -> list[Frame]:
+    def run_to_end(
+        self, cancelled: Callable[[], bool], closing: Callable[[], bool] = lambda: False
+    ) -> list[Frame]:
         """Step every lane to its end without a frame per step, checking `cancelled` between
-        chunks; the one frame of where they stopped."""
+        chunks; the one frame of where they stopped (none if `closing` then: a quit)."""
         ...
 
     def outcomes(self) -> list[Outcome]:
@@ -308,19 +310,23 @@ class Lockstep:
         frame = self.frame(again=True)
         return [] if frame is None else [frame]
 
-    def run_to_end(self, cancelled: Callable[[], bool]) -> list[Frame]:
+    def run_to_end(
+        self, cancelled: Callable[[], bool], closing: Callable[[], bool] = lambda: False
+    ) -> list[Frame]:
         """Lanes step instants in lockstep as `advance` would, building no snapshot on the
         way (a driver steps the same whether or not it is looked at). `cancelled` is asked
         before every instant: reading a flag costs nothing beside an instant's round trips,
         and an instant at 10,000 keys under a rescoring discipline takes tens of ms, so esc
-        stops it at once (asked every 256 instants, it took half a minute)."""
+        stops it at once (asked every 256 instants, it took half a minute). Stopped by a quit
+        (`closing`), no frame is made: nobody will see it, and at 10,000 keys it costs a
+        tenth of a second or more before the keys can be deleted."""
         while not cancelled():
             behind = self._behind()
             if not behind:
                 break
             for lane in behind:
                 lane.driver.step_instant(watched=False)
-        return self._framed()
+        return [] if closing() else self._framed()
 
     def _framed(self) -> list[Frame]:
         frame = self.frame()

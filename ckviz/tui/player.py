@@ -316,7 +316,7 @@ class Player:
         self._stops.run.clear()
         self.running_to_end = True
         source, stopped = self.source, self._stops.run.is_set
-        return Ask(lambda: source.run_to_end(stopped))
+        return Ask(lambda: source.run_to_end(stopped, self._closing))
 
     def stop(self) -> bool:
         """esc: stop a run to the end, or a long move, where it is; False if none runs."""
@@ -366,6 +366,10 @@ class Player:
             return BELL
         source, steps, stop = self.source, self.steps, self._stops.fresh_jump()
         return Ask(lambda: until_served(source, frame, key, steps, stop))
+
+    def _closing(self) -> bool:
+        """Asked on the driver thread once a long move stopped: a quit wants no frame."""
+        return self.closed
 
     def _go_live(self) -> None:
         """A replay first catches up with the live end."""

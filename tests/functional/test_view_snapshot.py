@@ -208,6 +208,9 @@ def test_a_cancelled_run_to_the_end_stops_where_it_is(
         looks = iter([False] * 5 + [True])  # asked before each instant: five, then stopped
         (partway,) = lockstep.run_to_end(lambda: next(looks))
         assert partway.snapshots[0].step >= 5 and not partway.done
+        looks = iter([False] * 3 + [True])  # stopped by a quit: no frame is made
+        assert lockstep.run_to_end(lambda: next(looks), closing=lambda: True) == []
+        assert lockstep.lanes[0].driver.step_count > partway.snapshots[0].step
     finally:
         lockstep.close()
 

@@ -38,7 +38,9 @@ class HandMade:
     def reframe(self) -> list[Frame]:
         return []  # made by hand: nothing to make again
 
-    def run_to_end(self, cancelled: Callable[[], bool]) -> list[Frame]:
+    def run_to_end(
+        self, cancelled: Callable[[], bool], closing: Callable[[], bool] = lambda: False
+    ) -> list[Frame]:
         last, self.frames = self.frames[-1:], []
         return last
 

@@ -60,7 +60,9 @@ class RunsUntilStopped(HandMade):
 
     stopped = False
 
-    def run_to_end(self, cancelled: Callable[[], bool]) -> list[Frame]:
+    def run_to_end(
+        self, cancelled: Callable[[], bool], closing: Callable[[], bool] = lambda: False
+    ) -> list[Frame]:
         deadline = time.monotonic() + 10
         while not cancelled() and time.monotonic() < deadline:
             time.sleep(0.005)

@@ -110,13 +110,17 @@ class RunsUntilStopped(HandMade):
     def __init__(self, *made: Frame) -> None:
         super().__init__(*made)
         self.stopped = threading.Event()
+        self.closing = False  # whether the stop was a quit (asked once stopped)
 
-    def run_to_end(self, cancelled: Callable[[], bool]) -> list[Frame]:
+    def run_to_end(
+        self, cancelled: Callable[[], bool], closing: Callable[[], bool] = lambda: False
+    ) -> list[Frame]:
         deadline = time.monotonic() + 10
         while not cancelled() and time.monotonic() < deadline:
             time.sleep(0.002)
         if cancelled():
             self.stopped.set()
+        self.closing = closing()
         return [self.frames.pop(0)]
 
 
@@ -143,6 +147,7 @@ def test_closing_stops_a_run_to_the_end_first() -> None:
     start = time.monotonic()
     player.close_soon().result(timeout=5)
     assert source.stopped.is_set() and source.closed == 1 and time.monotonic() - start < 2
+    assert source.closing  # told it is a quit: no frame wanted
     player.close()
 
 

@@ -35,10 +35,12 @@ class Gated(Lockstep):
         self.instants = 0  # instants asked for during the run to the end
         self.after_gate = 0
 
-    def run_to_end(self, cancelled: Callable[[], bool]) -> list[Frame]:
+    def run_to_end(
+        self, cancelled: Callable[[], bool], closing: Callable[[], bool] = lambda: False
+    ) -> list[Frame]:
         self.running = True
         try:
-            return super().run_to_end(cancelled)
+            return super().run_to_end(cancelled, closing)
         finally:
             self.running = False
 
