@@ -22,6 +22,10 @@
 -- empty, expired, orphan, outside-window, batch-full, discovered; drain: parked, removed or '';
 -- tag: the served key's new tag, else ''); floor
 -- = the floor this call used (after any raise), as text; {} when the env is full.
+-- What the server spends on the Lua around the commands is kept low: `call` is a local (one
+-- lookup, not two, per command), constant numbers go to commands as text (Redis 6.2 formats
+-- every Lua number argument with %.17g, 40 times a call), the loops keep their own counts.
+local call = redis.call
 local prefix = ARGV[1]
 local now = ARGV[2]
 local head = ARGV[13] == 'head'
@@ -36,25 +40,34 @@ local ck_index, env_held, env_queue, master = KEYS[1], KEYS[2], KEYS[5], KEYS[6]
 local vtime, floor_key, idle = KEYS[7], KEYS[8], KEYS[9]
 
 -- prologue, as dequeue.lua
-local env_limit = tonumber(redis.call('GET', KEYS[3]) or ARGV[4])
+local env_limit = tonumber(call('GET', KEYS[3]) or ARGV[4])
 local capacity = math.floor(env_limit * tonumber(ARGV[5]))
-local current = redis.call('SCARD', env_held)
+local current = call('SCARD', env_held)
 if current >= capacity then
   return {}
 end
-local variant_limit = math.min(tonumber(redis.call('GET', KEYS[4]) or ARGV[9]), env_limit)
+local variant_limit = math.min(tonumber(call('GET', KEYS[4]) or ARGV[9]), env_limit)
 local take = math.min(tonumber(ARGV[3]), capacity - current)
 local window = take * multiplier
 
--- The pass-1 scan, names only: formatting 2 x window scores costs the server more than the
--- few ZSCOREs of the keys a call serves or drains (SPEC-vtime 5.2 reads them that way too).
-local scan = redis.call('ZRANGE', vtime, 0, (head and 2 * window or window) - 1)
-local known = {} -- tags read this call (only the key served changes its tag: tried once)
+-- The pass-1 scan (2 x window names at HEAD) and, in a second read of the same range, the tags
+-- of its first `take` members: the keys a call serves unless some are gated or not ready.
+-- Redis formats every score it returns, so all 2 x window tags would cost more than they save;
+-- a key served or drained past the first `take` reads its own tag.
+local scan = call('ZRANGE', vtime, '0', (head and 2 * window or window) - 1)
+local known = {} -- tags read this call, as Redis's text (only a served key's tag changes, and
+-- each key is tried once)
+if take > 0 and #scan > 0 then
+  local scored = call('ZRANGE', vtime, '0', take - 1, 'WITHSCORES')
+  for i = 1, #scored, 2 do
+    known[scored[i]] = scored[i + 1]
+  end
+end
 
 -- floor read-repair: fixed for the whole call (HEAD may raise it at the end)
-local floor = tonumber(redis.call('GET', floor_key) or '0')
+local floor = tonumber(call('GET', floor_key) or '0')
 if #scan > 0 then
-  local lowest = redis.call('ZSCORE', vtime, scan[1])
+  local lowest = known[scan[1]] or call('ZSCORE', vtime, scan[1])
   known[scan[1]] = lowest
   if tonumber(lowest) > floor then
     floor = tonumber(lowest)
@@ -62,6 +75,7 @@ if #scan > 0 then
 end
 
 local runs, trace = {}, {}
+local served = 0 -- #runs
 local attempted = {}
 local min_servable = nil
 local gated_pending = {}
@@ -86,18 +100,18 @@ local function drained(member, served_tag, fate)
   local drain = 'removed'
   if head then
     local park = served_tag and tostring(served_tag) or known[member]
-      or redis.call('ZSCORE', vtime, member)
+      or call('ZSCORE', vtime, member)
     if park and fate == 'expired' then
       park = tostring(tonumber(park))
     end
     if park and tonumber(park) > floor then
-      redis.call('ZADD', idle, park, member)
-      redis.call('EXPIRE', idle, ttl)
+      call('ZADD', idle, park, member)
+      call('EXPIRE', idle, ttl)
       drain = 'parked'
     end
   end
-  redis.call('ZREM', vtime, member)
-  redis.call('ZREM', ck_index, member)
+  call('ZREM', vtime, member)
+  call('ZREM', ck_index, member)
   return drain
 end
 
@@ -112,7 +126,7 @@ local function drop_expired(member, run_id, expires, org_id)
     floored_decr(length_counter)
   end
   if head and ttl_queue ~= '' then
-    redis.call('ZADD', ttl_queue, expires, member .. '|' .. run_id .. '|' .. org_id)
+    call('ZADD', ttl_queue, expires, member .. '|' .. run_id .. '|' .. org_id)
   end
 end
 
@@ -121,89 +135,106 @@ local function try(member, pass, known_registered)
   attempted[member] = true
   local queue = prefix .. member
   local held = queue .. ARGV[10]
-  if redis.call('SCARD', held) >= variant_limit then
+  if call('SCARD', held) >= variant_limit then
     if head and not known_registered then
       gated_pending[#gated_pending + 1] = member
     end
     return 'limit', '', nil
   end
-  local ready = redis.call('ZRANGEBYSCORE', queue, '-inf', now, 'WITHSCORES', 'LIMIT', 0, 1)
+  local ready = call('ZRANGEBYSCORE', queue, '-inf', now, 'WITHSCORES', 'LIMIT', '0', '1')
   local fate, served_tag = 'empty', nil
   if #ready > 0 then
     local run_id = ready[1]
-    local payload = redis.call('GET', prefix .. ARGV[7] .. run_id)
+    local payload = call('GET', prefix .. ARGV[7] .. run_id)
     local expires, org_id = ttl_of(payload)
-    redis.call('ZREM', queue, run_id)
-    redis.call('ZREM', env_queue, run_id)
+    call('ZREM', queue, run_id)
+    call('ZREM', env_queue, run_id)
     if expires and expires <= tonumber(now) then
       drop_expired(member, run_id, expires, org_id)
       fate = 'expired'
     elseif payload then
-      redis.call('SADD', held, run_id)
-      redis.call('SADD', env_held, run_id)
+      call('SADD', held, run_id)
+      call('SADD', env_held, run_id)
       if expires and ttl_queue ~= '' then
-        redis.call('ZREM', ttl_queue, member .. '|' .. run_id .. '|' .. org_id)
+        call('ZREM', ttl_queue, member .. '|' .. run_id .. '|' .. org_id)
       end
-      runs[#runs + 1] = {run_id, ready[2], payload}
-      local stored = known[member] or redis.call('ZSCORE', vtime, member)
+      served = served + 1
+      runs[served] = {run_id, ready[2], payload}
+      local stored = known[member] or call('ZSCORE', vtime, member)
       local tag = math.max(tonumber(stored or floor), floor)
       if pass == 1 and (min_servable == nil or tag < min_servable) then
         min_servable = tag
       end
       served_tag = tag + quantum -- weight 1
-      redis.call('ZADD', vtime, tostring(served_tag), member)
+      call('ZADD', vtime, tostring(served_tag), member)
       fate = 'served'
     else
       fate = 'orphan'
     end
   end
-  local first = redis.call('ZRANGE', queue, 0, 0, 'WITHSCORES')
+  local first = call('ZRANGE', queue, '0', '0', 'WITHSCORES')
   if #first == 0 then
     return fate, drained(member, served_tag, fate), served_tag
   end
-  redis.call('ZADD', ck_index, first[2], member)
+  call('ZADD', ck_index, first[2], member)
   if #ready == 0 then
     return 'not-ready', '', nil
   end
   return fate, '', served_tag
 end
 
--- pass 1: virtual-time order, ties by member name
-local registered = {}
+-- pass 1: virtual-time order, ties by member name, until the batch is full or (HEAD) the
+-- window's budget is spent
 local budget = window
-for _, member in ipairs(scan) do
-  registered[member] = true
-  if #runs >= take or (head and budget <= 0) then
-    if tracing then
-      note(1, member, 'outside-window')
-    end
-  else
-    local fate, drain, tag = try(member, 1, true)
-    note(1, member, fate, drain, tag)
-    if fate ~= 'limit' and fate ~= 'not-ready' then
-      budget = budget - 1
-    end
+local reached = #scan -- the scan's members pass 1 tried or passed
+for i = 1, #scan do
+  if served >= take or (head and budget <= 0) then
+    reached = i - 1
+    break
+  end
+  local member = scan[i]
+  local fate, drain, tag = try(member, 1, true)
+  note(1, member, fate, drain, tag)
+  if fate ~= 'limit' and fate ~= 'not-ready' then
+    budget = budget - 1
+  end
+end
+if tracing then
+  for i = reached + 1, #scan do
+    note(1, scan[i], 'outside-window')
   end
 end
 
--- pass 2: age order over ckIndex (V17: only to fill an under-full batch)
+-- pass 2: age order over ckIndex (V17: only to fill an under-full batch). A key is registered
+-- when the scan read it: pass 1 tried it, or it is among the scan's members past where pass 1
+-- stopped (marked here for the pass-2 keys not tried yet only, not for all 2 x window).
 local discovered = {}
-if head or #runs < take then
-  local ready = redis.call('ZRANGEBYSCORE', ck_index, '-inf', now, 'LIMIT', 0,
+if head or served < take then
+  local ready = call('ZRANGEBYSCORE', ck_index, '-inf', now, 'LIMIT', '0',
     math.max(window, take * tonumber(ARGV[8])))
-  for _, member in ipairs(ready) do
+  local registered = {} -- untried pass-2 key -> whether the scan read it
+  for i = 1, #ready do
+    if not attempted[ready[i]] then
+      registered[ready[i]] = false
+    end
+  end
+  for i = reached + 1, #scan do
+    if registered[scan[i]] == false then
+      registered[scan[i]] = true
+    end
+  end
+  for i = 1, #ready do
+    local member = ready[i]
     if not attempted[member] then
-      if #runs < take then
+      if served < take then
         local fate, drain, tag = try(member, 2, registered[member])
         note(2, member, fate, drain, tag)
       elseif head and not registered[member] then
         discovered[#discovered + 1] = tostring(floor)
         discovered[#discovered + 1] = member
         note(2, member, 'discovered')
-      else
-        if tracing then
-          note(2, member, 'batch-full')
-        end
+      elseif tracing then
+        note(2, member, 'batch-full')
       end
     end
   end
@@ -212,7 +243,7 @@ end
 local floor_text = tostring(floor)
 if head then
   if #discovered > 0 then
-    redis.call('ZADD', vtime, 'NX', unpack(discovered))
+    call('ZADD', vtime, 'NX', unpack(discovered))
   end
   if #gated_pending > 0 then
     local args = {}
@@ -220,32 +251,32 @@ if head then
       args[#args + 1] = floor_text
       args[#args + 1] = member
     end
-    if redis.call('ZADD', vtime, 'NX', unpack(args)) > 0 then
+    if call('ZADD', vtime, 'NX', unpack(args)) > 0 then
       for _, member in ipairs(gated_pending) do
-        local parked = redis.call('ZSCORE', idle, member)
-        if tonumber(redis.call('ZSCORE', vtime, member)) <= floor and parked
+        local parked = call('ZSCORE', idle, member)
+        if tonumber(call('ZSCORE', vtime, member)) <= floor and parked
             and tonumber(parked) > floor then
-          redis.call('ZADD', vtime, 'XX', parked, member)
+          call('ZADD', vtime, 'XX', parked, member)
         end
       end
-      redis.call('EXPIRE', vtime, ttl)
-      redis.call('SET', floor_key, floor_text, 'EX', ttl)
+      call('EXPIRE', vtime, ttl)
+      call('SET', floor_key, floor_text, 'EX', ttl)
     end
   end
-  if #runs > 0 then
+  if served > 0 then
     if min_servable ~= nil and min_servable > floor then
       floor = min_servable
       floor_text = tostring(floor)
     end
-    redis.call('SET', floor_key, floor_text, 'EX', ttl)
-    redis.call('ZREMRANGEBYSCORE', idle, '-inf', floor_text)
-    redis.call('ZREMRANGEBYRANK', idle, 0, -(idle_max + 1))
-    redis.call('EXPIRE', vtime, ttl)
+    call('SET', floor_key, floor_text, 'EX', ttl)
+    call('ZREMRANGEBYSCORE', idle, '-inf', floor_text)
+    call('ZREMRANGEBYRANK', idle, 0, -(idle_max + 1))
+    call('EXPIRE', vtime, ttl)
   end
 else
-  redis.call('SET', floor_key, floor_text, 'EX', ttl)
-  if redis.call('EXISTS', vtime) == 1 then
-    redis.call('EXPIRE', vtime, ttl)
+  call('SET', floor_key, floor_text, 'EX', ttl)
+  if call('EXISTS', vtime) == 1 then
+    call('EXPIRE', vtime, ttl)
   end
 end
 
