@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from rich.cells import cell_len
+from textual.events import MouseMove
+from textual.pilot import Pilot
 
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.lanes import Fairness, Frame
@@ -117,6 +120,61 @@ async def test_the_scrubber_jumps_a_tenth_of_the_recording_and_to_a_click(
         await settle(pilot)
         # the middle of the strip's time axis: about half the run so far, a recorded frame
         assert not recording.live and 0.3 * live_t <= shown_t(app) <= 0.7 * live_t
+        await pilot.press("q")
+
+
+def strip_offset(
+    strip: KeyStripPane, fraction: float, axis: tuple[int, int, int]
+) -> tuple[int, int]:
+    """Where on the strip (its own offset, border included) `axis` (the strip's time axis as
+    drawn: first cell, cells, t) is at `fraction` of the run, on the first key's row."""
+    first, cells, _ = axis
+    left = strip.content_region.x - strip.region.x
+    top = strip.content_region.y - strip.region.y
+    return left + first + round(fraction * (cells - 1)), top + 1
+
+
+async def move_pointer(
+    pilot: Pilot[Any], strip: KeyStripPane, at: tuple[int, int], button: int
+) -> None:
+    """The pointer moved over the strip to `at`, `button` held (1: a drag; 0: no button),
+    posted as the terminal's driver posts it."""
+    x, y = strip.region.x + at[0], strip.region.y + at[1]
+    pilot.app.post_message(
+        MouseMove(strip, x, y, 0, 0, button, False, False, False, screen_x=x, screen_y=y)
+    )
+    await settle(pilot)
+
+
+async def test_a_drag_on_the_strip_moves_through_the_recording_with_the_pointer(
+    make_app: MakeApp,
+) -> None:
+    app = make_app("ck_skew", "sfq")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, *["n"] * 20)
+        recording, live_t = app.player.recording, shown_t(app)
+        strip = app.screen.query_one(KeyStripPane)
+        axis = strip._axis_at  # the live run's: the pointer's columns are read on it
+        assert axis is not None and axis[2] == live_t
+        await pilot.mouse_down(KeyStripPane, offset=strip_offset(strip, 0.2, axis))
+        await settle(pilot)
+        shown = [shown_t(app)]
+        for fraction in (0.5, 0.8):  # dragged right: later moments, recorded frames
+            await move_pointer(pilot, strip, strip_offset(strip, fraction, axis), button=1)
+            shown.append(shown_t(app))
+        assert not recording.live
+        assert shown == sorted(set(shown)), shown  # each pointer move went further on
+        for fraction, t in zip((0.2, 0.5, 0.8), shown, strict=True):
+            assert abs(t - fraction * live_t) <= 0.15 * live_t, (fraction, t, live_t)
+        back = strip_offset(strip, 0.4, axis)
+        await move_pointer(pilot, strip, back, button=1)  # and back left
+        assert shown_t(app) < shown[-1]
+        await pilot.mouse_up(KeyStripPane, offset=back)
+        moved_to = shown_t(app)
+        far = strip_offset(strip, 0.9, axis)
+        await move_pointer(pilot, strip, far, button=0)  # no button held
+        assert shown_t(app) == moved_to
         await pilot.press("q")
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from rich.style import Style
 from rich.text import Text
-from textual.events import MouseDown, MouseEvent, MouseMove
+from textual.events import MouseDown, MouseEvent, MouseMove, MouseUp
 from textual.message import Message
 
 from ckviz.model.history import BUCKETS, KeyBucket, squeeze
@@ -89,6 +89,7 @@ class KeyStripPane(SnapshotPane):
         super().__init__(compact=compact, id=id)
         self._axis_at: tuple[int, int, int] | None = None  # (first cell, cells, t) drawn
         self._scrubbed: int | None = None  # the last target a drag asked for
+        self._dragged_on: tuple[int, int, int] | None = None  # _axis_at when the drag began
         self.light_key: str | None = None
         self.worst_key: str | None = None  # the fairness headline's worst key, if any
         self.shown_keys: Sequence[str] | None = None  # a filter's keys; None: every key
@@ -129,20 +130,30 @@ class KeyStripPane(SnapshotPane):
 
     def on_mouse_down(self, event: MouseDown) -> None:
         self._scrubbed = None
+        self._dragged_on = self._dragged_on or self._axis_at
         self._scrub_at(event)
 
     def on_mouse_move(self, event: MouseMove) -> None:
         if event.button == 1:  # a drag: each new moment under the pointer
+            self._dragged_on = self._dragged_on or self._axis_at
             self._scrub_at(event)
+        else:
+            self._dragged_on = None
+
+    def on_mouse_up(self, _event: MouseUp) -> None:
+        self._dragged_on = None
 
     def _scrub_at(self, event: MouseEvent) -> None:
         """The time under the pointer's column (the first cell: the run's start; the last:
-        the moment shown)."""
+        the moment shown). A drag keeps the axis it started on: each jump redraws the strip
+        up to the moment it shows, and read on that axis the pointer's next column meant
+        another time (a drag to the right from a fifth of the run went nowhere)."""
         offset = event.get_content_offset(self)
-        if self._axis_at is None or offset is None:
+        axis = self._dragged_on or self._axis_at
+        if axis is None or offset is None:
             return
         x = offset.x
-        first, cells, t = self._axis_at
+        first, cells, t = axis
         column = x - first + self.scroll_offset.x
         if not 0 <= column < cells:
             return
