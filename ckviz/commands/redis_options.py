@@ -14,8 +14,8 @@ import argparse
 import os
 
 from ckviz.defaults import MAX_CONSUMERS, ROOT_PREFIX
+from ckviz.disciplines.registry import MIX_EXAMPLE
 from ckviz.errors import keep_secret
-from ckviz.model.lineup import MIX_EXAMPLE
 from ckviz.sim.namespace import check_root
 from ckviz.sim.workspace import ServerChoice
 from ckviz.store.preflight import url_secrets

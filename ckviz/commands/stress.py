@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from ckviz.commands.parsing import CommandParser, add_quiet
 from ckviz.commands.redis_options import add_consumers, add_redis_options, server_choice
 from ckviz.defaults import MAX_CONSUMERS
-from ckviz.disciplines.registry import FACTORIES
+from ckviz.disciplines.registry import FACTORIES, FIRST_REDIS_SIDE
 from ckviz.errors import ExitCode, UsageError, echo
 from ckviz.model.json_text import readable_json
 from ckviz.model.results import RedisInfo
@@ -48,9 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--discipline",
-        default="vtime",
+        default=FIRST_REDIS_SIDE,
         metavar="NAME",
-        help=f"one of {', '.join(SERVER_SIDE)} (default vtime)",
+        help=f"one of {', '.join(SERVER_SIDE)} (default {FIRST_REDIS_SIDE})",
     )
     p.add_argument(
         "--out",

@@ -23,7 +23,7 @@ from ckviz.disciplines.codel import CoDel
 from ckviz.disciplines.drr import DeficitRoundRobin
 from ckviz.disciplines.virtual_clock import sfq, stride
 from ckviz.errors import UsageError
-from ckviz.model.lineup import Lineup, parse_lineup
+from ckviz.model.lineup import FLAG_OFF, Lineup, parse_lineup
 from ckviz.model.matrix import Treatment
 
 # a factory gets the scenario's weights and the cell's tuning (its knobs, trace)
@@ -72,6 +72,10 @@ RULES: dict[str, str] = {name: listed.rule for name, listed in REGISTRY.items()}
 IN_REDIS: tuple[str, ...] = tuple(
     name for name, listed in REGISTRY.items() if not listed.make({}, DEFAULT_TUNING).door.rescores
 )
+# the first of them beside the flag-off baseline: what a rollout's example turns on, what
+# stress runs unless told, what the app runs in place of a discipline a scenario's clock lacks
+FIRST_REDIS_SIDE: str = next(name for name in IN_REDIS if name != FLAG_OFF)
+MIX_EXAMPLE = f"{FIRST_REDIS_SIDE}:2,{FLAG_OFF}:1"  # what help and error lines show
 
 
 def check_discipline(name: str, where: str = "--discipline") -> str:
@@ -100,7 +104,7 @@ def check_treatment(treatment: Treatment, where: str) -> Treatment:
 
 
 def check_mix(text: str, where: str) -> Lineup:
-    """A mix (`vtime:2,baseline:1`) read and checked, one way for the flag, a matrix's
+    """A mix (MIX_EXAMPLE) read and checked, one way for the flag, a matrix's
     treatments and a scenario's `consumers`: the usage error names `where` otherwise."""
     try:
         lineup = parse_lineup(text, MAX_CONSUMERS)

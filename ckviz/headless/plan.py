@@ -10,6 +10,7 @@ from ckviz.defaults import DEFAULT_MATRIX, DEFAULT_OUT, MAX_CONSUMERS
 from ckviz.disciplines.registry import (
     FACTORIES,
     IN_REDIS,
+    MIX_EXAMPLE,
     REGISTRY,
     check_discipline,
     check_mix,
@@ -22,7 +23,7 @@ from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY, summary_path
 from ckviz.headless.matrix import MAX_DEFAULT_JOBS, MatrixPlan, default_jobs, max_jobs
 from ckviz.inputs import scenario_files
 from ckviz.model.clock import on_steps
-from ckviz.model.lineup import MIX_EXAMPLE, parse_lineup
+from ckviz.model.lineup import parse_lineup
 from ckviz.model.matrix import MatrixSpec, Sweep, Treatment
 from ckviz.model.names import check_seed, first_duplicate
 from ckviz.model.results import SweepInfo

@@ -1,9 +1,11 @@
 """Which consumer runs which discipline: a mixed rollout (issue 22, item 2; SPEC-lifecycle 7).
 
-`--consumers vtime:2,baseline:1` (or `consumers = "vtime:2,baseline:1"` in a matrix's
-treatment) puts three consumers on one queue: c1 and c2 run vtime's scripts (the flag on),
-c3 the baseline's (the flag off), on the same keys. Consumers are numbered in the order the
-form lists them. The results name the mix `vtime:2+baseline:1` wherever they name a discipline.
+`--consumers NAME:2,baseline:1` (or `consumers = "NAME:2,baseline:1"` in a scenario or a
+matrix's treatment) puts three consumers on one queue: c1 and c2 run NAME's scripts (the flag
+on), c3 the baseline's (the flag off), on the same keys. Consumers are numbered in the order
+the form lists them. The results name the mix `NAME:2+baseline:1` wherever they name a
+discipline. NAME is a discipline whose order lives in Redis (the registry's IN_REDIS; its
+MIX_EXAMPLE is what help and error lines above the model show).
 
 Who makes each call:
 - a dequeue: the consumer whose turn it is (the turns are drawn as for any several consumers);
@@ -21,7 +23,7 @@ import hashlib
 from dataclasses import dataclass
 
 SEPARATOR = ","
-MIX_EXAMPLE = "vtime:2,baseline:1"  # what help and error lines show
+MIX_FORM = "name:count,name:count"  # the form, as the model's own error lines show it
 LABEL_SEPARATOR = "+"
 FLAG_OFF = "baseline"  # in a scenario's mix: the instances the rollout has not reached
 
@@ -34,12 +36,12 @@ class Lineup:
 
     @property
     def label(self) -> str:
-        """What the results call the mix: `vtime:2+baseline:1`."""
+        """What the results call the mix: `NAME:2+baseline:1`."""
         return LABEL_SEPARATOR.join(f"{name}:{count}" for name, count in self.parts)
 
     @property
     def form(self) -> str:
-        """The mix as the flag and the files take it: `vtime:2,baseline:1`."""
+        """The mix as the flag and the files take it: `NAME:2,baseline:1`."""
         return SEPARATOR.join(f"{name}:{count}" for name, count in self.parts)
 
     @property
@@ -63,7 +65,7 @@ def parse_lineup(text: str, most: int) -> Lineup:
         name, colon, count_text = item.strip().partition(":")
         name, count_text = name.strip(), count_text.strip()
         if not name:
-            raise ValueError(f"empty discipline in '{text}' (expected e.g. {MIX_EXAMPLE})")
+            raise ValueError(f"empty discipline in '{text}' (expected {MIX_FORM})")
         if colon and not count_text.isdigit():
             raise ValueError(f"'{item.strip()}': the count after ':' must be a whole number")
         count = int(count_text) if colon else 1
@@ -81,7 +83,7 @@ def parse_lineup(text: str, most: int) -> Lineup:
 def consumers_value(value: object, most: int) -> int | str:
     """A `consumers` value as scenario files take it: a count (1 to `most`), a mix
     `name:count,...` or a table `{name = count, ...}` (in the order written), a mix given in
-    its form (`vtime:2,baseline:1`); ValueError saying what is wrong otherwise. The flag and
+    its form (`NAME:2,baseline:1`); ValueError saying what is wrong otherwise. The flag and
     a matrix's treatments read the same mix with `parse_lineup`."""
     if isinstance(value, dict):
         value = SEPARATOR.join(f"{name}:{_table_count(name, n)}" for name, n in value.items())
@@ -91,7 +93,7 @@ def consumers_value(value: object, most: int) -> int | str:
         if not 1 <= value <= most:
             raise ValueError(f"must be 1 to {most} (one connection each), got {value}")
         return value
-    raise ValueError(f"expected a whole number (1 to {most}) or a mix such as {MIX_EXAMPLE}")
+    raise ValueError(f"expected a whole number (1 to {most}) or a mix {MIX_FORM}")
 
 
 def _table_count(name: str, count: object) -> int:

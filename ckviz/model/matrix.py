@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ckviz.defaults import DEFAULT_SEEDS, MAX_CONSUMERS
-from ckviz.model.lineup import FLAG_OFF, MIX_EXAMPLE, Lineup, parse_lineup
+from ckviz.model.lineup import FLAG_OFF, MIX_FORM, Lineup, parse_lineup
 from ckviz.model.names import first_duplicate
 from ckviz.model.scenario import MAX_CLOCK_LIMIT_MS, Caps
 
@@ -29,7 +29,7 @@ class Treatment(BaseModel):
     per_key_cap: int | None = Field(default=None, ge=1)
     total_cap: int | None = Field(default=None, ge=1)
     consumers: int | str | None = Field(
-        default=None, description=f"1 to {MAX_CONSUMERS}, or a mix such as {MIX_EXAMPLE}"
+        default=None, description=f"1 to {MAX_CONSUMERS}, or a mix {MIX_FORM}"
     )
     vtime_quantum: float | None = Field(default=None, gt=0, le=1e6)
     vtime_window: int | None = Field(default=None, ge=1, le=1000, description="window multiplier")

@@ -25,7 +25,7 @@ from ckviz.model.lifecycle import (
     TtlSettings,
     absent,
 )
-from ckviz.model.lineup import FLAG_OFF, MIX_EXAMPLE, consumers_value, parse_lineup
+from ckviz.model.lineup import FLAG_OFF, MIX_FORM, consumers_value, parse_lineup
 from ckviz.model.names import first_duplicate
 
 MAX_KEYS = 200_000
@@ -75,7 +75,7 @@ def weight_problem(weight: float) -> str | None:
 
 
 CONSUMERS_HELP = (
-    f"consumers taking turns: 1 to {MAX_CONSUMERS}, or a mixed rollout such as {MIX_EXAMPLE} "
+    f"consumers taking turns: 1 to {MAX_CONSUMERS}, or a mixed rollout {MIX_FORM} "
     "(or a table); under a treatment, the consumers not named baseline run its discipline"
 )
 
@@ -87,7 +87,7 @@ def scenario_consumers(value: object) -> int | str:
     if isinstance(value, str) and all(n == FLAG_OFF for n in parse_lineup(value, 1 << 30).names):
         raise ValueError(
             f"a mix of {FLAG_OFF} alone runs no treatment's discipline; give a count, or name "
-            f"the flag-on consumers too (e.g. {MIX_EXAMPLE})"
+            f"the flag-on consumers too ({MIX_FORM})"
         )
     return value
 

@@ -58,7 +58,7 @@ class Tally:
 
     @property
     def called_as(self) -> str:
-        """Who it is in the event log: `c1 vtime` in a mixed rollout, else `c1`."""
+        """Who it is in the event log: `c1` and its discipline in a mixed rollout, else `c1`."""
         return self.name if self.mixed_as is None else f"{self.name} {self.mixed_as}"
 
     def called(self, took: int) -> None:

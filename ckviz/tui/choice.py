@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
-from ckviz.disciplines.registry import check_discipline
+from ckviz.disciplines.registry import FIRST_REDIS_SIDE, check_discipline
 from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
 from ckviz.inputs.scenario_files import AnyScenario
@@ -13,14 +13,14 @@ from ckviz.model.clock import STEPS, clock_of
 from ckviz.model.names import check_seed
 from ckviz.sim.clocks import disciplines_on, runs_on
 
-STAND_IN = "vtime"  # what runs in place of a discipline a scenario's clock lacks (both have it)
+STAND_IN = FIRST_REDIS_SIDE  # runs in place of a discipline a scenario's clock lacks (both run it)
 
 
 def fit_disciplines(
     scenario: AnyScenario, disciplines: tuple[str, ...]
 ) -> tuple[tuple[str, ...], str | None]:
     """`disciplines` for `scenario`: each that its clock runs, kept; each that it does not,
-    replaced by one that runs (vtime first) and is not a lane already. With a one-line note
+    replaced by one that runs (STAND_IN first) and is not a lane already. With a one-line note
     naming the switch (None: nothing switched)."""
     runnable = disciplines_on(clock_of(scenario))
     chosen: list[str] = []
@@ -48,7 +48,7 @@ def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
         raise UsageError("--seeds is for --headless; the terminal app takes --seed")
     name = ns.scenario_arg or (ns.scenario[0] if ns.scenario else DEFAULT_SCENARIO)
     scenario = scenario_files.load_any(name)
-    # no --discipline: the default where it runs (sfq), else what does (vtime on steps)
+    # no --discipline: the default where it runs (sfq), else what does (STAND_IN on steps)
     default = fit_disciplines(scenario, (DEFAULT_DISCIPLINE,))[0][0]
     discipline = check_discipline(ns.discipline[0] if ns.discipline else default)
     clock = clock_of(scenario)

@@ -129,8 +129,8 @@ class LaneSource(Protocol):
 
 
 def _treatment(setup: Setup, discipline: str) -> Treatment:
-    """What a lane runs: `discipline`, or the flag's mix (`vtime:1,baseline:1` names each
-    consumer's), on the scenario's consumers (a scenario's mix: Treatment.facing)."""
+    """What a lane runs: `discipline`, or the flag's mix (which names each consumer's
+    discipline), on the scenario's consumers (a scenario's mix: Treatment.facing)."""
     given = setup.consumers
     if isinstance(given, str):
         lineup = parse_lineup(given, MAX_CONSUMERS)
