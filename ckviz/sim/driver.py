@@ -28,7 +28,6 @@ from ckviz.model.queue import DequeuedRun, IndexEntry, PlannedRun
 from ckviz.model.snapshot import (
     FULL_VIEW,
     ConsumerService,
-    DequeueEvent,
     QueueEvent,
     Snapshot,
     ViewRequest,
@@ -45,7 +44,7 @@ from ckviz.sim.consumers import (
 from ckviz.sim.driver_config import DriverConfig
 from ckviz.sim.driver_life import EVENT_OF, runs_of
 from ckviz.sim.driver_scene import driver_scene
-from ckviz.sim.engine import Outcome
+from ckviz.sim.engine import Counting, Outcome
 from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.invariants import InvariantChecker
 from ckviz.sim.ledger import Ledger
@@ -62,7 +61,7 @@ from ckviz.store.scripts import LUA_ORDER
 RECENT_LIMIT = 200
 
 
-class Driver:
+class Driver(Counting):
     """The logical-millisecond clock over one (scenario, seed, discipline) run (an `Engine`);
     `snapshot()` shows where it stands."""
 
@@ -89,7 +88,8 @@ class Driver:
         self.header = Header(*run, c.per_key_cap, c.total_cap, SCORE_BASE)  # for its pictures
         consumers = consumers_of([(discipline, queue), *more_consumers], self.mixed)
         self.turns = Turns(consumers, config.seed)
-        self.callers = Callers(consumers, [each.queue for each in consumers], c.seed, self.mixed)
+        self.queues = [each.queue for each in consumers]  # c1's first
+        self.callers = Callers(consumers, self.queues, c.seed, self.mixed)
         keeper = state_keeper(consumers)
         self._home = keeper.queue  # trips are made on it: its door reads the state
         # the run's past in time buckets, for the app's pictures (headless runs skip it)
@@ -133,20 +133,6 @@ class Driver:
     @property
     def workload(self) -> list[PlannedRun]:
         return self.ledger.workload
-
-    @property
-    def events(self) -> list[DequeueEvent]:
-        """Every dequeue so far, in order (the ledger's, shared)."""
-        return self.ledger.events
-
-    @property
-    def round_trips(self) -> int:
-        """Round trips of the run, over every consumer's connection."""
-        return sum(c.queue.round_trips for c in self.turns.consumers)
-
-    @property
-    def commands_sent(self) -> int:
-        return sum(c.queue.commands_sent for c in self.turns.consumers)
 
     # ---- stepping -------------------------------------------------------------------
 

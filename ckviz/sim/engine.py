@@ -15,7 +15,9 @@ from typing import Protocol
 
 from ckviz.model.clock import Unit
 from ckviz.model.snapshot import FULL_VIEW, ConsumerService, DequeueEvent, Snapshot, ViewRequest
+from ckviz.sim.ledger import Ledger
 from ckviz.sim.lifecycle import KeyLife
+from ckviz.store.runqueue import RunQueue
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,28 @@ class Outcome:
     steps: StepOutcome | None = None
     lifecycle: Mapping[str, KeyLife] | None = None  # per key, with the run lifecycle only
     settled: int | None = None  # with it: runs done for good (served last, dead or expired)
+
+
+class Counting:
+    """What both clocks count the same way: the dequeues in their books, and the round trips
+    and commands over every consumer's connection."""
+
+    ledger: Ledger
+    queues: Sequence[RunQueue]  # c1's connection first
+
+    @property
+    def events(self) -> list[DequeueEvent]:
+        """Every dequeue so far, in order (the ledger's, shared; times in the clock's unit)."""
+        return self.ledger.events
+
+    @property
+    def round_trips(self) -> int:
+        """Round trips of the run, over every consumer's connection."""
+        return sum(q.round_trips for q in self.queues)
+
+    @property
+    def commands_sent(self) -> int:
+        return sum(q.commands_sent for q in self.queues)
 
 
 class Engine(Protocol):

@@ -36,7 +36,6 @@ from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.model.snapshot import (
     FULL_VIEW,
     ConsumerService,
-    DequeueEvent,
     QueueEvent,
     Snapshot,
     ViewRequest,
@@ -45,7 +44,7 @@ from ckviz.model.steps import FRESH_PREFIX, StepScenario
 from ckviz.sim.calls import CallRecord
 from ckviz.sim.consumers import Callers, Tally, caller_of, consumer_name, turn_order
 from ckviz.sim.driver_life import EVENT_OF, runs_of
-from ckviz.sim.engine import Outcome, StepOutcome
+from ckviz.sim.engine import Counting, Outcome, StepOutcome
 from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker, listing
 from ckviz.sim.ledger import Ledger
@@ -57,7 +56,7 @@ from ckviz.store.runqueue import RunQueue, Trip
 STEP_DISCIPLINES: tuple[str, ...] = IN_REDIS  # a call is one script: the order is in Redis
 
 
-class StepRunner:
+class StepRunner(Counting):
     """The step clock over one (step scenario, discipline) run (an `Engine`); `calls` says what
     each step's calls did, `ledger` holds the books. `t` is the next step."""
 
@@ -140,19 +139,6 @@ class StepRunner:
     def total(self) -> int:
         """Runs enqueued so far (all of them up front, plus arrivals between calls)."""
         return self.ledger.total_runs
-
-    @property
-    def events(self) -> list[DequeueEvent]:
-        """Every serve so far, in order (times in steps)."""
-        return self.ledger.events
-
-    @property
-    def round_trips(self) -> int:
-        return sum(q.round_trips for q in self.queues)
-
-    @property
-    def commands_sent(self) -> int:
-        return sum(q.commands_sent for q in self.queues)
 
     def service(self) -> tuple[ConsumerService, ...]:
         return tuple(c.service() for c in self.consumers)
