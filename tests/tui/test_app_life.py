@@ -101,3 +101,25 @@ async def test_runs_without_a_lifecycle_show_no_lifecycle_columns(make_app: Make
         assert current is not None and current.snapshots[0].life is None
         header = app.screen.query_one(KeyQueuesPane).plain.splitlines()[0]
         assert "retry" not in header and "expired" not in header
+
+
+async def test_a_step_scenarios_retry_storm_shows_its_retry_times_in_steps(
+    make_app: MakeApp,
+) -> None:
+    """The step clock's frames carry the lifecycle view: a storm key's nacked run waits for
+    its retry step, and the table says which step that is."""
+    app = make_app("life_micro_storm", "vtime")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for _ in range(12):
+            await press(pilot, "n")
+            snapshot, life, table = shown(app)
+            retrying = {key: row for key, row in life.keys.items() if row.waiting}
+            if retrying:
+                break
+        assert retrying, "a storm key's run should be waiting for its retry by now"
+        assert {e.key for e in snapshot.recent if e.kind == "nack"} >= set(retrying)
+        key, row = min(retrying.items())
+        assert row.next_due is not None and row.next_due > snapshot.t
+        (due,) = [cell for cell in row_of(table, key) if cell.startswith("@")]
+        assert due.startswith(f"@{row.next_due}") and "ms" not in due  # steps, not ms

@@ -86,3 +86,31 @@ async def test_a_retry_storm_in_a_mix_names_who_nacked_and_when_the_retry_is_due
         assert f"@{row.next_due}ms" in line  # when the retry comes due
         log = app.screen.query_one(EventLogPane).plain
         assert any("nack" in ln and nack.by in ln for ln in log.splitlines())
+
+
+async def test_a_scenario_files_mix_rolls_out_the_chosen_discipline_and_names_each_caller(
+    make_app: MakeApp,
+) -> None:
+    """A scenario whose file names a mix (`consumers = "vtime:1,baseline:1"`) opens as that
+    rollout of the chosen discipline; its dead letters name the consumer that held the run."""
+    app = make_app("life_stranded_dead_letter", "vtime-v17")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        for _ in range(60):
+            await press(pilot, "n")
+            current = app.player.recording.current
+            assert current is not None
+            snapshot = current.snapshots[0]
+            dead = {e.by for e in snapshot.recent if e.kind == "dead"}
+            if len(dead) == 2:
+                break
+        assert [(c.name, c.discipline) for c in snapshot.consumers] == [
+            ("c1", "vtime-v17"),
+            ("c2", "baseline"),
+        ]
+        assert dead == {"c1 vtime-v17", "c2 baseline"}  # both kinds of instance dead-letter
+        took = {e.run_id: e.by for e in snapshot.recent if e.kind == "dequeue"}
+        finished = [e for e in snapshot.recent if e.kind in ("ack", "dead") and e.run_id in took]
+        assert finished and all(e.by == took[e.run_id] for e in finished)
+        log = app.screen.query_one(EventLogPane).plain
+        assert any("dead" in ln and "c2 baseline" in ln for ln in log.splitlines())
