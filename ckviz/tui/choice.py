@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
-from ckviz.disciplines.registry import FIRST_REDIS_SIDE, check_discipline
+from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED, MAX_CONSUMERS
+from ckviz.disciplines.registry import FIRST_REDIS_SIDE, check_discipline, runs_in_mix
 from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
 from ckviz.inputs.scenario_files import AnyScenario
 from ckviz.model.clock import STEPS, clock_of
+from ckviz.model.lineup import FLAG_OFF, parse_lineup
 from ckviz.model.names import check_seed
 from ckviz.sim.clocks import disciplines_on, runs_on
 
@@ -22,7 +23,7 @@ def fit_disciplines(
     """`disciplines` for `scenario`: each that its clock runs, kept; each that it does not,
     replaced by one that runs (STAND_IN first) and is not a lane already. With a one-line note
     naming the switch (None: nothing switched)."""
-    runnable = disciplines_on(clock_of(scenario))
+    runnable = runnable_on(scenario)
     chosen: list[str] = []
     notes = []
     for i, name in enumerate(disciplines):
@@ -36,8 +37,28 @@ def fit_disciplines(
     if not notes:
         return disciplines, None
     kind = "a step" if clock_of(scenario) is STEPS else "a millisecond"
+    if isinstance(scenario.consumers, str):
+        kind = "a mixed-rollout"
     note = f"{scenario.name} is {kind} scenario: {'; '.join(notes)} (d picks another)"
     return tuple(chosen), note
+
+
+def runnable_on(scenario: AnyScenario) -> tuple[str, ...]:
+    """The disciplines the app can run on `scenario`: its clock's, and when its file names a
+    mix (whose flag-on consumers run the lane's discipline) those that can share a queue."""
+    runnable = disciplines_on(clock_of(scenario))
+    if isinstance(scenario.consumers, str):
+        return tuple(name for name in runnable if runs_in_mix(name))
+    return runnable
+
+
+def _default_for(scenario: AnyScenario) -> str:
+    """No --discipline: a scenario's mix opens as written (its first flag-on discipline),
+    else the app's default where it runs (sfq), else what does (STAND_IN on steps)."""
+    if isinstance(scenario.consumers, str):
+        named = parse_lineup(scenario.consumers, MAX_CONSUMERS).names
+        return next(name for name in named if name != FLAG_OFF)
+    return fit_disciplines(scenario, (DEFAULT_DISCIPLINE,))[0][0]
 
 
 def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
@@ -48,9 +69,14 @@ def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
         raise UsageError("--seeds is for --headless; the terminal app takes --seed")
     name = ns.scenario_arg or (ns.scenario[0] if ns.scenario else DEFAULT_SCENARIO)
     scenario = scenario_files.load_any(name)
-    # no --discipline: the default where it runs (sfq), else what does (STAND_IN on steps)
-    default = fit_disciplines(scenario, (DEFAULT_DISCIPLINE,))[0][0]
-    discipline = check_discipline(ns.discipline[0] if ns.discipline else default)
+    discipline = check_discipline(ns.discipline[0] if ns.discipline else _default_for(scenario))
+    counted = isinstance(getattr(ns, "consumers", None), int)  # a count runs no mix
+    if isinstance(scenario.consumers, str) and not counted and not runs_in_mix(discipline):
+        raise UsageError(
+            f"--discipline: scenario '{name}' is a mixed rollout ({scenario.consumers}), whose "
+            f"flag-on consumers run the discipline; '{discipline}' cannot share a queue "
+            f"(choose from {', '.join(runnable_on(scenario))})"
+        )
     clock = clock_of(scenario)
     if not runs_on(discipline, scenario) and clock is STEPS:  # steps call by call
         raise UsageError(
@@ -78,10 +104,9 @@ def compare_choice(ns: argparse.Namespace) -> tuple[str, str] | None:
     loaded = scenario_files.load_any(scenario)
     for name in names:
         check_discipline(name, "--compare")
-        if not runs_on(name, loaded):
-            clock = clock_of(loaded)
+        if name not in runnable_on(loaded):
             raise UsageError(
                 f"--compare: '{name}' does not run on '{scenario}' "
-                f"(choose from {', '.join(disciplines_on(clock))})"
+                f"(choose from {', '.join(runnable_on(loaded))})"
             )
     return names[0], names[1]

@@ -6,7 +6,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
+import pytest
+
+from ckviz.commands.root import build_parser
+from ckviz.errors import UsageError
+from ckviz.inputs import scenario_files
 from ckviz.tui.app import CkvizApp
+from ckviz.tui.choice import app_choice, compare_choice, fit_disciplines
 from ckviz.tui.widgets.event_log import EventLogPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from tests.tui.conftest import press, settle
@@ -114,3 +120,17 @@ async def test_a_scenario_files_mix_rolls_out_the_chosen_discipline_and_names_ea
         assert finished and all(e.by == took[e.run_id] for e in finished)
         log = app.screen.query_one(EventLogPane).plain
         assert any("dead" in ln and "c2 baseline" in ln for ln in log.splitlines())
+
+
+def test_a_scenario_files_mix_opens_as_written_and_refuses_what_cannot_share_a_queue() -> None:
+    """No --discipline: the mix's first flag-on discipline (the file's mix as written); one
+    that ranks in each consumer's process is refused in one line; compare mode offers only
+    disciplines that can share the queue."""
+    ns = build_parser().parse_args(["life_rollout_drain"])
+    assert app_choice(ns)[1] == "vtime"
+    with pytest.raises(UsageError, match=r"is a mixed rollout .* 'sfq' cannot share a queue"):
+        app_choice(build_parser().parse_args(["life_rollout_drain", "--discipline", "sfq"]))
+    with pytest.raises(UsageError, match="--compare: 'drr' does not run on"):
+        compare_choice(build_parser().parse_args(["life_rollout_drain", "--compare", "vtime,drr"]))
+    scenario = scenario_files.load("life_rollout_drain")
+    assert fit_disciplines(scenario, ("sfq", "baseline"))[0] == ("vtime", "baseline")

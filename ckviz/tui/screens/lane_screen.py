@@ -18,8 +18,7 @@ from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, RULES
 from ckviz.errors import CkvizError
 from ckviz.inputs.scenario_files import AnyScenario, bundled_names, load_any
 from ckviz.model.names import natural_key
-from ckviz.sim.clocks import runs_on
-from ckviz.tui.choice import fit_disciplines
+from ckviz.tui.choice import fit_disciplines, runnable_on
 from ckviz.tui.context import Context
 from ckviz.tui.filter import KeyFilter
 from ckviz.tui.messages import Perform
@@ -187,7 +186,8 @@ class LaneScreen(Screen[None]):
                 disciplines[lane] = name
                 self._start(disciplines=tuple(disciplines))
 
-        runnable = [d for d in DEFAULT_DISCIPLINES if runs_on(d, setup.scenario)]  # only these
+        offered = runnable_on(setup.scenario)  # its clock's; a mix's: those sharing a queue
+        runnable = [d for d in DEFAULT_DISCIPLINES if d in offered]  # only these
         picker = Picker(f"Discipline{side}", runnable, current, descriptions=RULES)
         self.app.push_screen(picker, chosen)
 
