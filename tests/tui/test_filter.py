@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from hypothesis import given
+from hypothesis import strategies as st
 from textual.widgets import Input
 
 from ckviz.model.snapshot import KeyRow
@@ -30,6 +32,21 @@ def test_fuzzy_match_is_an_in_order_case_insensitive_subsequence() -> None:
     assert not fuzzy_match(["lt1"], "light-2")
     assert fuzzy_match(["hv", "0"], "heavy-0") and not fuzzy_match(["hv", "9"], "heavy-0")
     assert fuzzy_match([], "anything")
+
+
+NAMES = st.text(st.sampled_from("aAbß.*?+[](){}|\\^$-1 İ"), max_size=8)
+
+
+@given(st.lists(NAMES, max_size=12), NAMES)
+def test_a_filter_keeps_exactly_the_keys_fuzzy_match_takes(keys: list[str], query: str) -> None:
+    """The filter runs each term as a regular expression: regex characters in a query or a
+    key, cases and casefolding (ß, İ) answer as fuzzy_match's own walk does."""
+    expected = [k for k in keys if fuzzy_match(query.casefold().split(), k)]
+    key_filter = KeyFilter(query)
+    names = tuple(keys)
+    assert key_filter.keep(names, str) == expected
+    assert key_filter.keep(names, str) == expected  # asked again: the same answer
+    assert [k for k in keys if key_filter.matches(k)] == expected
 
 
 def rows(names: list[str]) -> tuple[KeyRow, ...]:

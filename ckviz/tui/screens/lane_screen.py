@@ -147,7 +147,7 @@ class LaneScreen(Screen[None]):
     def show_filter(self, key_filter: KeyFilter) -> None:
         """The panes and the filter bar follow the filter in force."""
         current = self.player.recording.current
-        keys = list(current.snapshots[0].every_key.key_names) if current is not None else []
+        keys = current.snapshots[0].every_key.key_names if current is not None else ()
         # the pictures (key strip, wait CDF) take the matching keys themselves
         matching = key_filter.keep(keys, str) if key_filter else None
         for pane in panes_in(self):
