@@ -87,6 +87,8 @@ def consumers_value(value: object, most: int) -> int | str:
     a matrix's treatments read the same mix with `parse_lineup`."""
     if isinstance(value, dict):
         value = SEPARATOR.join(f"{name}:{_table_count(name, n)}" for name, n in value.items())
+    if isinstance(value, str) and value.strip().isdigit():
+        raise ValueError(f"a count is a whole number without quotes, or a mix {MIX_FORM}")
     if isinstance(value, str):
         return parse_lineup(value, most).form
     if isinstance(value, int) and not isinstance(value, bool):

@@ -258,11 +258,11 @@ MATRIX = 'scenarios = ["ck_skew"]\n'
 @pytest.mark.parametrize(
     ("kind", "text", "needle"),
     [
-        ("scenario", "consumers = 0\n" + SCENARIO, "consumers: Input should be greater than"),
-        ("scenario", "consumers = 1.5\n" + SCENARIO, "consumers: Input should be a valid integer"),
-        ("scenario", 'consumers = "3"\n' + SCENARIO, "consumers: Input should be a valid integer"),
-        ("scenario", "consumers = 65\n" + SCENARIO, "consumers: Input should be less than or"),
-        ("scenario", "consumers = -1\n" + STEPS, "consumers: Input should be greater than"),
+        ("scenario", "consumers = 0\n" + SCENARIO, "consumers: must be 1 to 64"),
+        ("scenario", "consumers = 1.5\n" + SCENARIO, "consumers: expected a whole number"),
+        ("scenario", 'consumers = "3"\n' + SCENARIO, "consumers: a count is a whole number"),
+        ("scenario", "consumers = 65\n" + SCENARIO, "consumers: must be 1 to 64"),
+        ("scenario", "consumers = -1\n" + STEPS, "consumers: must be 1 to 64"),
         ("matrix", MATRIX + 'disciplines = ["sfq"]\nconsumers = 0\n', "consumers: Input should"),
         ("matrix", MATRIX + "consumers = 1e9\n" + 'disciplines = ["sfq"]\n', "consumers: Input"),
         (
