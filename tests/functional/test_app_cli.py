@@ -11,7 +11,7 @@ import redis
 
 from ckviz.errors import ExitCode
 from ckviz.store.server import RedisServer
-from tests.functional.test_headless_cli import ckviz
+from tests.functional.cli_support import ckviz
 
 
 def ckviz_on_a_terminal(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:

@@ -14,7 +14,7 @@ import pytest
 from ckviz.headless.junit import junit_xml
 from ckviz.inputs import scenario_files
 from ckviz.model.results import CheckResult
-from tests.functional.test_headless_cli import ckviz
+from tests.functional.cli_support import ckviz
 
 RULES = """
 light_key = "light"
@@ -141,25 +141,17 @@ def test_summary_markdown_is_written_and_appended_to_the_job_summary(tmp_path: P
     md, job = tmp_path / "summary.md", tmp_path / "job-summary.md"
     job.write_text("earlier step\n", encoding="utf-8")
     env = {**os.environ, "GITHUB_STEP_SUMMARY": str(job), "GITHUB_ACTIONS": "true"}
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ckviz",
-            "--headless",
-            "--scenario",
-            str(path),
-            *QUICK,
-            "--check",
-            "--summary-md",
-            str(md),
-            "--out",
-            str(tmp_path / "r.json"),
-        ],
-        capture_output=True,
-        text=True,
+    proc = ckviz(
+        "--headless",
+        "--scenario",
+        str(path),
+        *QUICK,
+        "--check",
+        "--summary-md",
+        str(md),
+        "--out",
+        str(tmp_path / "r.json"),
         env=env,
-        timeout=120,
     )
     assert proc.returncode == 1, proc.stderr
     # under GitHub Actions a failed rule is also an annotation on the run's page and the PR

@@ -6,25 +6,14 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from ckviz.cli import main
 from ckviz.commands.redis_options import server_choice
 from ckviz.errors import ExitCode
 from ckviz.store.server import RedisServer
-
-
-def exits(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        code = main(args)
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from tests.functional.cli_support import ckviz, exits
 
 
 def test_a_mistyped_subcommand_says_did_you_mean(
@@ -117,34 +106,21 @@ def test_quiet_prints_nothing_but_writes_the_results(
 ) -> None:
     out = tmp_path / "r.json"
     args = ["--headless", "-q", "--scenario", "ck_trickle", "--discipline", "sfq"]
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ckviz",
-            *args,
-            "--seeds",
-            "seed-a",
-            "--redis-url",
-            redis_server.url,
-            "--out",
-            "-" if to_stdout else str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    proc = ckviz(
+        *args,
+        "--seeds",
+        "seed-a",
+        "--redis-url",
+        redis_server.url,
+        "--out",
+        "-" if to_stdout else str(out),
     )
     # with `--out -`, stdout holds the results and nothing else (no tables on stderr either)
     written = proc.stdout if to_stdout else out.read_text()
     assert (proc.returncode, proc.stdout if not to_stdout else "", proc.stderr) == (0, "", "")
     assert json.loads(written)["complete"] is True
     scenario = Path(__file__).parents[2] / "scenarios" / "ck_trickle.toml"
-    quiet = subprocess.run(
-        [sys.executable, "-m", "ckviz", "validate", "--quiet", str(scenario)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    quiet = ckviz("validate", "--quiet", str(scenario), timeout=60)
     assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
 
 
@@ -159,30 +135,22 @@ def test_piped_tables_print_every_figure_whole(redis_server: RedisServer, tmp_pa
         '[[keys]]\nname = "b"\nruns = 5\n',
         encoding="utf-8",
     )
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ckviz",
-            "--headless",
-            "--scenario",
-            str(scenario),
-            "--discipline",
-            "baseline",
-            "--discipline",
-            "sfq",
-            "--discipline",
-            "drr",
-            "--seeds",
-            "seed-a",
-            "--redis-url",
-            redis_server.url,
-            "--out",
-            str(tmp_path / "r.json"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    proc = ckviz(
+        "--headless",
+        "--scenario",
+        str(scenario),
+        "--discipline",
+        "baseline",
+        "--discipline",
+        "sfq",
+        "--discipline",
+        "drr",
+        "--seeds",
+        "seed-a",
+        "--redis-url",
+        redis_server.url,
+        "--out",
+        str(tmp_path / "r.json"),
     )
     assert proc.returncode == 0, proc.stderr
     assert "…" not in proc.stdout

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ from redis.crc import key_slot
 
 from ckviz.store.cluster import cell_tag, cluster_client, layout_slot, route_cells
 from ckviz.store.server import RedisServer, find_redis_server
+from tests.functional.cli_support import ckviz, without_timing
 from tests.functional.cluster_support import (
     LocalCluster,
     _nodes,
@@ -25,7 +25,6 @@ from tests.functional.cluster_support import (
     local_cluster,
 )
 from tests.functional.test_app_cli import ckviz_on_a_terminal
-from tests.functional.test_headless_cli import without_timing
 
 REASON = cluster_support()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"no Redis Cluster here: {REASON}")
@@ -51,8 +50,7 @@ def cluster() -> Iterator[LocalCluster]:
 
 
 def headless(url: str, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "ckviz", "--headless", "--redis-url", url, "--out", str(out)]
-    return subprocess.run([*command, *args], capture_output=True, text=True, timeout=300)
+    return ckviz("--headless", "--redis-url", url, "--out", str(out), *args, timeout=300)
 
 
 def test_a_cells_keys_share_the_slot_of_its_own_tag() -> None:

@@ -19,8 +19,8 @@ from ckviz.model.steps import StepScenario
 from ckviz.sim.consumers import consumer_name, turn_order
 from ckviz.sim.driver import Driver
 from ckviz.sim.session import open_cell, open_step_cell
+from tests.functional.cli_support import ckviz, without_timing
 from tests.functional.test_bad_input import one_error_line
-from tests.functional.test_headless_cli import ckviz, without_timing
 
 RESCORING = ["sfq", "drr", "stride", "codel-sfq", "codel-baseline"]
 IN_REDIS = ["baseline", "vtime", "vtime-v17"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,29 +11,7 @@ import redis
 
 from ckviz.model.results import Results
 from ckviz.store.server import RedisServer
-
-TIMING = {"wall_clock_s", "wall_clock_ms"}
-
-
-def ckviz(
-    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ckviz", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=timeout,
-    )
-
-
-def without_timing(node: object) -> object:
-    if isinstance(node, dict):
-        return {k: without_timing(v) for k, v in node.items() if k not in TIMING}
-    if isinstance(node, list):
-        return [without_timing(v) for v in node]
-    return node
+from tests.functional.cli_support import ckviz, without_timing
 
 
 def test_skew_headless_writes_schema_valid_results_and_a_table(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from ckviz.inputs.scenario_files import load
 from ckviz.model.invariants import BrokenInvariant
 from ckviz.model.results import Results
 from ckviz.store.server import RedisServer
-from tests.functional.test_headless_cli import ckviz
+from tests.functional.cli_support import ckviz
 
 # The example budget decides what a hunt finds; a time cap would make a slow machine find less.
 NO_CAP = 24 * 3600.0

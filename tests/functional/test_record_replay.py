@@ -24,7 +24,7 @@ import pyte
 import pytest
 
 from ckviz.model.asciicast import read_cast
-from tests.functional.test_cli_expected import exits
+from tests.functional.cli_support import exits
 from tests.functional.test_faults_cli import assert_nothing_left
 from tests.functional.trust_support import ckviz_command, ckviz_env, run_ckviz
 

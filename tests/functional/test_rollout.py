@@ -24,8 +24,8 @@ from ckviz.model.queue import PlannedRun
 from ckviz.model.steps import StepScenario
 from ckviz.sim.session import open_cell, open_step_cell
 from ckviz.store.runqueue import RunQueue
+from tests.functional.cli_support import without_timing
 from tests.functional.test_bad_input import one_error_line
-from tests.functional.test_headless_cli import without_timing
 
 MIX = "vtime:2,baseline:1"
 PATHS = ("enqueue", "dequeue", "ack", "nack", "dead_letter", "enqueue_ttl")

@@ -11,8 +11,8 @@ import pytest
 
 from ckviz.cli import main
 from ckviz.errors import ExitCode
+from tests.functional.cli_support import without_timing
 from tests.functional.test_bad_input import one_error_line
-from tests.functional.test_headless_cli import without_timing
 
 KEYS = """
 [[keys]]

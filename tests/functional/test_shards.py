@@ -12,7 +12,7 @@ from ckviz.cli import main
 from ckviz.errors import ExitCode
 from ckviz.sim.session import new_namespace
 from ckviz.store.server import RedisServer
-from tests.functional.test_headless_cli import without_timing
+from tests.functional.cli_support import without_timing
 
 # a millisecond scenario (two seeds), a step-harness one (once) and a trace (once): cells of
 # every kind, and some scenarios absent from some shards

@@ -13,7 +13,7 @@ from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
 from ckviz.model.matrix import MatrixSpec
 from ckviz.store.server import RedisServer
-from tests.functional.test_headless_cli import ckviz
+from tests.functional.cli_support import ckviz
 
 
 def matrix_file(tmp_path: Path, sweep: str, scenarios: str = "") -> Path:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from ckviz.model.results import Results
-from tests.functional.test_headless_cli import ckviz
+from tests.functional.cli_support import ckviz
 
 QUICK = ("--discipline", "baseline", "--discipline", "sfq")
 SHORT_CLOCK = ("--clock-limit-ms", "600000")  # the clock's limit before it became a setting

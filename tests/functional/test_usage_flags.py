@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from ckviz import __version__
-from ckviz.cli import main
 from ckviz.commands.help_text import ENVIRONMENT, EXAMPLES, EXIT_MEANINGS
 from ckviz.commands.root import HEADLESS_ONLY, build_parser
 from ckviz.disciplines.registry import FACTORIES, SUMMARIES
@@ -19,16 +18,7 @@ from ckviz.inputs import scenario_files
 from ckviz.sim.session import new_namespace
 from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.store.server import RedisServer
-
-
-def exits(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """What `ckviz ARGS` returns (or exits with, for --help and --version) and prints."""
-    try:
-        code = main(args)
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from tests.functional.cli_support import exits
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:

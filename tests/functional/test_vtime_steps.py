@@ -28,9 +28,9 @@ from ckviz.model.steps import StepScenario, VtimeSettings
 from ckviz.sim.session import open_step_cell
 from ckviz.sim.steps import StepRunner
 from ckviz.store.keys import ck_member
+from tests.functional.cli_support import without_timing
 from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
 from tests.functional.test_bad_input import one_error_line
-from tests.functional.test_headless_cli import without_timing
 
 # SPEC-vtime section 7, ckSkew (baseline / vtime): the public anchor.
 ANCHOR = {

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.functional.test_headless_cli import ckviz
+from tests.functional.cli_support import ckviz
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 PROBE = """<script>
