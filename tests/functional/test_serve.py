@@ -12,8 +12,8 @@ import socket
 import subprocess
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TypeVar
 
@@ -29,6 +29,7 @@ from tests.functional.trust_support import (
     finish,
     own_redis,
     popen_ckviz,
+    process_group,
     run_ckviz,
 )
 from tests.report.test_report_cli import browser_or_skip
@@ -109,24 +110,10 @@ async def one_session(url: str, then: Callable[[], None]) -> bytes:
     return drawn
 
 
-@contextmanager
-def group(*args: str, env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
+def group(*args: str, env: dict[str, str]) -> AbstractContextManager[subprocess.Popen[str]]:
     """`ckviz` in a process group of its own, as a terminal runs it (ctrl+c signals the
-    whole group: the server and every app process); the group killed if left running."""
-    proc = subprocess.Popen(
-        ckviz_command(*args),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,
-    )
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    whole group: the server and every app process)."""
+    return process_group(ckviz_command(*args), env)
 
 
 def test_ctrl_c_quits_every_app_which_deletes_its_keys_on_a_given_server() -> None:

@@ -16,8 +16,7 @@ import subprocess
 import sys
 import termios
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
@@ -30,6 +29,7 @@ from tests.functional.trust_support import (
     ckviz_env,
     finish,
     own_redis,
+    process_group,
     wait_for_line,
 )
 
@@ -47,23 +47,9 @@ sys.exit(child.wait())
 """
 
 
-@contextmanager
-def group(*args: str, env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
+def group(*args: str, env: dict[str, str]) -> AbstractContextManager[subprocess.Popen[str]]:
     """ckviz behind a forwarding wrapper, both in a new process group (its id: the pid)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", FORWARDER, *ckviz_command(*args)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,
-    )
-    try:
-        yield proc
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    return process_group([sys.executable, "-c", FORWARDER, *ckviz_command(*args)], env)
 
 
 def partial(out: Path) -> dict:

@@ -139,6 +139,26 @@ def popen_ckviz(*args: str, env: dict[str, str]) -> Iterator[subprocess.Popen[st
             proc.wait()
 
 
+@contextmanager
+def process_group(command: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
+    """`command` in a process group of its own (its id: the pid), as a terminal runs it: a
+    signal to the group reaches every process in it; the group killed if left running."""
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
 def wait_for_line(proc: subprocess.Popen[str], needle: str, timeout: float = 60) -> list[str]:
     """Read stderr until a line containing `needle`; the lines read so far."""
     assert proc.stderr is not None
