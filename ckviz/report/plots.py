@@ -154,12 +154,7 @@ def strip_svg(scenario: ScenarioView) -> str:
         size = (4.6 * cols + 0.4, (0.5 + 0.12 * series) * rows + 0.5)
         fig = Figure(figsize=size, layout="constrained")
         axes = fig.subplots(rows, cols, sharex=True, squeeze=False).flatten()
-        for ax, (title, row) in zip(axes, panels, strict=False):
-            ax.set_title(title, loc="left")
-            timeline = row.first.metrics.timeline
-            if timeline is None:
-                ax.text(0.5, 0.5, "no timeline in this file", ha="center", transform=ax.transAxes)
-                continue
+        for ax, timeline in _timelines(list(axes), panels):
             served = [[b - a for a, b in itertools.pairwise(s.served)] for s in timeline.series]
             edges = list(timeline.t_ms)  # vector cells (no raster image inside the SVG)
             rows_at = [i - 0.5 for i in range(len(served) + 1)]
@@ -167,8 +162,6 @@ def strip_svg(scenario: ScenarioView) -> str:
             ax.invert_yaxis()
             ax.set_yticks(range(len(served)), [s.key for s in timeline.series], fontsize=6)
             ax.set_xlabel(f"time, {scenario.unit}")
-        for ax in axes[len(panels) :]:
-            ax.set_visible(False)
         return to_svg(fig)
 
 
@@ -311,17 +304,10 @@ def _grid(
         fig = Figure(figsize=(2.4 * cols + 0.4, 1.9 * rows + 0.7), layout="constrained")
         axes = fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False).flatten()
         handles: dict[str, Artist] = {}
-        for ax, (title, row) in zip(axes, panels, strict=False):
-            ax.set_title(title, loc="left")
-            timeline = row.first.metrics.timeline
-            if timeline is None:
-                ax.text(0.5, 0.5, "no timeline in this file", ha="center", transform=ax.transAxes)
-                continue
+        for ax, timeline in _timelines(list(axes), panels):
             draw(ax, timeline, colour)
             for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
                 handles.setdefault(label, handle)
-        for ax in axes[len(panels) :]:
-            ax.set_visible(False)
         if handles:
             fig.legend(
                 list(handles.values()),
@@ -331,6 +317,22 @@ def _grid(
                 fontsize=7,
             )
         return to_svg(fig)
+
+
+def _timelines(
+    axes: Sequence[Axes], panels: Sequence[tuple[str, Row]]
+) -> Iterator[tuple[Axes, TimelineResult]]:
+    """Each panel's axes, titled, with its first seed's timeline to draw (a panel without one
+    says so instead); the axes past the last panel are hidden once every panel is drawn."""
+    for ax, (title, row) in zip(axes, panels, strict=False):
+        ax.set_title(title, loc="left")
+        timeline = row.first.metrics.timeline
+        if timeline is None:
+            ax.text(0.5, 0.5, "no timeline in this file", ha="center", transform=ax.transAxes)
+            continue
+        yield ax, timeline
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
 
 
 def plain_numbers(axis: Axis) -> None:
