@@ -15,6 +15,9 @@ and prints the lowest and the median figure: on a shared machine the spread is a
 `git show main:ckviz/disciplines/vtime/lua/dequeue.lua > before.lua`), measured in the same rounds;
 it must take today's ARGV (the vtime tail at 11-17, as since the door passes it).
 `--breakdown` then times, one by one, the commands SPEC-vtime 5.2 adds to a dequeue call.
+`--instructions` runs the server under callgrind (bench/callgrind.py) and adds the instructions
+it executed per dequeue call: the same work counts the same however loaded the machine is (the
+microseconds are then ~50 times a plain server's and mean nothing).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import redis
+from callgrind import Instructions, counted_server
 
 from ckviz.disciplines.base import Tuning
 from ckviz.disciplines.vtime import VtimeDequeue, VtimeKnobs, version_of
@@ -41,12 +45,17 @@ from ckviz.store.keys import ck_member
 from ckviz.store.prefix import delete_prefix
 from ckviz.store.runqueue import RunQueue, Trip
 from ckviz.store.scripts import LUA_ORDER, Door, LuaScript
-from ckviz.store.server import open_server
+from ckviz.store.server import RedisServer, open_server
 
 NOW = T0 + 1_000_000_000
-MODES: tuple[str, ...] = ("baseline", "vtime", "vtime-v17", "vtime+trace")
+# `baseline (TTL key)`: the baseline on a database holding one key with a TTL, as vtime's is
+# (its state keys expire) and a production server's is: Redis then looks every key a command
+# touches up in the expiry table too, which a database without one skips.
+TTL_KEY = "baseline (TTL key)"
+MODES: tuple[str, ...] = ("baseline", TTL_KEY, "vtime", "vtime-v17", "vtime+trace")
 BEFORE = "vtime (before)"
 _swapped: list[LuaScript] = []  # the dequeue script `dequeue_script` swaps in, while it does
+_counter: list[Instructions] = []  # with --instructions: the server's instruction counter
 
 
 @contextlib.contextmanager
@@ -80,6 +89,8 @@ class Bench:
         prefix = new_namespace("ckviz-bench")
         self.q = RunQueue(client, prefix, env_limit, per_key_limit=per_key, door=door_of(mode))
         self.q.open()
+        if mode == TTL_KEY:
+            client.set(f"{prefix}ttl-probe", "1", ex=86_400)
 
     def enqueue(self, trip: Trip, key: str, i: int) -> None:
         trip.enqueue(PlannedRun(key, f"{key}-{i}", 0, 0), T0 + i)
@@ -98,15 +109,17 @@ class Bench:
         self.q.close()
 
 
-def server_cost(client: redis.Redis, work: Callable[[], int]) -> tuple[float, float]:
-    """(usec per script call, Redis calls per script call) of the scripts `work` sends;
-    `work` returns how many script calls it made."""
+def server_cost(client: redis.Redis, work: Callable[[], int]) -> tuple[float, float, float]:
+    """(usec per script call, Redis calls per script call, server instructions per script
+    call, 0 unless counted) of the scripts `work` sends; `work` returns how many script calls
+    it made."""
     client.config_resetstat()
-    calls = work()
+    calls, executed = _counter[0].count(work) if _counter else (work(), 0)
     stats: dict[str, Any] = client.info("commandstats")
     scripts = stats.get("cmdstat_evalsha", {"usec": 0, "calls": 0})
     inner = sum(int(v["calls"]) for k, v in stats.items() if k != "cmdstat_evalsha")
-    return int(scripts["usec"]) / max(calls, 1), inner / max(calls, 1)
+    per = max(calls, 1)
+    return int(scripts["usec"]) / per, inner / per, executed / per
 
 
 def fill(bench: Bench, keys: int, per_key: int) -> None:
@@ -138,8 +151,8 @@ def measure(client: redis.Redis, mode: str, keys: int, calls: int) -> dict[str, 
             trip.send()
             return len(served)
 
-        deq_us, deq_cmds = server_cost(client, dequeues)
-        ack_us, ack_cmds = server_cost(client, acks)
+        deq_us, deq_cmds, deq_instr = server_cost(client, dequeues)
+        ack_us, ack_cmds, _ = server_cost(client, acks)
     finally:
         bench.close()
     gated = Bench(client, mode, env_limit=1_000_000, per_key=1)
@@ -147,7 +160,7 @@ def measure(client: redis.Redis, mode: str, keys: int, calls: int) -> dict[str, 
         fill(gated, keys, per_key=2)
         for k in range(keys):  # every CK queue holds a run: all at their per-queue limit
             client.sadd(gated.q.keys.ck_held(f"k{k:05d}"), "elsewhere")
-        gated_us, gated_cmds = server_cost(
+        gated_us, gated_cmds, gated_instr = server_cost(
             client, lambda: [gated.dequeue() for _ in range(calls)] and calls
         )
     finally:
@@ -160,6 +173,8 @@ def measure(client: redis.Redis, mode: str, keys: int, calls: int) -> dict[str, 
         "ack_cmds": ack_cmds,
         "per_run": per_run,
         "gated_us": gated_us,
+        "deq_instr": deq_instr,
+        "gated_instr": gated_instr,
         "gated_cmds": gated_cmds,
     }
 
@@ -234,6 +249,27 @@ def print_breakdown(client: redis.Redis, keys: int, repeat: int) -> None:
         delete_prefix(client, prefix)
 
 
+@contextlib.contextmanager
+def server_for(counted: bool) -> Iterator[RedisServer]:
+    """ckviz's embedded server; with `counted`, under callgrind, its counter in `_counter`."""
+    if not counted:
+        with open_server() as server:
+            yield server
+        return
+    with counted_server() as (server, counter):
+        _counter.append(counter)
+        try:
+            yield server
+        finally:
+            _counter.clear()
+
+
+def instructions(m: dict[str, float], baseline: list[dict[str, float]]) -> str:
+    """The instruction columns of a row (the lowest of its rounds)."""
+    base = min(r["deq_instr"] for r in baseline)
+    return f" {m['deq_instr']:,.0f} (x{m['deq_instr'] / base:.3f}) | {m['gated_instr']:,.0f} |"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=300, help="dequeue calls per cell")
@@ -241,15 +277,19 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="rounds; min and median shown")
     parser.add_argument("--before", type=Path, help="an earlier vtime dequeue.lua to compare")
     parser.add_argument("--breakdown", action="store_true", help="time the vtime-only commands")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count server instructions (valgrind)"
+    )
     args = parser.parse_args()
     sizes = [int(n) for n in args.keys.split(",")]
     before = args.before.read_text() if args.before else None
     modes = (*MODES, BEFORE) if before else MODES
-    with open_server() as server:
+    with server_for(args.instructions) as server:
         client = server.client()
         print(
             f"redis {server.version}, {args.calls} calls of max_count 10 per cell, "
             f"{args.repeat} rounds (min / median)"
+            + (", under callgrind: the times mean nothing" if _counter else "")
         )
         head = (
             "keys",
@@ -262,6 +302,7 @@ def main() -> None:
             "cmds/served run",
             "us/gated call",
             "cmds/gated call",
+            *(("instructions/dequeue (x baseline)", "instructions/gated call") if _counter else ()),
         )
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
@@ -285,6 +326,7 @@ def main() -> None:
                     f"| {median:.1f} (x{ratio_median:.2f}) | {m['deq_cmds']:.1f} "
                     f"| {m['ack_us']:.1f} | {m['ack_cmds']:.1f} | {m['per_run']:.1f} "
                     f"| {m['gated_us']:.1f} | {m['gated_cmds']:.1f} |"
+                    + (instructions(m, rounds["baseline"]) if _counter else "")
                 )
         if args.breakdown:
             print_breakdown(client, max(sizes), args.repeat)
