@@ -9,7 +9,7 @@ stays as it was when stepping back. The recorder that fills it lives in ckviz/si
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -79,6 +79,62 @@ class Track:
         return Track(
             level, start, tuple(served), tuple(counted), tuple(depth), self.queued, contended
         )
+
+
+class TrackLayers(Mapping[str, Track]):
+    """Every key's track as a chain of layers, newest first: the tracks of the keys changed
+    since the view before, then that view's. A frame shares what did not change with the
+    frames before it: copying every key's track into a dict of its own took a few ms a frame
+    at 100,000 keys whatever changed. A chain grown past LAYERS is flattened into one dict
+    (the keys' count once every LAYERS frames), so a lookup walks at most that many dicts."""
+
+    LAYERS = 16
+    __slots__ = ("_below", "_depth", "_top")
+    _top: dict[str, Track]
+    _below: TrackLayers | None
+    _depth: int
+
+    def __init__(self, top: dict[str, Track], below: TrackLayers | None = None) -> None:
+        if below is not None and below._depth + 1 >= self.LAYERS:
+            flat = below.flat()
+            flat.update(top)
+            top, below = flat, None
+        self._top = top
+        self._below = below
+        self._depth = 0 if below is None else below._depth + 1
+
+    def get(self, key: str, default: Track | None = None) -> Track | None:  # type: ignore[override]
+        layer: TrackLayers | None = self
+        while layer is not None:
+            track = layer._top.get(key)
+            if track is not None:
+                return track
+            layer = layer._below
+        return default
+
+    def __getitem__(self, key: str) -> Track:
+        track = self.get(key)
+        if track is None:
+            raise KeyError(key)
+        return track
+
+    def flat(self) -> dict[str, Track]:
+        """Every key's latest track, in one dict of its own."""
+        layers = []
+        layer: TrackLayers | None = self
+        while layer is not None:
+            layers.append(layer._top)
+            layer = layer._below
+        flat: dict[str, Track] = {}
+        for top in reversed(layers):
+            flat.update(top)
+        return flat
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.flat())
+
+    def __len__(self) -> int:
+        return len(self.flat())
 
 
 @dataclass(frozen=True, slots=True)

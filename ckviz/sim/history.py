@@ -15,6 +15,7 @@ from ckviz.model.history import (
     BUCKETS,
     History,
     Track,
+    TrackLayers,
     Trend,
     add,
     add_weight,
@@ -71,7 +72,6 @@ class HistoryRecorder:
         self.weights = dict(weights)
         self.level = 0
         self._logs: dict[str, KeyLog] = {}
-        self._frozen: dict[str, Track] = {}
         self._dirty: set[str] = set()
         self._window: list[int] = []
         self._contended_weight: list[float] = []
@@ -143,11 +143,11 @@ class HistoryRecorder:
             if (previous.now, previous.level) == (now, self.level):
                 return previous
             tracks = previous.tracks  # nothing changed: the same frozen tracks
-        else:
-            for key in self._dirty:
-                self._frozen[key] = self._logs[key].freeze()
+        else:  # the keys changed since, over the tracks of the view before (shared)
+            changed = {key: self._logs[key].freeze() for key in self._dirty}
             self._dirty.clear()
-            tracks = dict(self._frozen)
+            below = previous.tracks if previous is not None else None
+            tracks = TrackLayers(changed, below if isinstance(below, TrackLayers) else None)
         self._view = History(
             self.level,
             now,

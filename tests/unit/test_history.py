@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ckviz.metrics import contention
-from ckviz.model.history import BUCKETS, squeeze
+from ckviz.model.history import BUCKETS, TrackLayers, squeeze
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.sim.history import HistoryRecorder, TrendRecorder
 
@@ -51,6 +51,32 @@ def test_an_earlier_view_does_not_change_as_the_run_goes_on() -> None:
         recorder.enqueued("b", t)
         recorder.dequeued("a" if t == 1 else "b", t)
     assert early.cells("a") == before and early.cells("b") == [None] * early.buckets
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("abcdef"), st.booleans()), min_size=1, max_size=80))
+def test_every_view_keeps_the_tracks_of_its_moment_over_many_layers(
+    moves: list[tuple[str, bool]],
+) -> None:
+    """A view shares the tracks that did not change with the views before it (layers, now and
+    then flattened): each view kept reads every key's track as a copy made at its moment."""
+    recorder = HistoryRecorder(dict.fromkeys("abcdef", 1.0))
+    queued = dict.fromkeys("abcdef", 0)
+    kept = []
+    for t, (key, enqueue) in enumerate(moves):
+        if enqueue or not queued[key]:
+            recorder.enqueued(key, t)
+            queued[key] += 1
+        else:
+            recorder.dequeued(key, t)
+            queued[key] -= 1
+        view = recorder.view(t)
+        frozen = {k: log.freeze() for k, log in recorder._logs.items()}  # every key, afresh
+        kept.append((view, {k: frozen.get(k) for k in "abcdef"}))
+    assert len(kept) > TrackLayers.LAYERS or len(moves) <= TrackLayers.LAYERS
+    for view, copied in kept:
+        assert {k: view.tracks.get(k) for k in "abcdef"} == copied
+        assert dict(view.tracks) == {k: v for k, v in copied.items() if v is not None}
 
 
 def test_squeeze_combines_neighbours() -> None:
