@@ -28,6 +28,7 @@ from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import FULL_VIEW, Snapshot, ViewRequest
 from ckviz.model.steps import StepScenario
 from ckviz.sim.clocks import EngineOptions, disciplines_on, open_engine, runs_on
+from ckviz.sim.driver import Driver
 from ckviz.sim.engine import Engine, Outcome
 from ckviz.sim.history import TrendRecorder
 
@@ -214,6 +215,21 @@ class Lane:
         self._fairness = fairness_of(shares, snap.dequeued, service)
         return self._fairness
 
+    def instant_unwatched(self, cancelled: Callable[[], bool]) -> None:
+        """The rest of the instant, as nobody looks (a run to the end). A rescoring
+        discipline's instant is many serve attempts, each ranking and rewriting every key of
+        ckIndex (tens of ms apiece at 10,000 keys): `cancelled` is asked between them, so esc
+        is heard within one. Its dequeues never ride a later trip (its takes are never sure),
+        so round by round it steps as the driver's own instant would."""
+        driver = self.driver
+        if not (isinstance(driver, Driver) and driver.plan.rescores):
+            driver.step_instant(watched=False)
+            return
+        start = driver.t
+        driver.step()
+        while not driver.done and driver.instant_open and driver.t == start and not cancelled():
+            driver.step()
+
     def close(self) -> None:
         """Close the cell: its keys are deleted (open_engine's promise)."""
         self._stack.close()
@@ -315,17 +331,17 @@ class Lockstep:
     ) -> list[Frame]:
         """Lanes step instants in lockstep as `advance` would, building no snapshot on the
         way (a driver steps the same whether or not it is looked at). `cancelled` is asked
-        before every instant: reading a flag costs nothing beside an instant's round trips,
-        and an instant at 10,000 keys under a rescoring discipline takes tens of ms, so esc
-        stops it at once (asked every 256 instants, it took half a minute). Stopped by a quit
-        (`closing`), no frame is made: nobody will see it, and at 10,000 keys it costs a
-        tenth of a second or more before the keys can be deleted."""
+        before every instant, and between a rescoring discipline's serve attempts: reading a
+        flag costs nothing beside a round trip, and one such attempt at 10,000 keys takes tens
+        of ms, so esc stops it at once (asked every 256 instants, it took half a minute).
+        Stopped by a quit (`closing`), no frame is made: nobody will see it, and at 10,000
+        keys it costs a tenth of a second or more before the keys can be deleted."""
         while not cancelled():
             behind = self._behind()
             if not behind:
                 break
             for lane in behind:
-                lane.driver.step_instant(watched=False)
+                lane.instant_unwatched(cancelled)
         return [] if closing() else self._framed()
 
     def _framed(self) -> list[Frame]:

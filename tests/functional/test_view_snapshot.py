@@ -215,6 +215,23 @@ def test_a_cancelled_run_to_the_end_stops_where_it_is(
         lockstep.close()
 
 
+def test_a_rescoring_run_to_the_end_hears_a_stop_between_serve_attempts(
+    client: redis.Redis, prefix: str, many_keys: Scenario
+) -> None:
+    lockstep = Lockstep(client, prefix)
+    try:
+        (first,) = lockstep.start(Setup(many_keys, "seed-a", ("sfq",)))
+        looks = iter([False] + [True] * 3)  # an instant begun, stopped after its first attempt
+        (stopped,) = lockstep.run_to_end(lambda: next(looks))
+        driver = lockstep.lanes[0].driver
+        assert stopped.snapshots[0].step == 1 and stopped.times == first.times
+        assert isinstance(driver, Driver) and driver.instant_open  # stopped mid-instant
+        (rest,) = lockstep.advance(instant=True)  # the instant goes on from there
+        assert rest.snapshots[0].step > 2 and rest.times > first.times
+    finally:
+        lockstep.close()
+
+
 def test_a_frame_made_again_for_another_view_keeps_its_this_step(
     client: redis.Redis, prefix: str
 ) -> None:
