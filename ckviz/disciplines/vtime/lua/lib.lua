@@ -24,6 +24,8 @@ end
 -- reaped) stacks one quantum above the highest live tag, or the highest parked one, when that
 -- is above the floor, capped at floor + arrival cap. The idle entry is never deleted here.
 -- Then both refresh the TTLs of ckVtime and the floor.
+-- (Constant ranks go to ZRANGE as text: Redis 6.2 formats each Lua number argument with
+-- %.17g, on every registration.)
 local function register(vtime, floor_key, idle, member, tail)
   local floor_text = redis.call('GET', floor_key) or '0'
   local floor = tonumber(floor_text)
@@ -36,11 +38,11 @@ local function register(vtime, floor_key, idle, member, tail)
       end
     else
       local base = floor
-      local top = redis.call('ZRANGE', vtime, -1, -1, 'WITHSCORES')
+      local top = redis.call('ZRANGE', vtime, '-1', '-1', 'WITHSCORES')
       if tonumber(top[2]) > floor then
         base = tonumber(top[2])
       else
-        local idle_top = redis.call('ZRANGE', idle, -1, -1, 'WITHSCORES')
+        local idle_top = redis.call('ZRANGE', idle, '-1', '-1', 'WITHSCORES')
         if #idle_top > 0 and tonumber(idle_top[2]) > floor then
           base = tonumber(idle_top[2])
         end

@@ -10,9 +10,9 @@
 local limit = tonumber(ARGV[1])
 local floor = redis.call('GET', KEYS[2]) or false
 local listed = redis.call('ZCARD', KEYS[1]) <= limit
-local tags = listed and redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES') or {}
+local tags = listed and redis.call('ZRANGE', KEYS[1], '0', '-1', 'WITHSCORES') or {}
 if listed and redis.call('ZCARD', KEYS[3]) <= limit then
-  return {floor, 1, tags, redis.call('ZRANGE', KEYS[3], 0, -1, 'WITHSCORES')}
+  return {floor, 1, tags, redis.call('ZRANGE', KEYS[3], '0', '-1', 'WITHSCORES')}
 end
 local idle, seen = {}, {}
 local function parked(member)
