@@ -6,7 +6,10 @@ settings as ckviz's own), so the bench can read what the server saw: SLOWLOG (ev
 over 1 ms, the slowest script calls named) and INFO commandstats (EVALSHA calls and time).
 Prints wall seconds, the peak RSS (the largest ckviz process, and the whole ckviz process tree
 sampled every 0.2 s), the results file's size, the slowest script calls, and whether any cell
-saw `BUSY`. Run alone as `python -m bench.keys_100k` or through `bench/scaling.py --keys-100k`.
+saw `BUSY`, and where the CPU went: the ckviz processes' (client) and the server's seconds.
+Run alone as `python -m bench.keys_100k` or through `bench/scaling.py --keys-100k`.
+`--keys N` runs the same scenario resized to N light keys (the heavy key's backlog scaled
+alike), to see how the figures grow on a machine that cannot afford the whole run.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ class Sample:
     over_5ms: int
     evalsha_calls: int
     evalsha_s: float
+    client_cpu_s: float  # user + system seconds of ckviz and its workers
+    server_cpu_s: float  # the server's, while the run ran (INFO cpu)
 
 
 def tree_rss_kb(root: int) -> int:
@@ -84,16 +89,39 @@ def named(command: bytes | str | Iterable[Any]) -> str:
     return " ".join(words[:2])
 
 
-def run_once(url: str, client: Any, disciplines: list[str], jobs: int, out: Path) -> Sample:
+def cpu_s(client: Any) -> float:
+    info = client.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+def children_cpu_s() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def resized(keys: int, folder: Path) -> str:
+    """`ck_100k_keys` with `keys` light keys and the heavy backlog scaled alike, as a file."""
+    text = (Path(__file__).parent.parent / "scenarios" / "ck_100k_keys.toml").read_text()
+    text = text.replace("count = 100000", f"count = {keys}", 1)
+    text = text.replace("runs = 2000", f"runs = {max(1, 2000 * keys // 100_000)}", 1)
+    path = folder / f"ck_{keys}_keys.toml"
+    path.write_text(text)
+    return str(path)
+
+
+def run_once(
+    url: str, client: Any, disciplines: list[str], jobs: int, out: Path, scenario: str
+) -> Sample:
     client.config_set("slowlog-log-slower-than", SLOW_US)
     client.config_set("slowlog-max-len", 100_000)
     client.slowlog_reset()
     client.config_resetstat()
     command = [sys.executable, "-m", "ckviz", "--headless", "--redis-url", url]
-    command += ["--scenario", "ck_100k_keys", "--seeds", "seed-a", "--jobs", str(jobs)]
+    command += ["--scenario", scenario, "--seeds", "seed-a", "--jobs", str(jobs)]
     command += [a for d in disciplines for a in ("--discipline", d)]
     command += ["--out", str(out), "--force", "-q"]
     peak = [0]
+    server_before, client_before = cpu_s(client), children_cpu_s()
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     done = threading.Event()
@@ -108,6 +136,7 @@ def run_once(url: str, client: Any, disciplines: list[str], jobs: int, out: Path
     wall = time.perf_counter() - started
     done.set()
     watcher.join()
+    client_cpu, server_cpu = children_cpu_s() - client_before, cpu_s(client) - server_before
     # the largest process ever waited for below this one (ckviz waits for its workers)
     largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     log = client.slowlog_get(100_000)
@@ -129,14 +158,17 @@ def run_once(url: str, client: Any, disciplines: list[str], jobs: int, out: Path
         sum(1 for ms, _ in slowest if ms > 5),
         int(evalsha["calls"]),
         int(evalsha["usec"]) / 1e6,
+        client_cpu,
+        server_cpu,
     )
 
 
-def report(samples: list[Sample], disciplines: list[str], jobs: int) -> None:
+def report(samples: list[Sample], disciplines: list[str], jobs: int, keys: int) -> None:
     walls = [s.wall_s for s in samples]
+    name = "ck_100k_keys" if keys == 100_000 else f"ck_100k_keys resized to {keys:,} light keys"
     print(
-        f"\nck_100k_keys (100,001 keys), {' + '.join(disciplines)}, seed-a, checks on,"
-        f" --jobs {jobs}, {len(samples)} run(s)"
+        f"\n{name} ({keys + 1:,} keys), {' + '.join(disciplines)}, seed-a, checks on,"
+        f" --jobs {jobs}, {len(samples)} run(s), load average {os.getloadavg()[0]:.1f}"
     )
     print(f"wall s: min {min(walls):.1f}, median {statistics.median(walls):.1f}")
     for i, s in enumerate(samples, 1):
@@ -145,20 +177,24 @@ def report(samples: list[Sample], disciplines: list[str], jobs: int) -> None:
             f" (largest process) / {s.tree_rss_mb:.0f} MB (process tree), results"
             f" {s.results_mb:.1f} MB, BUSY {'seen' if s.busy else 'never'}; EVALSHA"
             f" {s.evalsha_calls} calls, {s.evalsha_s:.1f} s server time; calls over 5 ms:"
-            f" {s.over_5ms}"
+            f" {s.over_5ms}; CPU: ckviz {s.client_cpu_s:.1f} s, server {s.server_cpu_s:.1f} s"
         )
         for ms, what in s.slowest[:3]:
             print(f"    slowest: {ms:8.2f} ms  {what}")
 
 
-def hundred_k(disciplines: list[str], jobs: int, repeat: int) -> None:
-    """Run the scenario `repeat` times on one fresh embedded server and print the figures."""
+def hundred_k(disciplines: list[str], jobs: int, repeat: int, keys: int = 100_000) -> None:
+    """Run the scenario (resized to `keys` light keys) `repeat` times on one fresh embedded
+    server and print the figures."""
     with open_server() as server, tempfile.TemporaryDirectory() as folder:
         client = server.client()
         out = Path(folder) / "results.json"
-        samples = [run_once(server.url, client, disciplines, jobs, out) for _ in range(repeat)]
+        scenario = "ck_100k_keys" if keys == 100_000 else resized(keys, Path(folder))
+        samples = [
+            run_once(server.url, client, disciplines, jobs, out, scenario) for _ in range(repeat)
+        ]
         client.close()
-    report(samples, disciplines, jobs)
+    report(samples, disciplines, jobs, keys)
 
 
 def main() -> None:
@@ -166,8 +202,9 @@ def main() -> None:
     parser.add_argument("--discipline", action="append", help="default: baseline and vtime")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--keys", type=int, default=100_000, help="light keys (default 100,000)")
     args = parser.parse_args()
-    hundred_k(args.discipline or ["baseline", "vtime"], args.jobs, args.repeat)
+    hundred_k(args.discipline or ["baseline", "vtime"], args.jobs, args.repeat, args.keys)
 
 
 if __name__ == "__main__":
