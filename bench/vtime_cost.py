@@ -17,7 +17,8 @@ it must take today's ARGV (the vtime tail at 11-17, as since the door passes it)
 `--breakdown` then times, one by one, the commands SPEC-vtime 5.2 adds to a dequeue call.
 `--instructions` runs the server under callgrind (bench/callgrind.py) and adds the instructions
 it executed per dequeue call: the same work counts the same however loaded the machine is (the
-microseconds are then ~50 times a plain server's and mean nothing).
+microseconds are then ~50 times a plain server's and mean nothing). `--max-count N` asks each
+dequeue for N runs instead of 10 (a small batch: the call's fixed work weighs more).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ MODES: tuple[str, ...] = ("baseline", TTL_KEY, "vtime", "vtime-v17", "vtime+trac
 BEFORE = "vtime (before)"
 _swapped: list[LuaScript] = []  # the dequeue script `dequeue_script` swaps in, while it does
 _counter: list[Instructions] = []  # with --instructions: the server's instruction counter
+MAX_COUNT = [10]  # runs each dequeue asks for (--max-count)
 
 
 @contextlib.contextmanager
@@ -97,7 +99,7 @@ class Bench:
 
     def dequeue(self) -> list[DequeuedRun]:
         trip = self.q.trip()
-        slot = trip.dequeue(10, NOW)
+        slot = trip.dequeue(MAX_COUNT[0], NOW)
         reply = trip.send()[slot]
         return reply.runs if isinstance(reply, VtimeDequeue) else list(reply)
 
@@ -136,7 +138,7 @@ def fill(bench: Bench, keys: int, per_key: int) -> None:
 def measure(client: redis.Redis, mode: str, keys: int, calls: int) -> dict[str, float]:
     bench = Bench(client, mode, env_limit=1_000_000, per_key=None)
     try:
-        fill(bench, keys, per_key=math.ceil(calls * 10 / keys) + 2)  # nobody drains
+        fill(bench, keys, per_key=math.ceil(calls * MAX_COUNT[0] / keys) + 2)  # nobody drains
         served: list[DequeuedRun] = []
 
         def dequeues() -> int:
@@ -280,14 +282,16 @@ def main() -> None:
     parser.add_argument(
         "--instructions", action="store_true", help="count server instructions (valgrind)"
     )
+    parser.add_argument("--max-count", type=int, default=10, help="runs asked per dequeue")
     args = parser.parse_args()
+    MAX_COUNT[0] = args.max_count
     sizes = [int(n) for n in args.keys.split(",")]
     before = args.before.read_text() if args.before else None
     modes = (*MODES, BEFORE) if before else MODES
     with server_for(args.instructions) as server:
         client = server.client()
         print(
-            f"redis {server.version}, {args.calls} calls of max_count 10 per cell, "
+            f"redis {server.version}, {args.calls} calls of max_count {MAX_COUNT[0]} per cell, "
             f"{args.repeat} rounds (min / median)"
             + (", under callgrind: the times mean nothing" if _counter else "")
         )
