@@ -17,8 +17,9 @@ figures are the same whichever path produced the events.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from itertools import groupby
 
 from ckviz.model.snapshot import DequeueEvent
@@ -94,7 +95,7 @@ def key_service(
     `per_call` caps what a key can take at one instant (the step harness serves one run per
     key per call).
     """
-    books = _Books(weights, per_call, own_limit.cap if own_limit else None)
+    books = Tally(weights, per_call, own_limit.cap if own_limit else None)
     arrivals: list[tuple[int, str]] = [(e.arrival_ms, e.key) for e in events]
     arrivals += [(since, key) for key, since in (waiting_since or {}).items()]
     arrivals += [(t, key) for key, times in (queued or {}).items() for t in times]
@@ -120,7 +121,16 @@ def key_service(
     return books.close()
 
 
-class _Books:
+@dataclass(slots=True)
+class _Was:
+    """What a share_out changed, as it was before (`Tally.undo` puts it back)."""
+
+    levels: tuple[float, float] | None = None  # level, beside
+    got: dict[str, list[int]] = field(default_factory=dict)  # the served keys'
+    paid: dict[str, tuple[list[float], tuple[float, float]]] = field(default_factory=dict)
+
+
+class Tally:
     """The running tally behind key_service, linear in the events (log factors aside).
 
     Keys that could take a run are "open". Uncapped open keys all get the same owed per unit
@@ -205,10 +215,14 @@ class _Books:
         self.owed[key][1] += weight * (self.beside - beside)
         self.since[key] = (self.level, self.beside)
 
-    def share_out(self, dequeues: int, served: list[str]) -> None:
-        """Owe this instant's dequeues to the open keys (water-filling), count what each got."""
+    def share_out(self, dequeues: int, served: list[str], was: _Was | None = None) -> None:
+        """Owe this instant's dequeues to the open keys (water-filling), count what each got;
+        what it changes kept in `was`, to be taken back (`undo`)."""
         if self.open_count == 0:
             return
+        if was is not None:
+            was.levels = (self.level, self.beside)
+            was.got.update((key, list(self.got[key])) for key in served)
         together = self.open_count >= 2
         for key in served:
             self.got[key][0] += 1
@@ -229,6 +243,8 @@ class _Books:
         rise = left / weight_left if len(capped) < self.open_count else 0.0
         for entry in capped:
             key = entry[3]
+            if was is not None:
+                was.paid[key] = (list(self.owed[key]), self.since[key])
             self._settle(key)
             self.owed[key][0] += self.room[key]
             self.owed[key][1] += self.room[key] if together else 0.0
@@ -237,6 +253,24 @@ class _Books:
         self.level += rise
         if together:
             self.beside += rise
+
+    @contextmanager
+    def shared_out_for_now(self, dequeues: int, served: list[str]) -> Iterator[None]:
+        """share_out, taken back on leaving (the heap entries it popped are back in)."""
+        was = _Was()
+        self.share_out(dequeues, served, was)
+        try:
+            yield
+        finally:
+            self.undo(was)
+
+    def undo(self, was: _Was) -> None:
+        """Take back a share_out (the heap entries it popped are back in already)."""
+        if was.levels is not None:
+            self.level, self.beside = was.levels
+        self.got.update(was.got)
+        for key, (owed, since) in was.paid.items():
+            self.owed[key], self.since[key] = owed, since
 
     def close(self) -> dict[str, KeyService]:
         for key, room in self.room.items():

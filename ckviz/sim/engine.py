@@ -82,6 +82,7 @@ class Engine(Protocol):
 
     unit: Unit
     done: bool
+    ledger: Ledger  # the books (the app's fairness reads the runs handed out so far)
 
     @property
     def t(self) -> int:

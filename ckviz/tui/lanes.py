@@ -7,7 +7,6 @@ app calls a `LaneSource` on its single driver thread and only ever looks at its 
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -17,13 +16,11 @@ import redis
 from ckviz.defaults import MAX_CONSUMERS
 from ckviz.disciplines.registry import check_treatment
 from ckviz.errors import UsageError
-from ckviz.fairness import KeyService, OwnLimit, key_service, most_underserved
-from ckviz.metrics import jain, shares_so_far
+from ckviz.fairness import OwnLimit
 from ckviz.model.clock import clock_of
 from ckviz.model.history import Trend
 from ckviz.model.lineup import parse_lineup
 from ckviz.model.matrix import Treatment
-from ckviz.model.names import natural_key
 from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import FULL_VIEW, Snapshot, ViewRequest
 from ckviz.model.steps import StepScenario
@@ -31,13 +28,7 @@ from ckviz.sim.clocks import EngineOptions, disciplines_on, open_engine, runs_on
 from ckviz.sim.driver import Driver
 from ckviz.sim.engine import Engine, Outcome
 from ckviz.sim.history import TrendRecorder
-
-# Fairness is recomputed from all events so far (metrics.py), which grows with the run. Keep
-# its amortised cost per step under this many seconds by recomputing less often when slow.
-FAIRNESS_BUDGET_S = 0.002
-# Up to this many runs out, every step recomputes whatever it costs (a few ms at most): what
-# a small run shows never depends on how busy the machine is.
-FRESH_UP_TO = 500
+from ckviz.tui.lane_fairness import LaneFairness
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,22 +49,13 @@ class Setup:
 
 @dataclass(frozen=True, slots=True)
 class Fairness:
-    """Contention worst share/weight and Jain so far, computed when `as_of` runs were out.
+    """The demand-aware fairness so far (docs/fairness.md) over the dequeues the per-key table
+    counts: every one up to the frame's moment, each key's queued runs counted as asked for.
+    None: no key owed 3 dequeues yet (Jain: fewer than two such keys)."""
 
-    Keys with runs still queued count as waiting from their oldest run's arrival, so a key
-    that has not been served yet shows as starved (share 0) rather than not at all. Until two
-    keys have contended there is nothing to judge: `contended` is False and the app says n/a.
-    """
-
-    worst_share: float
-    jain: float
-    as_of: int
-    worst_key: str | None = None  # the key with the lowest share/weight (natural order on ties)
-    contended: bool = False  # at least one key has waited while another was served
-    # the demand-aware headline (docs: fairness.md), over every dequeue so far: the judged key
-    # with the lowest fair-share attainment, and that attainment (None: nobody judged yet)
-    underserved: str | None = None
-    attainment: float | None = None
+    underserved: str | None = None  # the judged key with the lowest attainment (ties: name)
+    attainment: float | None = None  # its fair-share attainment
+    jain: float | None = None  # Jain's index over the judged keys' attainments
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,15 +149,10 @@ class Lane:
         cell = open_engine(client, setup.scenario, setup.seed, treatment, prefix, options)
         self.driver: Engine = self._stack.enter_context(cell)
         self.prefix = prefix
-        self._weights = setup.scenario.weights()
         facts = self.driver.outcome()  # the caps and holds, as the results weigh them
         cap = facts.per_key_cap
-        self._own = OwnLimit(cap, facts.holds) if cap is not None else None
-        self._per_call = clock.per_call
-        self._fairness = Fairness(1.0, 1.0, 0)
-        self._fairness_step = 0
-        self._cost_s = 0.0
-        self._stale_steps = 0
+        own = OwnLimit(cap, facts.holds) if cap is not None else None
+        self._fairness = LaneFairness(self.driver, setup.scenario.weights(), own, clock.per_call)
         self._dequeued = 0  # dequeues at the last frame: what the next frame took is after it
         self._taken_from = 0  # the last frame's: a frame made again shows the same step
         self._trend = TrendRecorder()
@@ -192,28 +169,10 @@ class Lane:
             view = replace(view, also=(*view.also, events[self._taken_from].key))
         snap = replace(self.driver.snapshot(view), taken_from=self._taken_from)
         self._dequeued = snap.dequeued
-        fairness = self._fairness_of(snap)
-        jain_now = fairness.jain if fairness.contended else None
-        trend = self._trend.record(snap.t, fairness.attainment, jain_now)
+        now = self._fairness.now()
+        fairness = Fairness(now.underserved, now.attainment, now.jain)
+        trend = self._trend.record(snap.t, fairness.attainment, fairness.jain)
         return snap, fairness, trend
-
-    def _fairness_of(self, snap: Snapshot) -> Fairness:
-        if snap.step == self._fairness_step:
-            return self._fairness
-        self._stale_steps += 1
-        due = self._stale_steps * FAIRNESS_BUDGET_S >= self._cost_s
-        due = due or snap.dequeued <= FRESH_UP_TO
-        if not (due or snap.done):
-            return self._fairness
-        start = time.perf_counter()
-        shares = shares_so_far(self.driver, snap.events, self._weights)
-        waiting = self.driver.waiting_since()  # as the results count a run's keys left waiting
-        service = key_service(snap.events, self._weights, waiting, self._own, self._per_call)
-        self._cost_s = time.perf_counter() - start
-        self._stale_steps = 0
-        self._fairness_step = snap.step
-        self._fairness = fairness_of(shares, snap.dequeued, service)
-        return self._fairness
 
     def instant_unwatched(self, cancelled: Callable[[], bool]) -> None:
         """The rest of the instant, as nobody looks (a run to the end). A rescoring
@@ -233,20 +192,6 @@ class Lane:
     def close(self) -> None:
         """Close the cell: its keys are deleted (open_engine's promise)."""
         self._stack.close()
-
-
-def fairness_of(
-    shares: dict[str, float], as_of: int, service: dict[str, KeyService] | None = None
-) -> Fairness:
-    """The headline figures from per-key contention shares (empty: nothing contended yet) and
-    what each key was owed and got so far."""
-    under = most_underserved(service or {})
-    key, attainment = under if under else (None, None)
-    if not shares:
-        return Fairness(1.0, 1.0, as_of, underserved=key, attainment=attainment)
-    worst = min(shares, key=lambda key: (shares[key], natural_key(key)))
-    figures = shares[worst], jain(list(shares.values()))
-    return Fairness(*figures, as_of, worst, True, underserved=key, attainment=attainment)
 
 
 class Lockstep:

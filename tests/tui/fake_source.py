@@ -76,4 +76,4 @@ def snapshot(keys: tuple[str, ...], held: int, step: int, total_cap: int | None 
 
 def frame(keys: tuple[str, ...], held: int, step: int) -> Frame:
     setup = Setup(scenario_files.load("ck_skew"), "seed-a", ("baseline",))
-    return Frame(setup, (snapshot(keys, held, step),), (Fairness(1.0, 1.0, 0),))
+    return Frame(setup, (snapshot(keys, held, step),), (Fairness(),))

@@ -14,6 +14,7 @@ from textual.widgets import OptionList
 from ckviz.defaults import DEFAULT_SEED
 from ckviz.disciplines.registry import RULES
 from ckviz.fairness import KeyService
+from ckviz.fairness_so_far import SoFar, headline
 from ckviz.headless.cells import Cell, run_cell
 from ckviz.inputs import scenario_files
 from ckviz.model.matrix import Treatment
@@ -22,7 +23,7 @@ from ckviz.model.snapshot import DequeueEvent, EventLog, KeyRow
 from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.export import export_stem
-from ckviz.tui.lanes import Fairness, Frame, Setup, fairness_of
+from ckviz.tui.lanes import Fairness, Frame, Setup
 from ckviz.tui.palette import KeyPalette, theme_colours
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
@@ -58,7 +59,7 @@ def compare_frame() -> Frame:
         events=EventLog(both, 2),
     )
     setup = Setup(scenario_files.load("ck_skew"), "seed-a", ("baseline", "sfq"))
-    fair = Fairness(1.0, 1.0, 0)
+    fair = Fairness()
     return Frame(setup, (left, right), (fair, fair))
 
 
@@ -78,21 +79,22 @@ async def test_a_starved_key_gets_the_longest_bar_a_mark_and_a_ratio() -> None:
         await pilot.press("q")
 
 
-def test_fairness_is_na_until_keys_contend_and_names_the_worst_key() -> None:
-    assert not fairness_of({}, 0).contended
+def test_fairness_is_na_until_a_key_is_judged_and_names_the_worst_key() -> None:
+    assert headline({}) == SoFar(None, None, None)
     owed = {  # reg-10 and reg-2 got a fifth of what they were owed; heavy more than its share
         "reg-10": KeyService(owed=5.0, got=1, owed_beside_others=5.0, got_beside_others=1),
         "reg-2": KeyService(owed=5.0, got=1, owed_beside_others=5.0, got_beside_others=1),
         "heavy": KeyService(owed=5.0, got=13, owed_beside_others=5.0, got_beside_others=13),
     }
-    fair = fairness_of({"reg-10": 0.2, "reg-2": 0.2, "heavy": 1.4}, 12, owed)
-    assert fair.contended and fair.worst_key == "reg-2" and fair.worst_share == 0.2
+    so_far = headline(owed)
+    assert so_far.jain == pytest.approx(3.0**2 / (3 * (0.04 + 0.04 + 2.6**2)))  # attainments'
+    fair = Fairness(so_far.underserved, so_far.attainment, so_far.jain)
     assert fair.underserved == "reg-10" and fair.attainment == 0.2  # ties by name, as results
     palette = KeyPalette(["heavy"], ["#ff0000"])
     frame = Frame(
         replace(compare_frame().setup, disciplines=("baseline",)),
         compare_frame().snapshots[:1],
-        (Fairness(1.0, 1.0, 0),),
+        (Fairness(),),
     )
     line = StatusBar.render_frame(frame, Controls(), palette).plain.splitlines()[1]
     assert "most under-served n/a (no key owed 3 dequeues yet)" in line

@@ -77,7 +77,7 @@ def two_lanes(step: int) -> Frame:
     setup = Setup(scenario_files.load("ck_skew"), "seed-a", ("baseline", "sfq"))
     left = snapshot(KEYS, 1, step)
     right = replace(snapshot(KEYS, 2, step), discipline="sfq")
-    fair = (Fairness(0.2, 0.5, step, "light-1", True), Fairness(0.9, 0.99, step, None, True))
+    fair = (Fairness("light-1", 0.2, 0.5), Fairness("light-2", 0.9, 0.99))
     return Frame(setup, (left, right), fair)
 
 

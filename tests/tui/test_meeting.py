@@ -30,8 +30,8 @@ PALETTE = KeyPalette(["heavy", "light-1"], ["#1f77b4", "#ff7f0e"], lanes=("#0000
 def judged(left: float | None, right: float | None) -> Frame:
     """compare_frame's lanes (baseline, sfq) judged at these attainments."""
     lanes = (
-        Fairness(1.0, 1.0, 10, contended=True, underserved="light-1", attainment=left),
-        Fairness(1.0, 1.0, 10, contended=True, underserved="light-2", attainment=right),
+        Fairness("light-1", left),
+        Fairness("light-2", right),
     )
     return replace(compare_frame(), fairness=lanes)
 

@@ -24,7 +24,7 @@ from tests.tui.conftest import SIZE, press, settle
 from tests.tui.fake_source import BASE, HandMade, snapshot
 
 MakeApp = Callable[..., CkvizApp]
-FAIR = Fairness(1.0, 1.0, 0)
+FAIR = Fairness()
 
 
 def lane(

@@ -37,13 +37,13 @@ class Controls:
 def fairness_text(
     out: Text,
     fairness: Fairness,
-    dequeued: int,
     palette: KeyPalette,
     short: bool = False,
     trend: Trend | None = None,
 ) -> None:
     """The most under-served key and its fair-share attainment so far (the dequeues it got
-    over those it was owed, as the results and the report judge it), then Jain: n/a until a
+    over those it was owed, as the results and the report judge it, over every dequeue the
+    per-key table counts), then Jain's index over the judged keys' attainments: n/a until a
     key has been owed enough to judge; coloured by verdict; with a `trend`, each figure's
     sparkline over the run so far follows it."""
     out.append("under-served " if short else "most under-served ", DIM)
@@ -58,14 +58,12 @@ def fairness_text(
         if trend is not None:
             out.append(" ")
             sparkline(out, trend.worst, min(TREND, len(trend.worst)), palette)
-    if fairness.contended:
+    if fairness.jain is not None:
         out.append(" · Jain ", DIM)
         out.append(ratio(fairness.jain), palette.verdict(fairness.jain))
         if trend is not None:
             out.append(" ")
             sparkline(out, trend.jain, min(TREND, len(trend.jain)), palette)
-    if fairness.as_of != dequeued:
-        out.append(f" (at {fairness.as_of} runs)", DIM)
 
 
 def state_text(out: Text, frame: Frame, controls: Controls) -> None:
@@ -133,7 +131,7 @@ class StatusBar(Static):
         out.append("  │ ", DIM)
         if len(snaps) == 1:
             trend = frame.trends[0] if frame.trends else None
-            fairness_text(out, frame.fairness[0], snaps[0].dequeued, palette, trend=trend)
+            fairness_text(out, frame.fairness[0], palette, trend=trend)
             if (oldest := longest_wait(snaps[0])) is not None:
                 out.append(" · longest wait ", DIM)
                 out.append(oldest[0], palette.style(oldest[0]))
