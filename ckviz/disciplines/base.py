@@ -116,8 +116,12 @@ class OnSteps(Protocol):
     def order(self, keys: Iterable[str]) -> tuple[str, ...]: ...
 
     def shown(
-        self, fields: Sequence[tuple[str, Shown]], last: object | None, calls: int
-    ) -> DisciplineState: ...
+        self,
+        fields: Sequence[tuple[str, Shown]],
+        last: object | None,
+        calls: int,
+        earlier: int | None = None,
+    ) -> DisciplineState: ...  # `earlier`: the last call's step, when the last step made none
 
     def decision(self, shown: DisciplineState) -> Decision | None: ...  # the last call's why
 

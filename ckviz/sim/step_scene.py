@@ -121,9 +121,11 @@ def _tag_order(runner: StepEngine, index: Sequence[IndexEntry]) -> tuple[str, ..
 
 
 def _state(runner: StepEngine) -> DisciplineState:
-    last = runner.calls[-1] if runner.calls else None
     fields: list[tuple[str, Shown]] = [("harness", "steps"), ("max count", runner.max_count)]
     if runner.in_redis is None:
         return DisciplineState(runner.discipline, (*fields, ("order", "oldest head first")))
-    calls = sum(1 for c in runner.calls if c.called)
-    return runner.in_redis.shown(fields, last.report if last else None, calls)
+    called = [c for c in runner.calls if c.called]
+    last = called[-1] if called else None
+    # a step that made no call (the env full) still shows the last call's passes, as earlier
+    earlier = last.step if last is not None and runner.calls[-1] is not last else None
+    return runner.in_redis.shown(fields, last.report if last else None, len(called), earlier)

@@ -82,3 +82,22 @@ async def test_compare_mode_with_vtime_on_either_side(make_app: MakeApp) -> None
                     assert "floor" in compact and "pass 1:" in compact, compact
                 else:
                     assert "tags (pass 1 order)" not in compact
+
+
+async def test_a_step_without_a_call_says_so_and_shows_the_last_calls_passes_as_earlier(
+    make_app: MakeApp,
+) -> None:
+    app = make_app("micro_skew", "vtime")
+    async with app.run_test(size=(140, 50)) as pilot:
+        await settle(pilot)
+        # env limit 1, hold 3 (SPEC-vtime 7): calls at 0, 4, 8 serve; step 9 finds the env full
+        await press(pilot, ":", "9", "enter")
+        pane = app.screen.query_one(DisciplinePane).plain
+        assert line(pane, "no call this step"), pane
+        assert line(pane, "earlier: call #3 at step 8, its passes:"), pane
+        assert "last call (#" not in pane, pane  # it read 'last call (#3)' and no pass
+        passes = pane[pane.index("pass 1:") :]
+        assert "served" in passes, pane  # step 8's call served a key
+        await press(pilot, ":", "1", "2", "enter")  # step 12 calls again: its own passes
+        pane = app.screen.query_one(DisciplinePane).plain
+        assert "no call this step" not in pane and "last call (#4)" in pane, pane

@@ -4,6 +4,7 @@ every call (when asked), and the order and state the app shows (data only)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 
 from ckviz.disciplines.base import DequeueReport
 from ckviz.disciplines.vtime.checks import VtimeCallCheck
@@ -52,13 +53,21 @@ class VtimeOnSteps:
         return tag_order(keys, self.state)
 
     def shown(
-        self, fields: Sequence[tuple[str, Shown]], last: object | None, calls: int
+        self,
+        fields: Sequence[tuple[str, Shown]],
+        last: object | None,
+        calls: int,
+        earlier: int | None = None,
     ) -> DisciplineState:
         """The discipline pane's state: `fields`, the floor, the tags, and the passes of the
-        `last` call's report (None: the last step made no call)."""
+        `last` call's report (None: no call yet); `earlier`: that call's step, when the last
+        step made no call."""
         passes = (tuple(last.visits), last.floor) if isinstance(last, VtimeDequeue) else None
         before = dict(self.before.tags) if self.before is not None else {}
-        return call_state(self.name, self.version, fields, self.state, passes, calls, before)
+        state = call_state(self.name, self.version, fields, self.state, passes, calls, before)
+        if earlier is None or not isinstance(state.detail, VtimeView):
+            return state
+        return replace(state, detail=replace(state.detail, earlier=earlier))
 
     def decision(self, shown: DisciplineState) -> Decision | None:
         """The last call's candidates, from the state `shown` made (its view)."""

@@ -65,6 +65,7 @@ class VtimeView:
     # the tags of the keys the last read listed, as the read before it had them: the last
     # call's candidates' tags as it ranked them (the app's "why")
     before: dict[str, float] = field(default_factory=dict)
+    earlier: int | None = None  # the last call's step, when the step shown made no call
 
     def pane_lines(self) -> list[PaneLine]:
         """The floor, the tags in pass-1 order, the idle set, then the last call pass by pass."""
@@ -87,6 +88,11 @@ class VtimeView:
         lines: list[PaneLine] = [
             ((f"last call (#{self.calls}), what each pass looked at:", "dim"),)
         ]
+        if self.earlier is not None:  # the step shown made none: these are an earlier call's
+            lines = [
+                (("no call this step", "bold"),),
+                ((f"earlier: call #{self.calls} at step {self.earlier}, its passes:", "dim"),),
+            ]
         for passno in (1, 2):  # one candidate a line, in the order the pass looked at them
             visits = [v for v in self.visits if v.passno == passno]
             label = f" pass {passno}: "
