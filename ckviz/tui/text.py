@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
@@ -107,6 +110,49 @@ def lasting(value: float, unit: str = "ms") -> str:
     if unit == "ms":
         return ms(value)
     return f"{value:.0f} step{'' if round(value) == 1 else 's'}"
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A piece of a one-line status: the lower `priority`, the longer it stays; `short`, a
+    shorter way to say it, used from level `shorten` on (its priority if not given)."""
+
+    priority: int
+    text: Text
+    short: Text | None = None
+    shorten: int | None = None
+
+
+def fitted(parts: Sequence[Part], width: int | None) -> Text:
+    """`parts` in order within `width` cells: from the least telling level down, parts are
+    shortened, then dropped; what still does not fit ends at a word, with '…'."""
+    chosen = [part.text for part in parts]
+    levels = {p.priority for p in parts} | {p.shorten for p in parts if p.shorten is not None}
+    for level in sorted(levels - {0}, reverse=True):
+        if width is None or sum(cell_len(t.plain) for t in chosen) <= width:
+            break
+        for i, part in enumerate(parts):
+            if part.short is not None and (part.shorten or part.priority) == level:
+                chosen[i] = part.short
+        if sum(cell_len(t.plain) for t in chosen) > width:
+            for i, part in enumerate(parts):
+                if part.priority == level:
+                    chosen[i] = Text()
+    line = Text(end="").join(chosen)
+    return line if width is None else at_a_word(line, width)
+
+
+def at_a_word(line: Text, width: int) -> Text:
+    """`line` cut after its last whole word within `width` cells, with '…' (never mid-word)."""
+    if cell_len(line.plain) <= width:
+        return line
+    room = max(0, width - 1)  # a cell for the '…'
+    while room and cell_len(line.plain[:room]) > width - 1:
+        room -= 1
+    cut = line.plain.rfind(" ", 0, room + 1)
+    out = line[: cut if cut > 0 else room]
+    out.rstrip()
+    return out.append("…", DIM)
 
 
 def ratio(value: float) -> str:

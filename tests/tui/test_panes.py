@@ -59,7 +59,8 @@ async def test_baseline_lets_the_heavy_key_hold_every_slot(make_app: MakeApp) ->
         assert "baseline" in status and "longest wait light-" in status
         await press(pilot, "n", "n")  # by now a light key was owed enough to be judged
         status = screen.query_one(StatusBar).text.plain
-        assert "most under-served light-1 0.00 of its share" in status, status  # unserved
+        # at 100 columns the verdict stays, in short words, then the longest wait (Jain goes)
+        assert "under-served light-1 0.00 · longest wait light-" in status, status  # unserved
 
 
 async def test_sfq_serves_a_light_key_within_its_first_instants(make_app: MakeApp) -> None:
@@ -74,7 +75,7 @@ async def test_sfq_serves_a_light_key_within_its_first_instants(make_app: MakeAp
         index = app.screen.query_one(CkIndexPane).plain
         assert "sfq rescores all before it dequeues" in index
         status = app.screen.query_one(StatusBar).text.plain
-        assert "most under-served" in status and " 0.00 " not in status, status
+        assert "under-served" in status and " 0.00 " not in status, status
 
 
 async def test_ck_index_marks_the_pick_and_the_scan_window(make_app: MakeApp) -> None:

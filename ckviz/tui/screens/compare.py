@@ -73,7 +73,7 @@ def lane_header(
     out.append("t=" if unit == "ms" else f"{unit} ", DIM)
     out.append(f"{t}ms" if unit == "ms" else str(t), BOLD)
     out.append(f" · {dequeued}/{total} · ", DIM)
-    fairness_text(out, fairness, palette, short=True)
+    fairness_text(out, fairness, palette)
     return out
 
 

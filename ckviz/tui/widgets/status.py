@@ -12,7 +12,7 @@ from ckviz.model.history import Trend
 from ckviz.tui.lanes import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.sparkline import sparkline
-from ckviz.tui.text import BOLD, DIM, longest_wait, ms, ratio
+from ckviz.tui.text import BOLD, DIM, Part, fitted, longest_wait, ms, ratio
 
 STEPPING = "⋯ stepping"
 TREND = 8  # cells of each fairness sparkline on the status line
@@ -34,59 +34,84 @@ class Controls:
     achieved: float | None = None  # instants a second play really made lately (None: unknown)
 
 
-def fairness_text(
-    out: Text,
-    fairness: Fairness,
-    palette: KeyPalette,
-    short: bool = False,
-    trend: Trend | None = None,
-) -> None:
+# What goes first when the bottom line is too narrow (the highest first): the note on slots
+# still held, Jain's sparkline, then the under-served key's (at 140 columns both figures and
+# that sparkline stay), the long words, Jain, the longest wait, the play speed; the
+# under-served key and its attainment, the fairness verdict, stay last beside what the app
+# is doing.
+HELD, JAIN_TREND, WORST_TREND, LONG_WORDS, JAIN, LONGEST_WAIT, SPEED = 7, 6, 5, 4, 3, 2, 1
+
+
+def fairness_parts(fairness: Fairness, palette: KeyPalette, trend: Trend | None) -> list[Part]:
     """The most under-served key and its fair-share attainment so far (the dequeues it got
     over those it was owed, as the results and the report judge it, over every dequeue the
     per-key table counts), then Jain's index over the judged keys' attainments: n/a until a
     key has been owed enough to judge; coloured by verdict; with a `trend`, each figure's
     sparkline over the run so far follows it."""
-    out.append("under-served " if short else "most under-served ", DIM)
+    worst = Text("most under-served ", DIM)
+    short = Text("under-served ", DIM)
+    trends: list[Part] = []
     if fairness.underserved is None or fairness.attainment is None:
-        out.append("n/a", DIM)
-        out.append(" (no key owed 3 dequeues yet)" if not short else "", DIM)
+        worst.append("n/a (no key owed 3 dequeues yet)", DIM)
+        short.append("n/a", DIM)
     else:
-        out.append(fairness.underserved, palette.style(fairness.underserved))
-        out.append(" ")
-        out.append(ratio(fairness.attainment), palette.verdict(fairness.attainment))
-        out.append("" if short else " of its share", DIM)
+        figure = Text(fairness.underserved, palette.style(fairness.underserved)).append(" ")
+        figure.append(ratio(fairness.attainment), palette.verdict(fairness.attainment))
+        worst.append_text(figure).append(" of its share", DIM)
+        short.append_text(figure)
         if trend is not None:
-            out.append(" ")
-            sparkline(out, trend.worst, min(TREND, len(trend.worst)), palette)
+            trends.append(Part(WORST_TREND, _trend(trend.worst, palette)))
+    parts = [Part(0, worst, short, shorten=LONG_WORDS), *trends]
     if fairness.jain is not None:
-        out.append(" · Jain ", DIM)
-        out.append(ratio(fairness.jain), palette.verdict(fairness.jain))
+        jain = Text(" · Jain ", DIM).append(ratio(fairness.jain), palette.verdict(fairness.jain))
+        parts.append(Part(JAIN, jain))
         if trend is not None:
-            out.append(" ")
-            sparkline(out, trend.jain, min(TREND, len(trend.jain)), palette)
+            parts.append(Part(JAIN_TREND, _trend(trend.jain, palette)))
+    return parts
 
 
-def state_text(out: Text, frame: Frame, controls: Controls) -> None:
-    """Play / replay / done: first on its line, so a narrow screen never cuts it."""
+def _trend(values: tuple[float | None, ...], palette: KeyPalette) -> Text:
+    out = Text(" ")
+    sparkline(out, values, min(TREND, len(values)), palette)
+    return out
+
+
+def fairness_text(out: Text, fairness: Fairness, palette: KeyPalette) -> None:
+    """fairness_parts in short words, without their sparklines (a lane's header)."""
+    for part in fairness_parts(fairness, palette, None):
+        out.append_text(part.short or part.text)
+
+
+def state_parts(frame: Frame, controls: Controls) -> list[Part]:
+    """Play / replay / done, first on its line: what is happening stays, why slots are still
+    held may go."""
+    now, then = Text(), Text()
+    short: Text | None = None  # what is happening without how fast
     if frame.done:
-        held = sum(len(s.held) for s in frame.snapshots)
-        out.append("■ done", BOLD)
-        if held:
-            out.append(f" ({held} slots still held: released after the last dequeue)", DIM)
+        now.append("■ done", BOLD)
     elif controls.playing:
         asked, made = controls.instants_per_s, controls.achieved
+        short = Text("▶ playing", BOLD)
         if made is not None and made < SLOWER * asked:  # the lanes cannot keep up: say so
-            out.append(f"▶ playing {made:.1f} {_per_s(frame)}", BOLD)
-            out.append(f" ({asked:g} asked)", DIM)
+            now.append(f"▶ playing {made:.1f} {_per_s(frame)}", BOLD)
+            now.append(f" ({asked:g} asked)", DIM)
         else:
-            out.append(f"▶ playing {asked:g} {_per_s(frame)}", BOLD)
+            now.append(f"▶ playing {asked:g} {_per_s(frame)}", BOLD)
     else:
-        out.append(f"paused · play speed {controls.instants_per_s:g} {_per_s(frame)}", DIM)
+        now.append(f"paused · play speed {controls.instants_per_s:g} {_per_s(frame)}", DIM)
+        short = Text("paused", DIM)
     if controls.replay is not None:
         shown, recorded = controls.replay
-        out.append(f" │ replay: frame {shown} of {recorded} recorded", BOLD)
+        then.append(f" │ replay: frame {shown} of {recorded} recorded", BOLD)
     if controls.stepping:
-        out.append(f" │ {RUNNING if controls.running_to_end else STEPPING}", BOLD)
+        then.append(f" │ {RUNNING if controls.running_to_end else STEPPING}", BOLD)
+    return [Part(0, now, short, SPEED), Part(HELD, _still_held(frame)), Part(0, then)]
+
+
+def _still_held(frame: Frame) -> Text:
+    held = sum(len(s.held) for s in frame.snapshots)
+    note = f" ({held} slots still held: released after the last dequeue)"
+    return Text(note if frame.done and held else "", DIM)
 
 
 def _per_s(frame: Frame) -> str:
@@ -95,47 +120,67 @@ def _per_s(frame: Frame) -> str:
 
 
 class StatusBar(Static):
-    """Two lines at the top of each mode."""
+    """Two lines at the top of each mode, each fitted to the width by priority: the least
+    telling parts go (or shorten) first, never a word cut in two."""
+
+    _shown: tuple[Frame, Controls, KeyPalette] | None = None
 
     def show(self, frame: Frame, controls: Controls, palette: KeyPalette) -> None:
+        self._shown = (frame, controls, palette)
         self.set_class(controls.error is not None, "-error")
-        self.text = self.render_frame(frame, controls, palette)
+        self.text = self.render_frame(frame, controls, palette, self.size.width or None)
         self.update(self.text, layout=False)  # always two lines: no layout pass needed
 
+    def on_resize(self) -> None:
+        if self._shown is not None:  # wider or narrower: other parts fit
+            self.show(*self._shown)
+
     @staticmethod
-    def render_frame(frame: Frame, controls: Controls, palette: KeyPalette) -> Text:
-        setup, snaps = frame.setup, frame.snapshots
+    def render_frame(
+        frame: Frame, controls: Controls, palette: KeyPalette, width: int | None = None
+    ) -> Text:
+        top, bottom = _where(frame), _doing(frame, controls, palette)
         out = Text(no_wrap=True, overflow="ellipsis", end="")
-        steps = snaps[0].time_unit == "step"  # a step scenario: no seed, time in steps
-        out.append(f" {setup.scenario.name}", BOLD)
+        return out.append_text(fitted(top, width)).append("\n").append_text(fitted(bottom, width))
+
+
+def _where(frame: Frame) -> list[Part]:
+    """Where the run is: scenario, seed, discipline(s), time, progress."""
+    setup, snaps = frame.setup, frame.snapshots
+    steps = snaps[0].time_unit == "step"  # a step scenario: no seed, time in steps
+    parts = [Part(0, Text(f" {setup.scenario.name}", BOLD))]
+    if not steps:
+        parts.append(Part(3, Text.assemble((" · seed ", DIM), setup.seed)))
+    parts.append(
+        Part(0, Text.assemble((" · ", DIM), (" vs ".join(s.discipline for s in snaps), BOLD)))
+    )
+    times = "/".join(str(s.t) for s in snaps) + ("" if steps else "ms")
+    parts.append(Part(1, Text.assemble((" · step " if steps else " · t=", DIM), times)))
+    if len(snaps) == 1:
+        snap = snaps[0]
         if not steps:
-            out.append(" · seed ", DIM)
-            out.append(setup.seed)
-        out.append(" · ", DIM)
-        out.append(" vs ".join(s.discipline for s in snaps), BOLD)
-        out.append(" · step " if steps else " · t=", DIM)
-        out.append("/".join(str(s.t) for s in snaps) + ("" if steps else "ms"))
-        if len(snaps) == 1:
-            snap = snaps[0]
-            out.append(" · " if steps else f" · dequeue round {snap.step} · ", DIM)
-            out.append(f"{snap.dequeued}/{snap.total_runs}")
-            out.append(" runs out · ", DIM)
-            out.append(f"{len(snap.held)}/{snap.env_limit}")
-            out.append(" slots held", DIM)
-        out.append("\n ")
-        if controls.error is not None:
-            out.append(f"✖ {controls.error}", BOLD)
-            out.append("  (r restarts, q quits)", DIM)
-            return out
-        state_text(out, frame, controls)
-        out.append("  │ ", DIM)
-        if len(snaps) == 1:
-            trend = frame.trends[0] if frame.trends else None
-            fairness_text(out, frame.fairness[0], palette, trend=trend)
-            if (oldest := longest_wait(snaps[0])) is not None:
-                out.append(" · longest wait ", DIM)
-                out.append(oldest[0], palette.style(oldest[0]))
-                out.append(f" {ms(oldest[1], snaps[0].time_unit)}")
-        else:
-            out.append("lockstep: a lane ahead in logical time waits", DIM)
-        return out
+            parts.append(Part(4, Text(f" · dequeue round {snap.step}", DIM)))
+        out = f"{snap.dequeued}/{snap.total_runs}"
+        parts.append(Part(2, Text.assemble((" · ", DIM), out, (" runs out", DIM))))
+        held = f"{len(snap.held)}/{snap.env_limit}"
+        parts.append(Part(3, Text.assemble((" · ", DIM), held, (" slots held", DIM))))
+    return parts
+
+
+def _doing(frame: Frame, controls: Controls, palette: KeyPalette) -> list[Part]:
+    """What the app is doing, then fairness so far (or the error)."""
+    snaps = frame.snapshots
+    if controls.error is not None:
+        return [
+            Part(0, Text(f" ✖ {controls.error}", BOLD)),
+            Part(1, Text("  (r restarts, q quits)", DIM)),
+        ]
+    parts = [Part(0, Text(" ")), *state_parts(frame, controls)]  # the why goes before fairness
+    if len(snaps) > 1:
+        return [*parts, Part(2, Text("  │ lockstep: a lane ahead in logical time waits", DIM))]
+    trend = frame.trends[0] if frame.trends else None
+    parts += [Part(0, Text("  │ ", DIM)), *fairness_parts(frame.fairness[0], palette, trend)]
+    if (oldest := longest_wait(snaps[0])) is not None:
+        wait = Text(" · longest wait ", DIM).append(oldest[0], palette.style(oldest[0]))
+        parts.append(Part(LONGEST_WAIT, wait.append(f" {ms(oldest[1], snaps[0].time_unit)}")))
+    return parts
