@@ -157,6 +157,7 @@ class Tally:
         self.open_count = 0
         self.heap: list[tuple[float, int, int, str]] = []  # room/weight, order, version, key
         self.version: dict[str, int] = {}
+        self.changed: set[str] | None = None  # when a set: keys whose owed, got or room changed
 
     def know(self, key: str) -> None:
         if key in self.backlog:
@@ -193,6 +194,8 @@ class Tally:
         old = self.room[key]
         if room == old:
             return
+        if self.changed is not None:
+            self.changed.add(key)
         weight = self.weights[key]
         if old == 0:
             self.since[key] = (self.level, self.beside)
@@ -224,6 +227,8 @@ class Tally:
             was.levels = (self.level, self.beside)
             was.got.update((key, list(self.got[key])) for key in served)
         together = self.open_count >= 2
+        if self.changed is not None:
+            self.changed.update(served)
         for key in served:
             self.got[key][0] += 1
             self.got[key][1] += together
@@ -238,6 +243,8 @@ class Tally:
             if entry[0] * weight_left >= left:  # room/weight at or above the level: not capped
                 break
             capped.append(heapq.heappop(self.heap))
+            if self.changed is not None:
+                self.changed.add(key)
             left -= self.room[key]
             weight_left -= self.weights[key]
         rise = left / weight_left if len(capped) < self.open_count else 0.0

@@ -37,7 +37,8 @@ class ServiceSoFar:
     (`dequeued`); every queued run counts as asked for, so an instant once past never changes
     (with only each key's oldest queued run counted, serving a key would add its next run's
     arrival in the past). At the end of a run nothing is queued and the figures are
-    key_service's. `so_far` costs a pass over the keys, whatever the run's length.
+    key_service's. `so_far` costs the keys that moved since the last look and the open keys
+    judged, whatever the run's length and however many keys wait.
     """
 
     def __init__(
@@ -47,6 +48,8 @@ class ServiceSoFar:
         per_call: int | None = None,
     ) -> None:
         self._books = Tally(weights, per_call, own_limit.cap if own_limit else None)
+        self._books.changed = set()
+        self._judged = _Judged(self._books)
         self._holds = own_limit.holds if own_limit else None
         self._arrivals: list[tuple[int, int, str]] = []  # heap of (arrival, seq, key)
         self._releases: list[tuple[int, int, str]] = []  # heap of (release, seq, key)
@@ -75,40 +78,53 @@ class ServiceSoFar:
         if self._instant is not None and self._instant < t:
             self._share_out()
         if not self._batch:
-            return self._figures()
+            return self._figures()[0]
         assert self._instant is not None  # shared out, then taken back: more may come
         self._open_until(self._instant)
-        with self._books.shared_out_for_now(len(self._batch), [e.key for e in self._batch]):
-            return self._figures()
-
-    def _figures(self) -> SoFar:
-        """A pass over the keys, each open one paid as `Tally.close` would."""
         books = self._books
-        level, room, since, weights, got = (
+        self._place_moved()  # for good, so only what the instant's share moves is placed twice
+        with books.shared_out_for_now(len(self._batch), [e.key for e in self._batch]):
+            figures, placed = self._figures()
+        books.changed = placed  # placed as they stood for now: placed again next time
+        return figures
+
+    def _figures(self) -> tuple[SoFar, set[str]]:
+        """The judged keys' figures, each open one paid as `Tally.close` would, and the keys
+        that moved since the last look (placed anew)."""
+        books, judged = self._books, self._judged
+        changed = self._place_moved()
+        judged.reach(books.level)
+        level, since, weights, got, owed = (
             books.level,
-            books.room,
             books.since,
             books.weights,
             books.got,
+            books.owed,
         )
-        worst: tuple[float, str] | None = None
-        total = squares = 0.0
-        judged = 0
-        for key, (owed, _) in books.owed.items():
-            if room[key]:
-                owed += weights[key] * (level - since[key][0])
-            if owed < MIN_OWED:
+        worst = judged.lowest()
+        total, squares, count = judged.total, judged.squares, len(judged.closed)
+        for key in judged.open:  # owed enough, or about to be: paid up to now
+            paid = owed[key][0] + weights[key] * (level - since[key][0])
+            if paid < MIN_OWED:
                 continue
-            attainment = got[key][0] / owed
-            judged += 1
+            attainment = got[key][0] / paid
+            count += 1
             total += attainment
             squares += attainment * attainment
             if worst is None or (attainment, key) < worst:
                 worst = (attainment, key)
         if worst is None:
-            return SoFar(None, None, None)
-        jain = None if judged < 2 else (total * total / (judged * squares) if squares else 1.0)
-        return SoFar(worst[1], worst[0], jain)
+            return SoFar(None, None, None), changed
+        jain = None if count < 2 else (total * total / (count * squares) if squares else 1.0)
+        return SoFar(worst[1], worst[0], jain), changed
+
+    def _place_moved(self) -> set[str]:
+        """Place the keys that moved since the last look: those keys."""
+        books = self._books
+        changed, books.changed = books.changed or set(), set()
+        for key in changed:
+            self._judged.place(key)
+        return changed
 
     def _open_until(self, now: int) -> None:
         """Holds ended and runs arrived by `now`: before `now`'s dequeues, as key_service."""
@@ -142,3 +158,62 @@ def headline(service: Mapping[str, KeyService]) -> SoFar:
     if len(values) >= 2:
         jain = sum(values) ** 2 / (len(values) * squares) if squares else 1.0
     return SoFar(key, attainment, jain)
+
+
+class _Judged:
+    """Where each key of a Tally stands for the figures, so a look costs the keys that moved
+    and those judged while open, not every key: a closed key's attainment is kept (and summed)
+    until it moves; an open key not owed MIN_OWED yet waits in a heap for the level at which it
+    will be (its owed grows with the level)."""
+
+    def __init__(self, books: Tally) -> None:
+        self.books = books
+        self.closed: dict[str, float] = {}  # judged keys with no room: their attainment
+        self.total = self.squares = 0.0  # of `closed`
+        self._lowest: list[tuple[float, str]] = []  # heap of `closed`, stale entries left
+        self.open: set[str] = set()  # open keys owed MIN_OWED, or nearly
+        self._waiting: list[tuple[float, int, str]] = []  # (level it is judged at, stamp, key)
+        self._stamp: dict[str, int] = {}  # a waiting key's entry
+        self._stamps = 0
+
+    def place(self, key: str) -> None:
+        """Put `key` where it stands now (it moved)."""
+        if (was := self.closed.pop(key, None)) is not None:
+            self.total -= was
+            self.squares -= was * was
+        self.open.discard(key)
+        self._stamp.pop(key, None)
+        books = self.books
+        owed = books.owed[key][0]
+        if books.room[key]:
+            # owed + weight x (level - since) reaches MIN_OWED at this level (a hair early:
+            # the figures check what it is owed)
+            at = books.since[key][0] + (MIN_OWED - owed) / books.weights[key] - 1e-9
+            if at <= books.level:
+                self.open.add(key)
+            else:
+                self._stamps += 1
+                self._stamp[key] = self._stamps
+                heapq.heappush(self._waiting, (at, self._stamps, key))
+        elif owed >= MIN_OWED:
+            attainment = books.got[key][0] / owed
+            self.closed[key] = attainment
+            self.total += attainment
+            self.squares += attainment * attainment
+            heapq.heappush(self._lowest, (attainment, key))
+
+    def reach(self, level: float) -> None:
+        """The open keys owed MIN_OWED by `level` join the judged open ones."""
+        waiting = self._waiting
+        while waiting and waiting[0][0] <= level:
+            _, stamp, key = heapq.heappop(waiting)
+            if self._stamp.get(key) == stamp:
+                del self._stamp[key]
+                self.open.add(key)
+
+    def lowest(self) -> tuple[float, str] | None:
+        """The closed judged key with the lowest attainment (ties: the first name)."""
+        heap, closed = self._lowest, self.closed
+        while heap and closed.get(heap[0][1]) != heap[0][0]:
+            heapq.heappop(heap)
+        return heap[0] if heap else None

@@ -2,7 +2,7 @@
 table counts: every one up to the frame's moment, each key's queued runs counted as asked for.
 
 Kept as the run goes (fairness.ServiceSoFar): each frame adds the runs that arrived and the
-dequeues made since the last, then takes a pass over the keys. Textual-free.
+dequeues made since the last, then looks at the keys that moved. Textual-free.
 """
 
 from __future__ import annotations
