@@ -10,12 +10,13 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
+from ckviz.model.snapshot import Snapshot
 from ckviz.tui.bindings import bindings
 from ckviz.tui.lanes import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.player import Player
 from ckviz.tui.screens.lane_screen import LaneScreen
-from ckviz.tui.text import BOLD, DIM
+from ckviz.tui.text import BOLD, DIM, Part, fitted
 from ckviz.tui.verdict import verdict_line
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
@@ -26,7 +27,7 @@ from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.key_strip import KeyStripPane
 from ckviz.tui.widgets.pane import snapshot_panes_in
-from ckviz.tui.widgets.status import Controls, StatusBar, fairness_text
+from ckviz.tui.widgets.status import JAIN, Controls, StatusBar, fairness_parts
 from ckviz.tui.widgets.wait_cdf import WaitCdfPane
 from ckviz.tui.widgets.wait_compare import WaitComparePane
 
@@ -50,15 +51,9 @@ class LaneView(Vertical):
     def show(self, index: int, frame: Frame, palette: KeyPalette) -> None:
         snapshot = frame.snapshots[index]
         self.border_title = snapshot.discipline
-        header = lane_header(
-            snapshot.t,
-            snapshot.dequeued,
-            snapshot.total_runs,
-            frame.fairness[index],
-            palette,
-            snapshot.time_unit,
-        )
-        self.query_one(".lane-header", Static).update(header, layout=False)
+        place = self.query_one(".lane-header", Static)
+        header = lane_header(snapshot, frame.fairness[index], palette, place.size.width or None)
+        place.update(header, layout=False)
         strip = self.query_one(KeyStripPane)
         strip.light_key = frame.setup.scenario.light_key
         strip.worst_key = frame.fairness[index].underserved
@@ -66,15 +61,22 @@ class LaneView(Vertical):
             pane.show(snapshot, palette)
 
 
+RUNS_OUT = JAIN + 1  # a lane header's runs out go before its Jain
+
+
 def lane_header(
-    t: int, dequeued: int, total: int, fairness: Fairness, palette: KeyPalette, unit: str = "ms"
+    snapshot: Snapshot, fairness: Fairness, palette: KeyPalette, width: int | None = None
 ) -> Text:
-    out = Text(no_wrap=True, overflow="ellipsis", end="")
-    out.append("t=" if unit == "ms" else f"{unit} ", DIM)
-    out.append(f"{t}ms" if unit == "ms" else str(t), BOLD)
-    out.append(f" · {dequeued}/{total} · ", DIM)
-    fairness_text(out, fairness, palette)
-    return out
+    """`t=500ms · 67/300 · under-served heavy 0.97 · Jain 1.00`, fitted to `width` as the
+    status line is: the runs out go first, then Jain; the lane's verdict stays."""
+    unit, t = snapshot.time_unit, snapshot.t
+    when = Text("t=" if unit == "ms" else f"{unit} ", DIM)
+    when.append(f"{t}ms" if unit == "ms" else str(t), BOLD)
+    out = Text(f" · {snapshot.dequeued}/{snapshot.total_runs}", DIM)
+    parts = [Part(0, when), Part(RUNS_OUT, out), Part(0, Text(" · ", DIM))]
+    parts += [Part(p.priority, p.short or p.text) for p in fairness_parts(fairness, palette, None)]
+    line = Text(no_wrap=True, overflow="ellipsis", end="")
+    return line.append_text(fitted(parts, width))
 
 
 class CompareScreen(LaneScreen):

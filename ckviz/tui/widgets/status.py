@@ -76,12 +76,6 @@ def _trend(values: tuple[float | None, ...], palette: KeyPalette) -> Text:
     return out
 
 
-def fairness_text(out: Text, fairness: Fairness, palette: KeyPalette) -> None:
-    """fairness_parts in short words, without their sparklines (a lane's header)."""
-    for part in fairness_parts(fairness, palette, None):
-        out.append_text(part.short or part.text)
-
-
 def state_parts(frame: Frame, controls: Controls) -> list[Part]:
     """Play / replay / done, first on its line: what is happening stays, why slots are still
     held may go."""
