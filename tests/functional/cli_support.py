@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from ckviz.cli import main
+from ckviz.sim.session import new_namespace
+from ckviz.store.server import RedisServer
 
 TIMING = {"wall_clock_s", "wall_clock_ms"}
 
@@ -36,6 +38,37 @@ def exits(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str
         code = int(stop.code or 0)
     out = capsys.readouterr()
     return code, out.out, out.err
+
+
+def headless(redis_server: RedisServer, matrix: Path, out: Path, *more: str) -> int:
+    """`ckviz --headless --matrix MATRIX` in this process, one job, under a root of its own."""
+    root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
+    return main(
+        [
+            "--headless",
+            "--matrix",
+            str(matrix),
+            "--jobs",
+            "1",
+            "--redis-url",
+            redis_server.url,
+            "--prefix",
+            root,
+            "--out",
+            str(out),
+            *more,
+        ]
+    )
+
+
+def in_shards(redis_server: RedisServer, folder: Path, matrix_text: str, n: int = 2) -> list[Path]:
+    """The matrix `matrix_text` run as `n` shards into `folder`: the parts' paths."""
+    matrix = folder / "matrix.toml"
+    matrix.write_text(matrix_text)
+    parts = [folder / f"part{k}.json" for k in range(1, n + 1)]
+    for k, part in enumerate(parts, start=1):
+        assert headless(redis_server, matrix, part, "--shard", f"{k}/{n}") == 0
+    return parts
 
 
 def without_timing(node: object) -> object:

@@ -11,7 +11,7 @@ from ckviz.cli import main
 from ckviz.errors import ExitCode
 from ckviz.model.key_columns import to_rows
 from ckviz.store.server import RedisServer
-from tests.functional.test_shards import headless
+from tests.functional.cli_support import headless
 
 # a millisecond scenario and a step one (whose times are in steps), two workers
 MATRIX = """

@@ -18,7 +18,7 @@ from ckviz.errors import ExitCode
 from ckviz.headless.shards import figures_digest
 from ckviz.model.results import Results
 from ckviz.store.server import RedisServer
-from tests.functional.test_shards import headless
+from tests.functional.cli_support import headless, in_shards
 
 MATRIX = (
     'scenarios = ["ck_trickle"]\nseeds = ["seed-a", "seed-b"]\ndisciplines = ["baseline", "sfq"]\n'
@@ -89,13 +89,7 @@ CASES: list[tuple[str, Edit, str]] = [
 
 @pytest.fixture(scope="module")
 def shards(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    folder = tmp_path_factory.mktemp("shards")
-    matrix = folder / "m.toml"
-    matrix.write_text(MATRIX)
-    parts = [folder / f"part{k}.json" for k in (1, 2)]
-    for k, part in enumerate(parts, start=1):
-        assert headless(redis_server, matrix, part, "--shard", f"{k}/2") == 0
-    return parts
+    return in_shards(redis_server, tmp_path_factory.mktemp("shards"), MATRIX)
 
 
 def test_untouched_shards_merge(shards: list[Path], tmp_path: Path) -> None:
@@ -139,7 +133,7 @@ def test_a_shard_of_another_definition_is_refused(
     scenario.write_text(
         'env_limit = 2\n[[keys]]\nname = "a"\nruns = 5\n[[keys]]\nname = "b"\nruns = 5\n'
     )
-    matrix = tmp_path / "m.toml"
+    matrix = tmp_path / "matrix.toml"  # named as the shards' matrix: only its scenario differs
     matrix.write_text(MATRIX.replace('"ck_trickle"', f'"{scenario}"'))
     other = tmp_path / "other2.json"
     if headless(redis_server, matrix, other, "--shard", "2/2") != 0:

@@ -12,7 +12,7 @@ from ckviz.cli import main
 from ckviz.model.json_text import readable_json
 from ckviz.model.results import Results
 from ckviz.store.server import RedisServer
-from tests.functional.test_shards import headless
+from tests.functional.cli_support import in_shards
 
 # a plain scenario with [[expect]] rules, and one with the run lifecycle (its rows' nested
 # `lifecycle` object becomes a group of columns)
@@ -32,13 +32,7 @@ def as_version_1(new: Path, old: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def shards(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    folder = tmp_path_factory.mktemp("layouts")
-    matrix = folder / "layouts.toml"
-    matrix.write_text(MATRIX)
-    parts = [folder / f"part{k}.json" for k in (1, 2)]
-    for k, part in enumerate(parts, start=1):
-        assert headless(redis_server, matrix, part, "--shard", f"{k}/2") == 0
-    return parts
+    return in_shards(redis_server, tmp_path_factory.mktemp("layouts"), MATRIX)
 
 
 def test_per_key_figures_are_written_as_columns(shards: list[Path]) -> None:

@@ -10,9 +10,8 @@ import pytest
 
 from ckviz.cli import main
 from ckviz.errors import ExitCode
-from ckviz.sim.session import new_namespace
 from ckviz.store.server import RedisServer
-from tests.functional.cli_support import without_timing
+from tests.functional.cli_support import headless, without_timing
 
 # a millisecond scenario (two seeds), a step-harness one (once) and a trace (once): cells of
 # every kind, and some scenarios absent from some shards
@@ -21,26 +20,6 @@ scenarios = ["ck_trickle", "micro_skew", "ck_balanced"]
 seeds = ["seed-a", "seed-b"]
 disciplines = ["baseline", "sfq", "vtime"]
 """
-
-
-def headless(redis_server: RedisServer, matrix: Path, out: Path, *more: str) -> int:
-    root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
-    return main(
-        [
-            "--headless",
-            "--matrix",
-            str(matrix),
-            "--jobs",
-            "1",
-            "--redis-url",
-            redis_server.url,
-            "--prefix",
-            root,
-            "--out",
-            str(out),
-            *more,
-        ]
-    )
 
 
 def test_merged_shards_equal_the_whole_run(redis_server: RedisServer, tmp_path: Path) -> None:
