@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, overload
@@ -152,6 +153,41 @@ class ViewRequest:
 FULL_VIEW = ViewRequest()
 
 
+CDF_LEVELS = range(4, 11)  # the wait CDF's rows: 4 to 10 fractions of the keys, as fit
+
+
+def cdf_rank(fraction: float, count: int) -> int:
+    """The nearest rank (1-based) below which `fraction` of `count` values lie."""
+    return max(1, min(count, math.ceil(fraction * count)))
+
+
+@dataclass(frozen=True, slots=True)
+class Waits:
+    """Every matched key's wait so far as the wait CDF reads it: how many, and the value at
+    each rank a CDF of CDF_LEVELS rows asks for (k/levels of the keys, nearest rank). A
+    frame keeps these few figures, not every key's wait (100,000 floats a lane a frame,
+    kept for step-back, for a dozen points drawn)."""
+
+    count: int
+    at_rank: Mapping[int, float]
+
+    @classmethod
+    def of(cls, ordered: Sequence[float]) -> Waits:
+        """The figures of `ordered` (lowest first)."""
+        n = len(ordered)
+        ranks = {cdf_rank(k / levels, n) for levels in CDF_LEVELS for k in range(1, levels + 1)}
+        return cls(n, {rank: ordered[rank - 1] for rank in sorted(ranks)} if n else {})
+
+    def quantile(self, fraction: float) -> float:
+        """The nearest-rank wait below which `fraction` of the keys lie (a fraction k/levels,
+        levels in CDF_LEVELS)."""
+        return self.at_rank[cdf_rank(fraction, self.count)]
+
+    @property
+    def longest(self) -> float:
+        return self.at_rank[self.count]
+
+
 @dataclass(frozen=True, slots=True)
 class KeyFigures:
     """What a snapshot says about every key, whichever rows it carries."""
@@ -161,8 +197,8 @@ class KeyFigures:
     index_size: int  # ckIndex members (index_read may carry only the first ones)
     longest_wait: tuple[str, float] | None  # the key whose head has waited longest, how long
     deepest: int  # most runs queued on one key
-    # every matched key's wait so far, lowest first, when the view asked (else None)
-    waits: tuple[float, ...] | None = None
+    # every matched key's wait so far, as the CDF reads it, when the view asked (else None)
+    waits: Waits | None = None
 
 
 class EventLog(Sequence[DequeueEvent]):

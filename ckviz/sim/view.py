@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from ckviz.model.names import natural_key
 from ckviz.model.queue import IndexEntry
-from ckviz.model.snapshot import SORTS, KeyFigures, KeyRow, ViewRequest, wait_so_far
+from ckviz.model.snapshot import SORTS, KeyFigures, KeyRow, ViewRequest, Waits, wait_so_far
 from ckviz.sim.ledger import KeyBook
 from ckviz.store.runqueue import RunQueue
 
@@ -122,8 +122,9 @@ class KeyView:
 
         return value
 
-    def _waits(self, keys: Iterable[str], t: int, base: int) -> tuple[float, ...]:
-        """Each key's wait so far (its oldest queued run counted), lowest first: one pass."""
+    def _waits(self, keys: Iterable[str], t: int, base: int) -> Waits:
+        """Each key's wait so far (its oldest queued run counted), as the CDF reads them:
+        one pass and a sort."""
         waits = []
         for key in keys:
             b = self.books[key]
@@ -131,7 +132,7 @@ class KeyView:
             wait = wait_so_far(b.wait_sum_ms, b.dequeued, age)
             if wait is not None:
                 waits.append(wait)
-        return tuple(sorted(waits))
+        return Waits.of(sorted(waits))
 
     def _natural_ranks(self) -> dict[str, int]:
         if self._natural is None:

@@ -15,7 +15,7 @@ from ckviz.metrics import contention
 from ckviz.model.matrix import Treatment
 from ckviz.model.names import natural_key
 from ckviz.model.scenario import Scenario
-from ckviz.model.snapshot import SORTS, KeyRow, Snapshot, ViewRequest
+from ckviz.model.snapshot import SORTS, KeyRow, Snapshot, ViewRequest, Waits
 from ckviz.sim.driver import Driver
 from ckviz.sim.session import open_cell
 from ckviz.tui.lanes import Frame, Lockstep, Setup
@@ -93,11 +93,11 @@ def test_a_view_asked_for_waits_carries_every_matched_keys_wait_not_only_its_row
         waits = {r.key: r.wait_so_far(full.t, full.score_base) for r in full.keys}
         every = sorted(w for w in waits.values() if w is not None)
         part = d.snapshot(ViewRequest(limit=5, waits=True))
-        assert len(part.keys) == 5 and part.every_key.waits == tuple(every)
+        assert len(part.keys) == 5 and part.every_key.waits == Waits.of(every)
         assert len(every) > 5 and max(every) > 0
         only = tuple(k for k in full.every_key.key_names if k.startswith("light-1"))
         some = d.snapshot(ViewRequest(limit=5, only=only, waits=True)).every_key.waits
-        assert some == tuple(sorted(w for k, w in waits.items() if k in only and w is not None))
+        assert some == Waits.of(sorted(w for k, w in waits.items() if k in only and w is not None))
         assert d.snapshot(ViewRequest(limit=5)).every_key.waits is None
 
 

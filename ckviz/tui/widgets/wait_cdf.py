@@ -3,13 +3,12 @@ lane on the same axis, so the lane that makes its keys wait sits to the right.""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 from rich.style import Style
 from rich.text import Text
 
-from ckviz.model.snapshot import Snapshot
+from ckviz.model.snapshot import CDF_LEVELS, Snapshot, Waits
 from ckviz.tui.lanes import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, fit, lasting, wait_so_far
@@ -17,29 +16,23 @@ from ckviz.tui.widgets.pane import Pane, Rows, new_text
 
 MARKS = ("◆", "●")  # a lane's point on a row: left lane, right lane
 BOTH = "◉"  # both lanes on the same cell
-LEVELS = 10  # rows at most: 100%, 90%, ... 10% of the keys (fewer on a short pane)
-MIN_LEVELS = 4
+# rows at most: 100%, 90%, ... 10% of the keys (fewer on a short pane, down to 4)
+LEVELS, MIN_LEVELS = CDF_LEVELS[-1], CDF_LEVELS[0]
 LABEL = 5  # "100% "
 
 
-def lane_waits(snapshot: Snapshot, shown: Sequence[str] | None = None) -> list[float]:
-    """Each key's wait so far (its oldest queued run counted, as the waits table does),
-    lowest first; keys with no run yet have none."""
+def lane_waits(snapshot: Snapshot, shown: Sequence[str] | None = None) -> Waits:
+    """Each key's wait so far (its oldest queued run counted, as the waits table does), as
+    the CDF reads them; keys with no run yet have none."""
     if snapshot.every_key.waits is not None:  # the driver's, over every key the view matched
-        return list(snapshot.every_key.waits)
+        return snapshot.every_key.waits
     keys = None if shown is None else set(shown)
     waits = [
         wait
         for row in snapshot.keys
         if (keys is None or row.key in keys) and (wait := wait_so_far(row, snapshot)) is not None
     ]
-    return sorted(waits)
-
-
-def quantile(ordered: Sequence[float], fraction: float) -> float:
-    """The nearest-rank wait below which `fraction` of the keys lie."""
-    rank = max(1, min(len(ordered), math.ceil(fraction * len(ordered))))
-    return ordered[rank - 1]
+    return Waits.of(sorted(waits))
 
 
 class WaitCdfPane(Pane[Frame]):
@@ -69,11 +62,11 @@ class WaitCdfPane(Pane[Frame]):
         legend = new_text()
         for i, snap in enumerate(snaps):
             legend.append(f"{MARKS[i % 2]} {snap.discipline}", styles[i]).append("  ")
-        counts = " / ".join(str(len(w)) for w in waits)
+        counts = " / ".join(str(w.count) for w in waits)
         legend.append(f"keys {counts} · starved keys count their oldest run's age", DIM)
-        if not any(waits):
+        if not any(w.count for w in waits):
             return Rows([legend, new_text().append("(no runs have arrived yet)", DIM)])
-        longest = max(w[-1] for w in waits if w) or 1.0
+        longest = max(w.longest for w in waits if w.count) or 1.0
         cells = max(8, width - LABEL)
         levels = max(MIN_LEVELS, min(LEVELS, self.text_height - 2))
 
@@ -81,7 +74,7 @@ class WaitCdfPane(Pane[Frame]):
             fraction = (levels - i) / levels
             out = new_text().append(f"{fraction:>4.0%} ", DIM)
             points = [
-                None if not w else _cell(quantile(w, fraction), longest, cells) for w in waits
+                None if not w.count else _cell(w.quantile(fraction), longest, cells) for w in waits
             ]
             return _track(out, points, cells, styles)
 
