@@ -49,12 +49,12 @@ def instrument(times: Times) -> None:
     from textual.screen import Screen
 
     from ckviz.sim.driver import Driver
-    from ckviz.tui.lanes import Lane
+    from ckviz.tui.lane_fairness import LaneFairness
     from ckviz.tui.screens.main import MainScreen
 
     timed(times, Driver, "step", "engine step")
     timed(times, Driver, "snapshot", "snapshot")
-    timed(times, Lane, "_fairness_of", "fairness")
+    timed(times, LaneFairness, "now", "fairness")
     timed(times, MainScreen, "show", "panes shown")
     timed(times, Screen, "_on_timer_update", "render")
 
