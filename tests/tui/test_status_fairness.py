@@ -47,8 +47,10 @@ hold_ms_mean = 10
 def by_definition(lane: Lane, scenario: Scenario) -> SoFar:
     """fairness.key_service over the lane's dequeues so far and every run queued now."""
     engine, ledger = lane.driver, lane.driver.ledger
-    queued = {
-        key: [ledger.planned(run_id).arrival_ms for _, run_id in book.queued]
+    queued = {  # each from when it came due (a retry's, with the run lifecycle)
+        key: [
+            ledger.due.get(run_id, ledger.planned(run_id).arrival_ms) for _, run_id in book.queued
+        ]
         for key, book in ledger.books.items()
         if book.queued
     }
@@ -106,4 +108,21 @@ async def test_the_headline_is_never_stale_at_a_thousand_keys(
             agrees(frame.fairness[0], app)
             status = app.screen.query_one(StatusBar).text.plain
             assert "(at " not in status, status
+        await pilot.press("q")
+
+
+async def test_with_retries_the_headline_still_counts_what_the_table_counts(
+    make_app: MakeApp,
+) -> None:
+    app = make_app("life_retry_storm", "sfq")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, "colon", "4", "0", "0", "enter")
+        source = app.player.source
+        assert isinstance(source, Lockstep) and source.lanes[0].driver.ledger.nacks > 0
+        for _ in range(3):  # runs come back after their backoff: recomputed, never stale
+            await press(pilot, "n")
+            frame = app.player.recording.current
+            assert frame is not None and frame.fairness[0].attainment is not None
+            agrees(frame.fairness[0], app)
         await pilot.press("q")
