@@ -8,6 +8,7 @@ computes a tag itself.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from ckviz.disciplines.vtime.knobs import Version
@@ -103,12 +104,19 @@ class VtimeView:
         return lines
 
 
+TAGS_LISTED = 64  # more than one line of any pane shows: the rest is counted, not listed
+
+
 def _tags(tags: dict[str, float], label: str) -> PaneLine:
+    """One line of `tags` in their order: the first TAGS_LISTED (100,000 keys' tags made a line
+    of 300,000 pieces to draw, nearly all of it past the pane's edge)."""
     if not tags:
         return ((f"{label}: ", "dim"), ("none", "dim"))
     out: list[tuple[str, Ink]] = [(f"{label}: ", "dim")]
-    for n, (key, tag) in enumerate(tags.items()):
+    for n, (key, tag) in enumerate(itertools.islice(tags.items(), TAGS_LISTED)):
         out += [("  " if n else "", "plain"), (key, "key"), (f" {shown_number(tag)}", "plain")]
+    if len(tags) > TAGS_LISTED:
+        out.append((f"  … {len(tags) - TAGS_LISTED} more", "dim"))
     return tuple(out)
 
 
