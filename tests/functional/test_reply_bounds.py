@@ -87,6 +87,60 @@ def test_a_header_cut_between_two_reads_is_still_seen() -> None:
         ping(url)  # ... and this one refused though its header came in two reads
 
 
+def _in_reads(*parts: bytes) -> object:
+    """Answers the first request in `parts`, a pause between them (so each is a read of its
+    own), and then waits."""
+
+    def behave(sock: object) -> None:
+        sock.recv(65536)  # type: ignore[attr-defined]
+        for part in parts:
+            sock.sendall(part)  # type: ignore[attr-defined]
+            time.sleep(0.1)
+        silent(sock)  # type: ignore[arg-type]
+
+    return behave
+
+
+ELEMENTS = b"".join(b"$100\r\n" + b"a" * 100 + b"\r\n" for _ in range(40))  # 4 KB read
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # the reader waits at a huge string after 4 KB of the reply it has already read
+        (b"*42\r\n" + ELEMENTS, b"$999999999999\r\nabc"),
+        # ... with 60 KB of that string's body read in the same go
+        (b"*42\r\n" + ELEMENTS, b"$999999999999\r\n" + b"\r\n$1\r\nx" * 6000),
+        # ... its header cut between the two reads
+        (b"*42\r\n" + ELEMENTS + b"$99999", b"9999999\r\nabc"),
+    ],
+)
+def test_a_huge_string_is_refused_where_the_reader_waits_for_it(
+    first: bytes, second: bytes
+) -> None:
+    with (
+        fake_server(_in_reads(first, second)) as url,
+        pytest.raises(ReplyTooLarge, match="a string of 999999999999 bytes announced"),
+    ):
+        ping(url, timeout=5)
+
+
+def test_long_strings_the_reader_waits_for_are_read_whole() -> None:
+    """Legitimate strings the reader waits for across reads are not refused: only a header
+    announcing 10^8 bytes is."""
+    long, longer = b"b" * 70_000, b"c" * 123_456
+    first = b"*3\r\n$70000\r\n" + long[:30_000]
+    second = long[30_000:] + b"\r\n$123456\r\n" + longer[:100]  # 6 digits: not huge
+    third = longer[100:] + b"\r\n$3\r\nend\r\n"
+    with fake_server(_in_reads(first, second, third)) as url:
+        w, conn = wire_to(url, timeout=5)
+        try:
+            (reply,) = w.roundtrip(_pack(conn, [("PING",)]), 1)
+        finally:
+            conn.disconnect()
+    assert reply == [long, longer, b"end"]
+
+
 def test_a_reply_without_end_stops_at_the_size_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(wire, "MAX_TRIP_BYTES", 8 * 2**20)  # the bound is 256 MiB; 8 here
     endless = stream(b"*1000000\r\n", b"$3\r\nabc\r\n" * 4096)
