@@ -15,7 +15,6 @@ out in its own turn: the ride-alongs are single-consumer savings.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,7 +27,6 @@ from ckviz.model.queue import DequeuedRun, IndexEntry, PlannedRun
 from ckviz.model.snapshot import (
     FULL_VIEW,
     ConsumerService,
-    QueueEvent,
     Snapshot,
     ViewRequest,
 )
@@ -45,6 +43,7 @@ from ckviz.sim.driver_config import DriverConfig
 from ckviz.sim.driver_life import EVENT_OF, runs_of
 from ckviz.sim.driver_scene import driver_scene
 from ckviz.sim.engine import Counting, Outcome
+from ckviz.sim.event_log import EventLog
 from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.invariants import InvariantChecker
 from ckviz.sim.ledger import Ledger
@@ -103,7 +102,7 @@ class Driver(Counting):
         self.t = 0
         self.step_count = 0
         self.done = False
-        self.recent: deque[QueueEvent] = deque(maxlen=RECENT_LIMIT)
+        self.recent = EventLog(RECENT_LIMIT)  # the app's event log
         self.invariants: InvariantChecker | None = None
         if config.check_invariants:
             planned = self.ledger.planned_per_key()
@@ -190,8 +189,7 @@ class Driver(Counting):
             if outcome == "nack" and self.invariants:
                 self.invariants.dequeued_ids.discard(run.run_id)  # it may be dequeued again
             self._projections.writes.reheaded.add(run.key)
-            event = QueueEvent(EVENT_OF[outcome], self.t, run.key, run.run_id, caller_of(holder))
-            self.recent.append(event)
+            self.recent.add(EVENT_OF[outcome], self.t, run.key, run.run_id, caller_of(holder))
 
     def _arrive(self) -> None:
         for run in self.ledger.arrivals_due(self.t):
@@ -201,8 +199,7 @@ class Driver(Counting):
             self.ledger.enqueued(run, timestamp)
             if self.history is not None:
                 self.history.enqueued(run.key, self.t)
-            by = caller_of(enqueuer)
-            self.recent.append(QueueEvent("enqueue", self.t, run.key, run.run_id, by))
+            self.recent.add("enqueue", self.t, run.key, run.run_id, caller_of(enqueuer))
 
     def _serve_once(self) -> bool:
         """One serve attempt; False when the instant's serving is over."""
@@ -275,10 +272,10 @@ class Driver(Counting):
 
     def _close_instant(self) -> None:
         self.instant_open = False
-        ledger = self.ledger
-        ends = [a for a in (ledger.next_arrival_ms(), ledger.earliest_release()) if a is not None]
-        all_out = self.life.all_out()
-        ends += [a for a in [self.life.next_instant(self.t)] if a is not None]
+        ledger, life = self.ledger, self.life
+        all_out = life.all_out()
+        next_ones = (ledger.next_arrival_ms(), ledger.earliest_release(), life.next_instant(self.t))
+        ends = [a for a in next_ones if a is not None]
         if all_out or not ends:
             self._finish()
             return
@@ -318,7 +315,8 @@ class Driver(Counting):
     def _check(self) -> None:
         """Check the last trip's reads against the books, once its replies are recorded."""
         self.life.dropped()  # the books first learn which expired heads a dequeue dropped
-        self.recent.extend(QueueEvent("expire", self.t, *run) for run in self.life.take_expired())
+        for key, run_id in self.life.take_expired():
+            self.recent.add("expire", self.t, key, run_id)
         self.reads.check(self.t)
 
     def _fast_served(self, run: PlannedRun) -> None:
@@ -333,7 +331,7 @@ class Driver(Counting):
         self.life.served(run.key, run.run_id, self.t, consumer is None)
         if self.history is not None:
             self.history.dequeued(run.key, self.t)
-        self.recent.append(QueueEvent("dequeue", self.t, run.key, run.run_id, caller_of(consumer)))
+        self.recent.add("dequeue", self.t, run.key, run.run_id, caller_of(consumer))
         if self.invariants is not None:
             self.invariants.within_limits(self.t, run.key, book.held, len(self.ledger.holds))
         if consumer is not None:

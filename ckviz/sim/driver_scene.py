@@ -9,10 +9,11 @@ from typing import Protocol
 
 from ckviz.model.decision import Decision
 from ckviz.model.queue import IndexEntry
-from ckviz.model.snapshot import QueueEvent, ViewRequest
+from ckviz.model.snapshot import ViewRequest
 from ckviz.sim.consumers import Consumer, Turns
 from ckviz.sim.decision import call_decision, latest
 from ckviz.sim.driver_life import PlainRuns
+from ckviz.sim.event_log import EventLog
 from ckviz.sim.ledger import Ledger
 from ckviz.sim.life_view import life_view
 from ckviz.sim.serving import InRedis, Rescore, ServePlan
@@ -52,7 +53,7 @@ class MsDriver(Protocol):
     last_rescore: Rescore | None  # the last order written
 
     @property
-    def recent(self) -> Sequence[QueueEvent]: ...
+    def recent(self) -> EventLog: ...
 
     @property
     def config(self) -> Limits: ...
@@ -105,7 +106,7 @@ def driver_scene(driver: MsDriver, view: ViewRequest) -> Scene:
         next_order=() if driver.done else upcoming,
         rescores=driver.plan.rescores,
         discipline_state=turn.discipline.state(None if full else rows),
-        recent=tuple(driver.recent),
+        recent=driver.recent.events(),
         next_consumer=None if driver.done else turn.name,
         history_at=driver.t,
         carried=rows,
