@@ -66,7 +66,11 @@ class ServePlan(Protocol):
     rescores: bool  # whether it needs a fresh ckIndex read and rewrites the scores
     watched: bool  # read the discipline's state after every trip, checked or not
     redis_order: bool  # the next dequeue serves ckIndex in Redis's order (its first = pick)
-    decided: Decided | None  # the last serve attempt whose reply is in (the app's "why")
+
+    @property
+    def decided(self) -> Decided | None:
+        """The last serve attempt whose reply is in (the app's "why")."""
+        ...
 
     def before_dequeue(
         self, trip: Trip, index: Sequence[IndexEntry], now: int, wall_now: int
@@ -104,11 +108,23 @@ class _Plain:
     """A dequeue reply of runs only, and no state of the discipline's in Redis."""
 
     watched = False
-    decided: Decided | None = None  # the last serve attempt whose reply is in
+    _last: Decided | None = None
+    # the last call's serial and runs, until a picture asks what it decided: a run makes two
+    # calls per dequeued run and a headless one never asks
+    _served: tuple[int, list[DequeuedRun]] | None = None
+
+    @property
+    def decided(self) -> Decided | None:
+        """The last serve attempt whose reply is in."""
+        if self._served is not None:
+            serial, runs = self._served
+            self._last = Decided(serial, [], [(run.key, run.score) for run in runs])
+            self._served = None
+        return self._last
 
     def taken(self, reply: Any) -> list[DequeuedRun]:
         runs = cast(list[DequeuedRun], reply)
-        self.decided = Decided(next(_SERIALS), [], [(run.key, run.score) for run in runs])
+        self._served = (next(_SERIALS), runs)
         return runs
 
     def read_state(self, trip: Trip, listing_limit: int, keys: Iterable[str]) -> int | None:
@@ -210,7 +226,7 @@ class Rescoring(_Plain):
         decided = self._pending.popleft() if self._pending else None
         if decided is not None:
             decided.served = [(run.key, run.score) for run in runs]
-            self.decided = decided
+            self._last = decided
         return runs
 
     def next_order(
