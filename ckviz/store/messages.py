@@ -34,4 +34,9 @@ def message_payload(run: PlannedRun, timestamp: int, ttl_expires_at: int | None 
     }
     if ttl_expires_at is not None:
         message |= {"orgId": ORG, "attempt": 0, "ttlExpiresAt": ttl_expires_at}
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    return _compact(message)
+
+
+# json.dumps builds an encoder per call when given options: one per enqueue, a tenth of its
+# client time
+_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode

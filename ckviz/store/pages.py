@@ -34,6 +34,8 @@ def inspect_argvs(
 ) -> list[tuple[Any, ...]]:
     """inspect.lua's ARGV for each page of `members`: the first page lists ckIndex (while it
     has at most `listing_limit` members) and reads it if asked; the others count their keys."""
+    if len(members) <= READ_PAGE:  # one page: nearly every trip's
+        return [(prefix, MASTER_MEMBER, listing_limit, int(read_index), HELD_SUFFIX, *members)]
     return [
         (prefix, MASTER_MEMBER, listing_limit, int(read_index), HELD_SUFFIX, *page)
         if i == 0

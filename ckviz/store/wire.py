@@ -139,7 +139,17 @@ class _Bounds:
             raise redis.TimeoutError("Timeout reading from socket") from None
         if not chunk:
             raise redis.ConnectionError("Connection closed by server.")  # as redis-py words it
-        self._check(chunk)
+        self.size += len(chunk)
+        if self.size > MAX_TRIP_BYTES:
+            raise ReplyTooLarge(
+                f"reply too large: over {MAX_TRIP_BYTES // 2**20} MiB in one round trip"
+            )
+        tail = self.tail
+        huge = _HUGE_ARRAY.search(tail + chunk[:_TAIL]) or _HUGE_ARRAY.search(chunk)
+        if huge:
+            raise _too_large(huge)
+        self.last = (tail, chunk)
+        self.tail = (tail + chunk[:_TAIL])[-_TAIL:] if len(chunk) < _TAIL else chunk[-_TAIL:]
         return chunk
 
     def _too_slow(self) -> redis.TimeoutError:
@@ -147,16 +157,6 @@ class _Bounds:
             f"Timeout reading from socket: no whole reply within {self.timeout:g} s "
             "(the server sends it too slowly or without end)"
         )
-
-    def _check(self, chunk: bytes) -> None:
-        self.size += len(chunk)
-        if self.size > MAX_TRIP_BYTES:
-            raise ReplyTooLarge(
-                f"reply too large: over {MAX_TRIP_BYTES // 2**20} MiB in one round trip"
-            )
-        _refuse(_HUGE_ARRAY.search(self.tail + chunk[:_TAIL]) or _HUGE_ARRAY.search(chunk))
-        self.last = (self.tail, chunk)
-        self.tail = (self.tail + chunk[:_TAIL])[-_TAIL:] if len(chunk) < _TAIL else chunk[-_TAIL:]
 
     def _not_waiting_for_a_huge_bulk(self, buffered: int) -> None:
         """The reader stopped at the start of the reply part it lacks the rest of: within the
@@ -166,7 +166,9 @@ class _Bounds:
         before, chunk = self.last
         span = buffered + _TAIL
         stretch = chunk[-span:] if span <= len(chunk) else (before + chunk)[-span:]
-        _refuse(_HUGE_BULK.search(stretch))
+        huge = _HUGE_BULK.search(stretch)
+        if huge:
+            raise _too_large(huge)
 
     def restore(self) -> None:
         if self.reads > 1:
@@ -174,12 +176,9 @@ class _Bounds:
                 self.sock.settimeout(self.timeout)
 
 
-def _refuse(huge: re.Match[bytes] | None) -> None:
-    if huge:
-        what, unit = (
-            ("an array of", "elements") if huge[0][2:3] == b"*" else ("a string of", "bytes")
-        )
-        raise ReplyTooLarge(f"reply too large: {what} {huge[1][:20].decode()} {unit} announced")
+def _too_large(huge: re.Match[bytes]) -> ReplyTooLarge:
+    what, unit = ("an array of", "elements") if huge[0][2:3] == b"*" else ("a string of", "bytes")
+    return ReplyTooLarge(f"reply too large: {what} {huge[1][:20].decode()} {unit} announced")
 
 
 def _reader_for(encoder: Any) -> Any:
