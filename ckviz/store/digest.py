@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ckviz.store.keys import CK_MEMBER_PREFIX
 
@@ -11,12 +10,12 @@ NOT_INDEXED = -1  # the queued count of a CK queue that is not in ckIndex (not c
 _CUT = len(CK_MEMBER_PREFIX)
 
 
-@dataclass(frozen=True, slots=True)
-class QueueDigest:
+class QueueDigest(NamedTuple):
     """The env's counts, plus (queued, held) per CK queue counted.
 
     With `index_listed`, every ckIndex member is counted (and any key the caller named);
     without, only the named keys. `queued` is NOT_INDEXED for a CK queue outside ckIndex.
+    A named tuple: one per checked trip, and a frozen dataclass costs three times as much.
     """
 
     env_held: int

@@ -9,7 +9,7 @@ undone from the ckIndex read right before it (any other plain write: refused in 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import redis
@@ -27,17 +27,12 @@ from ckviz.store.pages import Join, inspect_argvs, join_digests, pages
 from ckviz.store.prefix import delete_prefix
 from ckviz.store.preflight import raise_refusal
 from ckviz.store.scripts import LUA_ORDER, RUN_QUEUE, Decoder, Door, LuaScript
-from ckviz.store.wire import Wire
-
-_hiredis_pack: Callable[..., bytes] | None
-try:
-    from hiredis import pack_command as _hiredis_pack
-except ImportError:  # pragma: no cover - hiredis is a dependency, but optional for redis-py
-    _hiredis_pack = None
+from ckviz.store.wire import Wire, packed
+from ckviz.store.wire import pack as _pack  # (bench/ and tests/ pack with it too)
 
 _READS = ("ZRANGE", "SCARD", "SMEMBERS", "ZCARD", "EXISTS", "ZMSCORE")
 MAX_PACKET = 20_000  # commands per packet: its replies come back within the timeout
-PACKED_KEPT = 64  # different commands a queue keeps packed (RunQueue.packed)
+PACKED_KEPT = 64  # different dequeue commands a queue keeps packed
 # dequeue.lua's ARGV 5-10: the arithmetic it shares with ckviz (model/arithmetic.py)
 DEQUEUE_CONSTANTS = (
     BURST_FACTOR,
@@ -119,11 +114,8 @@ class Trip(LifecycleCalls):
 
     def dequeue(self, max_count: int, now: int) -> int:
         q = self._queue
-        head = (q.keys.prefix, now, max_count, q.env_limit, *DEQUEUE_CONSTANTS)
-        argv = (*head, *q.dequeue_lifecycle, *q.door.argv)
-        keys = q.dequeue_keys
-        args = q.packed(("EVALSHA", q.door.dequeue.sha, len(keys), *keys, *argv))
-        return self._add(args, q.door.dequeue_reply or reading.dequeued_runs, scripted=True)
+        decode = q.door.dequeue_reply or reading.dequeued_runs
+        return self._add(q.dequeue_command(max_count, now), decode, scripted=True)
 
     def read_state(self, listing_limit: int, keys: Iterable[str] = ()) -> int:
         """The door's read-only view of the discipline's own keys (`Door.reads`): all of it
@@ -238,20 +230,21 @@ class RunQueue:
         self.commands_sent = 0
         self._connection: Any = None
         self._wire: Wire | None = None
-        self._packed: dict[tuple[Any, ...], Packed] = {}  # commands sent again and again
+        self._dequeues: dict[tuple[int, int], tuple[Any, ...]] = {}  # (room, now) -> command
 
-    def packed(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
-        """`args` with their RESP bytes, packed once for every trip that sends them again (a
-        dequeue's: the same room and `now`, trip after trip, where packing took a tenth of a
-        trip's client time). Kept for the last PACKED_KEPT different commands."""
-        if _hiredis_pack is None:
-            return args
-        known = self._packed.get(args)
+    def dequeue_command(self, max_count: int, now: int) -> tuple[Any, ...]:
+        """The dequeue's command. Only the room and `now` vary (the rest is this queue's, set
+        when it is made), trip after trip the same ones: each is built and packed once (packing
+        was a tenth of a trip's client time), for the last PACKED_KEPT different ones."""
+        known = self._dequeues.get((max_count, now))
         if known is None:
-            if len(self._packed) >= PACKED_KEPT:
-                self._packed.clear()
-            known = self._packed[args] = Packed(args)
-            known.resp = _hiredis_pack(args)
+            keys = self.dequeue_keys
+            head = (self.keys.prefix, now, max_count, self.env_limit, *DEQUEUE_CONSTANTS)
+            argv = (*head, *self.dequeue_lifecycle, *self.door.argv)
+            if len(self._dequeues) >= PACKED_KEPT:
+                self._dequeues.clear()
+            known = packed(("EVALSHA", self.door.dequeue.sha, len(keys), *keys, *argv))
+            self._dequeues[(max_count, now)] = known
         return known
 
     def trip(self) -> Trip:
@@ -378,18 +371,3 @@ def _refused(commands: Sequence[tuple[Any, ...]], replies: Sequence[Any]) -> Non
         if isinstance(reply, ResponseError):
             raise_refusal(reply, " ".join(map(str, args[:2])))
             raise ServerRefused(f"Redis refused {' '.join(map(str, args[:2]))}: {reply}")
-
-
-class Packed(tuple[Any, ...]):
-    """A command's arguments that also carry their RESP bytes (`RunQueue.packed`)."""
-
-    resp: bytes
-
-
-def _pack(conn: Any, commands: list[tuple[Any, ...]]) -> Any:
-    """One RESP packet for all commands. hiredis packs our plain str/int arguments in C;
-    redis-py's own packer (the fallback) spends most of a trip's client time on type checks."""
-    if _hiredis_pack is None:
-        return conn.pack_commands(commands)
-    pack = _hiredis_pack
-    return [b"".join([c.resp if type(c) is Packed else pack(c) for c in commands])]

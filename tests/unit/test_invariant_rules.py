@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -85,7 +85,7 @@ def test_a_consistent_digest_passes() -> None:
 
 
 def with_(**changes: object) -> QueueDigest:
-    return replace(good(), **changes)  # type: ignore[arg-type]
+    return good()._replace(**changes)
 
 
 @pytest.mark.parametrize(
