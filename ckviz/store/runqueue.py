@@ -27,12 +27,13 @@ from ckviz.store.pages import Join, inspect_argvs, join_digests, pages
 from ckviz.store.prefix import delete_prefix
 from ckviz.store.preflight import raise_refusal
 from ckviz.store.scripts import LUA_ORDER, RUN_QUEUE, Decoder, Door, LuaScript
-from ckviz.store.wire import Wire, packed
+from ckviz.store.wire import Bulks, Wire, packed, packed_pairs
 from ckviz.store.wire import pack as _pack  # (bench/ and tests/ pack with it too)
 
 _READS = ("ZRANGE", "SCARD", "SMEMBERS", "ZCARD", "EXISTS", "ZMSCORE")
 MAX_PACKET = 20_000  # commands per packet: its replies come back within the timeout
 PACKED_KEPT = 64  # different dequeue commands a queue keeps packed
+BULKS_KEPT = 200_000  # arguments of rescores a queue keeps packed
 # dequeue.lua's ARGV 5-10: the arithmetic it shares with ckviz (model/arithmetic.py)
 DEQUEUE_CONSTANTS = (
     BURST_FACTOR,
@@ -134,10 +135,12 @@ class Trip(LifecycleCalls):
         """The members (best first) get their `rescore_scores`, in one ZADD."""
         if len(scores) != len(order):
             raise ValueError(f"{len(order)} members but {len(scores)} scores")
-        args: list[Any] = [None] * (2 + 2 * len(order))
-        args[0], args[1] = "ZADD", self._queue.keys.ck_index
-        args[2::2], args[3::2] = scores, order  # score, member pairs, best first
-        return self._add(tuple(args), _ignore, scripted=False)
+        q = self._queue
+        if len(q.bulks) > BULKS_KEPT:  # members and scores: a lifecycle's `now` moves on
+            q.bulks.clear()
+        # score, member pairs, best first
+        command = packed_pairs(("ZADD", q.keys.ck_index), (scores, order), q.bulks)
+        return self._add(command, _ignore, scripted=False)
 
     def env_scores(self, run_ids: Sequence[str]) -> int:
         """The runs' scores in the env queue (None: not queued), in order (Redis 6.2+)."""
@@ -231,6 +234,7 @@ class RunQueue:
         self._connection: Any = None
         self._wire: Wire | None = None
         self._dequeues: dict[tuple[int, int], tuple[Any, ...]] = {}  # (room, now) -> command
+        self.bulks = Bulks()  # a rescore's arguments, packed (store/wire.py packed_pairs)
 
     def dequeue_command(self, max_count: int, now: int) -> tuple[Any, ...]:
         """The dequeue's command. Only the room and `now` vary (the rest is this queue's, set

@@ -1,0 +1,39 @@
+"""Commands packed ahead of their trip (store/wire.py) send the bytes hiredis would: the
+dequeue's, kept by room and now, and a rescore's ZADD made from the bulk strings it has seen."""
+
+from __future__ import annotations
+
+import hiredis
+import pytest
+
+from ckviz.store.wire import Bulks, pack, packed, packed_pairs
+
+
+@pytest.mark.parametrize(
+    "members",
+    [
+        ["{org:o-ck}:proj:p-ck:env:e-ck:queue:task/base:ck:light-1", "b", "c"],
+        ["caf\u00e9", "\U0001f600 key", "with space", "12345"],  # UTF-8, digits as text
+        [],
+    ],
+)
+def test_a_rescore_packs_as_hiredis_does(members: list[str]) -> None:
+    bulks = Bulks()
+    for now in (1_700_000_000_000, 1_700_000_000_000, 42):  # seen before, then new scores
+        scores = list(range(now - len(members), now))
+        command = packed_pairs(("ZADD", "p:ckIndex"), (scores, members), bulks)
+        expected = (
+            "ZADD",
+            "p:ckIndex",
+            *[x for pair in zip(scores, members, strict=True) for x in pair],
+        )
+        assert tuple(command) == expected
+        assert pack(None, [command]) == [hiredis.pack_command(expected)]
+
+
+def test_a_packed_command_is_sent_as_packed_among_others() -> None:
+    dequeue = packed(("EVALSHA", "f" * 40, 2, "a", "b", 1_700_000_000_000, 1))
+    ack = ("EVALSHA", "e" * 40, 1, "a", "run~1")
+    want = b"".join(hiredis.pack_command(c) for c in (ack, dequeue, ack))
+    assert pack(None, [ack, dequeue, ack]) == [want]
+    assert tuple(dequeue) == ("EVALSHA", "f" * 40, 2, "a", "b", 1_700_000_000_000, 1)
