@@ -59,7 +59,12 @@ INVARIANTS: tuple[Invariant, ...] = (
     _rule(ENV_LIMIT, "the env holds no more runs than its limit", "ms steps stress"),
     _rule(TOTAL_CAP, "the env holds no more runs than the total cap", "ms"),
     _rule(CK_INDEX, "ckIndex holds exactly the non-empty CK queues", "ms steps"),
-    _rule(MASTER_QUEUE, "the master member is there exactly when ckIndex is non-empty", "ms steps"),
+    _rule(
+        MASTER_QUEUE,
+        "the master member is there exactly when ckIndex is non-empty (a TTL sweep may leave it"
+        " until a script fixes it)",
+        "ms steps",
+    ),
     # as a rescoring discipline's trip projected it (sim/projection.py)
     _rule(INDEX_AT_HEAD, "after an enqueue or ack a key's entry is at its head, or gone", "ms"),
     _rule(FLOOR_MONOTONE, "the vtime floor never decreases", "ms steps stress"),

@@ -219,3 +219,16 @@ def test_a_sweep_after_a_fast_path_serve(client: redis.Redis, prefix: str) -> No
         assert tally is not None and tally["fast"].fast_path > 0 and tally["short"].expired > 0
         assert client.llen(keys.worker_queue) == tally["fast"].fast_path
         assert client.zcard(keys.ttl_jobs) == len(driver.life.life.swept)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("discipline", ["sfq", "baseline"])
+def test_a_run_the_sweep_expires_leaves_the_master_queue_stale_not_broken(
+    client: redis.Redis, prefix: str, discipline: str
+) -> None:
+    # a delayed run whose TTL passes before it is due: the sweep expires it and leaves the
+    # master member, and sfq sends no dequeue to fix it (hypothesis found this one)
+    spec = KeySpec(name="a", runs=1, arrival="immediate", delay_ms=25, ttl_ms=1)
+    sc = Scenario(name="swept", env_limit=1, keys=[spec], ttl=TtlSettings(sweep_ms=25))
+    with open_cell(client, sc, "seed-a", treatment(discipline), prefix) as driver:
+        driver.run()
+        assert driver.ledger.settled == 1 and len(driver.ledger.expired) == 1

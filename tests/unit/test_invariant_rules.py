@@ -202,3 +202,29 @@ def test_limits_right_after_a_dequeue() -> None:
         with pytest.raises(BrokenInvariant) as caught:
             c.within_limits(*args)
         assert caught.value.invariant == invariant and caught.value.keys == ("a",)
+
+
+def swept_books() -> Books:
+    """`a`'s two queued runs expired by the TTL sweep: one held, nothing queued."""
+    books = Books(queued_count=0, queued_keys=0, expired={"a~0#1", "a~0#2"})
+    books.books["a"] = KeyBook(1.0, dequeued=1, held=1, expired=2)
+    return books
+
+
+def test_after_a_sweep_the_master_member_may_stay_until_a_script_fixes_it() -> None:
+    # SPEC-lifecycle 4.3: the sweep does not touch the master queue
+    stale = QueueDigest(
+        env_held=1,
+        env_queued=0,
+        master_has_member=True,
+        index_size=0,
+        index_listed=True,
+        queues={"a": (NOT_INDEXED, 1)},
+    )
+    c, books = checker(), swept_books()
+    c.check(books, stale, 7)  # type: ignore[arg-type]
+    c.check(books, stale, 8)  # type: ignore[arg-type]  # no fixing script ran yet
+    c.check(books, stale._replace(master_has_member=False), 9)  # type: ignore[arg-type]
+    with pytest.raises(BrokenInvariant) as caught:  # fixed once, stale again: broken
+        c.check(books, stale, 10)  # type: ignore[arg-type]
+    assert caught.value.invariant == MASTER_QUEUE and caught.value.t == 10
