@@ -11,6 +11,7 @@ knowing whose they are.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -47,7 +48,36 @@ def load_scripts(package: str = "ckviz.store", libs: tuple[str, ...] = ()) -> di
         (f for f in folder.iterdir() if f.name.endswith(".lua") and f.name != LIB),
         key=lambda f: f.name,
     )
-    return {f.name[:-4]: LuaScript(f.name[:-4], lib + f.read_text()) for f in files}
+    return {f.name[:-4]: LuaScript(f.name[:-4], with_lib(lib, f.read_text())) for f in files}
+
+
+def with_lib(lib: str, body: str) -> str:
+    """`body` with the lib's functions it calls (directly or through each other) in front, in
+    the lib's order: Redis builds every local function of a script on every call, so the ~20
+    of the three libs would cost each call more than most of its commands."""
+    pieces = lib_functions(lib)
+    kept: list[str] = []
+    needed = body
+    for name, text in reversed(pieces):  # a local function calls only those defined above it
+        if re.search(rf"\b{name}\b", needed):
+            kept.append(text)
+            needed += text
+    return "".join(reversed(kept)) + body
+
+
+def lib_functions(lib: str) -> list[tuple[str, str]]:
+    """The lib cut into its top-level functions, each with the comment lines above it."""
+    pieces: list[tuple[str, str]] = []
+    lines: list[str] = []
+    name = ""
+    for line in lib.splitlines(keepends=True):
+        lines.append(line)
+        if line.startswith("local function "):
+            name = line[len("local function ") :].split("(", 1)[0]
+        elif line.rstrip() == "end" and name:
+            pieces.append((name, "".join(lines)))
+            lines, name = [], ""
+    return pieces
 
 
 RUN_QUEUE = load_scripts()  # the store's own: enqueue, dequeue, ack, inspect

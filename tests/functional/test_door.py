@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from importlib import resources
 
@@ -21,13 +22,25 @@ from ckviz.store.scripts import Door, load_scripts
 
 
 @pytest.mark.parametrize("package", ["ckviz.store", "ckviz.disciplines.vtime"])
-def test_every_lua_file_but_the_lib_is_a_script_with_the_stores_lib_in_front(package: str) -> None:
+def test_every_lua_file_but_the_lib_is_a_script_with_the_lib_functions_it_calls_in_front(
+    package: str,
+) -> None:
     folder = resources.files(package) / "lua"
     files = {f.name[:-4] for f in folder.iterdir() if f.name.endswith(".lua")}
     scripts = load_scripts(package)
     assert set(scripts) == files - {"lib"} and {"enqueue", "dequeue", "ack"} <= files
     lib = (resources.files("ckviz.store") / "lua" / "lib.lua").read_text()
-    assert all(s.source.startswith(lib) and len(s.source) > len(lib) for s in scripts.values())
+    for name, script in scripts.items():
+        body = (folder / f"{name}.lua").read_text()
+        assert script.source.endswith(body)
+        front = script.source[: -len(body)]
+        for function in re.findall(r"^local function (\w+)", front, re.M):
+            assert f"local function {function}(" in lib + lib_texts(package)
+
+
+def lib_texts(package: str) -> str:
+    found = [resources.files(p) / "lua" / "lib.lua" for p in (package, "ckviz.store.lifecycle")]
+    return "".join(f.read_text() for f in found if f.is_file())
 
 
 def test_a_queue_loads_the_stores_scripts_and_its_doors_own() -> None:
