@@ -1,7 +1,7 @@
 """Lua scripts as the store runs them, and the door a discipline's runs go through.
 
-A package's `lua/*.lua` files are its scripts, each named after its file with the store's
-`lib.lua` helpers in front. The store brings the run queue's own (`enqueue`, `dequeue`, `ack`,
+A package's `lua/*.lua` files are its scripts, each named after its file with the lib
+helpers it calls in front. The store brings the run queue's own (`enqueue`, `dequeue`, `ack`,
 `inspect`) and the run lifecycle's flag-off ones (`ckviz.store.lifecycle`: `nack`,
 `dead_letter`, `enqueue` with a TTL or a fast-path offer, the `expire_ttl` sweep); a discipline
 whose state lives in Redis brings its own through its `Door`, and the store runs them without
@@ -36,8 +36,8 @@ class LuaScript:
 
 def load_scripts(package: str = "ckviz.store", libs: tuple[str, ...] = ()) -> dict[str, LuaScript]:
     """Every script of `package`'s `lua/` folder but the lib, keyed by name (its file name
-    without `.lua`), in name order, each with the store's lib in front, then the `lib.lua` of
-    each package in `libs`, then the package's own `lib.lua`, if it has one."""
+    without `.lua`), in name order, each with the functions it calls of the store's lib, then of the
+    `lib.lua` of each package in `libs`, then of the package's own `lib.lua`, in front."""
     lib = (resources.files("ckviz.store") / "lua" / LIB).read_text()
     for other in (*libs, package):
         own_lib = resources.files(other) / "lua" / LIB
