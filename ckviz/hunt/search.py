@@ -26,6 +26,7 @@ from hypothesis.strategies import SearchStrategy
 from ckviz.errors import InvariantViolation
 from ckviz.hunt.objective import Verdict
 from ckviz.hunt.space import HuntCase
+from ckviz.outputs.interrupts import INTERRUPTS
 
 Evaluate = Callable[[HuntCase], Verdict]
 Progress = Callable[[int, Verdict | None], None]
@@ -157,6 +158,8 @@ def _explore(
     @hypothesis_seed(seed)
     @given(workloads)
     def explore(case: HuntCase) -> None:
+        if INTERRUPTS.requested:  # a first ctrl-c whose raise landed in a gc callback, ignored
+            raise KeyboardInterrupt
         if time.monotonic() > deadline:
             raise _TimeUp
         finding.running = case
