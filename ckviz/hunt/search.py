@@ -76,7 +76,9 @@ def hunt(
     finding = Finding()
     deadline = time.monotonic() + seconds
     try:
-        with _no_local_constants():
+        # polled: a ctrl-c only notes the request, which the next workload acts on; raised from
+        # the handler it could land in Hypothesis's gc callback, where Python ignores it
+        with _no_local_constants(), INTERRUPTS.polled():
             _explore(workloads, evaluate, finding, examples, seed, deadline, progress)
     except InvariantViolation as bug:
         finding.bug = bug  # the last case run is Hypothesis's shrunk replay of the failure
@@ -158,7 +160,7 @@ def _explore(
     @hypothesis_seed(seed)
     @given(workloads)
     def explore(case: HuntCase) -> None:
-        if INTERRUPTS.requested:  # a first ctrl-c whose raise landed in a gc callback, ignored
+        if INTERRUPTS.requested:
             raise KeyboardInterrupt
         if time.monotonic() > deadline:
             raise _TimeUp
