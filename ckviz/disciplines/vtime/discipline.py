@@ -16,7 +16,7 @@ from ckviz.disciplines.vtime.concurrent import VtimeUnderConcurrency
 from ckviz.disciplines.vtime.door import VERSIONS, vtime_door
 from ckviz.disciplines.vtime.knobs import knobs_for, knobs_of
 from ckviz.disciplines.vtime.on_steps import VtimeOnSteps
-from ckviz.disciplines.vtime.values import VtimeDequeue, VtimeState, VtimeView
+from ckviz.disciplines.vtime.values import Visit, VtimeDequeue, VtimeState, VtimeView
 from ckviz.disciplines.vtime.view import decision_of
 from ckviz.model.decision import Decision, Rank
 from ckviz.model.queue import DisciplineState, IndexEntry, Shown
@@ -31,14 +31,29 @@ class VirtualTime:
         self.knobs = knobs_of(tuning.knobs)
         self.door = vtime_door(version, tuning)
         self.traced = tuning.trace
-        self.view = VtimeView(version, traced=tuning.trace)  # its state: the latest read
+        # What the pane shows (`view`), kept as parts: a run reports two calls and a read per
+        # dequeued run and a headless one never looks, so the frozen view is made when read.
+        self._state: VtimeState | None = None  # the latest read
+        self._visits: tuple[Visit, ...] = ()  # the last call's passes, and its floor
+        self._call_floor: float | None = None
+        self._calls = 0
+        self._before: dict[str, float] = {}
+        self._view: VtimeView | None = None  # made from the parts, until one changes
         self._tags: dict[str, float] = {}  # every key's tag as last read, in no order
         self._tags_in_order = True  # `_tags` is in ckVtime order (a listed read)
+
+    @property
+    def view(self) -> VtimeView:
+        """The state as last read and the last call's passes."""
+        if self._view is None:
+            parts = (self._state, self._visits, self._call_floor, self.traced, self._calls)
+            self._view = VtimeView(self.version, *parts, self._before)
+        return self._view
 
     def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
         """Lowest tag as last read first, ties by member (pass 1's order); a key not yet
         read sits at the floor."""
-        state, tags = self.view.state, self._tags
+        state, tags = self._state, self._tags
         floor = state.floor or 0.0 if state is not None else 0.0
         ranked = sorted(active, key=lambda e: (max(tags.get(e.key, floor), floor), e.member))
         return [e.member for e in ranked]
@@ -50,7 +65,7 @@ class VirtualTime:
         return None
 
     def rank_of(self, key: str) -> Rank:
-        floor = (self.view.state.floor or 0.0) if self.view.state is not None else 0.0
+        floor = (self._state.floor or 0.0) if self._state is not None else 0.0
         return (("tag", max(self._tags.get(key, floor), floor)),)
 
     def decision(self) -> Decision | None:
@@ -72,9 +87,8 @@ class VirtualTime:
     def on_dequeue_report(self, call: DequeueReport) -> None:
         """A dequeue call's reply: its passes (when traced) and the floor it ended with."""
         assert isinstance(call, VtimeDequeue)  # the door's reader made it
-        self.view = replace(
-            self.view, visits=tuple(call.visits), call_floor=call.floor, calls=self.view.calls + 1
-        )
+        self._visits, self._call_floor, self._view = tuple(call.visits), call.floor, None
+        self._calls += 1
 
     def on_state_read(self, state: VtimeState) -> None:
         """The state as the end of a trip read it (only some keys when not `listed`). Read
@@ -83,12 +97,12 @@ class VirtualTime:
         # the tags the last call ranked by, for the keys this read lists (the app asks)
         tags = self._tags
         before = {k: t for k in state.tags if (t := tags.get(k)) is not None} if self.traced else {}
-        if state.listed or self.view.state is None:
+        if state.listed or self._state is None:
             self._tags, self._tags_in_order = dict(state.tags), True
         else:
             self._tags.update(state.tags)
             self._tags_in_order = False
-        self.view = replace(self.view, state=state, before=before)
+        self._state, self._before, self._view = state, before, None
 
     def _shown_view(self) -> VtimeView:
         """The view with every key's tag as last read, in ckVtime order (tag, then key)."""
