@@ -37,6 +37,7 @@ _HEADER_DIGITS = 9  # an array or bulk header of 9 digits or more: 100,000,000 o
 _HUGE_ARRAY = re.compile(rb"\r\n\*(\d{%d,})" % _HEADER_DIGITS)
 _HUGE_BULK = re.compile(rb"\r\n\$(\d{%d,})" % _HEADER_DIGITS)
 _TAIL = 64  # bytes kept from the last read, so a header cut between two reads is still seen
+_START = b"\r\n"  # a trip's first reply starts a header, as after a reply's end
 
 
 class ReplyTooLarge(redis.ConnectionError):
@@ -68,16 +69,22 @@ class Wire:
         except TimeoutError:
             raise redis.TimeoutError("Timeout writing to socket") from None
         reader, replies = self._reader, list[Any]()
-        bounds = _Bounds(sock)
+        started, first = time.monotonic(), b""
+        bounds: _Bounds | None = None
         try:
             while len(replies) < count:
                 reply = reader.gets()
-                if reply is _MORE:
-                    reader.feed(bounds.received(reader.len()))
-                else:
+                if reply is not _MORE:
                     replies.append(reply)
+                elif not first:  # nearly every trip's replies are all in its first read
+                    first = _first_read(sock)
+                    reader.feed(first)
+                else:  # the others' reads are bounded as a whole from here
+                    bounds = bounds or _Bounds(sock, started, first)
+                    reader.feed(bounds.received(reader.len()))
         finally:
-            bounds.restore()
+            if bounds is not None:
+                bounds.restore()
         return replies
 
     def _socket(self) -> socket.socket | None:
@@ -104,9 +111,12 @@ class Wire:
 
 
 class _Bounds:
-    """One trip's reads, bounded in time (the socket's timeout, CKVIZ_REDIS_TIMEOUT, for the
-    whole trip and not per read: a server trickling a byte a second never trips a per-read
-    timeout) and in size (MAX_TRIP_BYTES read, no header announcing 10^8 elements or bytes).
+    """One trip's reads after its first (`_first_read`), bounded in time (the socket's timeout,
+    CKVIZ_REDIS_TIMEOUT, for the whole trip from its first read on, not per read: a server
+    trickling a byte a second never trips a per-read timeout) and in size (MAX_TRIP_BYTES
+    read, no header announcing 10^8 elements or bytes). Made only for a trip whose replies
+    take more than one read, which few do: a bound made for every trip cost more than the
+    read it guarded.
 
     An array's header is looked for in every read before the reader sees it (hiredis sizes
     the list from it). A bulk string's matters only where the reader stops to wait for more
@@ -115,44 +125,39 @@ class _Bounds:
     than decoding it.
     """
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, started: float, first: bytes) -> None:
         self.sock = sock
         self.timeout = sock.gettimeout()
-        self.deadline = None if self.timeout is None else time.monotonic() + self.timeout
-        self.reads = 0
-        self.size = 0
-        self.tail = b"\r\n"  # a trip's first reply starts a header, as after a reply's end
-        self.last = (b"", b"")  # the tail before the last read, and that read
+        self.deadline = None if self.timeout is None else started + self.timeout
+        self.reads = 1
+        self.size = len(first)
+        self.tail = _tail_of(_START, first)
+        self.last = (_START, first)  # the tail before the last read, and that read
 
     def received(self, buffered: int) -> bytes:
         """The next read, once the reader (holding `buffered` bytes) wants more."""
-        if self.reads:  # a reply in several reads
-            self._not_waiting_for_a_huge_bulk(buffered)
-            if self.deadline is not None:  # what time is left
-                left = self.deadline - time.monotonic()
-                if left <= 0:
-                    raise self._too_slow()
-                self.sock.settimeout(left)
+        self._not_waiting_for_a_huge_bulk(buffered)
+        if self.deadline is not None:  # what time is left
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise self._too_slow()
+            self.sock.settimeout(left)
         self.reads += 1
         try:
             chunk = self.sock.recv(_CHUNK)
         except TimeoutError:
-            if self.reads > 1:
-                raise self._too_slow() from None
-            raise redis.TimeoutError("Timeout reading from socket") from None
+            raise self._too_slow() from None
         if not chunk:
             raise redis.ConnectionError("Connection closed by server.")  # as redis-py words it
         self.size += len(chunk)
         if self.size > MAX_TRIP_BYTES:
-            raise ReplyTooLarge(
-                f"reply too large: over {MAX_TRIP_BYTES // 2**20} MiB in one round trip"
-            )
+            raise _too_much()
         tail = self.tail
         huge = _HUGE_ARRAY.search(tail + chunk[:_TAIL]) or _HUGE_ARRAY.search(chunk)
         if huge:
             raise _too_large(huge)
         self.last = (tail, chunk)
-        self.tail = (tail + chunk[:_TAIL])[-_TAIL:] if len(chunk) < _TAIL else chunk[-_TAIL:]
+        self.tail = _tail_of(tail, chunk)
         return chunk
 
     def _too_slow(self) -> redis.TimeoutError:
@@ -177,6 +182,31 @@ class _Bounds:
         if self.reads > 1:
             with contextlib.suppress(OSError):  # a socket closed meanwhile keeps its error
                 self.sock.settimeout(self.timeout)
+
+
+def _first_read(sock: socket.socket) -> bytes:
+    """A trip's first read: within the socket's own timeout, its array headers looked at."""
+    try:
+        chunk = sock.recv(_CHUNK)
+    except TimeoutError:
+        raise redis.TimeoutError("Timeout reading from socket") from None
+    if not chunk:
+        raise redis.ConnectionError("Connection closed by server.")  # as redis-py words it
+    if len(chunk) > MAX_TRIP_BYTES:
+        raise _too_much()
+    huge = _HUGE_ARRAY.search(_START + chunk)
+    if huge:
+        raise _too_large(huge)
+    return chunk
+
+
+def _tail_of(tail: bytes, chunk: bytes) -> bytes:
+    """The last _TAIL bytes read, once `chunk` is read after `tail`."""
+    return (tail + chunk[:_TAIL])[-_TAIL:] if len(chunk) < _TAIL else chunk[-_TAIL:]
+
+
+def _too_much() -> ReplyTooLarge:
+    return ReplyTooLarge(f"reply too large: over {MAX_TRIP_BYTES // 2**20} MiB in one round trip")
 
 
 def _too_large(huge: re.Match[bytes]) -> ReplyTooLarge:
