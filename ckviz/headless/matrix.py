@@ -245,9 +245,17 @@ def _run_with_progress(
             progress.advance(task)
 
         try:
-            return run_cells(server.url, cells, jobs, on_done, _lost_server), None
+            own = yields_to_server(server)
+            return run_cells(server.url, cells, jobs, on_done, _lost_server, own), None
         except Interrupted as stop:
             return stop.outcomes, stop
+
+
+def yields_to_server(server: RedisServer) -> bool:
+    """The workers yield the cores to the server only when it is the one ckviz started on
+    this machine: a server named by URL (or Docker's) is not in their scheduling group, may
+    be on another machine, and lower-priority workers would only yield to everything else."""
+    return server.mode == "embedded" and server.pid is not None
 
 
 def _lost_server(outcome: CellOutcome) -> bool:

@@ -27,14 +27,22 @@ def _never(outcome: CellOutcome) -> bool:
 
 
 def run_cells(
-    url: str, cells: Sequence[Cell], jobs: int, on_done: Progress, stop_when: StopWhen = _never
+    url: str,
+    cells: Sequence[Cell],
+    jobs: int,
+    on_done: Progress,
+    stop_when: StopWhen = _never,
+    yield_to_server: bool = False,
 ) -> list[CellOutcome]:
     """Every cell's outcome, in cell order. KeyboardInterrupt propagates after cells in flight
     finish and clean their keys; `on_done` has seen every outcome collected before it.
-    Once `stop_when(outcome)` holds, no further cell starts (cells in flight finish)."""
+    Once `stop_when(outcome)` holds, no further cell starts (cells in flight finish).
+    `yield_to_server`: the server is ckviz's own, on this machine; the workers run at a
+    lower priority (WORKER_NICE) so that it gets a core whenever it has work."""
     if jobs <= 1 or len(cells) <= 1:
         return _in_order(url, cells, on_done, stop_when)
-    return _in_pool(url, cells, jobs, on_done, stop_when)
+    nice = WORKER_NICE if yield_to_server else 0
+    return _in_pool(url, cells, jobs, on_done, stop_when, nice)
 
 
 def _in_order(
@@ -62,8 +70,14 @@ def _in_order(
 # Elsewhere (macOS: fork is unsafe with its system libraries) workers are spawned.
 _START_METHOD = "fork" if sys.platform == "linux" else "spawn"
 
+# The one server runs every worker's scripts, one at a time: it is the matrix's serial part.
+# With twice as many workers as cores it waited for a core longer than it ran (default
+# matrix, 2 cores, a busy machine: 3.5-6.7 s waiting for 2.2 s run); with the workers at this
+# niceness it preempts one at once (0.3-0.6 s waiting in all; docs/performance.md).
+WORKER_NICE = 10
 
-def _worker_init(parent_pid: int) -> None:
+
+def _worker_init(parent_pid: int, nice: int = 0) -> None:
     # Workers leave Ctrl-C to the parent, which stops handing out cells; a cell in flight
     # finishes and deletes its keys instead of dying half-way. If the parent dies anyway
     # (killed), the worker goes with it rather than wait forever for work (by SIGTERM, whose
@@ -75,10 +89,17 @@ def _worker_init(parent_pid: int) -> None:
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent(parent_pid)
+    if nice:
+        os.nice(nice)
 
 
 def _in_pool(
-    url: str, cells: Sequence[Cell], jobs: int, on_done: Progress, stop_when: StopWhen
+    url: str,
+    cells: Sequence[Cell],
+    jobs: int,
+    on_done: Progress,
+    stop_when: StopWhen,
+    nice: int = 0,
 ) -> list[CellOutcome]:
     context = multiprocessing.get_context(_START_METHOD)
     done: dict[int, CellOutcome] = {}
@@ -88,7 +109,7 @@ def _in_pool(
     with (
         INTERRUPTS.polled(),
         ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_worker_init, initargs=(os.getpid(),)
+            workers, mp_context=context, initializer=_worker_init, initargs=(os.getpid(), nice)
         ) as pool,
     ):
         try:

@@ -146,14 +146,17 @@ def embedded_server(binary: Path | None = None) -> Iterator[RedisServer]:
         "--logfile",
         str(workdir / "redis.log"),
     ]
-    # A new session keeps the terminal's Ctrl-C away from the server: ckviz stops it itself,
-    # after deleting its keys.
+    # A process group of its own keeps the terminal's Ctrl-C (and a signal to ckviz's group)
+    # away from the server: ckviz stops it itself, after deleting its keys. Not a session of
+    # its own: where Linux groups the scheduling by session (autogroup, the desktop default),
+    # the server then shares ckviz's group, in which the workers yield to it (runner.py); in a
+    # group of its own it waited for a core twice as long as it ran on a busy machine.
     process = subprocess.Popen(
         command,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        start_new_session=True,
+        process_group=0,
         preexec_fn=functools.partial(die_with_parent, os.getpid()),
     )
     try:
