@@ -8,7 +8,10 @@ share grows with the keys; baseline (and vtime, when registered) should stay fla
 
 Part 2, the default matrix run cell after cell on one connection, against its *pipelined
 floor*: the very command stream those cells sent, replayed into the same namespaces in large
-packets, so only the waiting on replies differs.
+packets, so only the waiting on replies differs; and run by `ckviz --headless` as a user runs
+it (its own embedded server, its default --jobs), with the CPU of all its processes (its
+server's included). On Linux the one-connection run also counts the server's read() and
+write() calls per round trip (/proc/PID/io).
 
 Part 3, `ck_many_keys` (10,001 keys, 3 seeds) run whole by `ckviz --headless`, checks on,
 for the disciplines whose order the Lua keeps (baseline, vtime): the aim is under 20 s.
@@ -28,6 +31,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -162,13 +166,16 @@ def scaling_table(
 
 
 @contextlib.contextmanager
-def recording() -> Iterator[list[tuple[Any, ...]]]:
-    """Every command any run queue sends meanwhile, in order (for the replay)."""
+def recording(trips: list[int] | None = None) -> Iterator[list[tuple[Any, ...]]]:
+    """Every command any run queue sends meanwhile, in order (for the replay); `trips[0]`
+    counts the packets they went in."""
     stream: list[tuple[Any, ...]] = []
     original = runqueue.RunQueue._roundtrip
 
     def kept(self: runqueue.RunQueue, commands: Any) -> list[Any]:
         stream.extend(c[0] for c in commands)
+        if trips is not None and commands:
+            trips[0] += 1
         return original(self, commands)
 
     runqueue.RunQueue._roundtrip = kept  # type: ignore[method-assign]
@@ -178,13 +185,28 @@ def recording() -> Iterator[list[tuple[Any, ...]]]:
         runqueue.RunQueue._roundtrip = original  # type: ignore[method-assign]
 
 
-def matrix_run(server: Any, client: Any) -> tuple[float, float, float, int]:
-    """One go of part 2: (one connection, `ckviz --headless`, floor) seconds, commands."""
+def server_syscalls(pid: int | None) -> tuple[int, int]:
+    """The server's read() and write() calls so far (Linux; zeros elsewhere)."""
+    try:
+        fields = dict(
+            line.split(": ") for line in Path(f"/proc/{pid}/io").read_text().split("\n") if line
+        )
+    except (OSError, ValueError):
+        return 0, 0
+    return int(fields["syscr"]), int(fields["syscw"])
+
+
+def matrix_run(server: Any, client: Any, tree: Path) -> tuple[float, ...]:
+    """One go of part 2: (one connection, `ckviz --headless`, floor) seconds, commands,
+    `--headless`'s CPU seconds (`tree`'s ckviz), and the server's reads and writes per trip on
+    one connection."""
     matrix = scenario_files.load_matrix("default")
     scenarios = [scenario_files.load(n) for n in matrix.scenarios]
     root = new_namespace("ckviz-bench")
+    trips = [0]
+    calls = server_syscalls(getattr(server, "pid", None))
     started = time.perf_counter()
-    with recording() as stream:
+    with recording(trips) as stream:
         for i, sc in enumerate(scenarios):
             for treatment in matrix.all_treatments():
                 for seed in matrix.seeds:
@@ -192,9 +214,14 @@ def matrix_run(server: Any, client: Any) -> tuple[float, float, float, int]:
                     with open_cell(client, sc, seed, treatment, prefix) as driver:
                         driver.run()
     wall = time.perf_counter() - started
+    reads, writes = (
+        b - a for a, b in zip(calls, server_syscalls(getattr(server, "pid", None)), strict=True)
+    )
     floor = replay(client, stream)
     delete_prefix(client, root)
-    return wall, headless_seconds(server.url, ROOT), floor, len(stream)
+    headless, cpu = headless_run(None, tree)
+    per_trip = max(trips[0], 1)
+    return wall, headless, floor, len(stream), cpu, reads / per_trip, writes / per_trip
 
 
 def matrix_vs_floor(trees: dict[str, Path], server: Any, client: Any, repeat: int) -> None:
@@ -203,14 +230,16 @@ def matrix_vs_floor(trees: dict[str, Path], server: Any, client: Any, repeat: in
     for attempt in range(1, repeat + 1):
         for name, tree in trees.items():
             if len(trees) == 1:
-                wall, headless, floor, commands = matrix_run(server, client)
+                got = matrix_run(server, client, tree)
             else:
-                wall, headless, floor, commands = run_child(tree, {"kind": "matrix"})
+                got = run_child(tree, {"kind": "matrix", "tree": str(tree)})
+            wall, headless, floor, commands, cpu, reads, writes = got
             rows[name].append((wall, headless, floor))
             print(
                 f"{name} run {attempt}: one connection {wall:.2f} s, `ckviz --headless`"
-                f" {headless:.2f} s, floor {floor:.2f} s ({commands} commands):"
-                f" {wall / floor:.2f}x / {headless / floor:.2f}x the floor",
+                f" {headless:.2f} s (CPU {cpu:.2f} s), floor {floor:.2f} s ({commands:.0f}"
+                f" commands): {wall / floor:.2f}x / {headless / floor:.2f}x the floor;"
+                f" one connection: the server's reads / writes per trip {reads:.2f} / {writes:.2f}",
                 flush=True,
             )
     for name in trees:
@@ -241,13 +270,25 @@ def end_to_end(trees: dict[str, Path], server: Any, disciplines: list[str], repe
 def headless_seconds(url: str, tree: Path, *args: str) -> float:
     """Wall seconds of the real command (`tree`'s) on the same server (its default --jobs,
     its checks), from process start to exit: what a user waits for."""
+    return headless_run(url, tree, *args)[0]
+
+
+def headless_run(url: str | None, tree: Path, *args: str) -> tuple[float, float]:
+    """Wall and CPU seconds (of all its processes) of the real command (`tree`'s), its
+    default --jobs, its checks, from process start to exit, on the server `url` names, else
+    on its own embedded server (started and stopped within the time)."""
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "results.json"
-        command = [sys.executable, "-m", "ckviz", "--headless", "--redis-url", url, *args]
+        where = ("--redis-url", url) if url else ()
+        command = [sys.executable, "-m", "ckviz", "--headless", *where, *args]
         command += ["--out", str(out)]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env_of(tree))
-        return time.perf_counter() - started
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        return wall, cpu
 
 
 def replay(client: Any, stream: list[tuple[Any, ...]], packet: int = 2000) -> float:
@@ -273,7 +314,8 @@ def child(job: dict[str, Any]) -> Any:
             return table_samples(
                 client, job["discipline"], job["light"], job["runs"], job["repeat"]
             )
-        return matrix_run(server, client)
+        # the child's own tree: `ckviz --headless` once ran this file's tree for every tree
+        return matrix_run(server, client, Path(job["tree"]))
 
 
 def run_child(tree: Path, job: dict[str, Any]) -> Any:
