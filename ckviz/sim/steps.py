@@ -198,7 +198,7 @@ class StepRunner(Counting):
             replies = self._send(caller, backlog)
             runs, report = self._reply(replies[slot], caller)
             if digest_slot is not None:
-                digest = replies[digest_slot][0]
+                digest = replies[digest_slot]
             if self.in_redis is not None and state_slot is not None:
                 self.in_redis.read(replies[state_slot])
             self.consumers[consumer].called(len(runs))
@@ -239,7 +239,7 @@ class StepRunner(Counting):
             if self.in_redis is not None and state_slot is not None:
                 self.in_redis.read(replies[state_slot])
             if self.invariants is not None and digest_slot is not None:
-                self.invariants.check(self.ledger, replies[digest_slot][0], self.t)
+                self.invariants.check(self.ledger, replies[digest_slot], self.t)
         self.done = True
 
     # ---- the commands of a step ------------------------------------------------------

@@ -29,25 +29,19 @@ def pages(members: Sequence[str]) -> list[Sequence[str]]:
     return [members[i : i + READ_PAGE] for i in range(0, len(members), READ_PAGE)] or [()]
 
 
-def inspect_argvs(
-    prefix: str, listing_limit: int, read_index: bool, members: Sequence[str]
-) -> list[tuple[Any, ...]]:
+def inspect_argvs(prefix: str, listing_limit: int, members: Sequence[str]) -> list[tuple[Any, ...]]:
     """inspect.lua's ARGV for each page of `members`: the first page lists ckIndex (while it
-    has at most `listing_limit` members) and reads it if asked; the others count their keys."""
+    has at most `listing_limit` members); the others count their keys."""
     if len(members) <= READ_PAGE:  # one page: nearly every trip's
-        return [(prefix, MASTER_MEMBER, listing_limit, int(read_index), HELD_SUFFIX, *members)]
+        return [(prefix, MASTER_MEMBER, listing_limit, HELD_SUFFIX, *members)]
     return [
-        (prefix, MASTER_MEMBER, listing_limit, int(read_index), HELD_SUFFIX, *page)
-        if i == 0
-        else (prefix, MASTER_MEMBER, 0, 0, HELD_SUFFIX, *page)
+        (prefix, MASTER_MEMBER, listing_limit if i == 0 else 0, HELD_SUFFIX, *page)
         for i, page in enumerate(pages(members))
     ]
 
 
 def join_digests(replies: Sequence[Any]) -> list[Any]:
-    """inspect.lua's {digest, ckIndex} pages as one: the first page's env counts, listing and
-    ckIndex read, then every page's (member, queued, held) rows (a member counted twice has
-    the same counts in both)."""
-    digest, index = replies[0]
-    rows = [value for page, _ in replies[1:] for value in page[5:]]
-    return [digest + rows, index]
+    """inspect.lua's digest pages as one: the first page's env counts and listing, then every
+    page's (member, queued, held) rows (a member counted twice has the same counts in both)."""
+    rows = [value for page in replies[1:] for value in page[5:]]
+    return [*replies[0], *rows]

@@ -1,4 +1,4 @@
-"""How replies read: the runs a dequeue script handed out, ckIndex read, the checks' digest."""
+"""How replies read: the runs a dequeue script handed out, ckIndex read."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from typing import Any
 
 from ckviz.errors import ServerRefused
 from ckviz.model.queue import DequeuedRun, IndexColumns
-from ckviz.store.digest import QueueDigest, decode_digest
 from ckviz.store.keys import KEY_OF
 
 
@@ -39,11 +38,3 @@ IndexPairs = tuple[list[str], list[float]]  # ckIndex's members and their scores
 
 def index_pairs(reply: list[str]) -> IndexPairs:
     return reply[0::2], _scores(reply)
-
-
-def digest_and_index(reply: list[Any]) -> tuple[QueueDigest, IndexColumns]:
-    return decode_digest(reply[0]), index_entries(reply[1])
-
-
-def digest_only(reply: list[Any]) -> tuple[QueueDigest, None]:
-    return decode_digest(reply[0]), None

@@ -19,6 +19,7 @@ from ckviz.errors import InvariantViolation, RedisUnavailable, ServerRefused
 from ckviz.model.arithmetic import BURST_FACTOR, DEFAULT_QUEUE_LIMIT, HELD_SUFFIX, SCAN_FACTOR
 from ckviz.model.queue import IndexEntry, PlannedRun
 from ckviz.store import replies as reading
+from ckviz.store.digest import decode_digest
 from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member
 from ckviz.store.lifecycle import LifecycleKeys
 from ckviz.store.lifecycle.calls import LifecycleCalls
@@ -153,16 +154,14 @@ class Trip(LifecycleCalls):
             args, reading.index_entries if entries else reading.index_pairs, scripted=False
         )
 
-    def inspect(self, keys: Iterable[str], listing_limit: int, read_index: bool = False) -> int:
-        """The read-only digest of `inspect.lua`: env counts, then (queued, held) for every
-        ckIndex member while ckIndex has at most `listing_limit` members, and for `keys`.
-        Its reply is (digest, ckIndex entries or None); `read_index` asks for the entries,
-        which spares the trip a separate ZRANGE."""
-        decode = reading.digest_and_index if read_index else reading.digest_only
+    def inspect(self, keys: Iterable[str], listing_limit: int) -> int:
+        """The read-only digest of `inspect.lua` (a `QueueDigest`): env counts, then (queued,
+        held) for every ckIndex member while ckIndex has at most `listing_limit` members, and
+        for `keys`."""
         members = [ck_member(key) for key in keys]
-        argvs = inspect_argvs(self._queue.keys.prefix, listing_limit, read_index, members)
+        argvs = inspect_argvs(self._queue.keys.prefix, listing_limit, members)
         return self._paged(
-            RUN_QUEUE["inspect"], self._queue.inspect_keys, argvs, join_digests, decode
+            RUN_QUEUE["inspect"], self._queue.inspect_keys, argvs, join_digests, decode_digest
         )
 
     def _paged(

@@ -229,7 +229,7 @@ class Watcher(Agent):
             started, _ = self.ledger.enqueue_marks()
             state = replies[state_slot] if state_slot is not None else None
             quiet = _no_enqueue_between(finished_then, started)
-            self.ledger.on_watch(replies[digest_slot][0].env_held, state, quiet)
+            self.ledger.on_watch(replies[digest_slot].env_held, state, quiet)
             finished_then = finished
             time.sleep(IDLE_S)
 
