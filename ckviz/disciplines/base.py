@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence, Sized
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ckviz.model.decision import Decision, Rank
 from ckviz.model.matrix import Treatment
@@ -61,6 +61,15 @@ class Discipline(Protocol):
     def state(self, keys: Collection[str] | None = None) -> DisciplineState:
         """What it shows of itself; per key only for `keys` when given (the app's view
         shows a few keys of thousands)."""
+        ...
+
+
+@runtime_checkable
+class RanksFirst(Protocol):
+    """A discipline that can rank the best few of many keys without ranking them all."""
+
+    def first(self, active: Sequence[IndexEntry], now: int, limit: int) -> list[str]:
+        """`order(active, now)[:limit]` (the app previews a screenful of 10,000 keys)."""
         ...
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Collection, Mapping, Sequence
 from itertools import repeat
 from operator import itemgetter
@@ -39,15 +40,22 @@ class VirtualClock:
         lowest = min(map(self.clock.get, columns_of(active)[1], repeat(self.floor)))
         return max(self.floor, lowest)
 
-    def _rank(self, active: Sequence[IndexEntry], floor: float) -> list[str]:
+    def _rank(
+        self, active: Sequence[IndexEntry], floor: float, limit: int | None = None
+    ) -> list[str]:
         # by_priority's order, spelled out over the columns: this runs over every key on
-        # every serve attempt
+        # every serve attempt. Ranks are unique (a member is one entry), so the `limit`
+        # smallest are the sort's first `limit`.
         members, keys, scores = columns_of(active)
         clocks = map(max, map(self.clock.get, keys, repeat(floor)), repeat(floor))
-        return list(map(_LAST, sorted(zip(clocks, scores, members, strict=True))))
+        ranks = zip(clocks, scores, members, strict=True)
+        return list(map(_LAST, sorted(ranks) if limit is None else heapq.nsmallest(limit, ranks)))
 
     def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
         return self._rank(active, self._floor_with(active))
+
+    def first(self, active: Sequence[IndexEntry], now: int, limit: int) -> list[str]:
+        return self._rank(active, self._floor_with(active), limit)
 
     def advance(self, active: Sequence[IndexEntry], now: int) -> list[str]:
         self.floor = self._floor_with(active)

@@ -19,6 +19,7 @@ from ckviz.disciplines.base import (
     Discipline,
     KeepsStateInRedis,
     LedgerCheck,
+    RanksFirst,
 )
 from ckviz.model.arithmetic import rescore_scores
 from ckviz.model.decision import TOP, Rank
@@ -232,7 +233,11 @@ class Rescoring(_Plain):
     def next_order(
         self, index: Sequence[IndexEntry], now: int, limit: int | None = None
     ) -> tuple[str, ...]:
-        return keys_of(self.discipline.order(index, now), limit) if index else ()
+        if not index:
+            return ()
+        if limit is not None and isinstance(self.discipline, RanksFirst):  # no full sort
+            return keys_of(self.discipline.first(index, now, limit), None)
+        return keys_of(self.discipline.order(index, now), limit)
 
 
 def serve_plan(discipline: Discipline) -> ServePlan:

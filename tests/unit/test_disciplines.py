@@ -94,6 +94,22 @@ def test_stride_matches_sfq_with_equal_weights_and_uses_its_stride() -> None:
     assert set(b.clock.values()) == {2_000_000.0}
 
 
+@pytest.mark.parametrize("make", [sfq, stride])
+def test_the_first_of_an_order_are_the_orders_first(make) -> None:  # type: ignore[no-untyped-def]
+    # the app previews a screenful of the next order without sorting every key
+    d = make({"k3": 2.0})
+    active = entries(*((f"k{i}", float(i % 4)) for i in range(40)))
+    for i in range(60):
+        order = d.order(active, 0)
+        assert [d.first(active, 0, limit) for limit in (1, 7, 40, 50)] == [
+            order[:1],
+            order[:7],
+            order,
+            order,
+        ]
+        d.on_serviced(keys_of(order)[i % 3])  # clocks apart, and ties on clock among the rest
+
+
 def test_weighted_sfq_serves_three_to_one() -> None:
     d = sfq({"big": 3.0, "small": 1.0})
     got = [serve(d, entries(("big", 0.0), ("small", 0.0))) for _ in range(40)]
