@@ -79,7 +79,7 @@ class CkIndexPane(SnapshotPane):
         half = (width - len(GUTTER)) // 2
         side = rescoring and bool(index) and half >= SIDE_MIN
         if not self.compact:
-            self.border_title = f"{self.TITLE} · {snapshot.discipline}'s" if side else self.TITLE
+            self.set_border_title(f"{self.TITLE} · {snapshot.discipline}'s" if side else self.TITLE)
         if side:
             return side_by_side(snapshot, palette, half, head, tail, heads, self.key_filter)
         keys = key_width(snapshot, width - 17)

@@ -103,17 +103,15 @@ class KeyQueuesPane(SnapshotPane):
         if not self.compact:
             matched = figures.matched  # the view carries the first rows of these
             shown = "" if len(rows) >= matched else f"{len(rows)} of {matched} keys · "
-            self.border_subtitle = (
-                f"{shown}sorted by {self.sort_by} (o) · light key, longest age first"
-            )
+            subtitle = f"{shown}sorted by {self.sort_by} (o) · light key, longest age first"
             if snapshot.time_unit != "ms":
-                self.border_subtitle = (
-                    f"age, wait in {snapshot.time_unit}s · {self.border_subtitle}"
-                )
+                subtitle = f"age, wait in {snapshot.time_unit}s · {subtitle}"
             if self.key_filter:
                 # typed by the user: plain content, never markup (`[/` would not parse)
                 query = self.key_filter.query
-                self.border_subtitle = Content(f"/{query} · {self.border_subtitle}")
+                self.set_border_subtitle(Content(f"/{query} · {subtitle}"))
+            else:
+                self.set_border_subtitle(subtitle)
         keys = key_width(snapshot, width // 3)
         room = width - keys - 1  # for the bar, the numbers and the sparkline
         life = snapshot.life

@@ -97,7 +97,7 @@ class KeyStripPane(SnapshotPane):
     def layout_rows(self, snapshot: Snapshot, palette: KeyPalette, width: int) -> Rows:
         history = snapshot.history
         if history is None:
-            self.border_subtitle = ""
+            self.set_border_subtitle("")
             return Rows([new_text().append("(no time buckets for this run)", DIM)])
         keys = strip_keys(snapshot, self.light_key, self.shown_keys, self.worst_key)
         key_cells = key_width(snapshot, width // 3)
@@ -111,7 +111,7 @@ class KeyStripPane(SnapshotPane):
         cells = min(span, room)
         slice_ms = history.width_ms * span / room
         column = lasting(max(1.0, slice_ms), snapshot.time_unit)
-        self.border_subtitle = f"1 column ≈ {column} · oldest on the left"
+        self.set_border_subtitle(f"1 column ≈ {column} · oldest on the left")
         head = [self._axis(snapshot.t, snapshot.time_unit, key_cells, drawn)]
         self._axis_at = (key_cells + 1, drawn, snapshot.t)
         future: list[KeyBucket | None] = [None] * (span - buckets)
