@@ -95,23 +95,16 @@ class VtimeLedgerCheck:
     def check(self, ledger: LedgerView, state: VtimeState, t: int, asked: Iterable[str]) -> None:
         books = ledger.books
 
-        def empty_now(key: str) -> bool:
-            book = books.get(key)
-            return book is None or not book.queued
-
         def enqueued(key: str) -> bool:
             book = books.get(key)
             return book is not None and book.to_arrive < self.planned.get(key, 0)
 
         self.checks += 1
         candidates = {*state.tags, *asked, *ledger.touched}
-        dropped = {k for k in candidates if k in self.empty or empty_now(k)}
-        self.rules.check_state(t, state, {}, enqueued, dropped)
-        for key in candidates:
-            if empty_now(key):
-                self.empty.add(key)
-            else:
-                self.empty.discard(key)
+        empty_now = {k for k in candidates if (book := books.get(k)) is None or not book.queued}
+        self.rules.check_state(t, state, {}, enqueued, (candidates & self.empty) | empty_now)
+        self.empty -= candidates
+        self.empty |= empty_now
 
 
 class VtimeCallCheck:

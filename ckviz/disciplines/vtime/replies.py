@@ -6,8 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ckviz.disciplines.vtime.values import Visit, VtimeDequeue, VtimeState
-from ckviz.store.keys import ck_member, key_of_member
+from ckviz.store.keys import CK_MEMBER_PREFIX, key_of_member
 from ckviz.store.replies import dequeued_runs
+
+_CUT = len(CK_MEMBER_PREFIX)  # a member is the prefix, then its key (store/keys.py)
 
 
 def _pairs(flat: list[Any]) -> zip[tuple[str, float]]:
@@ -33,14 +35,15 @@ def vtime_dequeue(reply: list[Any] | None) -> VtimeDequeue:
 
 
 def vtime_state(reply: list[Any]) -> VtimeState:
-    """state.lua's {floor, listed, tags, idle}."""
+    """state.lua's {floor, listed, tags, idle} (read after every trip: the keys are cut from
+    the members here rather than by a call each)."""
     floor, listed, tags, idle = reply
-    ours = ck_member("")
+    ours, cut = CK_MEMBER_PREFIX, _CUT
     return VtimeState(
         None if floor is None else float(floor),
         listed == 1,
-        {key_of_member(m): t for m, t in _pairs(tags) if m.startswith(ours)},
-        {key_of_member(m): t for m, t in _pairs(idle)},
+        {m[cut:]: t for m, t in _pairs(tags) if m.startswith(ours)},
+        {m[cut:]: t for m, t in _pairs(idle)},
         tuple(m for m in tags[::2] if not m.startswith(ours)),
     )
 
