@@ -29,6 +29,7 @@ import math
 import statistics
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +67,10 @@ def dequeue_script(source: str | None) -> Iterator[None]:
     if source is None:
         yield
         return
-    lib = (Path(scripts.__file__).parent / "lua" / scripts.LIB).read_text()
-    _swapped.append(LuaScript("dequeue (before)", lib + source))
+    # the libs in load_scripts' order, then only the functions the script calls, as the door's
+    libs = ("ckviz.store", scripts.LIFECYCLE_LIB, "ckviz.disciplines.vtime")
+    lib = "".join((resources.files(p) / "lua" / scripts.LIB).read_text() for p in libs)
+    _swapped.append(LuaScript("dequeue (before)", scripts.with_lib(lib, source)))
     try:
         yield
     finally:
