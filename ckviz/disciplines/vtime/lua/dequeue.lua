@@ -83,7 +83,7 @@ local floor = tonumber(floor_stored or '0')
 if #scan > 0 then
   local lowest = call('ZSCORE', vtime, scan[1])
   known[scan[1]] = lowest
-  if take > 0 then
+  if take > 1 then -- (a batch of one needs only the lowest)
     local tied = call('ZCOUNT', vtime, '-inf', lowest)
     for i = 2, math.min(tied, take) do
       known[scan[i]] = lowest
