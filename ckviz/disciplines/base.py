@@ -91,6 +91,21 @@ class LedgerView(Protocol):
     def touched(self) -> set[str]: ...  # keys the trip enqueued or acked
 
 
+class Waiting(Protocol):
+    """The keys with runs queued, as a picture's next order reads them: ckIndex's members, from
+    the books (the checks hold the two equal after every trip), without reading ckIndex."""
+
+    def queued(self, key: str) -> bool: ...  # whether `key` has runs queued
+
+    def keys(self) -> Iterable[str]: ...  # every key with runs queued
+
+    def count(self) -> int: ...  # how many keys have runs queued
+
+    def moved(self, reader: object) -> set[str] | None:
+        """The keys whose queue changed since `reader` last asked (None: its first time)."""
+        ...
+
+
 class DequeueReport(Protocol):
     """What the dequeue of a discipline in Redis replies: its runs, and more of its own."""
 
@@ -187,6 +202,11 @@ class KeepsStateInRedis(Discipline, Protocol):
 
     def decision(self) -> Decision | None:
         """The last call's candidates, as its dequeue reported them (the app's "why")."""
+        ...
+
+    def upcoming(self, waiting: Waiting, limit: int) -> tuple[str, ...]:
+        """The first `limit` keys of `waiting` in the order its next dequeue would look at
+        them, as `order` ranks ckIndex (the app's next order: a screenful a frame)."""
         ...
 
 

@@ -53,7 +53,7 @@ from ckviz.sim.riders import record_ridden, takes_are_certain
 from ckviz.sim.serving import Rescore
 from ckviz.sim.snapshot import Header, Scene, snapshot_of
 from ckviz.sim.trip_reads import TripReads
-from ckviz.sim.view import IndexPeek, KeyView
+from ckviz.sim.view import IndexPeek, KeyView, MovedQueues, QueuedKeys
 from ckviz.store.runqueue import RunQueue
 from ckviz.store.scripts import LUA_ORDER
 
@@ -98,7 +98,9 @@ class Driver(Counting):
         self.queue = queue  # c1's connection; the display's reads go on it
         self.ledger = Ledger(config.weights, workload)
         self.life = runs_of(lifecycle, self.ledger)
-        self.key_view = KeyView(self.ledger.books, self.ledger.take_queues_moved)
+        moved = MovedQueues(self.ledger.take_queues_moved)  # for the rows and the next order
+        self.key_view = KeyView(self.ledger.books, moved.reader())
+        self.queued = QueuedKeys(self.ledger, moved, queue)  # ckIndex's, for a next order
         self.t = 0
         self.step_count = 0
         self.done = False

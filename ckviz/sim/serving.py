@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, cast
 
@@ -20,6 +20,7 @@ from ckviz.disciplines.base import (
     KeepsStateInRedis,
     LedgerCheck,
     RanksFirst,
+    Waiting,
 )
 from ckviz.model.arithmetic import rescore_scores
 from ckviz.model.decision import TOP, Rank
@@ -61,12 +62,23 @@ class Rescore(NamedTuple):
         return tuple(map(IndexEntry, members, keys, scores))
 
 
+class Queued(Waiting, Protocol):
+    """The books' queued keys, and Redis's word on which of them ckIndex holds: the books run
+    ahead of it by the enqueues (and nacks) a trip not yet sent carries, as when the env is
+    full at an instant's end."""
+
+    def indexed(self, keys: Sequence[str]) -> list[bool]: ...  # a round trip
+
+
 class ServePlan(Protocol):
     """What a discipline adds to the trip before each dequeue."""
 
     rescores: bool  # whether it needs a fresh ckIndex read and rewrites the scores
     watched: bool  # read the discipline's state after every trip, checked or not
     redis_order: bool  # the next dequeue serves ckIndex in Redis's order (its first = pick)
+    # its next order is a ranking of every ckIndex member as read (else: ckIndex's first
+    # entries, or the books' `Waiting` keys, are enough)
+    ranks_index: bool
 
     @property
     def decided(self) -> Decided | None:
@@ -80,10 +92,15 @@ class ServePlan(Protocol):
         ...
 
     def next_order(
-        self, index: Sequence[IndexEntry], now: int, limit: int | None = None
+        self,
+        index: Sequence[IndexEntry],
+        now: int,
+        limit: int | None = None,
+        waiting: Queued | None = None,
     ) -> tuple[str, ...]:
         """The first `limit` keys (None: all) in the order the next dequeue would see them
-        (no side effects)."""
+        (no side effects to the run); `waiting`: the keys with runs queued, for a plan that
+        need not rank `index` (then only its first `limit` entries may be read)."""
         ...
 
     def taken(self, reply: Any) -> list[DequeuedRun]:
@@ -143,6 +160,7 @@ class LuaOrder(_Plain):
 
     rescores = False
     redis_order = True
+    ranks_index = False
 
     def before_dequeue(
         self, trip: Trip, index: Sequence[IndexEntry], now: int, wall_now: int
@@ -150,7 +168,11 @@ class LuaOrder(_Plain):
         return None
 
     def next_order(
-        self, index: Sequence[IndexEntry], now: int, limit: int | None = None
+        self,
+        index: Sequence[IndexEntry],
+        now: int,
+        limit: int | None = None,
+        waiting: Queued | None = None,
     ) -> tuple[str, ...]:
         return age_order(index)[:limit]
 
@@ -166,8 +188,14 @@ class InRedis(LuaOrder):
         self.watched = discipline.traced
 
     def next_order(
-        self, index: Sequence[IndexEntry], now: int, limit: int | None = None
+        self,
+        index: Sequence[IndexEntry],
+        now: int,
+        limit: int | None = None,
+        waiting: Queued | None = None,
     ) -> tuple[str, ...]:
+        if waiting is not None and limit is not None:  # a screenful, not every member ranked
+            return first_indexed(lambda n: self.discipline.upcoming(waiting, n), waiting, limit)
         return keys_of(self.discipline.order(index, now), limit)
 
     def taken(self, reply: Any) -> list[DequeuedRun]:
@@ -193,6 +221,7 @@ class Rescoring(_Plain):
 
     rescores = True
     redis_order = False
+    ranks_index = True
 
     def __init__(self, discipline: Discipline) -> None:
         self.discipline = discipline
@@ -231,7 +260,11 @@ class Rescoring(_Plain):
         return runs
 
     def next_order(
-        self, index: Sequence[IndexEntry], now: int, limit: int | None = None
+        self,
+        index: Sequence[IndexEntry],
+        now: int,
+        limit: int | None = None,
+        waiting: Queued | None = None,
     ) -> tuple[str, ...]:
         if not index:
             return ()
@@ -247,6 +280,24 @@ def serve_plan(discipline: Discipline) -> ServePlan:
     if discipline.door.reads:
         return InRedis(cast(KeepsStateInRedis, discipline))
     return LuaOrder()
+
+
+def first_indexed(
+    first: Callable[[int], Sequence[str]], queued: Queued, limit: int
+) -> tuple[str, ...]:
+    """The first `limit` keys of an order over the books' queued keys (`first(n)`: its first
+    n) that ckIndex holds now: the order over ckIndex's members. The books hold every member
+    (and, between trips, the keys an unsent trip enqueues): asked more until enough are in."""
+    shown: list[str] = []
+    asked, want = 0, limit
+    while True:
+        candidates = first(want)
+        fresh = candidates[asked:]
+        shown += [key for key, inside in zip(fresh, queued.indexed(fresh), strict=True) if inside]
+        asked = len(candidates)
+        if len(shown) >= limit or asked < want:
+            return tuple(shown[:limit])
+        want *= 2
 
 
 def keys_of(members: Sequence[str], limit: int | None) -> tuple[str, ...]:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from ckviz.model.names import natural_key
 from ckviz.model.queue import IndexEntry
 from ckviz.model.snapshot import SORTS, KeyFigures, KeyRow, ViewRequest, Waits, wait_so_far
-from ckviz.sim.ledger import KeyBook
+from ckviz.sim.ledger import KeyBook, Ledger
 from ckviz.store.runqueue import RunQueue
 
 
@@ -52,7 +52,9 @@ class KeyView:
     """
 
     def __init__(
-        self, books: Mapping[str, KeyBook], queues_moved: Callable[[], set[str]] | None = None
+        self,
+        books: Mapping[str, KeyBook],
+        queues_moved: Callable[[], set[str]] | None = None,
     ) -> None:
         self.books = books
         self.key_names = tuple(books)  # shared by every snapshot, never copied
@@ -186,6 +188,60 @@ class KeyView:
                 if oldest is None or candidate > oldest:
                     oldest = candidate
         return (None if oldest is None else (oldest[1], float(oldest[0]))), deepest
+
+
+class MovedQueues:
+    """The keys whose queue changed, which the ledger hands over once, handed to each of
+    several readers: each gets those changed since it last asked."""
+
+    def __init__(self, take: Callable[[], set[str]]) -> None:
+        self._take = take
+        self._unread: dict[int, set[str]] = {}  # a reader's id -> keys moved since it asked
+
+    def since(self, reader: object) -> set[str] | None:
+        """The keys moved since `reader` last asked; None on its first ask (it starts then)."""
+        fresh, me = self._take(), id(reader)
+        for other, unread in self._unread.items():
+            if other != me:
+                unread |= fresh
+        if me not in self._unread:
+            self._unread[me] = set()
+            return None
+        moved, self._unread[me] = self._unread[me], set()
+        return moved | fresh
+
+    def reader(self) -> Callable[[], set[str]]:
+        """A reader starting now, as a callable."""
+        token = object()  # the reader's own: kept alive by the callable, so its id stays its
+        self.since(token)
+        return lambda: self.since(token) or set()
+
+
+class QueuedKeys:
+    """The keys with runs queued, from the books: ckIndex's members (the checks hold the two
+    equal after every trip; between trips the books also hold what an unsent trip enqueues),
+    for a next order that need not read ckIndex whole, and Redis's word on a few of them."""
+
+    def __init__(self, ledger: Ledger, moved: MovedQueues, queue: RunQueue) -> None:
+        self.ledger = ledger
+        self._moved = moved
+        self.queue = queue
+
+    def queued(self, key: str) -> bool:
+        book = self.ledger.books.get(key)
+        return book is not None and bool(book.queued)
+
+    def keys(self) -> Iterable[str]:
+        return (key for key, book in self.ledger.books.items() if book.queued)
+
+    def count(self) -> int:
+        return self.ledger.queued_keys
+
+    def moved(self, reader: object) -> set[str] | None:
+        return self._moved.since(reader)
+
+    def indexed(self, keys: Sequence[str]) -> list[bool]:
+        return self.queue.in_index(keys)
 
 
 class IndexPeek:

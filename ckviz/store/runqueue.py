@@ -60,6 +60,10 @@ def _no(reply: Any) -> bool:
     return False
 
 
+def _present(reply: list[Any]) -> list[bool]:
+    return [score is not None for score in reply]
+
+
 def _keep(reply: Any) -> Any:
     return reply
 
@@ -293,6 +297,18 @@ class RunQueue:
         size, *entries = self.execute(commands)
         self.round_trips, self.commands_sent = trips, sent
         return (list(entries[0]) if entries else []), int(size)
+
+    def in_index(self, keys: Sequence[str]) -> list[bool]:
+        """Whether each key is a ckIndex member now, for a display: a round trip the run's
+        figures do not count (Redis 6.2+'s ZMSCORE)."""
+        if not keys:
+            return []
+        members = map(ck_member, keys)
+        command = (("ZMSCORE", self.keys.ck_index, *members), _present, False)
+        trips, sent = self.round_trips, self.commands_sent
+        (found,) = self.execute([command])
+        self.round_trips, self.commands_sent = trips, sent
+        return found  # type: ignore[no-any-return]
 
     def execute(self, commands: list[tuple[tuple[Any, ...], Decoder, bool]]) -> list[Any]:
         replies = self._roundtrip(commands)

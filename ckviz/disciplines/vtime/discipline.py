@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
-from ckviz.disciplines.base import DEFAULT_TUNING, DequeueReport, Listed, Tuning
+from ckviz.disciplines.base import DEFAULT_TUNING, DequeueReport, Listed, Tuning, Waiting
 from ckviz.disciplines.vtime.checks import VtimeLedgerCheck
 from ckviz.disciplines.vtime.concurrent import VtimeUnderConcurrency
 from ckviz.disciplines.vtime.door import VERSIONS, vtime_door
 from ckviz.disciplines.vtime.knobs import knobs_for, knobs_of
 from ckviz.disciplines.vtime.on_steps import VtimeOnSteps
-from ckviz.disciplines.vtime.values import Visit, VtimeDequeue, VtimeState, VtimeView
+from ckviz.disciplines.vtime.ranking import PassOneOrder, TagsInOrder
+from ckviz.disciplines.vtime.values import TAGS_LISTED, Visit, VtimeDequeue, VtimeState, VtimeView
 from ckviz.disciplines.vtime.view import decision_of
 from ckviz.model.decision import Decision, Rank
 from ckviz.model.queue import DisciplineState, IndexEntry, Shown
@@ -41,6 +42,9 @@ class VirtualTime:
         self._view: VtimeView | None = None  # made from the parts, until one changes
         self._tags: dict[str, float] = {}  # every key's tag as last read, in no order
         self._tags_in_order = True  # `_tags` is in ckVtime order (a listed read)
+        # the two orders a frame shows a screenful of, kept as the reads come (ranking.py)
+        self._pass_one = PassOneOrder()
+        self._tags_shown = TagsInOrder()
 
     @property
     def view(self) -> VtimeView:
@@ -53,10 +57,18 @@ class VirtualTime:
     def order(self, active: Sequence[IndexEntry], now: int) -> list[str]:
         """Lowest tag as last read first, ties by member (pass 1's order); a key not yet
         read sits at the floor."""
-        state, tags = self._state, self._tags
-        floor = state.floor or 0.0 if state is not None else 0.0
+        tags, floor = self._tags, self._floor()
         ranked = sorted(active, key=lambda e: (max(tags.get(e.key, floor), floor), e.member))
         return [e.member for e in ranked]
+
+    def upcoming(self, waiting: Waiting, limit: int) -> tuple[str, ...]:
+        """`order` over the keys with runs queued (a member sorts as its key), the first
+        `limit` of them, kept from frame to frame rather than sorted."""
+        return tuple(self._pass_one.first(self._tags, self._floor(), waiting, limit))
+
+    def _floor(self) -> float:
+        state = self._state
+        return (state.floor or 0.0) if state is not None else 0.0
 
     def advance(self, active: Sequence[IndexEntry], now: int) -> list[str]:
         return self.order(active, now)  # nothing to commit: the Lua keeps the state
@@ -65,7 +77,7 @@ class VirtualTime:
         return None
 
     def rank_of(self, key: str) -> Rank:
-        floor = (self._state.floor or 0.0) if self._state is not None else 0.0
+        floor = self._floor()
         return (("tag", max(self._tags.get(key, floor), floor)),)
 
     def decision(self) -> Decision | None:
@@ -99,9 +111,13 @@ class VirtualTime:
         before = {k: t for k in state.tags if (t := tags.get(k)) is not None} if self.traced else {}
         if state.listed or self._state is None:
             self._tags, self._tags_in_order = dict(state.tags), True
+            self._pass_one.forget()
+            self._tags_shown.forget()
         else:
             self._tags.update(state.tags)
             self._tags_in_order = False
+            self._pass_one.tags_read(state.tags)
+            self._tags_shown.tags_read(state.tags)
         self._state, self._before, self._view = state, before, None
 
     def _shown_view(self) -> VtimeView:
@@ -114,9 +130,20 @@ class VirtualTime:
             self._tags_in_order = True
         return replace(self.view, state=replace(s, tags=dict(self._tags)))  # a snapshot keeps it
 
+    def _framed_view(self) -> VtimeView:
+        """The view with the first TAGS_LISTED tags as last read, in ckVtime order, and how
+        many there are: what the pane lists of them (a frame's)."""
+        s = self.view.state
+        if s is None:
+            return self.view
+        first = dict(self._tags_shown.first(self._tags, TAGS_LISTED))
+        return replace(self.view, state=replace(s, tags=first), tag_count=len(self._tags))
+
     def state(self, keys: Collection[str] | None = None) -> DisciplineState:
-        view = self._shown_view()
-        s = view.state
+        """The fields, the keys' tags (every key's, in ckVtime order, or `keys`' in that
+        order) and parked tags, and the view the pane draws."""
+        view = self._shown_view() if keys is None else self._framed_view()
+        s, tags = view.state, self._tags
         fields: list[tuple[str, Shown]] = [
             ("version", self.version),
             ("quantum", self.knobs.quantum),
@@ -125,10 +152,15 @@ class VirtualTime:
         per_key: list[tuple[str, tuple[tuple[str, Shown], ...]]] = []
         if s is not None:
             fields.append(("idle", len(s.idle)))
-            shown = (lambda k: True) if keys is None else keys.__contains__
-            per_key = [(k, (("tag", t),)) for k, t in s.tags.items() if shown(k)]
+            if keys is None:
+                per_key = [(k, (("tag", t),)) for k, t in tags.items()]
+            else:
+                shown = sorted((tags[k], k) for k in keys if k in tags)
+                per_key = [(k, (("tag", t),)) for t, k in shown]
             per_key += [
-                (k, (("parked", t),)) for k, t in s.idle.items() if k not in s.tags and shown(k)
+                (k, (("parked", t),))
+                for k, t in s.idle.items()
+                if k not in tags and (keys is None or k in keys)
             ]
         return DisciplineState(self.name, tuple(fields), tuple(per_key), view)
 

@@ -67,6 +67,8 @@ class VtimeView:
     # call's candidates' tags as it ranked them (the app's "why")
     before: dict[str, float] = field(default_factory=dict)
     earlier: int | None = None  # the last call's step, when the step shown made no call
+    # how many tags there are when `state.tags` holds only the first TAGS_LISTED (a frame's)
+    tag_count: int | None = None
 
     def pane_lines(self) -> list[PaneLine]:
         """The floor, the tags in pass-1 order, the idle set, then the last call pass by pass."""
@@ -76,9 +78,10 @@ class VtimeView:
         head += [(" · floor ", "dim"), (shown_number(floor), "plain")]
         if self.call_floor is not None:
             head += [(" · last call's floor ", "dim"), (shown_number(self.call_floor), "plain")]
-        lines = [tuple(head), _tags(state.tags if state else {}, "tags (pass 1 order)")]
+        tags = state.tags if state else {}
+        lines = [tuple(head), _tags(tags, "tags (pass 1 order)", self.tag_count)]
         if self.version == "head":
-            lines.append(_tags(state.idle if state else {}, "idle (parked)"))
+            lines.append(_tags(state.idle if state else {}, "idle (parked)", None))
         return lines + self._passes()
 
     def _passes(self) -> list[PaneLine]:
@@ -107,16 +110,18 @@ class VtimeView:
 TAGS_LISTED = 64  # more than one line of any pane shows: the rest is counted, not listed
 
 
-def _tags(tags: dict[str, float], label: str) -> PaneLine:
+def _tags(tags: dict[str, float], label: str, count: int | None) -> PaneLine:
     """One line of `tags` in their order: the first TAGS_LISTED (100,000 keys' tags made a line
-    of 300,000 pieces to draw, nearly all of it past the pane's edge)."""
+    of 300,000 pieces to draw, nearly all of it past the pane's edge); `count`: how many there
+    are when `tags` holds only the first ones."""
+    count = len(tags) if count is None else count
     if not tags:
         return ((f"{label}: ", "dim"), ("none", "dim"))
     out: list[tuple[str, Ink]] = [(f"{label}: ", "dim")]
     for n, (key, tag) in enumerate(itertools.islice(tags.items(), TAGS_LISTED)):
         out += [("  " if n else "", "plain"), (key, "key"), (f" {shown_number(tag)}", "plain")]
-    if len(tags) > TAGS_LISTED:
-        out.append((f"  … {len(tags) - TAGS_LISTED} more", "dim"))
+    if count > TAGS_LISTED:
+        out.append((f"  … {count - TAGS_LISTED} more", "dim"))
     return tuple(out)
 
 

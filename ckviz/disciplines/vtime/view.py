@@ -3,6 +3,8 @@ as the call's trip read it (data only; the pane that draws it is the app's)."""
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from collections.abc import Iterable, Sequence
 
 from ckviz.disciplines.vtime.knobs import Version
@@ -11,13 +13,21 @@ from ckviz.model.decision import TOP, Candidate, Decision
 from ckviz.model.queue import DisciplineState, Shown
 
 
-def tag_order(keys: Iterable[str], state: VtimeState | None) -> tuple[str, ...]:
-    """`keys` lowest tag first, ties by name (pass 1's order); a key without a tag sits at the
-    floor; without a state read, `keys` as given."""
+def tag_order(
+    keys: Iterable[str], state: VtimeState | None, limit: int | None = None
+) -> tuple[str, ...]:
+    """`keys` lowest tag first, ties by name (pass 1's order), the first `limit` of them; a key
+    without a tag sits at the floor; without a state read, `keys` as given."""
     if state is None:
-        return tuple(keys)
+        return tuple(itertools.islice(keys, limit))
     floor = state.floor or 0.0
-    return tuple(sorted(keys, key=lambda k: (max(state.tags.get(k, floor), floor), k)))
+
+    def rank(key: str) -> tuple[float, str]:
+        return max(state.tags.get(key, floor), floor), key
+
+    if limit is None:
+        return tuple(sorted(keys, key=rank))
+    return tuple(heapq.nsmallest(limit, keys, key=rank))  # the first read lists every key
 
 
 def call_state(
@@ -56,7 +66,7 @@ def decision_of(view: VtimeView) -> Decision | None:
             Candidate(visit.key, rank + ((("tag", tag),) if tag is not None else ()), visit.fate)
         )
     seen = {visit.key for visit in view.visits}
-    for key in tag_order(tags, state):
+    for key in tag_order(tags, state, TOP + len(seen)):  # enough after the seen ones
         if len(candidates) >= TOP:
             break
         if key not in seen:
