@@ -99,7 +99,7 @@ class Driver(Counting):
         self.ledger = Ledger(config.weights, workload)
         self.life = runs_of(lifecycle, self.ledger)
         moved = MovedQueues(self.ledger.take_queues_moved)  # for the rows and the next order
-        self.key_view = KeyView(self.ledger.books, moved.reader())
+        self.key_view = KeyView(self.ledger.books, moved.reader(), moved.lazy_reader())
         self.queued = QueuedKeys(self.ledger, moved, queue)  # ckIndex's, for a next order
         self.t = 0
         self.step_count = 0

@@ -18,6 +18,7 @@ from ckviz.model.names import natural_key
 from ckviz.model.queue import IndexEntry
 from ckviz.model.snapshot import SORTS, KeyFigures, KeyRow, ViewRequest, Waits, wait_so_far
 from ckviz.sim.ledger import KeyBook, Ledger
+from ckviz.sim.waits import KeptWaits
 from ckviz.store.runqueue import RunQueue
 
 
@@ -55,8 +56,13 @@ class KeyView:
         self,
         books: Mapping[str, KeyBook],
         queues_moved: Callable[[], set[str]] | None = None,
+        waits_moved: Callable[[], set[str] | None] | None = None,
     ) -> None:
         self.books = books
+        # every key's wait so far, kept from the keys moved since it was last asked (none:
+        # walked and sorted each time it is asked)
+        self._waits_moved = waits_moved
+        self._kept_waits = KeptWaits(books)
         self.key_names = tuple(books)  # shared by every snapshot, never copied
         self._natural: dict[str, int] | None = None
         self._queues_moved = queues_moved
@@ -81,7 +87,11 @@ class KeyView:
         pinned = set(pins)
         rest = (k for k in pool if k not in pinned) if pinned else iter(pool)
         chosen = pins + self._ranked(rest, view, t, score_base)
-        waits = self._waits(pool, t, score_base) if view.waits else None
+        waits = None
+        if view.waits and view.only is None and self._waits_moved is not None:
+            waits = self._kept_waits.figures(self._waits_moved(), t, score_base)
+        elif view.waits:
+            waits = self._waits(pool, t, score_base)
         figures = KeyFigures(self.key_names, len(pool), index_size, longest, deepest, waits)
         return Picked(tuple(map(self.row, chosen)), figures)
 
@@ -126,7 +136,7 @@ class KeyView:
 
     def _waits(self, keys: Iterable[str], t: int, base: int) -> Waits:
         """Each key's wait so far (its oldest queued run counted), as the CDF reads them:
-        one pass and a sort."""
+        one pass and a sort (what the kept figures must always agree with)."""
         waits = []
         for key in keys:
             b = self.books[key]
@@ -215,6 +225,12 @@ class MovedQueues:
         token = object()  # the reader's own: kept alive by the callable, so its id stays its
         self.since(token)
         return lambda: self.since(token) or set()
+
+    def lazy_reader(self) -> Callable[[], set[str] | None]:
+        """A reader starting on its first call (which returns None), as a callable: one that
+        may never be asked costs nothing."""
+        token = object()
+        return lambda: self.since(token)
 
 
 class QueuedKeys:

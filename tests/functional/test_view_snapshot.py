@@ -260,9 +260,10 @@ def test_a_frame_made_again_for_another_view_keeps_its_this_step(
         ("many_keys", "sfq"),
         ("life_retry_storm", "baseline"),  # nacked runs queued again
         ("life_ttl_light", "baseline"),  # queued runs expire
+        ("life_delayed_cohort", "baseline"),  # runs due later: their keys wait from then
     ],
 )
-def test_the_longest_wait_and_deepest_queue_kept_step_by_step_are_a_walk_over_every_key(
+def test_the_longest_wait_deepest_queue_and_waits_kept_step_by_step_are_a_walk_over_every_key(
     client: redis.Redis, prefix: str, many_keys: Scenario, scenario: str, discipline: str
 ) -> None:
     # The key view keeps them from the keys whose queue changed; a walk is the definition.
@@ -272,9 +273,13 @@ def test_the_longest_wait_and_deepest_queue_kept_step_by_step_are_a_walk_over_ev
         seen = set()
         while not d.done:
             d.step_instant()
-            figures = d.snapshot(ViewRequest(limit=1)).every_key
+            figures = d.snapshot(ViewRequest(limit=1, waits=True)).every_key
             walked = d.key_view.walk_extremes(d.t, d.score_base)
             assert (figures.longest_wait, figures.deepest) == walked
+            rows = d.snapshot().keys
+            waits = (r.wait_so_far(d.t, d.score_base) for r in rows)
+            assert figures.waits == Waits.of(sorted(w for w in waits if w is not None))
             seen.add(walked)
         ledger = d.ledger
-        assert len(seen) > 20 and (scenario == "many_keys" or ledger.nacks or ledger.expired)
+        assert len(seen) > 20
+        assert scenario in ("many_keys", "life_delayed_cohort") or ledger.nacks or ledger.expired
