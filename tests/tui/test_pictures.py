@@ -245,3 +245,8 @@ def test_pinned_keys_come_first_then_the_rest_in_scenario_order() -> None:
         rows = strip_keys(snap, light, worst_key=worst)
         assert [rows[i] for i in range(len(rows))] == expected
     assert list(strip_keys(snap, "k7", ["k9", "k7", "k1"])) == ["k7", "k9", "k1"]
+    shown = [k for k in keys if k != "k4"]  # a filter's keys, some pinned: the same rows
+    for light, worst in [("k7", "k3"), ("k4", "k0"), ("k11", "k11"), (None, None)]:
+        pins = [k for k in dict.fromkeys((light, worst, "k0")) if k in shown]
+        rows = strip_keys(snap, light, shown, worst_key=worst)
+        assert list(rows) == pins + [k for k in shown if k not in pins]

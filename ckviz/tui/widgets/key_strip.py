@@ -11,7 +11,7 @@ from textual.events import MouseDown, MouseEvent, MouseMove, MouseUp
 from textual.message import Message
 
 from ckviz.model.history import BUCKETS, KeyBucket, squeeze
-from ckviz.model.snapshot import Snapshot
+from ckviz.model.snapshot import KeyRow, Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import DIM, fit, key_width, lasting, longest_wait, ms
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text
@@ -38,27 +38,24 @@ def strip_keys(
     longest-waiting key first, then the rest in scenario order; only `shown` (a filter)."""
     oldest = longest_wait(snapshot)
     candidates = (light_key, worst_key, oldest[0] if oldest else None)
-    if shown is not None:
-        present = set(shown)
-        pinned = list(dict.fromkeys(k for k in candidates if k is not None and k in present))
-        return pinned + [k for k in shown if k not in pinned] if pinned else shown
-    return PinnedFirst(snapshot, [k for k in dict.fromkeys(candidates) if k is not None])
+    pinned = [k for k in dict.fromkeys(candidates) if k is not None]
+    if shown is not None:  # a filter's keys (every key of the run, maybe): searched in C
+        pinned = [k for k in pinned if k in shown]
+        return PinnedFirst(shown, pinned) if pinned else shown
+    return PinnedFirst(_RowKeys(snapshot.keys), pinned)
 
 
 class PinnedFirst(Sequence[str]):
-    """The snapshot's keys with a few pinned on top, looked up only for the rows drawn (a list
-    of 10,000 keys per frame would cost more than the rows on screen)."""
+    """`keys` with a few pinned on top, looked up only for the rows drawn (a list of 10,000
+    keys, or a filter's 100,000, per frame would cost more than the rows on screen)."""
 
-    def __init__(self, snapshot: Snapshot, pinned: list[str]) -> None:
-        self._rows = snapshot.keys
-        wanted = set(pinned)
-        places = [n for n, row in enumerate(self._rows) if row.key in wanted] if pinned else []
-        self._pinned = [self._rows[n].key for n in places]
-        self._pinned.sort(key=pinned.index)
-        self._skipped = places  # positions of the pinned keys in the snapshot's order
+    def __init__(self, keys: Sequence[str], pinned: list[str]) -> None:
+        self._keys = keys
+        self._pinned = [k for k in pinned if k in keys]
+        self._skipped = sorted(map(keys.index, self._pinned))  # their positions in `keys`
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._keys)
 
     def __getitem__(self, index: int) -> str:  # type: ignore[override]
         if index < 0:
@@ -69,7 +66,20 @@ class PinnedFirst(Sequence[str]):
         for skipped in self._skipped:  # the rest, in order, stepping over the pinned
             if skipped <= position:
                 position += 1
-        return self._rows[position].key
+        return self._keys[position]
+
+
+class _RowKeys(Sequence[str]):
+    """The key names of a snapshot's rows, without a list of them."""
+
+    def __init__(self, rows: Sequence[KeyRow]) -> None:
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, index: int) -> str:  # type: ignore[override]
+        return self._rows[index].key
 
 
 class KeyStripPane(SnapshotPane):
