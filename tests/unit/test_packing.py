@@ -1,11 +1,19 @@
 """Commands packed ahead of their trip (store/wire.py) send the bytes hiredis would: the
-dequeue's, kept by room and now, and a rescore's ZADD made from the bulk strings it has seen."""
+dequeue's, kept by room and now, and a rescore's ZADD made from the bulk strings it has seen;
+and a plain run's message (store/messages.py), joined from its strings, is the JSON text the
+encoder writes of it."""
 
 from __future__ import annotations
 
+import json
+
 import hiredis
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from ckviz.model.queue import PlannedRun
+from ckviz.store.messages import message_payload
 from ckviz.store.wire import Bulks, pack, packed, packed_pairs
 
 
@@ -37,3 +45,17 @@ def test_a_packed_command_is_sent_as_packed_among_others() -> None:
     want = b"".join(hiredis.pack_command(c) for c in (ack, dequeue, ack))
     assert pack(None, [ack, dequeue, ack]) == [want]
     assert tuple(dequeue) == ("EVALSHA", "f" * 40, 2, "a", "b", 1_700_000_000_000, 1)
+
+
+@given(
+    run_id=st.text(),
+    key=st.text(),
+    timestamp=st.integers(min_value=-(2**70), max_value=2**70),
+)
+def test_a_plain_message_is_the_json_text_of_its_fields(
+    run_id: str, key: str, timestamp: int
+) -> None:
+    fields = {"runId": run_id, "concurrencyKey": key, "queue": "task/base"}
+    want = json.dumps({**fields, "timestamp": timestamp}, separators=(",", ":"), ensure_ascii=False)
+    assert message_payload(PlannedRun(key, run_id, 0, 0), timestamp) == want
+    assert json.loads(want)["concurrencyKey"] == key
