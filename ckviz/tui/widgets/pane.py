@@ -114,11 +114,14 @@ class Pane(ScrollView, Generic[Shown], can_focus=True, inherit_bindings=False):
         )
         if same_box:  # only the rows that changed are rendered again
             strips, self._strips = self._strips, {}
+            changed = []
             for i, text in self._drawn.items():
                 if i in strips and _same(text, shown_before.get(i)):
                     self._strips[i] = strips[i]
                 else:
-                    self.refresh_line(i)
+                    changed.append(i)
+            for first, count in _runs(changed):  # a refresh each costs more than a row's render
+                self.refresh_lines(first, count)
             return
         self._strips.clear()
         self._style = style
@@ -197,6 +200,17 @@ class Pane(ScrollView, Generic[Shown], can_focus=True, inherit_bindings=False):
     @abstractmethod
     def layout_rows(self, shown: Shown, palette: KeyPalette, width: int) -> Rows:
         """The rows that draw `shown` at `width` cells (each pane its own)."""
+
+
+def _runs(rows: list[int]) -> list[tuple[int, int]]:
+    """Ascending row indices as (first, count) runs of consecutive ones."""
+    runs: list[tuple[int, int]] = []
+    for i in rows:
+        if runs and runs[-1][0] + runs[-1][1] == i:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((i, 1))
+    return runs
 
 
 def _same(text: Text, before: Text | None) -> bool:
