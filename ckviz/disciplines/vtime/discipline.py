@@ -58,8 +58,9 @@ class VirtualTime:
         """Lowest tag as last read first, ties by member (pass 1's order); a key not yet
         read sits at the floor."""
         tags, floor = self._tags, self._floor()
-        ranked = sorted(active, key=lambda e: (max(tags.get(e.key, floor), floor), e.member))
-        return [e.member for e in ranked]
+        # plain tuples sorted (members are unique): no key function called per entry
+        ranked = sorted([(max(tags.get(e.key, floor), floor), e.member) for e in active])
+        return [member for _, member in ranked]
 
     def upcoming(self, waiting: Waiting, limit: int) -> tuple[str, ...]:
         """`order` over the keys with runs queued (a member sorts as its key), the first
@@ -125,8 +126,8 @@ class VirtualTime:
         s = self.view.state
         if s is None:
             return self.view
-        if not self._tags_in_order:
-            self._tags = dict(sorted(self._tags.items(), key=lambda kv: (kv[1], kv[0])))
+        if not self._tags_in_order:  # (tag, key) tuples sorted: no key function per tag
+            self._tags = {key: tag for tag, key in sorted([(t, k) for k, t in self._tags.items()])}
             self._tags_in_order = True
         return replace(self.view, state=replace(s, tags=dict(self._tags)))  # a snapshot keeps it
 
