@@ -100,7 +100,7 @@ def key_service(
     arrivals += [(since, key) for key, since in (waiting_since or {}).items()]
     arrivals += [(t, key) for key, times in (queued or {}).items() for t in times]
     arrivals.sort(key=lambda a: a[0])  # stable: only how many arrived by each instant matters
-    for _, key in arrivals:
+    for key in dict.fromkeys(key for _, key in arrivals):  # each once, in arrival order
         books.know(key)
     releases: list[tuple[int, int, str]] = []  # (release time, count, key) of held runs
     arrived = held = 0

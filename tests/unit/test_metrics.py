@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ckviz.metrics import contention, jain, percentile, plain_sum, run_metrics
+from ckviz.metrics import Demand, contention, jain, percentile, plain_sum, run_metrics
 from ckviz.model.snapshot import DequeueEvent
 
 
@@ -81,3 +81,14 @@ def test_per_key_waits_and_makespan() -> None:
     assert m.makespan_ms == 30
     assert m.worst_wait_max == 25
     assert m.total_dequeued == 3
+
+
+def test_a_rows_slowdown_is_its_mean_wait_over_its_mean_hold() -> None:
+    # a waits 0 and 10 ms over holds of 20 and 40 ms: 5 / 30; b is never served
+    events = [ev("a", 0, 0, 0), ev("a", 0, 10, 1)]
+    holds = {"a~0#0": 20, "a~0#1": 40}
+    m = run_metrics(events, {"a": 1.0, "b": 1.0}, Demand(holds=holds))
+    a, b = m.per_key
+    assert (a.key, a.mean_wait, a.slowdown) == ("a", 5.0, 5.0 / 30.0)
+    assert (b.key, b.dequeued, b.slowdown) == ("b", 0, None)
+    assert run_metrics(events, {"a": 1.0}).per_key[0].slowdown is None  # no holds known
