@@ -10,6 +10,7 @@ from json.encoder import encode_basestring_ascii
 from typing import Any
 
 INDENT = "  "
+_PLAIN = {str, int, float, bool, type(None)}  # rendered by _scalar whatever the depth
 
 
 class Pieces:
@@ -36,7 +37,7 @@ def _render(node: Any, depth: int) -> Iterator[str]:
     elif isinstance(node, Pieces):
         yield from _render_items(iter(node.items), depth)
     elif isinstance(node, list):
-        if all(not isinstance(v, dict | list | Pieces) for v in node):
+        if _all_plain(node):
             yield _flat_list(node)
         else:
             yield from _render_items(iter(node), depth)
@@ -51,8 +52,11 @@ def _render_dict(node: dict[Any, Any], depth: int) -> Iterator[str]:
     inner = INDENT * (depth + 1)
     sep = "{\n"
     for k, v in node.items():
-        yield f"{sep}{inner}{_scalar(k)}: "
-        yield from _render(v, depth + 1)
+        if type(v) in _PLAIN:  # one piece, not a generator per value (a weights map of 100,000)
+            yield f"{sep}{inner}{_scalar(k)}: {_scalar(v)}"
+        else:
+            yield f"{sep}{inner}{_scalar(k)}: "
+            yield from _render(v, depth + 1)
         sep = ",\n"
     yield "\n" + INDENT * depth + "}"
 
@@ -66,6 +70,12 @@ def _render_items(items: Iterator[Any], depth: int) -> Iterator[str]:
         yield from _render(item, depth + 1)
         sep = ",\n"
     yield "[]" if sep == "[\n" else "\n" + INDENT * depth + "]"
+
+
+def _all_plain(node: list[Any]) -> bool:
+    """No dict, list or Pieces among the items: asked of each distinct type, not each item
+    (a column of 100,000 numbers has one or two)."""
+    return not any(issubclass(kind, dict | list | Pieces) for kind in set(map(type, node)))
 
 
 def _flat_list(node: list[Any]) -> str:

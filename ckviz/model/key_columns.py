@@ -9,6 +9,7 @@ object is null in every column of the group, and a group no row has is left out.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import methodcaller
 from typing import Any
 
 KEY = "key"  # the column every other one is in the order of
@@ -17,12 +18,15 @@ KEY = "key"  # the column every other one is in the order of
 def to_columns(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Rows (dicts, one per key, as model_dump writes them) as columns."""
     names: dict[str, None] = {KEY: None}
-    for row in rows:  # rows agree on their fields but for groups some rows leave out
-        names.update(dict.fromkeys(row))
+    # rows agree on their fields but for groups some rows leave out: each distinct field
+    # list once, in the order rows first have it
+    for fields in dict.fromkeys(map(tuple, rows)):
+        names.update(dict.fromkeys(fields))
     columns: dict[str, Any] = {}
     for name in names:
-        values = [row.get(name) for row in rows]
-        if any(isinstance(v, dict) for v in values):  # a group: a row without it is {}
+        values = list(map(methodcaller("get", name), rows))
+        if any(issubclass(kind, dict) for kind in set(map(type, values))):  # a group:
+            # a row without it is {}
             columns[name] = to_columns_of([v if isinstance(v, dict) else {} for v in values])
         else:
             columns[name] = values
@@ -33,9 +37,9 @@ def to_columns_of(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """A nested group's columns (no `key` of its own): a row lacking the group is {} here and
     null in each column."""
     names: dict[str, None] = {}
-    for row in rows:
-        names.update(dict.fromkeys(row))
-    return {name: [row.get(name) for row in rows] for name in names}
+    for fields in dict.fromkeys(map(tuple, rows)):
+        names.update(dict.fromkeys(fields))
+    return {name: list(map(methodcaller("get", name), rows)) for name in names}
 
 
 class ColumnsError(ValueError):

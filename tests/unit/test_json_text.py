@@ -55,3 +55,15 @@ def test_subclasses_and_specials_are_json_dumps_own() -> None:
     node = {"n": Count(3), "t": True, "nan": float("nan"), "inf": -float("inf"), "é": "ü"}
     assert readable_json(node) == by_json_dumps(node) + "\n"
     assert json.loads(readable_json(node))["nan"] is None
+
+
+def test_a_list_holding_a_dict_or_list_subclass_is_one_item_a_line() -> None:
+    class Row(dict[str, int]):
+        pass
+
+    class Values(list[int]):
+        pass
+
+    node = {"rows": [1, Row(a=1)], "values": [Values([2, 3]), 4], "flat": [1, 2.5, "x", None]}
+    assert readable_json(node) == by_json_dumps(node) + "\n"
+    assert '"flat": [1, 2.5, "x", null]' in readable_json(node)

@@ -50,3 +50,14 @@ def test_the_text_in_pieces_is_the_text_whole() -> None:
     whole = readable_json({**node, "more": []})
     assert "".join(readable_json_pieces(lazy)) == whole
     assert '"key": ["a", "b", "c"]' in whole and '"more": []' in whole
+
+
+def test_columns_come_in_the_order_rows_first_have_them() -> None:
+    rows = [{"key": "a", "x": 1}, {"key": "b", "y": 2, "x": 3}, {"key": "c", "x": 4, "z": 5}]
+    columns = to_columns(rows)
+    assert list(columns) == ["key", "x", "y", "z"]
+    assert columns["y"] == [None, 2, None] and columns["z"] == [None, None, 5]
+    group = to_columns(
+        [{"key": "a"}, {"key": "b", "g": {"q": 1, "p": 2}}, {"key": "c", "g": {"r": 3}}]
+    )
+    assert list(group["g"]) == ["q", "p", "r"] and group["g"]["r"] == [None, None, 3]
