@@ -27,6 +27,7 @@ from ckviz.model.snapshot import ConsumerService
 from ckviz.model.steps import StepScenario
 from ckviz.outputs.writer import OutputError
 from ckviz.sim.clocks import EngineOptions, open_engine
+from ckviz.sim.collector import roomy_young_generation
 from ckviz.sim.engine import Outcome
 from ckviz.store.preflight import refusal
 from ckviz.store.server import connect
@@ -71,7 +72,8 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
             engine.run()
             elapsed_ms = (time.perf_counter() - started) * 1000
             outcome, waiting = engine.outcome(), engine.waiting_since()
-        result = _result(cell, outcome, elapsed_ms, waiting)
+        with roomy_young_generation():  # the figures of every key: as many objects as a trip
+            result = _result(cell, outcome, elapsed_ms, waiting)
         if cell.events_spool is not None:
             _spool(cell, outcome)
         return CellOutcome(cell.index, result, commands_sent=outcome.commands_sent)

@@ -39,6 +39,7 @@ from ckviz.model.steps import StepScenario
 from ckviz.outputs.interrupts import INTERRUPTS
 from ckviz.outputs.writer import Output, OutputError
 from ckviz.sim.clocks import treatment_runs_on
+from ckviz.sim.collector import roomy_young_generation
 from ckviz.sim.footprint import Need, need_of
 from ckviz.sim.workspace import ServerChoice, open_workspace
 from ckviz.store.cluster import Keyspace, cell_tag, route_cells
@@ -212,7 +213,8 @@ def _write_and_print(results: Results, out: Output, tables: Console | None) -> N
     still show the figures."""
     unwritten: OutputError | None = None
     try:
-        write_results(results, out)
+        with roomy_young_generation():  # every run's figures turned into text, run by run
+            write_results(results, out)
     except OutputError as exc:
         unwritten = exc
     if tables is not None:

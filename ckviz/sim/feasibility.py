@@ -20,6 +20,7 @@ from ckviz.inputs.workload import generate
 from ckviz.model.matrix import Treatment
 from ckviz.model.queue import PlannedRun
 from ckviz.model.scenario import Scenario
+from ckviz.sim.collector import roomy_young_generation
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +78,8 @@ def reject_unfinishable(
     (by `limit_ms`, else the scenario's clock limit)."""
     limit_ms = limit_ms or scenario.clock_limit
     for seed in seeds:
-        workload = generate(scenario, seed)
+        with roomy_young_generation():  # 202,000 runs at 100,000 keys, all kept
+            workload = generate(scenario, seed)
         for t in treatments:
             caps = t.caps_on(scenario.caps)
             bound = earliest_finish(workload, scenario.env_limit, caps.per_key, caps.total)

@@ -17,6 +17,7 @@ from ckviz.model.clock import SCORE_BASE, WALL_NOW
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
+from ckviz.sim.collector import roomy_young_generation
 from ckviz.sim.driver import Driver
 from ckviz.sim.driver_config import DriverConfig
 from ckviz.sim.lifecycle import Lifecycle
@@ -77,7 +78,8 @@ def open_cell(
     )
     (discipline, queue), *more = lanes
     with _namespace(queue, [other for _, other in more]):
-        workload = generate(scenario, seed)
+        with roomy_young_generation():  # 202,000 runs at 100,000 keys, all kept
+            workload = generate(scenario, seed)
         yield Driver(config, workload, discipline, queue, more, history, lifecycle)
 
 
