@@ -31,6 +31,8 @@ from ckviz.store.workdirs import WORKDIR_PREFIX, remove_stale_workdirs, write_ow
 RedisMode = Literal["embedded", "url", "docker"]
 _START_TIMEOUT_S = 10.0
 _STOP_TIMEOUT_S = 5.0
+_FIRST_LOOK_S = 0.001  # a server starts in a few ms: look again after 1 ms, then 2, 4... 20
+_LOOK_AT_MOST_S = 0.02
 ENV_TIMEOUT = "CKVIZ_REDIS_TIMEOUT"
 DEFAULT_TIMEOUT_S = 30.0
 PREFLIGHT_TIMEOUT_S = 5.0  # a --redis-url that does not answer at once is said so soon
@@ -165,12 +167,13 @@ def embedded_server(binary: Path | None = None) -> Iterator[RedisServer]:
         version = _wait_until_ready(url, process, workdir)
         yield RedisServer(url=url, mode="embedded", version=version, pid=process.pid)
     finally:
-        _stop(process)
+        _stop(process, socket_path)
         shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _wait_until_ready(url: str, process: subprocess.Popen[bytes], workdir: Path) -> str:
     deadline = time.monotonic() + _START_TIMEOUT_S
+    pause = _FIRST_LOOK_S
     while time.monotonic() < deadline:
         if process.poll() is not None:
             log = (workdir / "redis.log").read_text(errors="replace").strip().splitlines()
@@ -178,20 +181,38 @@ def _wait_until_ready(url: str, process: subprocess.Popen[bytes], workdir: Path)
             raise RedisUnavailable(f"embedded redis-server failed to start: {reason}")
         with contextlib.suppress(redis.RedisError, OSError):
             return server_version(connect(url, socket_timeout=1))
-        time.sleep(0.02)
+        time.sleep(pause)
+        pause = min(2 * pause, _LOOK_AT_MOST_S)
     raise RedisUnavailable(f"embedded redis-server did not answer within {_START_TIMEOUT_S:.0f}s")
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop the server ckviz started (by its own handle, never by name)."""
+def _stop(process: subprocess.Popen[bytes], socket_path: Path) -> None:
+    """Stop the server ckviz started (by its own handle, never by name): SHUTDOWN NOSAVE, on
+    which it exits at once (on SIGTERM it only notes the request, and exits at its next
+    cron tick, up to 100 ms later); SIGTERM if it cannot be asked, SIGKILL if it lingers."""
     if process.poll() is not None:
         return
-    process.terminate()
+    if not _ask_to_shut_down(socket_path):
+        process.terminate()
     try:
         process.wait(timeout=_STOP_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def _ask_to_shut_down(socket_path: Path) -> bool:
+    """Send SHUTDOWN NOSAVE on a connection of its own (not redis-py's: it would retry the
+    connection the server closes on exit); True once the server closed it (it is exiting),
+    False if it could not be asked or answered (an error: it stays up)."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.settimeout(1.0)
+            conn.connect(str(socket_path))
+            conn.sendall(b"*2\r\n$8\r\nSHUTDOWN\r\n$6\r\nNOSAVE\r\n")
+            return conn.recv(1) == b""
+    except OSError:
+        return False
 
 
 def server_version(client: redis.Redis) -> str:
