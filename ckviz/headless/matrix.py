@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from redis.cluster import RedisCluster
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ckviz import __version__
 from ckviz.errors import ExitCode, RedisUnavailable, UsageError, one_line
@@ -230,21 +230,20 @@ def _run_with_progress(
 ) -> tuple[list[CellOutcome], Interrupted | None]:
     # a shard's cells keep the matrix's indices; the count shown is the place in this run
     place = {cell.index: i for i, cell in enumerate(cells)}
-    with _progress(stderr, quiet) as progress:
-        task = progress.add_task("cells", total=len(cells))
+    with _progress_bar(stderr, quiet, len(cells)) as advance:
 
         def on_done(outcome: CellOutcome) -> None:
             cell = cells[place[outcome.index]]
             status = outcome.error or _cell_line(outcome.result)
             if not quiet:
-                progress.console.print(
+                stderr.print(
                     f"[{place[outcome.index] + 1}/{len(cells)}] {cell.scenario.name} "
                     f"{cell.treatment.name} {cell.seed}: {status}",
                     highlight=False,
                     markup=False,
                     soft_wrap=True,
                 )
-            progress.advance(task)
+            advance()
 
         try:
             own = yields_to_server(server)
@@ -274,16 +273,33 @@ def _cell_line(result: RunResult | None) -> str:
     )
 
 
-def _progress(console: Console, quiet: bool) -> Progress:
-    return Progress(
+@contextlib.contextmanager
+def _progress_bar(console: Console, quiet: bool, total: int) -> Iterator[Callable[[], None]]:
+    """A bar of cells done on a terminal, gone when the run ends; its `advance`. Elsewhere
+    (a CI log, a file: nothing would be drawn) nothing: no drawing thread, and rich's live
+    display not even imported."""
+    if quiet or not console.is_interactive:
+        yield lambda: None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    bar = Progress(
         TextColumn("[bold]ckviz"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=console,
         transient=True,
-        disable=quiet,
     )
+    with bar:
+        task = bar.add_task("cells", total=total)
+        yield lambda: bar.advance(task)
 
 
 def assemble(
