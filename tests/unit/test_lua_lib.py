@@ -36,3 +36,10 @@ def test_a_script_gets_what_it_calls_and_what_that_calls_in_the_libs_order() -> 
 
 def test_a_script_calling_nothing_gets_nothing() -> None:
     assert with_lib(LIB, "return 1\n") == "return 1\n"
+
+
+def test_a_function_is_kept_for_its_whole_name_only() -> None:
+    assert with_lib(LIB, "return lowest(1) + mid_x + x.mid2\n") == (
+        "return lowest(1) + mid_x + x.mid2\n"
+    )
+    assert "local function low" in with_lib(LIB, "return {low(1)}\n")
