@@ -1,0 +1,71 @@
+"""What a `ckviz --headless` process does besides its cells: it loads only what the matrix
+needs, and stops the server it started without waiting for the server's next tick."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ckviz.store.server import _ask_to_shut_down, find_redis_server
+
+# `ckviz` as its entry point runs it, the loaded modules written at the very end
+RUN_AND_LIST = """
+import atexit, json, sys
+listed = sys.argv[1]
+atexit.register(lambda: json.dump(sorted(sys.modules), open(listed, "w")))
+sys.argv = ["ckviz", *sys.argv[2:]]
+from ckviz.cli import run
+run()
+"""
+
+# what the terminal app, the other commands and a terminal's progress bar need, not a matrix
+NOT_ON_THE_PATH = (
+    "textual",
+    "ckviz.tui",
+    "ckviz.hunt",
+    "ckviz.stress",
+    "ckviz.report.html",
+    "ckviz.report.markdown",
+    "ckviz.report.plots",
+    "ckviz.report.findings",
+    "rich.progress",
+    "rich.live",
+)
+
+
+def test_a_headless_run_loads_no_app_no_other_command_and_no_progress_bar(tmp_path: Path) -> None:
+    listed = tmp_path / "modules.json"
+    out = tmp_path / "results.json"
+    args = ["--headless", "--scenario", "micro_skew", "--discipline", "baseline", "--seeds", "a"]
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_AND_LIST, str(listed), *args, "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    modules = json.loads(listed.read_text())
+    assert json.loads(out.read_text())["complete"] is True
+    assert "ckviz.sim.driver" in modules and "ckviz.headless.report" in modules  # a real run
+    loaded = [m for m in modules if m.startswith(NOT_ON_THE_PATH)]
+    assert loaded == []
+
+
+def test_the_embedded_server_exits_when_asked_to_shut_down(tmp_path: Path) -> None:
+    socket_path = tmp_path / "redis.sock"
+    command = [str(find_redis_server()), "--port", "0", "--unixsocket", str(socket_path)]
+    command += ["--save", "", "--appendonly", "no", "--dir", str(tmp_path)]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while not _ask_to_shut_down(socket_path):  # refused until it listens
+            assert time.monotonic() < deadline and server.poll() is None
+            time.sleep(0.01)
+        assert server.wait(timeout=5) == 0  # no signal needed: it exited on its own
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
