@@ -241,6 +241,8 @@ def print_scripts(scripts: list[Call]) -> None:
             f"    slowest script call: {call.ms:8.2f} ms  {call.name}"
             f" ({call.lost_ms:.2f} ms lost inside single-element commands)"
         )
+        if call.inside:
+            print(f"        its slowest command logged: {call.inside}")
     for call in own[:3]:
         print(f"    slowest without the lost time: {call.own_ms:8.2f} ms  {call.name}")
 

@@ -145,6 +145,8 @@ class Call:
     name: str
     words: str  # the command as logged, the session token masked: the call's logical point
     lost_ms: float = 0.0  # in the script's single-element commands logged over the threshold
+    inside: str = ""  # the slowest of the script's own commands logged, "ms command"
+    at: int = 0  # when it was logged (unix seconds)
 
     @property
     def own_ms(self) -> float:
@@ -157,19 +159,21 @@ def calls(log: Iterable[Mapping[str, Any]], names: Mapping[str, str]) -> list[Ca
     name). A script's own commands (logged by the Lua client, just before the script's own
     entry: nothing else runs meanwhile) are not calls of their own: they give the script its
     lost time."""
-    found, lost = [], 0.0
+    found, lost, inside = [], 0.0, (0.0, "")
     for entry in sorted(log, key=lambda e: e["id"]):
         words = _SESSION_TOKEN.sub(":*:", _text(entry["command"])).split()
         ms = entry["duration"] / 1000
         if _text(entry.get("client_address", "")) == _LUA_CLIENT:
             lost += ms if one_element(words) else 0.0
+            inside = max(inside, (ms, " ".join(words[:2] + words[2:5])))
             continue
         if words and words[0].upper() == "EVALSHA" and len(words) > 1:
             name = f"EVALSHA {names.get(words[1], words[1][:8])}"
         else:
             name = " ".join(words[:2])
-        found.append(Call(ms, name, " ".join(words), min(lost, ms)))
-        lost = 0.0
+        shown = f"{inside[0]:.2f} ms {inside[1]}" if inside[1] else ""
+        found.append(Call(ms, name, " ".join(words), min(lost, ms), shown, entry["start_time"]))
+        lost, inside = 0.0, (0.0, "")
     return sorted(found, key=lambda c: c.ms, reverse=True)
 
 
@@ -181,8 +185,9 @@ def write_calls(path: Path, found: Iterable[Call]) -> None:
     """The calls as JSON Lines, for a later run's `recurring`."""
     with path.open("w") as out:
         for call in found:
-            fields = {"ms": call.ms, "lost_ms": call.lost_ms, "name": call.name}
-            out.write(json.dumps(fields | {"words": call.words}) + "\n")
+            fields = {"ms": call.ms, "lost_ms": call.lost_ms, "inside": call.inside}
+            fields |= {"at": call.at, "name": call.name, "words": call.words}
+            out.write(json.dumps(fields) + "\n")
 
 
 def read_calls(path: Path) -> dict[str, list[float]]:
