@@ -36,7 +36,7 @@ from typing import Any
 
 from ckviz.disciplines.vtime.door import SCRIPTS as VTIME_SCRIPTS
 from ckviz.store.scripts import RUN_QUEUE
-from ckviz.store.server import RedisServer, open_server
+from ckviz.store.server import RedisServer, embedded_server
 
 try:  # as a module (python -m bench.keys_100k) or from bench/scaling.py's folder
     from bench.server_watch import (
@@ -275,18 +275,20 @@ def hundred_k(
     isolated: bool = False,
     calls_file: Path | None = None,
     earlier: dict[str, list[float]] | None = None,
+    binary: Path | None = None,
 ) -> None:
     """Run the scenario (resized to `keys` light keys) `repeat` times on one fresh embedded
     server and print the figures; `isolated`: the server pinned to a CPU at real-time
     priority; `calls_file`: where to write the last run's logged calls; `earlier`: a former
-    run's calls, to say which slow calls recur."""
+    run's calls, to say which slow calls recur; `binary`: a redis-server other than ckviz's."""
     name = "ck_100k_keys" if keys == 100_000 else f"ck_100k_keys resized to {keys:,} light keys"
     title = (
         f"{name} ({keys + 1:,} keys), {' + '.join(disciplines)}, seed-a, checks on, --jobs {jobs}"
     )
-    with open_server() as server, tempfile.TemporaryDirectory() as folder:
+    with embedded_server(binary) as server, tempfile.TemporaryDirectory() as folder:
         assert server.pid is not None
         cpu, how = isolate(server.pid) if isolated else (None, "the server at normal priority")
+        how = f"redis-server {server.version}; {how}"
         client = server.client()
         out = Path(folder) / "results.json"
         scenario = "ck_100k_keys" if keys == 100_000 else resized(keys, Path(folder))
@@ -314,6 +316,11 @@ def main() -> None:
     parser.add_argument(
         "--recurring", type=Path, help="a former run's --calls file: which slow calls recur"
     )
+    parser.add_argument(
+        "--redis-server",
+        type=Path,
+        help="this redis-server binary instead of ckviz's own (another version or allocator)",
+    )
     args = parser.parse_args()
     earlier = None
     if args.recurring is not None:
@@ -329,6 +336,7 @@ def main() -> None:
         args.isolate,
         args.calls,
         earlier,
+        args.redis_server,
     )
 
 
