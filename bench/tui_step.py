@@ -172,10 +172,23 @@ async def pressed(app: Any, act: Any, wait: bool) -> float:
     act()
     if wait:
         await app.handled.wait()
+    await repaints_delivered(app)
     app.screen._on_timer_update()  # render now, as the screen's update timer would
     if player_of(app).error is not None:
         raise SystemExit(f"the app failed: {player_of(app).error}")
     return time.perf_counter() - start
+
+
+async def repaints_delivered(app: Any) -> None:
+    """Let the widgets' repaint requests reach the screen: a widget asks with a message its own
+    task handles, which then tells the screen with another. A press handled at once (back,
+    replay) returns before any of them has run: rendering right after it rendered nothing, so
+    its drawing went untimed."""
+    nodes = [app.screen, *app.screen.walk_children()]
+    for _ in range(100):
+        await asyncio.sleep(0)
+        if all(node._message_queue.empty() for node in nodes):
+            return
 
 
 async def interactions(client: Any, path: Path, steps: int, discipline: str) -> Samples:

@@ -1,11 +1,17 @@
 """A step renders again only the pane rows that changed: what the screen shows is still every
-row as the pane draws it now, never a row of an earlier step."""
+row as the pane draws it now, never a row of an earlier step, and a row that draws as it did
+is not rendered again."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
+import pytest
+from rich.style import Style
+from rich.text import Text
 from textual.geometry import Region
+from textual.strip import Strip
 
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.widgets.pane import Pane, panes_in
@@ -39,3 +45,42 @@ async def test_every_step_shows_each_panes_rows_as_drawn_now(make_app: MakeApp) 
             assert len(panes) >= 5
             for pane in panes:
                 assert stale_rows(pane) == [], type(pane).__name__
+
+
+def on_screen(pane: Pane) -> dict[int, tuple[str, list[object]]]:
+    """The rows on screen, by index: their text and spans."""
+    top = int(pane.scroll_offset.y)
+    shown = range(top, min(len(pane.rows), top + pane.text_height))
+    return {i: (pane.rows[i].plain, list(pane.rows[i].spans)) for i in shown}
+
+
+async def test_a_step_renders_again_only_the_rows_that_changed(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the other half of the repaint check: a row that draws as it did keeps its rendered line
+    renders: Counter[int] = Counter()
+    render = Pane._strip
+
+    def counted(pane: Pane, text: Text, style: Style) -> Strip:
+        renders[id(pane)] += 1
+        return render(pane, text, style)
+
+    monkeypatch.setattr(Pane, "_strip", counted)
+    app = make_app("ck_skew", "sfq")
+    kept = 0
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for _ in range(10):
+            panes = panes_in(app.screen)
+            before = {id(p): (on_screen(p), p.virtual_size, p.text_width) for p in panes}
+            renders.clear()
+            await press(pilot, "space")
+            for pane in panes:
+                rows, box, width = before[id(pane)]
+                if (pane.virtual_size, pane.text_width) != (box, width):
+                    continue  # a new box is rendered whole
+                now = on_screen(pane)
+                changed = [i for i, row in now.items() if rows.get(i) != row]
+                assert renders[id(pane)] == len(changed), type(pane).__name__
+                kept += len(now) - len(changed)
+    assert kept > 0  # some rows on screen stayed as they were, and were not rendered again
