@@ -10,8 +10,9 @@ Part 2, the default matrix run cell after cell on one connection, against its *p
 floor*: the very command stream those cells sent, replayed into the same namespaces in large
 packets, so only the waiting on replies differs; and run by `ckviz --headless` as a user runs
 it (its own embedded server, its default --jobs), with the CPU of all its processes (its
-server's included). On Linux the one-connection run also counts the server's read() and
-write() calls per round trip (/proc/PID/io).
+server's included). The one-connection run also prints the CPU of ckviz and of its server
+(a wall time on a shared machine moves with what else runs; the CPU much less), and on Linux
+counts the server's read() and write() calls per round trip (/proc/PID/io).
 
 Part 3, `ck_many_keys` (10,001 keys, 3 seeds) run whole by `ckviz --headless`, checks on,
 for the disciplines whose order the Lua keeps (baseline, vtime): the aim is under 20 s.
@@ -207,6 +208,7 @@ def matrix_run(server: Any, client: Any, tree: Path) -> tuple[float, ...]:
     root = new_namespace("ckviz-bench")
     trips = [0]
     calls = server_syscalls(getattr(server, "pid", None))
+    cpu_before = own_cpu(), server_cpu(client)
     started = time.perf_counter()
     with recording(trips) as stream:
         for i, sc in enumerate(scenarios):
@@ -216,6 +218,7 @@ def matrix_run(server: Any, client: Any, tree: Path) -> tuple[float, ...]:
                     with open_cell(client, sc, seed, treatment, prefix) as driver:
                         driver.run()
     wall = time.perf_counter() - started
+    ckviz_cpu, redis_cpu = own_cpu() - cpu_before[0], server_cpu(client) - cpu_before[1]
     reads, writes = (
         b - a for a, b in zip(calls, server_syscalls(getattr(server, "pid", None)), strict=True)
     )
@@ -223,7 +226,20 @@ def matrix_run(server: Any, client: Any, tree: Path) -> tuple[float, ...]:
     delete_prefix(client, root)
     headless, cpu = headless_run(None, tree)
     per_trip = max(trips[0], 1)
-    return wall, headless, floor, len(stream), cpu, reads / per_trip, writes / per_trip
+    trip = (reads / per_trip, writes / per_trip)
+    return wall, headless, floor, len(stream), cpu, *trip, ckviz_cpu, redis_cpu
+
+
+def own_cpu() -> float:
+    """This process's CPU seconds (user and system)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def server_cpu(client: Any) -> float:
+    """The server's CPU seconds (user and system) so far, as it counts them."""
+    cpu = client.info("cpu")
+    return float(cpu["used_cpu_user"]) + float(cpu["used_cpu_sys"])
 
 
 def matrix_vs_floor(trees: dict[str, Path], server: Any, client: Any, repeat: int) -> None:
@@ -235,10 +251,11 @@ def matrix_vs_floor(trees: dict[str, Path], server: Any, client: Any, repeat: in
                 got = matrix_run(server, client, tree)
             else:
                 got = run_child(tree, {"kind": "matrix", "tree": str(tree)})
-            wall, headless, floor, commands, cpu, reads, writes = got
+            wall, headless, floor, commands, cpu, reads, writes, ckviz_cpu, redis_cpu = got
             rows[name].append((wall, headless, floor))
             print(
-                f"{name} run {attempt}: one connection {wall:.2f} s, `ckviz --headless`"
+                f"{name} run {attempt}: one connection {wall:.2f} s (CPU ckviz {ckviz_cpu:.2f} s"
+                f" + server {redis_cpu:.2f} s), `ckviz --headless`"
                 f" {headless:.2f} s (CPU {cpu:.2f} s), floor {floor:.2f} s ({commands:.0f}"
                 f" commands): {wall / floor:.2f}x / {headless / floor:.2f}x the floor;"
                 f" one connection: the server's reads / writes per trip {reads:.2f} / {writes:.2f}",
