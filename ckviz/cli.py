@@ -7,6 +7,7 @@ import os
 import sys
 from typing import NoReturn
 
+from ckviz.commands.loading import whole_process
 from ckviz.commands.main import main
 from ckviz.outputs.interrupts import INTERRUPTS
 
@@ -17,6 +18,7 @@ def run() -> NoReturn:
     # ckviz's models use no pydantic plugin; looking for them reads every installed package's
     # entry points when the first model is built (~25 ms of each start). A user's setting wins.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    whole_process()  # what the command loads may be frozen out of the collector's way
     code = main()
     INTERRUPTS.done()  # a repeat of the stop arriving while the interpreter exits changes nothing
     # What is left is freed by the exit: the interpreter's last collections need not trace it

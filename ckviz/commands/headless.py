@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import argparse
 
+from ckviz.commands.loading import loading
+
 
 def run_headless(ns: argparse.Namespace) -> int:
-    from rich.console import Console
+    with loading():  # the matrix's modules and scenarios: kept to the end
+        from rich.console import Console
 
-    from ckviz.commands.redis_options import server_choice
-    from ckviz.headless.matrix import run_matrix, stdout_console
-    from ckviz.headless.plan import plan_from_args
+        from ckviz.commands.redis_options import server_choice
+        from ckviz.headless.matrix import run_matrix, stdout_console
+        from ckviz.headless.plan import plan_from_args
 
-    plan = plan_from_args(ns)
-    choice = server_choice(ns)
+        plan = plan_from_args(ns)
+        choice = server_choice(ns)
     return run_matrix(plan, choice, stdout_console(quiet=ns.quiet), Console(stderr=True))

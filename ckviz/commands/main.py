@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ckviz.commands.catalog import SUBCOMMANDS
+from ckviz.commands.loading import loading
 from ckviz.commands.parsing import closest
 from ckviz.errors import CkvizError, ExitCode, UsageError, echo, one_line
 from ckviz.outputs.interrupts import INTERRUPTS
@@ -48,19 +49,23 @@ def _command(args: list[str]) -> int:
 
 
 def dispatch(args: list[str]) -> int:
-    from ckviz.inputs.scenario_files import TRACE_PATHS
-
-    TRACE_PATHS.outside = False  # until a command's flag says otherwise
     first = args[0] if args else ""
+    with loading():
+        from ckviz.inputs.scenario_files import TRACE_PATHS
+
+        TRACE_PATHS.outside = False  # until a command's flag says otherwise
+        if first in SUBCOMMANDS:
+            module = importlib.import_module(SUBCOMMANDS[first].module)
+        else:
+            refuse_mistyped_subcommand(first)
+            from ckviz.commands.root import build_parser, run
+
+            parser = build_parser()
+            ns = parser.parse_args(args)
     if first in SUBCOMMANDS:
-        module = importlib.import_module(SUBCOMMANDS[first].module)
         code: int = module.main(args[1:])
         return code
-    refuse_mistyped_subcommand(first)
-    from ckviz.commands.root import build_parser, run
-
-    parser = build_parser()
-    return run(parser.parse_args(args), parser)
+    return run(ns, parser)
 
 
 def refuse_mistyped_subcommand(word: str) -> None:
