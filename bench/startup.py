@@ -11,6 +11,7 @@ prints per phase the min and median wall milliseconds over --repeat runs:
   start        the interpreter, up to the first line of the probe (spawn to running)
   to main      importing the command's entry point, up to main()
   parser       main() up to the plan: the parser built, the flags read (imports included)
+  early server start   the embedded server started while the matrix loads (if the tree does)
   plan         the flags into a plan: scenarios loaded and checked (imports included)
   server start the embedded server started and answering (open_server's entry)
   workspace    the rest of the workspace's entry: namespace claimed, eviction checked
@@ -52,6 +53,7 @@ PHASES = (
     "start",
     "to main",
     "parser",
+    "early server start",
     "plan",
     "server start",
     "workspace",
@@ -105,12 +107,15 @@ def phases_of(notes: dict, spawned: float, gone: float, imports: float) -> dict[
     spent["workspace"] -= spent["server start"] + spent["server stop"] + spent["sweep"]
     main_spans = [(b, e) for n, b, e in spans if n == "main"]
     main_begun, main_ended = main_spans[0] if main_spans else (notes["started"], notes["returned"])
-    inside = sum(spent[p] for p in INSIDE_MAIN) + spent["server start"]
+    inside = (
+        sum(spent[p] for p in INSIDE_MAIN) + spent["server start"] + spent["early server start"]
+    )
     inside += spent["server stop"] + spent["sweep"]
     spent["start"] = notes["started"] - spawned
     spent["to main"] = main_begun - notes["started"]
     plans = [b for n, b, _ in spans if n == "plan"]
     spent["parser"] = (plans[0] - main_begun) if plans else 0.0
+    spent["parser"] -= spent["early server start"]
     spent["rest of main"] = (main_ended - main_begun) - inside - spent["parser"]
     spent["exit"] = gone - main_ended
     spent["total"] = gone - spawned

@@ -29,7 +29,10 @@ from typing import Any  # noqa: E402
 TIMED: dict[str, list[tuple[str, str, str]]] = {
     "ckviz.commands.main": [("main", "main", "call")],
     "ckviz.headless.plan": [("plan_from_args", "plan", "call")],
-    "ckviz.store.server": [("embedded_server", "server", "context")],
+    "ckviz.store.server": [
+        ("embedded_server", "server", "context"),
+        ("server_started_early", "early server", "context"),
+    ],
     "ckviz.sim.workspace": [("open_workspace", "workspace", "context")],
     "ckviz.headless.runner": [("run_cells", "cells", "call")],
     "ckviz.headless.matrix": [("assemble", "assemble", "call")],

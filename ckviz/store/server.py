@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import functools
 import importlib.util
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -25,12 +21,12 @@ from redis.cluster import RedisCluster
 
 from ckviz.errors import RedisUnavailable, ServerRefused, UsageError, echo, first_line
 from ckviz.store.cluster import cluster_client
+from ckviz.store.launch import die_with_parent as die_with_parent
+from ckviz.store.launch import launch, started_early, take_early
 from ckviz.store.preflight import check_url, check_writable, raise_refusal, redact
-from ckviz.store.workdirs import WORKDIR_PREFIX, remove_stale_workdirs, write_owners
 
 RedisMode = Literal["embedded", "url", "docker"]
 _START_TIMEOUT_S = 10.0
-_STOP_TIMEOUT_S = 5.0
 _FIRST_LOOK_S = 0.001  # a server starts in a few ms: look again after 1 ms, then 2, 4... 20
 _LOOK_AT_MOST_S = 0.02
 ENV_TIMEOUT = "CKVIZ_REDIS_TIMEOUT"
@@ -108,67 +104,26 @@ def find_redis_server() -> Path:
     )
 
 
-def die_with_parent(parent_pid: int | None = None) -> None:
-    """In the child: ask Linux to SIGTERM us if ckviz dies, so no server outlives it.
-
-    If `parent_pid` died before we asked (the signal is not sent retroactively), exit now."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    if parent_pid is not None and os.getppid() != parent_pid:
-        os._exit(1)
-
-
 @contextlib.contextmanager
 def embedded_server(binary: Path | None = None) -> Iterator[RedisServer]:
-    """Start a private redis-server on a unix socket, without persistence; stop it on exit."""
-    binary = binary or find_redis_server()
-    remove_stale_workdirs()
-    workdir = Path(tempfile.mkdtemp(prefix=WORKDIR_PREFIX))
-    write_owners(workdir, os.getpid())
-    socket_path = workdir / "redis.sock"
-    command = [
-        str(binary),
-        "--port",
-        "0",
-        "--unixsocket",
-        str(socket_path),
-        "--unixsocketperm",
-        "700",
-        "--save",
-        "",
-        "--appendonly",
-        "no",
-        "--dir",
-        str(workdir),
-        "--daemonize",
-        "no",
-        "--loglevel",
-        "warning",
-        "--logfile",
-        str(workdir / "redis.log"),
-    ]
-    # A process group of its own keeps the terminal's Ctrl-C (and a signal to ckviz's group)
-    # away from the server: ckviz stops it itself, after deleting its keys. Not a session of
-    # its own: where Linux groups the scheduling by session (autogroup, the desktop default),
-    # the server then shares ckviz's group, in which the workers yield to it (runner.py); in a
-    # group of its own it waited for a core twice as long as it ran on a busy machine.
-    process = subprocess.Popen(
-        command,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        process_group=0,
-        preexec_fn=functools.partial(die_with_parent, os.getpid()),
-    )
+    """A private redis-server on a unix socket, without persistence (the one started early,
+    if any and no `binary` is named: store/launch.py), once it answers; stopped on exit."""
+    started = (take_early() if binary is None else None) or launch(binary or find_redis_server())
     try:
-        write_owners(workdir, os.getpid(), process.pid)
-        url = f"unix://{socket_path}"
-        version = _wait_until_ready(url, process, workdir)
-        yield RedisServer(url=url, mode="embedded", version=version, pid=process.pid)
+        version = _wait_until_ready(started.url, started.process, started.workdir)
+        yield RedisServer(
+            url=started.url, mode="embedded", version=version, pid=started.process.pid
+        )
     finally:
-        _stop(process, socket_path)
-        shutil.rmtree(workdir, ignore_errors=True)
+        started.stop()
+
+
+def server_started_early(mode: str, url: str | None) -> contextlib.AbstractContextManager[None]:
+    """Start the embedded server now, when `mode` and `url` say it will be used (no URL), for
+    the next `embedded_server()` inside to take; stopped on leaving."""
+    if url or mode != "embedded":
+        return contextlib.nullcontext()
+    return started_early(find_redis_server)
 
 
 def _wait_until_ready(url: str, process: subprocess.Popen[bytes], workdir: Path) -> str:
@@ -184,35 +139,6 @@ def _wait_until_ready(url: str, process: subprocess.Popen[bytes], workdir: Path)
         time.sleep(pause)
         pause = min(2 * pause, _LOOK_AT_MOST_S)
     raise RedisUnavailable(f"embedded redis-server did not answer within {_START_TIMEOUT_S:.0f}s")
-
-
-def _stop(process: subprocess.Popen[bytes], socket_path: Path) -> None:
-    """Stop the server ckviz started (by its own handle, never by name): SHUTDOWN NOSAVE, on
-    which it exits at once (on SIGTERM it only notes the request, and exits at its next
-    cron tick, up to 100 ms later); SIGTERM if it cannot be asked, SIGKILL if it lingers."""
-    if process.poll() is not None:
-        return
-    if not _ask_to_shut_down(socket_path):
-        process.terminate()
-    try:
-        process.wait(timeout=_STOP_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
-def _ask_to_shut_down(socket_path: Path) -> bool:
-    """Send SHUTDOWN NOSAVE on a connection of its own (not redis-py's: it would retry the
-    connection the server closes on exit); True once the server closed it (it is exiting),
-    False if it could not be asked or answered (an error: it stays up)."""
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(1.0)
-            conn.connect(str(socket_path))
-            conn.sendall(b"*2\r\n$8\r\nSHUTDOWN\r\n$6\r\nNOSAVE\r\n")
-            return conn.recv(1) == b""
-    except OSError:
-        return False
 
 
 def server_version(client: redis.Redis) -> str:

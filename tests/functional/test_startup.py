@@ -4,12 +4,18 @@ needs, and stops the server it started without waiting for the server's next tic
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-from ckviz.store.server import _ask_to_shut_down, find_redis_server
+import pytest
+
+from ckviz.store import launch as launch_module
+from ckviz.store.launch import ask_to_shut_down
+from ckviz.store.server import embedded_server, find_redis_server, server_started_early
 
 # `ckviz` as its entry point runs it, the loaded modules written at the very end
 RUN_AND_LIST = """
@@ -61,7 +67,7 @@ def test_the_embedded_server_exits_when_asked_to_shut_down(tmp_path: Path) -> No
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 10
-        while not _ask_to_shut_down(socket_path):  # refused until it listens
+        while not ask_to_shut_down(socket_path):  # refused until it listens
             assert time.monotonic() < deadline and server.poll() is None
             time.sleep(0.01)
         assert server.wait(timeout=5) == 0  # no signal needed: it exited on its own
@@ -69,3 +75,34 @@ def test_the_embedded_server_exits_when_asked_to_shut_down(tmp_path: Path) -> No
         if server.poll() is None:
             server.kill()
             server.wait()
+
+
+def test_a_server_started_early_is_the_one_the_command_gets_and_none_is_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with server_started_early("embedded", None):
+        early = launch_module._early[0]
+        with embedded_server() as server:
+            assert server.pid == early.process.pid and launch_module._early == []
+        assert early.process.poll() is not None
+    with server_started_early("embedded", None):
+        untaken = launch_module._early[0]
+    assert untaken.process.poll() is not None and launch_module._early == []
+    with server_started_early("embedded", "redis://elsewhere:6379"):
+        assert launch_module._early == []  # a URL: nothing to start
+    assert list(tmp_path.glob("ckviz-redis-*")) == []
+
+
+def test_a_refused_flag_after_the_early_start_leaves_no_server_folder(tmp_path: Path) -> None:
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    env.pop("CKVIZ_REDIS_URL", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "ckviz", "--headless", "--scenario", "no_such_scenario"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "unknown scenario 'no_such_scenario'" in done.stderr
+    assert list(tmp_path.glob("ckviz-redis-*")) == []
