@@ -27,11 +27,11 @@ prints per phase the min and median wall milliseconds over --repeat runs:
   imports      of all the above: every import, wherever it happens (-X importtime's
                top-level entries; forked workers' own imports too, if any)
 
-Two cache modes: `none` as this machine runs ckviz when PYTHONDONTWRITEBYTECODE=1 is set and
-no __pycache__ is next to the sources (every process compiles what it imports), and `warm`
-with a bytecode cache (PYTHONPYCACHEPREFIX: a folder of this bench's, filled by one untimed
-run first). --against REV runs REV's ckviz too (bench/trees.py), the trees alternating run by
-run so that both see the same load.
+Two cache modes, each tree with a bytecode cache of its own (PYTHONPYCACHEPREFIX, filled by
+one untimed run first): `warm`, everything cached; `none`, all but ckviz's own modules, which
+every process compiles again (PYTHONDONTWRITEBYTECODE=1, as this machine runs ckviz: the
+libraries' caches were written once, a checkout's modules change). --against REV runs REV's
+ckviz too (bench/trees.py), the trees alternating run by run so that both see the same load.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -135,19 +136,20 @@ def imports_seconds(stderr: str) -> float:
     return total / 1e6
 
 
-def cache_env(tree: Path, mode: str, cache: Path) -> dict[str, str]:
-    env = env_of(tree)
-    if mode == "warm":
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(cache)
-    else:
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
-        env.pop("PYTHONPYCACHEPREFIX", None)
-    return env
-
-
-def cached_sources(tree: Path) -> int:
-    return sum(1 for _ in (tree / "ckviz").rglob("__pycache__"))
+def cache_envs(tree: Path, ckviz_args: list[str], folder: Path) -> dict[str, dict[str, str]]:
+    """The child's environment per cache mode, for `tree`: a bytecode cache of its own filled
+    by one untimed run (`warm`), and a copy of it without ckviz's modules, which nothing
+    writes to (`none`)."""
+    warm_cache = folder / f"pyc-warm-{tree.name}-{len(list(folder.iterdir()))}"
+    warm = {**env_of(tree), "PYTHONPYCACHEPREFIX": str(warm_cache)}
+    warm.pop("PYTHONDONTWRITEBYTECODE", None)
+    one_run(tree, warm, ckviz_args, folder)
+    cold_cache = warm_cache.with_name(warm_cache.name.replace("warm", "none"))
+    shutil.copytree(warm_cache, cold_cache)
+    shutil.rmtree(cold_cache / tree.resolve().relative_to("/") / "ckviz")
+    none = {**env_of(tree), "PYTHONPYCACHEPREFIX": str(cold_cache)}
+    none["PYTHONDONTWRITEBYTECODE"] = "1"
+    return {"warm": warm, "none": none}
 
 
 def main() -> None:
@@ -162,19 +164,12 @@ def main() -> None:
         trees = {"this tree": ROOT}
         if args.against:
             trees = {args.against: export_tree(args.against, Path(tmp)), **trees}
-        for name, tree in trees.items():
-            if "none" in modes and cached_sources(tree):
-                print(f"note: {name} has __pycache__ folders: 'none' reads them", file=sys.stderr)
+        envs = {name: cache_envs(tree, args.ckviz_args, Path(tmp)) for name, tree in trees.items()}
         samples: dict[tuple[str, str], list[dict[str, float]]] = {}
         for mode in modes:
-            envs = {}
-            for name, tree in trees.items():
-                envs[name] = cache_env(tree, mode, Path(tmp) / f"pyc-{len(envs)}")
-                if mode == "warm":  # fill the cache: one untimed run
-                    one_run(tree, envs[name], args.ckviz_args, Path(tmp))
             for attempt in range(args.repeat):
                 for name, tree in trees.items():
-                    got = one_run(tree, envs[name], args.ckviz_args, Path(tmp))
+                    got = one_run(tree, envs[name][mode], args.ckviz_args, Path(tmp))
                     samples.setdefault((mode, name), []).append(got)
                     print(
                         f"{mode} cache, {name}, run {attempt + 1}: total {got['total']:.2f} s, "
