@@ -5,7 +5,6 @@ flag it was probably meant to be."""
 from __future__ import annotations
 
 import argparse
-import difflib
 from collections.abc import Iterable
 from typing import Any, NoReturn
 
@@ -40,6 +39,8 @@ class CommandParser(argparse.ArgumentParser):
 
 def closest(word: str, choices: Iterable[str]) -> str | None:
     """The choice `word` most likely misspells, if any is close enough."""
+    import difflib  # only a mistake needs it
+
     found = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.75)
     return found[0] if found else None
 

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ckviz.errors import UsageError, echo
-from ckviz.headless.junit import junit_xml
 from ckviz.model.results import CheckResult, Results
 from ckviz.outputs.writer import Output, append_output, write_output
 
@@ -62,6 +61,8 @@ def write_ci_outputs(
     cannot be written raises OutputError naming it (the results file is already safe)."""
     written = []
     if junit is not None:
+        from ckviz.headless.junit import junit_xml  # XML's modules only when asked for
+
         write_output(junit, junit_xml(results.checks or []))
         written.append(f"junit: {junit}")
     if summary_md is None and step_summary is None:

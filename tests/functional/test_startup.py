@@ -39,6 +39,8 @@ NOT_ON_THE_PATH = (
     "ckviz.report.findings",
     "rich.progress",
     "rich.live",
+    "xml",  # --junit's
+    "difflib",  # a mistyped name's
 )
 
 
