@@ -165,7 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="worker processes for independent cells (default: 2 x cores + 1, at most 16)",
+        help="cells run at once, in threads of one worker process per core "
+        "(default: 3 x cores, at most 16)",
     )
     p.add_argument(
         "--check",

@@ -364,21 +364,22 @@ def shard_info(plan: MatrixPlan, results: Results, redis_version: str) -> ShardI
     )
 
 
-MAX_DEFAULT_JOBS = 16  # one server serves every worker: past a dozen or so it is the limit
+MAX_DEFAULT_JOBS = 16  # one server serves every cell in flight: past a dozen or so it is the limit
 
 
 def max_jobs() -> int:
-    """The most workers `--jobs` may ask for: each is a forked copy of ckviz (~50 MB) with
-    its own connection, and past a few per core they only queue for the cores and the one
-    server (200 asked for forked 78 workers and ~4 GB before this cap)."""
+    """The most cells in flight `--jobs` may ask for: each holds its scenario's runs on the
+    server and its own in the worker's memory, and past a few per core they only queue for
+    the cores and the one server (200 asked for, when each was a process, forked 78 workers
+    and ~4 GB before this cap)."""
     return max(4 * (os.cpu_count() or 1), MAX_DEFAULT_JOBS)
 
 
 def default_jobs() -> int:
-    """Twice the cores, plus one: a worker spends about half of a cell waiting on Redis's
-    replies, so two per core keep the cores busy; forked workers cost little to start
-    (measured with bench/matrix.py: docs/performance.md)."""
-    return min(2 * (os.cpu_count() or 1) + 1, MAX_DEFAULT_JOBS)
+    """Three cells in flight per core (in threads of one worker process per core): a cell
+    waits on Redis's replies for about half of its time, and while one thread waits another
+    advances its cell (measured with bench/scaling.py: docs/performance.md)."""
+    return min(3 * (os.cpu_count() or 1), MAX_DEFAULT_JOBS)
 
 
 PIPED_WIDTH = 10_000  # wider than any table: piped tables are never cut with "…"

@@ -75,14 +75,14 @@ def _positive(flag: str, value: int | None) -> int | None:
 
 
 def _jobs(value: int | None) -> int:
-    """Worker processes: the flag's, at most max_jobs(); else the default."""
+    """Cells in flight: the flag's, at most max_jobs(); else the default."""
     if value is None:
         return default_jobs()
     _positive("--jobs", value)
     if value > max_jobs():
         raise UsageError(
-            f"--jobs: at most {max_jobs()} on this machine (4 per core, at least "
-            f"{MAX_DEFAULT_JOBS}; each worker is a process of its own), got {value}"
+            f"--jobs: at most {max_jobs()} on this machine (cells at once: 4 per core, at "
+            f"least {MAX_DEFAULT_JOBS}), got {value}"
         )
     return value
 

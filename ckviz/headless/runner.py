@@ -1,22 +1,12 @@
-"""Running every cell of a matrix, in order or on worker processes, with progress."""
+"""Running every cell of a matrix, in order or several at once on worker processes."""
 
 from __future__ import annotations
 
-import contextlib
-import itertools
-import multiprocessing
-import os
-import signal
-import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any
 
-from ckviz.errors import ExitCode
-from ckviz.headless.cells import Cell, CellOutcome, cell_label, run_cell
+from ckviz.headless.cells import Cell, CellOutcome, run_cell
+from ckviz.headless.workers import Workers, threads_per_worker
 from ckviz.outputs.interrupts import INTERRUPTS, ForcedQuit
-from ckviz.store.server import die_with_parent
 
 Progress = Callable[[CellOutcome], None]
 StopWhen = Callable[[CellOutcome], bool]
@@ -64,33 +54,11 @@ def _in_order(
     return outcomes
 
 
-# On Linux a worker is forked: it starts with ckviz already imported, where a spawned one
-# spends a noticeable part of a cell importing it again (docs/performance.md). The
-# pool forks every worker before its own thread starts, and the parent runs no other thread.
-# Elsewhere (macOS: fork is unsafe with its system libraries) workers are spawned.
-_START_METHOD = "fork" if sys.platform == "linux" else "spawn"
-
 # The one server runs every worker's scripts, one at a time: it is the matrix's serial part.
 # With twice as many workers as cores it waited for a core longer than it ran (default
 # matrix, 2 cores, a busy machine: 3.5-6.7 s waiting for 2.2 s run); with the workers at this
 # niceness it preempts one at once (0.3-0.6 s waiting in all; docs/performance.md).
 WORKER_NICE = 10
-
-
-def _worker_init(parent_pid: int, nice: int = 0) -> None:
-    # Workers leave Ctrl-C to the parent, which stops handing out cells; a cell in flight
-    # finishes and deletes its keys instead of dying half-way. If the parent dies anyway
-    # (killed), the worker goes with it rather than wait forever for work (by SIGTERM, whose
-    # default action a forked worker gets back from the parent's stop request).
-    # A worker has its own process group: a signal to ckviz's group (a cancelled CI job, a
-    # closed terminal) reaches the parent only, which decides what to stop.
-    os.setpgid(0, 0)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    die_with_parent(parent_pid)
-    if nice:
-        os.nice(nice)
 
 
 def _in_pool(
@@ -101,67 +69,30 @@ def _in_pool(
     stop_when: StopWhen,
     nice: int = 0,
 ) -> list[CellOutcome]:
-    context = multiprocessing.get_context(_START_METHOD)
     done: dict[int, CellOutcome] = {}
-    workers = min(jobs, len(cells))
-    cell_of: dict[Future[CellOutcome], Cell] = {}
-    pending: set[Future[CellOutcome]] = set()
-    with (
-        INTERRUPTS.polled(),
-        ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_worker_init, initargs=(os.getpid(), nice)
-        ) as pool,
-    ):
+    waiting = iter(range(len(cells)))
+    halted = False
+    shape = threads_per_worker(jobs, len(cells))
+    with INTERRUPTS.polled(), Workers(url, cells, shape, nice) as workers:
         try:
-            # Cells are handed out one per free worker, never queued ahead: a queued cell
-            # could no longer be cancelled, and would start after the server was lost.
-            waiting = iter(cells)
-            halted = False
-            for cell in itertools.islice(waiting, workers):
-                cell_of[pool.submit(run_cell, url, cell)] = cell
-            pending = set(cell_of)
-            while pending:
-                finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    try:
-                        outcome = future.result()
-                    except BrokenProcessPool as exc:  # a worker was killed (OOM, kill -9)
-                        outcome = _worker_died(cell_of[future], exc)
-                        halted = True
-                    done[outcome.index] = outcome
-                    on_done(outcome)
-                    halted = halted or stop_when(outcome) or INTERRUPTS.requested
-                    nxt = None if halted or INTERRUPTS.requested else next(waiting, None)
-                    if nxt is not None:
-                        try:
-                            fresh = pool.submit(run_cell, url, nxt)
-                        except BrokenProcessPool:  # a worker died since this batch was read
-                            halted = True
-                            continue
-                        cell_of[fresh] = nxt
-                        pending.add(fresh)
+            workers.hand_out(waiting)
+            while workers.running:
+                for worker, got in workers.finished(timeout=0.1):
+                    if isinstance(got, BaseException):
+                        raise got
+                    done[got.index] = got
+                    on_done(got)
+                    # a worker killed (kill -9, the OOM killer) stops the matrix as a lost
+                    # server does: each of its cells in flight came back as an error
+                    halted = halted or stop_when(got) or not worker.alive
+                if not (halted or INTERRUPTS.requested):
+                    workers.hand_out(waiting)
         except ForcedQuit:
-            _abandon(pool)
-            abandoned = [cell_of[f] for f in pending if not f.done()]
+            abandoned = [cells[i] for i in workers.abandon()]
             raise _Interrupted([done[i] for i in sorted(done)], abandoned) from None
         if INTERRUPTS.requested:
             raise _Interrupted([done[i] for i in sorted(done)])
     return [done[i] for i in sorted(done)]
-
-
-def _abandon(pool: ProcessPoolExecutor) -> None:
-    """Stop the workers at once (asked twice: the cells in flight are given up; the namespace
-    sweep deletes their keys), so that leaving the pool does not wait for them."""
-    processes: dict[int, Any] = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
-        with contextlib.suppress(OSError, ValueError):
-            process.kill()
-    pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _worker_died(cell: Cell, exc: BaseException) -> CellOutcome:
-    message = f"{cell_label(cell)}: its worker process died ({type(exc).__name__})"
-    return CellOutcome(cell.index, None, message, int(ExitCode.CHECK_FAILED))
 
 
 class _Interrupted(KeyboardInterrupt):

@@ -61,7 +61,7 @@ def error_lines(lines: list[str]) -> list[str]:
     return [line for line in lines if line.startswith("ckviz: error")]
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("jobs", ["1", "2", "6"])  # 6: three cells per worker process here
 def test_server_killed_mid_matrix(tmp_path: Path, jobs: str) -> None:
     out, env = tmp_path / "r.json", ckviz_env()
     with own_redis() as server:
@@ -137,6 +137,7 @@ def test_stalled_server_times_out_and_names_what_may_remain(tmp_path: Path) -> N
     [
         ("1", signal.SIGINT),
         ("2", signal.SIGINT),
+        ("6", signal.SIGINT),
         ("1", signal.SIGTERM),
         ("1", signal.SIGHUP),
         ("2", signal.SIGHUP),

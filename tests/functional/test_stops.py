@@ -112,10 +112,13 @@ def test_the_same_request_repeated_within_two_seconds_is_absorbed(tmp_path: Path
     assert_nothing_left(env)
 
 
-def test_asking_again_later_gives_up_on_the_cells_in_flight_and_says_so(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", ["2", "4"])  # 4: two cells per worker process here
+def test_asking_again_later_gives_up_on_the_cells_in_flight_and_says_so(
+    tmp_path: Path, jobs: str
+) -> None:
     # ck_many_keys' cells take seconds each: both workers are mid-cell when asked twice
     out, env = tmp_path / "r.json", ckviz_env()
-    args = ("--headless", "--scenario", "ck_many_keys", "--discipline", "baseline", "--jobs", "2")
+    args = ("--headless", "--scenario", "ck_many_keys", "--discipline", "baseline", "--jobs", jobs)
     with group(*args, "--out", str(out), env=env) as proc:
         deadline = time.monotonic() + 60
         while len(_workers(proc.pid)) < 2 and time.monotonic() < deadline:
