@@ -1,14 +1,27 @@
 """Benchmark: the full default matrix on the embedded server; prints its figures.
 
-Wall seconds, round trips per dequeued run (as the results count them), and commands per
+Wall seconds, round trips per dequeued run (as the results count them), commands per
 dequeued run: those ckviz sent (a script call is one command) and those the server executed
-by INFO commandstats (which also counts every redis.call inside the scripts).
+by INFO commandstats (which also counts every redis.call inside the scripts); and the CPU
+seconds of the workers, the server and the parent. Several `--jobs` values (and with
+`--against REV` that revision's code too) alternate go by go, each go on a server of its own,
+so that a shared machine's load falls on all of them alike: min / median per configuration.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
+from typing import Any
+
+from trees import ROOT, env_of, export_tree
 
 from ckviz.headless.cells import CellOutcome
 from ckviz.headless.matrix import MatrixPlan, default_jobs
@@ -18,56 +31,122 @@ from ckviz.sim.session import new_namespace
 from ckviz.store.server import open_server
 
 
-def command_counts(client) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+def command_counts(client: Any) -> int:
     stats = client.info("commandstats")
-    return 0, sum(int(v["calls"]) for v in stats.values())
+    return sum(int(v["calls"]) for v in stats.values())
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--jobs", type=int, default=default_jobs(), help="default: as ckviz")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument(
-        "--no-check-invariants",
-        dest="check",
-        action="store_false",
-        help="measure without the per-trip invariant checks (on by default, as in ckviz)",
-    )
-    args = parser.parse_args()
+def server_cpu(client: Any) -> float:
+    info = client.info("cpu")
+    return float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
+
+
+def own_cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def one_go(jobs: int, check: bool) -> dict[str, float]:
+    """The default matrix once, `jobs` cells in flight, as ckviz runs it on its own server."""
     matrix = scenario_files.load_matrix("default")
     plan = MatrixPlan(
         scenarios=[scenario_files.load(n) for n in matrix.scenarios],
         seeds=list(matrix.seeds),
         treatments=matrix.all_treatments(),
         max_count=matrix.max_count,
-        jobs=args.jobs,
+        jobs=jobs,
         out=scenario_files.bundled_dir(),  # unused: the bench writes no results file
-        check_invariants=args.check,
+        check_invariants=check,
     )
     with open_server() as server:
         client = server.client()
-        checks = "on" if args.check else "off"
-        print(
-            f"redis {server.version} ({server.mode}), jobs={args.jobs}, invariant checks {checks}"
+        cells = plan.cells(new_namespace("ckviz-bench"))
+        calls, served = command_counts(client), server_cpu(client)
+        workers, parent = own_cpu(resource.RUSAGE_CHILDREN), own_cpu(resource.RUSAGE_SELF)
+        started = time.perf_counter()
+        outcomes: list[CellOutcome] = run_cells(
+            server.url, cells, jobs, lambda o: None, yield_to_server=True
         )
-        for attempt in range(1, args.repeat + 1):
-            cells = plan.cells(new_namespace("ckviz-bench"))
-            before = command_counts(client)
-            started = time.perf_counter()
-            outcomes: list[CellOutcome] = run_cells(server.url, cells, args.jobs, lambda o: None)
-            wall = time.perf_counter() - started
-            after = command_counts(client)
-            results = [o.result for o in outcomes if o.result]
-            dequeued = sum(r.metrics.total_dequeued for r in results)
-            trips = sum(r.metrics.redis_round_trips for r in results)
-            sent = sum(o.commands_sent for o in outcomes)
-            calls = after[1] - before[1] - 2  # minus the two INFO calls of the "before" read
-            print(
-                f"run {attempt}: {len(results)} runs, {dequeued} dequeued, wall {wall:.2f} s, "
-                f"{trips / dequeued:.2f} round trips/run, {sent / dequeued:.2f} commands/run "
-                f"sent, {calls / dequeued:.2f} server-side calls/run incl. inside scripts"
-            )
+        wall = time.perf_counter() - started
+        parent = own_cpu(resource.RUSAGE_SELF) - parent
+        workers = own_cpu(resource.RUSAGE_CHILDREN) - workers
+        served = server_cpu(client) - served
+        calls = command_counts(client) - calls - 2  # minus the INFO calls of the "before" read
         client.close()
+    errors = [o.error for o in outcomes if o.error]
+    if errors:
+        raise SystemExit(f"a cell failed: {errors[0]}")
+    results = [o.result for o in outcomes if o.result]
+    dequeued = sum(r.metrics.total_dequeued for r in results)
+    return {
+        "wall": wall,
+        "workers": workers,  # jobs 1: the cells ran in this process, counted in "parent"
+        "server": served,
+        "parent": parent,
+        "runs": len(results),
+        "dequeued": dequeued,
+        "trips": sum(r.metrics.redis_round_trips for r in results) / dequeued,
+        "sent": sum(o.commands_sent for o in outcomes) / dequeued,
+        "calls": calls / dequeued,
+    }
+
+
+def go_in(tree: Path, jobs: int, check: bool) -> dict[str, float]:
+    """One go in a process of its own, importing `tree`'s ckviz (this file's own functions)."""
+    job = json.dumps({"jobs": jobs, "check": check})
+    command = [sys.executable, __file__, "--child", job]
+    proc = subprocess.run(command, env=env_of(tree), capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark child failed ({tree}):\n{proc.stderr[-2000:]}")
+    return dict(json.loads(proc.stdout.splitlines()[-1]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--jobs", type=int, nargs="+", default=[default_jobs()], help="default: as ckviz"
+    )
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--against", metavar="REV", help="also measure REV's code (e.g. main)")
+    parser.add_argument(
+        "--no-check-invariants",
+        dest="check",
+        action="store_false",
+        help="measure without the per-trip invariant checks (on by default, as in ckviz)",
+    )
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        job = json.loads(args.child)
+        print(json.dumps(one_go(job["jobs"], job["check"])))
+        return
+    with tempfile.TemporaryDirectory(prefix="ckviz-bench-tree-") as tmp:
+        trees = {"this tree": ROOT}
+        if args.against:
+            trees = {args.against: export_tree(args.against, Path(tmp)), **trees}
+        configs = [(name, jobs) for name in trees for jobs in args.jobs]
+        print(f"default matrix, invariant checks {'on' if args.check else 'off'}; s")
+        gone: dict[tuple[str, int], list[dict[str, float]]] = {c: [] for c in configs}
+        for attempt in range(1, args.repeat + 1):
+            for name, jobs in configs:
+                got = go_in(trees[name], jobs, args.check)
+                gone[name, jobs].append(got)
+                print(
+                    f"run {attempt}, {name}, --jobs {jobs}: {got['runs']:.0f} runs, "
+                    f"{got['dequeued']:.0f} dequeued, wall {got['wall']:.2f}, CPU: workers "
+                    f"{got['workers']:.2f}, server {got['server']:.2f}, parent "
+                    f"{got['parent']:.2f}; {got['trips']:.2f} round trips/run, "
+                    f"{got['sent']:.2f} commands/run sent, {got['calls']:.2f} server-side "
+                    "calls/run incl. inside scripts",
+                    flush=True,
+                )
+        for (name, jobs), gos in gone.items():
+            figures = "  ".join(
+                f"{what} {min(g[what] for g in gos):.2f} / "
+                f"{statistics.median(g[what] for g in gos):.2f}"
+                for what in ("wall", "workers", "server", "parent")
+            )
+            print(f"{name}, --jobs {jobs} (min / median): {figures}")
 
 
 if __name__ == "__main__":

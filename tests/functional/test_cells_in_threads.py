@@ -48,8 +48,7 @@ def test_a_killed_worker_reports_each_of_its_cells_in_flight(tmp_path: Path) -> 
     args = ("--headless", "--scenario", "ck_many_keys", "--discipline", "baseline")
     args += ("--discipline", "vtime", "--jobs", str(jobs), "--out", str(out))
     with popen_ckviz(*args, env=env) as proc:
-        workers = _workers(proc.pid, len(shape))
-        assert sorted(_threads(w) for w in workers) == sorted(t + 1 for t in shape)  # + main
+        workers = _workers(proc.pid, shape)
         time.sleep(1.0)
         victim = workers[0]
         in_flight = _threads(victim) - 1  # its cell threads, each running a cell
@@ -67,8 +66,9 @@ def test_a_killed_worker_reports_each_of_its_cells_in_flight(tmp_path: Path) -> 
     assert_nothing_left(env)
 
 
-def _workers(ckviz_pid: int, count: int) -> list[int]:
-    """The worker processes (forked copies of ckviz: its command line, not the server's)."""
+def _workers(ckviz_pid: int, shape: list[int]) -> list[int]:
+    """The worker processes (forked copies of ckviz: its command line, not the server's), once
+    each has started its cell threads (besides its main thread) as `shape` says."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         found = [
@@ -76,10 +76,10 @@ def _workers(ckviz_pid: int, count: int) -> list[int]:
             for pid in children_of(ckviz_pid)
             if b"redis-server" not in Path(f"/proc/{pid}/cmdline").read_bytes()
         ]
-        if len(found) == count and all(_threads(w) > 1 for w in found):
+        if sorted(_threads(w) - 1 for w in found) == sorted(shape):
             return sorted(found)
         time.sleep(0.1)
-    raise AssertionError(f"expected {count} worker processes")
+    raise AssertionError(f"expected worker processes of {shape} cell threads")
 
 
 def _threads(pid: int) -> int:
