@@ -6,6 +6,8 @@ by INFO commandstats (which also counts every redis.call inside the scripts); an
 seconds of the workers, the server and the parent. Several `--jobs` values (and with
 `--against REV` that revision's code too) alternate go by go, each go on a server of its own,
 so that a shared machine's load falls on all of them alike: min / median per configuration.
+`--command` times `ckviz --headless --quiet` instead, as a user runs it (its own server, its
+start and end included): wall and the CPU of all its processes, after one untimed run each.
 """
 
 from __future__ import annotations
@@ -101,6 +103,40 @@ def go_in(tree: Path, jobs: int, check: bool) -> dict[str, float]:
     return dict(json.loads(proc.stdout.splitlines()[-1]))
 
 
+def command_go(tree: Path, jobs: int, check: bool) -> dict[str, float]:
+    """`tree`'s `ckviz --headless --quiet` on the default matrix once: wall, CPU (all its
+    processes, the server's included)."""
+    with tempfile.TemporaryDirectory() as folder:
+        command = [sys.executable, "-m", "ckviz", "--headless", "--quiet", "--jobs", str(jobs)]
+        command += ["--out", str(Path(folder) / "results.json")]
+        command += [] if check else ["--no-check-invariants"]
+        before = own_cpu(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        subprocess.run(command, check=True, env=env_of(tree))
+        wall = time.perf_counter() - started
+        return {"wall": wall, "cpu": own_cpu(resource.RUSAGE_CHILDREN) - before}
+
+
+def commands(trees: dict[str, Path], jobs: list[int], repeat: int, check: bool) -> None:
+    configs = [(name, j) for name in trees for j in jobs]
+    for name, j in configs:  # untimed: caches filled (bytecode where it may be written)
+        command_go(trees[name], j, check)
+    gone: dict[tuple[str, int], list[dict[str, float]]] = {c: [] for c in configs}
+    for attempt in range(1, repeat + 1):
+        for name, j in configs:
+            got = command_go(trees[name], j, check)
+            gone[name, j].append(got)
+            wall, cpu = got["wall"], got["cpu"]
+            print(f"run {attempt}, {name}, --jobs {j}: wall {wall:.2f}, CPU {cpu:.2f}", flush=True)
+    for (name, j), gos in gone.items():
+        figures = "  ".join(
+            f"{what} {min(g[what] for g in gos):.2f} / "
+            f"{statistics.median(g[what] for g in gos):.2f}"
+            for what in ("wall", "cpu")
+        )
+        print(f"{name}, ckviz --headless --jobs {j} (min / median): {figures}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument(
@@ -114,6 +150,9 @@ def main() -> None:
         action="store_false",
         help="measure without the per-trip invariant checks (on by default, as in ckviz)",
     )
+    parser.add_argument(
+        "--command", action="store_true", help="time `ckviz --headless --quiet` whole"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -124,6 +163,9 @@ def main() -> None:
         trees = {"this tree": ROOT}
         if args.against:
             trees = {args.against: export_tree(args.against, Path(tmp)), **trees}
+        if args.command:
+            commands(trees, args.jobs, args.repeat, args.check)
+            return
         configs = [(name, jobs) for name in trees for jobs in args.jobs]
         print(f"default matrix, invariant checks {'on' if args.check else 'off'}; s")
         gone: dict[tuple[str, int], list[dict[str, float]]] = {c: [] for c in configs}
