@@ -3,6 +3,7 @@ needs, and stops the server it started without waiting for the server's next tic
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import subprocess
@@ -15,7 +16,13 @@ import pytest
 
 from ckviz.store import launch as launch_module
 from ckviz.store.launch import ask_to_shut_down
-from ckviz.store.server import embedded_server, find_redis_server, server_started_early
+from ckviz.store.server import (
+    RedisServer,
+    connect,
+    embedded_server,
+    find_redis_server,
+    server_started_early,
+)
 
 # `ckviz` as its entry point runs it, the loaded modules written at the very end
 RUN_AND_LIST = """
@@ -108,3 +115,17 @@ def test_a_refused_flag_after_the_early_start_leaves_no_server_folder(tmp_path: 
     )
     assert done.returncode == 2 and "unknown scenario 'no_such_scenario'" in done.stderr
     assert list(tmp_path.glob("ckviz-redis-*")) == []
+
+
+def test_a_connection_names_redis_py_without_reading_the_package_metadata(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def looked_up(name: str) -> str:
+        raise AssertionError(f"looked {name}'s version up")
+
+    monkeypatch.setattr(importlib.metadata, "version", looked_up)
+    client = connect(redis_server.url)
+    try:
+        assert client.ping() is True
+    finally:
+        client.close()
