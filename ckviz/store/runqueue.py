@@ -273,6 +273,11 @@ class RunQueue:
             self._wire = Wire(self._connection)
         except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
             raise RedisUnavailable(f"cannot connect to Redis: {exc}") from None
+        except BaseException:
+            # A stop (Ctrl-C) inside redis-py's connect: the pool took the connection back
+            # half made (a socket, no reply reader), and would hand it to the cleanup next.
+            self.client.connection_pool.disconnect(inuse_connections=False)
+            raise
 
     def load_scripts(self) -> None:
         commands = [(("SCRIPT", "LOAD", s.source), _ignore, False) for s in self.scripts]

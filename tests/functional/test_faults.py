@@ -113,3 +113,33 @@ def test_connection_refused_when_opening_a_cell(redis_binary: Path) -> None:
         cell = open_cell(client, sc, "seed-a", treatment("sfq"), "ckviz-test:c:")
         with pytest.raises(RedisUnavailable), cell as driver:
             driver.run()
+
+
+def test_a_stop_while_a_cell_connects_leaves_no_half_made_connection(
+    monkeypatch: pytest.MonkeyPatch, client: redis.Redis, prefix: str
+) -> None:
+    """Ctrl-C landing inside redis-py's connect (socket open, reply reader not yet made): the
+    pool takes that connection back; the cell's cleanup must not trip over it, so the stop
+    arrives as a stop and the namespace is still deleted."""
+    parser = client.connection_pool.connection_class(
+        **client.connection_pool.connection_kwargs
+    )._parser.__class__
+    real = parser.on_connect
+    stops = iter([KeyboardInterrupt()])
+
+    def interrupted(self: object, connection: object) -> None:
+        stop = next(stops, None)
+        if stop is not None:
+            raise stop
+        real(self, connection)
+
+    client.connection_pool.disconnect()
+    monkeypatch.setattr(parser, "on_connect", interrupted)
+    sc = scenario_files.load("ck_skew")
+    with (
+        pytest.raises(KeyboardInterrupt),
+        open_cell(client, sc, "seed-a", treatment("sfq"), prefix),
+    ):
+        pass
+    assert client.ping()
+    assert not list(client.scan_iter(match=f"{prefix}*"))
