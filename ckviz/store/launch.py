@@ -48,33 +48,24 @@ class Launch:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+def private_server_command(binary: Path, socket_path: Path, workdir: Path) -> list[str]:
+    """`binary` as a private server: a unix socket only (no TCP port), no persistence, in
+    the foreground (ckviz, or a test, owns the process)."""
+    return [
+        str(binary),
+        *("--port", "0", "--unixsocket", str(socket_path), "--unixsocketperm", "700"),
+        *("--save", "", "--appendonly", "no", "--dir", str(workdir), "--daemonize", "no"),
+    ]
+
+
 def launch(binary: Path) -> Launch:
     """Start `binary` as a private server (it may not answer yet)."""
     remove_stale_workdirs()
     workdir = Path(tempfile.mkdtemp(prefix=WORKDIR_PREFIX))
     write_owners(workdir, os.getpid())
     socket_path = workdir / "redis.sock"
-    command = [
-        str(binary),
-        "--port",
-        "0",
-        "--unixsocket",
-        str(socket_path),
-        "--unixsocketperm",
-        "700",
-        "--save",
-        "",
-        "--appendonly",
-        "no",
-        "--dir",
-        str(workdir),
-        "--daemonize",
-        "no",
-        "--loglevel",
-        "warning",
-        "--logfile",
-        str(workdir / "redis.log"),
-    ]
+    command = private_server_command(binary, socket_path, workdir)
+    command += ["--loglevel", "warning", "--logfile", str(workdir / "redis.log")]
     # A process group of its own keeps the terminal's Ctrl-C (and a signal to ckviz's group)
     # away from the server: ckviz stops it itself, after deleting its keys. Not a session of
     # its own: where Linux groups the scheduling by session (autogroup, the desktop default),

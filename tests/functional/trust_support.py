@@ -18,6 +18,7 @@ import redis
 
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import KeySpec, Scenario
+from ckviz.store.launch import private_server_command
 from ckviz.store.server import connect, find_redis_server
 
 MARK = "CKVIZ_TRUST_TEST_MARK"
@@ -186,24 +187,7 @@ class OwnRedis:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> OwnRedis:
-        command = [
-            str(self.binary),
-            "--port",
-            "0",
-            "--unixsocket",
-            str(self.socket),
-            "--unixsocketperm",
-            "700",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(self.workdir),
-            "--daemonize",
-            "no",
-            *self.extra,
-        ]
+        command = private_server_command(self.binary, self.socket, self.workdir) + self.extra
         self.process = subprocess.Popen(
             command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
         )
