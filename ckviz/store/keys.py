@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ckviz.model.arithmetic import HELD_SUFFIX
@@ -21,6 +22,13 @@ MESSAGE_PREFIX = f"{{org:{ORG}}}:message:"
 def ck_member(key: str) -> str:
     """The ckIndex member of a CK queue (stored without the namespace prefix)."""
     return CK_MEMBER_PREFIX + key
+
+
+def ck_members(keys: Iterable[str]) -> list[str]:
+    """The ckIndex members of many CK queues, as `ck_member` spells each (without a call per
+    key: a checked trip names every key it touched)."""
+    prefix = CK_MEMBER_PREFIX
+    return [prefix + key for key in keys]
 
 
 def key_of_member(member: str) -> str:

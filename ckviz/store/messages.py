@@ -6,19 +6,23 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ckviz.model.arithmetic import HELD_SUFFIX
 from ckviz.model.queue import PlannedRun
-from ckviz.store.keys import ORG, KeyLayout
+from ckviz.store.keys import CK_MEMBER_PREFIX, MESSAGE_PREFIX, ORG, KeyLayout
 
 
 def run_keys(k: KeyLayout, run_id: str, key: str) -> tuple[str, ...]:
-    """The KEYS every enqueue and ack script starts with, for one run of `key`."""
+    """The KEYS every enqueue and ack script starts with, for one run of `key`: the layout's
+    `message`, `ck_queue` and `ck_held`, spelled here without their five calls (two of these
+    per dequeued run; a unit test holds the spellings equal)."""
+    ck_queue = k.prefix + CK_MEMBER_PREFIX + key
     return (
-        k.message(run_id),
-        k.ck_queue(key),
+        k.prefix + MESSAGE_PREFIX + run_id,
+        ck_queue,
         k.env_queue,
         k.ck_index,
         k.master_queue,
-        k.ck_held(key),
+        ck_queue + HELD_SUFFIX,
         k.env_held,
     )
 

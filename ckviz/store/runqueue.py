@@ -20,7 +20,7 @@ from ckviz.model.arithmetic import BURST_FACTOR, DEFAULT_QUEUE_LIMIT, HELD_SUFFI
 from ckviz.model.queue import IndexEntry, PlannedRun
 from ckviz.store import replies as reading
 from ckviz.store.digest import decode_digest
-from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member
+from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member, ck_members
 from ckviz.store.lifecycle import LifecycleKeys
 from ckviz.store.lifecycle.calls import LifecycleCalls
 from ckviz.store.messages import message_payload, run_keys
@@ -50,6 +50,7 @@ Command = tuple[tuple[Any, ...], Decoder, bool]  # args, reply decoder, a script
 
 
 _is_noscript = NoScriptError.__instancecheck__
+_is_refusal = ResponseError.__instancecheck__
 
 
 def _ignore(reply: Any) -> None:
@@ -120,8 +121,7 @@ class Trip(LifecycleCalls):
 
     def dequeue(self, max_count: int, now: int) -> int:
         q = self._queue
-        decode = q.door.dequeue_reply or reading.dequeued_runs
-        return self._add(q.dequeue_command(max_count, now), decode, scripted=True)
+        return self._add(q.dequeue_command(max_count, now), q.dequeue_reply, scripted=True)
 
     def read_state(self, listing_limit: int, keys: Iterable[str] = ()) -> int:
         """The door's read-only view of the discipline's own keys (`Door.reads`): all of it
@@ -129,7 +129,7 @@ class Trip(LifecycleCalls):
         door = self._queue.door
         if door.reads is None:
             raise ValueError("this door has no script reading its discipline's state")
-        members = [ck_member(key) for key in keys]
+        members = ck_members(keys)
         decode = door.read_reply or _keep
         if door.read_join is None:  # a read that cannot be joined is never split
             return self.call(door.reads, self._queue.state_keys, (listing_limit, *members), decode)
@@ -162,7 +162,7 @@ class Trip(LifecycleCalls):
         """The read-only digest of `inspect.lua` (a `QueueDigest`): env counts, then (queued,
         held) for every ckIndex member while ckIndex has at most `listing_limit` members, and
         for `keys`."""
-        members = [ck_member(key) for key in keys]
+        members = ck_members(keys)
         argvs = inspect_argvs(self._queue.keys.prefix, listing_limit, members)
         return self._paged(
             RUN_QUEUE["inspect"], self._queue.inspect_keys, argvs, join_digests, decode_digest
@@ -216,6 +216,7 @@ class RunQueue:
         ttl_queue = self.lifecycle.ttl_queue if ttl_system else ""
         self.dequeue_lifecycle = (ttl_queue, self.lifecycle.length_counter)  # ARGV 11, 12
         self.door = door  # the scripts a run goes through, and the discipline's own keys
+        self.dequeue_reply = door.dequeue_reply or reading.dequeued_runs
         # what open() loads: the store's scripts and the door's own
         self.scripts = tuple({s.sha: s for s in (*RUN_QUEUE.values(), *door.scripts)}.values())
         self.state_keys = tuple(self.keys.base_key(name) for name in door.state_keys)
@@ -308,7 +309,7 @@ class RunQueue:
         figures do not count (Redis 6.2+'s ZMSCORE)."""
         if not keys:
             return []
-        members = map(ck_member, keys)
+        members = ck_members(keys)
         command = (("ZMSCORE", self.keys.ck_index, *members), _present, False)
         trips, sent = self.round_trips, self.commands_sent
         (found,) = self.execute([command])
@@ -317,7 +318,13 @@ class RunQueue:
 
     def execute(self, commands: list[tuple[tuple[Any, ...], Decoder, bool]]) -> list[Any]:
         replies = self._roundtrip(commands)
-        # (an error reply is rare: looked for in C first, its place only then)
+        # (an error reply is rare: looked for in C first, its kind and place only then)
+        if any(map(_is_refusal, replies)):
+            replies = self._repaired(commands, replies)
+        return [decode(reply) for (_, decode, _), reply in zip(commands, replies, strict=True)]
+
+    def _repaired(self, commands: list[Command], replies: list[Any]) -> list[Any]:
+        """A trip's replies once a lost script cache is repaired; any other refusal raised."""
         if any(map(_is_noscript, replies)):
             failed = next(i for i, r in enumerate(replies) if isinstance(r, NoScriptError))
             # The server lost its script cache (SCRIPT FLUSH or a restart). Script calls from
@@ -327,13 +334,11 @@ class RunQueue:
             undo = _undo_writes(commands[failed:], replies[failed:])
             self.load_scripts()
             replies[failed:] = self._roundtrip(undo + commands[failed:])[len(undo) :]
-        out = []
-        for (args, decode, _), reply in zip(commands, replies, strict=True):
+        for (args, _, _), reply in zip(commands, replies, strict=True):
             if isinstance(reply, ResponseError):
                 raise_refusal(reply, str(args[0]))
                 raise InvariantViolation(f"redis rejected {args[0]}: {reply}")
-            out.append(decode(reply))
-        return out
+        return replies
 
     def _roundtrip(self, commands: Sequence[tuple[tuple[Any, ...], Decoder, bool]]) -> list[Any]:
         if not commands:

@@ -1,7 +1,7 @@
 """Commands packed ahead of their trip (store/wire.py) send the bytes hiredis would: the
 dequeue's, kept by room and now, and a rescore's ZADD made from the bulk strings it has seen;
-and a plain run's message (store/messages.py), joined from its strings, is the JSON text the
-encoder writes of it."""
+a plain run's message (store/messages.py), joined from its strings, is the JSON text the
+encoder writes of it; and a run's KEYS, spelled without calls, are the key layout's."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ckviz.model.queue import PlannedRun
-from ckviz.store.messages import message_payload
+from ckviz.store.keys import KeyLayout, ck_member, ck_members
+from ckviz.store.messages import message_payload, run_keys
 from ckviz.store.wire import Bulks, pack, packed, packed_pairs
 
 
@@ -59,3 +60,12 @@ def test_a_plain_message_is_the_json_text_of_its_fields(
     want = json.dumps({**fields, "timestamp": timestamp}, separators=(",", ":"), ensure_ascii=False)
     assert message_payload(PlannedRun(key, run_id, 0, 0), timestamp) == want
     assert json.loads(want)["concurrencyKey"] == key
+
+
+@given(prefix=st.text(), run_id=st.text(), key=st.text())
+def test_a_runs_keys_are_the_layouts_spelling(prefix: str, run_id: str, key: str) -> None:
+    k = KeyLayout(prefix)
+    fixed = (k.env_queue, k.ck_index, k.master_queue)
+    want = (k.message(run_id), k.ck_queue(key), *fixed, k.ck_held(key), k.env_held)
+    assert run_keys(k, run_id, key) == want
+    assert ck_members([key, run_id]) == [ck_member(key), ck_member(run_id)]
