@@ -179,34 +179,37 @@ class Turns:
     def __init__(self, consumers: Sequence[Consumer], seed: str) -> None:
         self.consumers = list(consumers)
         self.seed = seed
-        self._order = turn_order(seed, 0, len(self.consumers))
+        self._count = len(self.consumers)
+        self._order = turn_order(seed, 0, self._count)
         self._turn = 0
         self._empty_streak = 0
+        # The consumer whose turn it is: kept as the turn passes (a serve attempt reads it
+        # several times), and always c1 when it is the only one.
+        self.current = self.consumers[self._order[0]]
 
     def __len__(self) -> int:
-        return len(self.consumers)
+        return self._count
 
     def begin(self, moment: int) -> None:
         """A new instant (or step): a fresh seeded order, starting from its first consumer."""
-        self._order = turn_order(self.seed, moment, len(self.consumers))
+        if self._count > 1:  # (one consumer's order is itself: no shuffle drawn per instant)
+            self._order = turn_order(self.seed, moment, self._count)
+            self.current = self.consumers[self._order[0]]
         self._turn = 0
         self._empty_streak = 0
 
-    @property
-    def current(self) -> Consumer:
-        """The consumer whose turn it is."""
-        return self.consumers[self._order[self._turn % len(self._order)]]
-
     def first_at(self, moment: int) -> Consumer:
         """Who opens the instant `moment` (a preview: the current order is untouched)."""
-        return self.consumers[turn_order(self.seed, moment, len(self.consumers))[0]]
+        return self.consumers[turn_order(self.seed, moment, self._count)[0]]
 
     def end_turn(self, took: int) -> bool:
         """The current consumer's call took `took` runs; the turn passes on. Whether serving
         goes on at this instant."""
         self._turn += 1
         self._empty_streak = 0 if took else self._empty_streak + 1
-        return self._empty_streak < len(self.consumers)
+        if self._count > 1:
+            self.current = self.consumers[self._order[self._turn % self._count]]
+        return self._empty_streak < self._count
 
     def service(self) -> tuple[ConsumerService, ...]:
         return tuple(c.service() for c in self.consumers)
