@@ -141,7 +141,8 @@ class _Plain:
         return self._last
 
     def taken(self, reply: Any) -> list[DequeuedRun]:
-        runs = cast(list[DequeuedRun], reply)
+        # (annotated, not cast(): `cast(list[...], ...)` builds its generic type every call)
+        runs: list[DequeuedRun] = reply
         self._served = (next(_SERIALS), runs)
         return runs
 
@@ -199,7 +200,7 @@ class InRedis(LuaOrder):
         return keys_of(self.discipline.order(index, now), limit)
 
     def taken(self, reply: Any) -> list[DequeuedRun]:
-        call = cast(DequeueReport, reply)
+        call: DequeueReport = reply
         if call.called:
             self.discipline.on_dequeue_report(call)
         return call.runs
@@ -252,7 +253,7 @@ class Rescoring(_Plain):
         return Decided(next(_SERIALS), ranked)
 
     def taken(self, reply: Any) -> list[DequeuedRun]:
-        runs = cast(list[DequeuedRun], reply)
+        runs: list[DequeuedRun] = reply
         decided = self._pending.popleft() if self._pending else None
         if decided is not None:
             decided.served = [(run.key, run.score) for run in runs]
