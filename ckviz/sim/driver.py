@@ -20,7 +20,7 @@ from typing import Any
 
 from ckviz.disciplines.base import Discipline
 from ckviz.model.arithmetic import batch_room, queue_limit
-from ckviz.model.clock import SCORE_BASE, Unit
+from ckviz.model.clock import SCORE_BASE, WALL_NOW, Unit
 from ckviz.model.history import History
 from ckviz.model.invariants import ENV_LIMIT, ONE_PLACE
 from ckviz.model.queue import DequeuedRun, IndexEntry, PlannedRun
@@ -89,6 +89,7 @@ class Driver(Counting):
         self.turns = Turns(consumers, config.seed)
         self.queues = [each.queue for each in consumers]  # c1's first
         self.callers = Callers(consumers, self.queues, c.seed, self.mixed)
+        self._solo = len(consumers) == 1  # else each dequeue goes on its own connection
         keeper = state_keeper(consumers)
         self._home = keeper.queue  # trips are made on it: its door reads the state
         # the run's past in time buckets, for the app's pictures (headless runs skip it)
@@ -98,6 +99,9 @@ class Driver(Counting):
         self.queue = queue  # c1's connection; the display's reads go on it
         self.ledger = Ledger(config.weights, workload)
         self.life = runs_of(lifecycle, self.ledger)
+        # Without a lifecycle its per-trip hooks (the sweep, its clock, what it adds to a trip
+        # and reads back, the served runs it tallies) are no-ops: they are not called.
+        self._lifecycle_on = lifecycle is not None
         moved = MovedQueues(self.ledger.take_queues_moved)  # for the rows and the next order
         self.key_view = KeyView(self.ledger.books, moved.reader(), moved.lazy_reader())
         self.queued = QueuedKeys(self.ledger, moved, queue)  # ckIndex's, for a next order
@@ -178,7 +182,8 @@ class Driver(Counting):
     def _open_instant(self) -> None:
         self.turns.begin(self.t)
         self._release()
-        self.life.sweep(self._outbox.by(self.turns.current.queue), self.t)  # this instant's first
+        if self._lifecycle_on:  # this instant's first
+            self.life.sweep(self._outbox.by(self.turns.current.queue), self.t)
         self._arrive()
         self.instant_open = True
 
@@ -215,7 +220,8 @@ class Driver(Counting):
         if plan.rescores and len(self._outbox):  # rank what Redis holds now
             self._rank_after_writes()
         now = SCORE_BASE + self.t
-        wall_now = self.life.now(self.t)  # a lifecycle's scores may lie ahead: its clock's
+        # a lifecycle's scores may lie ahead: its clock's (else every score is in the past)
+        wall_now = self.life.now(self.t) if self._lifecycle_on else WALL_NOW
         rescore = plan.before_dequeue(self._outbox, self.index_read, now, wall_now)
         if rescore is not None:
             self.last_rescore = self.rescore = rescore
@@ -225,7 +231,7 @@ class Driver(Counting):
         if self._certainly_empty(held):
             why = ENV_LIMIT if held >= self.config.env_limit else ONE_PLACE
             self._expect_empty.append((slot, why, consumer))  # sent with the next trip
-            if len(self.turns) > 1:  # on its own consumer's connection, now
+            if not self._solo:  # on its own consumer's connection, now
                 self._send(read_index=plan.rescores)  # the next rescore ranks what is there
                 self._check()
             return self._settle()
@@ -276,7 +282,8 @@ class Driver(Counting):
         self.instant_open = False
         ledger, life = self.ledger, self.life
         all_out = life.all_out()
-        next_ones = (ledger.next_arrival_ms(), ledger.earliest_release(), life.next_instant(self.t))
+        lifes = life.next_instant(self.t) if self._lifecycle_on else None
+        next_ones = (ledger.next_arrival_ms(), ledger.earliest_release(), lifes)
         ends = [a for a in next_ones if a is not None]
         if all_out or not ends:
             self._finish()
@@ -297,28 +304,33 @@ class Driver(Counting):
         """Send the outbox, with its reads at its end (sim/trip_reads.py): ckIndex's if asked."""
         outbox, self._outbox = self._outbox, self._home.trip()
         via = self.turns.current.queue  # the trip goes on the connection of whose turn it is
-        expected_empty, self._expect_empty = self._expect_empty, []
-        expected_one, self._expect_one = self._expect_one, []
+        expected_one, expected_empty = self._expect_one, self._expect_empty
+        if expected_one or expected_empty:
+            self._expect_one, self._expect_empty = [], []
         self.reads.ask(outbox, read_index)
-        self.life.before_send(outbox, self.t)
+        if self._lifecycle_on:
+            self.life.before_send(outbox, self.t)
         replies = outbox.send(via)
-        self.life.replies(replies, self.t, self._fast_served)  # before any dequeue's
+        if self._lifecycle_on:
+            self.life.replies(replies, self.t, self._fast_served)  # before any dequeue's
         self._projections.writes.clear()
         index = self.reads.take(replies)
         self._index_stale = index is None
         if index is not None:
             self.index_read = index
         self.peek.forget()  # the trip may have changed ckIndex
-        checking = self.invariants is not None
-        record_ridden(replies, expected_one, expected_empty, self.t, checking, self._record_dequeue)
+        if expected_one or expected_empty:
+            checking, record = self.invariants is not None, self._record_dequeue
+            record_ridden(replies, expected_one, expected_empty, self.t, checking, record)
         self._projections.confirm(replies, self.t)  # after the takes: they explain a difference
         return replies
 
     def _check(self) -> None:
         """Check the last trip's reads against the books, once its replies are recorded."""
-        self.life.dropped()  # the books first learn which expired heads a dequeue dropped
-        for key, run_id in self.life.take_expired():
-            self.recent.add("expire", self.t, key, run_id)
+        if self._lifecycle_on:
+            self.life.dropped()  # the books first learn which expired heads a dequeue dropped
+            for key, run_id in self.life.take_expired():
+                self.recent.add("expire", self.t, key, run_id)
         self.reads.check(self.t)
 
     def _fast_served(self, run: PlannedRun) -> None:
@@ -326,18 +338,21 @@ class Driver(Counting):
         self._record_dequeue(DequeuedRun(run.run_id, 0, run.key), None)
 
     def _record_dequeue(self, run: DequeuedRun, consumer: Consumer | None) -> None:
-        if self.invariants is not None:
-            self.invariants.on_dequeued(self.t, run.key, run.run_id)
-        book = self.ledger.dequeued(self.t, run.key, run.run_id)
-        self.callers.took(run.run_id, consumer)
-        self.life.served(run.key, run.run_id, self.t, consumer is None)
+        t, key, run_id, invariants = self.t, run.key, run.run_id, self.invariants
+        if invariants is not None:
+            invariants.on_dequeued(t, key, run_id)
+        book = self.ledger.dequeued(t, key, run_id)
+        if self.mixed:
+            self.callers.took(run_id, consumer)
+        if self._lifecycle_on:
+            self.life.served(key, run_id, t, consumer is None)
         if self.history is not None:
-            self.history.dequeued(run.key, self.t)
-        self.recent.add("dequeue", self.t, run.key, run.run_id, caller_of(consumer))
-        if self.invariants is not None:
-            self.invariants.within_limits(self.t, run.key, book.held, len(self.ledger.holds))
+            self.history.dequeued(key, t)
+        self.recent.add("dequeue", t, key, run_id, caller_of(consumer))
+        if invariants is not None:
+            invariants.within_limits(t, key, book.held, len(self.ledger.holds))
         if consumer is not None:
-            consumer.discipline.on_serviced(run.key)  # its own state only (sim/consumers.py)
+            consumer.discipline.on_serviced(key)  # its own state only (sim/consumers.py)
 
     # ---- what the lanes and the results read --------------------------------------------
 
