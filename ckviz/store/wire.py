@@ -19,6 +19,8 @@ from typing import Any
 import redis
 from redis.exceptions import ResponseError
 
+from ckviz.store import turns
+
 _hiredis_pack: Callable[..., bytes] | None
 try:
     import hiredis
@@ -63,9 +65,13 @@ class Wire:
         if sock is None:
             self.conn.send_packed_command(packet, False)
             return list(self._redis_py_replies(count))
+        hub = turns.current()  # other cells take their turns while this one waits (if any)
         try:
             for part in packet:
-                sock.sendall(part)
+                if hub is None:
+                    sock.sendall(part)
+                else:
+                    hub.send_all(sock, part, sock.gettimeout())
         except TimeoutError:
             raise redis.TimeoutError("Timeout writing to socket") from None
         reader, replies = self._reader, list[Any]()
@@ -77,10 +83,10 @@ class Wire:
                 if reply is not _MORE:
                     replies.append(reply)
                 elif not first:  # nearly every trip's replies are all in its first read
-                    first = _first_read(sock)
+                    first = _first_read(sock, hub)
                     reader.feed(first)
                 else:  # the others' reads are bounded as a whole from here
-                    bounds = bounds or _Bounds(sock, started, first)
+                    bounds = bounds or _Bounds(sock, started, first, hub)
                     reader.feed(bounds.received(reader.len()))
         finally:
             if bounds is not None:
@@ -125,8 +131,10 @@ class _Bounds:
     than decoding it.
     """
 
-    def __init__(self, sock: socket.socket, started: float, first: bytes) -> None:
-        self.sock = sock
+    def __init__(
+        self, sock: socket.socket, started: float, first: bytes, hub: turns.Turns | None
+    ) -> None:
+        self.sock, self.hub = sock, hub
         self.timeout = sock.gettimeout()
         self.deadline = None if self.timeout is None else started + self.timeout
         self.reads = 1
@@ -137,14 +145,19 @@ class _Bounds:
     def received(self, buffered: int) -> bytes:
         """The next read, once the reader (holding `buffered` bytes) wants more."""
         self._not_waiting_for_a_huge_bulk(buffered)
+        left = None
         if self.deadline is not None:  # what time is left
             left = self.deadline - time.monotonic()
             if left <= 0:
                 raise self._too_slow()
-            self.sock.settimeout(left)
+            if self.hub is None:
+                self.sock.settimeout(left)
         self.reads += 1
         try:
-            chunk = self.sock.recv(_CHUNK)
+            if self.hub is None:
+                chunk = self.sock.recv(_CHUNK)
+            else:
+                chunk = self.hub.receive(self.sock, _CHUNK, left)
         except TimeoutError:
             raise self._too_slow() from None
         if not chunk:
@@ -179,15 +192,15 @@ class _Bounds:
             raise _too_large(huge)
 
     def restore(self) -> None:
-        if self.reads > 1:
+        if self.reads > 1 and self.hub is None:
             with contextlib.suppress(OSError):  # a socket closed meanwhile keeps its error
                 self.sock.settimeout(self.timeout)
 
 
-def _first_read(sock: socket.socket) -> bytes:
+def _first_read(sock: socket.socket, hub: turns.Turns | None) -> bytes:
     """A trip's first read: within the socket's own timeout, its array headers looked at."""
     try:
-        chunk = sock.recv(_CHUNK)
+        chunk = sock.recv(_CHUNK) if hub is None else hub.receive(sock, _CHUNK, sock.gettimeout())
     except TimeoutError:
         raise redis.TimeoutError("Timeout reading from socket") from None
     if not chunk:

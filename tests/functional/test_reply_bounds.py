@@ -2,7 +2,9 @@
 not one read, from the first contact on; a reply announcing 2^31 elements or a 10^12-byte
 string, or a trip reading past MAX_TRIP_BYTES, is one line saying which, never a
 MemoryError or a 3 GB read. The servers here are stand-ins speaking raw RESP
-(misbehaving_server.py); the run around them is on the real test server."""
+(misbehaving_server.py); the run around them is on the real test server. The wire's own bounds
+hold alike for a trip alone in its thread and for one taking turns with others in a headless
+worker (store/turns.py), whose reads and waits differ."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from ckviz.errors import ExitCode
 from ckviz.store import wire
 from ckviz.store.runqueue import _pack
 from ckviz.store.server import RedisServer
+from ckviz.store.turns import Turns
 from ckviz.store.wire import ReplyTooLarge, Wire
 from tests.functional.misbehaving_server import (
     fake_server,
@@ -39,25 +42,49 @@ def wire_to(url: str, timeout: float = 1.0) -> tuple[Wire, redis.connection.Conn
     return Wire(conn), conn
 
 
-def ping(url: str, timeout: float = 1.0) -> float:
+def ping(url: str, timeout: float = 1.0, taking_turns: bool = False) -> float:
     """Seconds until the wire gave up on one PING; the exception it raised is re-raised."""
     w, conn = wire_to(url, timeout)
     started = time.monotonic()
     try:
-        w.roundtrip(_pack(conn, [("PING",)]), 1)
+        trip(w, conn, taking_turns)
     finally:
         conn.disconnect()
     return time.monotonic() - started
 
 
-def test_a_trickled_reply_times_out_as_a_whole() -> None:
+def trip(w: Wire, conn: redis.connection.Connection, taking_turns: bool) -> list[object]:
+    """One PING's round trip: alone, or as a task of a hub (a headless worker's cells)."""
+    if not taking_turns:
+        return w.roundtrip(_pack(conn, [("PING",)]), 1)
+    hub, got = Turns(), dict[str, object]()
+
+    def task() -> None:
+        try:
+            got["replies"] = w.roundtrip(_pack(conn, [("PING",)]), 1)
+        except BaseException as exc:
+            got["raised"] = exc
+
+    hub.start(task)
+    hub.run()
+    if "raised" in got:
+        raise got["raised"]  # type: ignore[misc]
+    return got["replies"]  # type: ignore[return-value]
+
+
+TURNS = pytest.mark.parametrize("taking_turns", [False, True], ids=["alone", "taking-turns"])
+
+
+@TURNS
+def test_a_trickled_reply_times_out_as_a_whole(taking_turns: bool) -> None:
     with fake_server(trickle(b"$100\r\n", every_s=0.1)) as url:
         started = time.monotonic()
         with pytest.raises(redis.TimeoutError, match="no whole reply within 1 s"):
-            ping(url, timeout=1.0)
+            ping(url, timeout=1.0, taking_turns=taking_turns)
         assert time.monotonic() - started < 2.5  # one timeout, not one per byte
 
 
+@TURNS
 @pytest.mark.parametrize(
     ("reply", "said"),
     [
@@ -66,15 +93,20 @@ def test_a_trickled_reply_times_out_as_a_whole() -> None:
         (b"*2\r\n$1\r\na\r\n*2147483647\r\n", "an array of 2147483647 elements"),  # nested
     ],
 )
-def test_an_absurd_length_is_refused_before_it_is_read(reply: bytes, said: str) -> None:
+def test_an_absurd_length_is_refused_before_it_is_read(
+    reply: bytes, said: str, taking_turns: bool
+) -> None:
     with fake_server(once(reply)) as url, pytest.raises(ReplyTooLarge, match=said):
-        ping(url)
+        ping(url, taking_turns=taking_turns)
 
 
-def test_a_header_cut_between_two_reads_is_still_seen() -> None:
+@TURNS
+def test_a_header_cut_between_two_reads_is_still_seen(taking_turns: bool) -> None:
     cut = trickle(b"*2\r\n$1\r\na\r\n*21474", every_s=0.01)  # x's follow, not digits:
     with fake_server(cut) as url, pytest.raises(redis.TimeoutError):
-        ping(url, timeout=0.5)  # this one must time out, not be refused ...
+        ping(
+            url, timeout=0.5, taking_turns=taking_turns
+        )  # this one must time out, not be refused ...
 
     def split(sock: object) -> None:
         sock.recv(65536)  # type: ignore[attr-defined]
@@ -84,7 +116,9 @@ def test_a_header_cut_between_two_reads_is_still_seen() -> None:
         silent(sock)  # type: ignore[arg-type]
 
     with fake_server(split) as url, pytest.raises(ReplyTooLarge, match="2147483647 elements"):
-        ping(url)  # ... and this one refused though its header came in two reads
+        ping(
+            url, taking_turns=taking_turns
+        )  # ... and this one refused though its header came in two reads
 
 
 def _in_reads(*parts: bytes) -> object:
@@ -104,6 +138,7 @@ def _in_reads(*parts: bytes) -> object:
 ELEMENTS = b"".join(b"$100\r\n" + b"a" * 100 + b"\r\n" for _ in range(40))  # 4 KB read
 
 
+@TURNS
 @pytest.mark.parametrize(
     ("first", "second"),
     [
@@ -116,16 +151,17 @@ ELEMENTS = b"".join(b"$100\r\n" + b"a" * 100 + b"\r\n" for _ in range(40))  # 4 
     ],
 )
 def test_a_huge_string_is_refused_where_the_reader_waits_for_it(
-    first: bytes, second: bytes
+    first: bytes, second: bytes, taking_turns: bool
 ) -> None:
     with (
         fake_server(_in_reads(first, second)) as url,
         pytest.raises(ReplyTooLarge, match="a string of 999999999999 bytes announced"),
     ):
-        ping(url, timeout=5)
+        ping(url, timeout=5, taking_turns=taking_turns)
 
 
-def test_long_strings_the_reader_waits_for_are_read_whole() -> None:
+@TURNS
+def test_long_strings_the_reader_waits_for_are_read_whole(taking_turns: bool) -> None:
     """Legitimate strings the reader waits for across reads are not refused: only a header
     announcing 10^8 bytes is."""
     long, longer = b"b" * 70_000, b"c" * 123_456
@@ -135,17 +171,20 @@ def test_long_strings_the_reader_waits_for_are_read_whole() -> None:
     with fake_server(_in_reads(first, second, third)) as url:
         w, conn = wire_to(url, timeout=5)
         try:
-            (reply,) = w.roundtrip(_pack(conn, [("PING",)]), 1)
+            (reply,) = trip(w, conn, taking_turns)
         finally:
             conn.disconnect()
     assert reply == [long, longer, b"end"]
 
 
-def test_a_reply_without_end_stops_at_the_size_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+@TURNS
+def test_a_reply_without_end_stops_at_the_size_bound(
+    monkeypatch: pytest.MonkeyPatch, taking_turns: bool
+) -> None:
     monkeypatch.setattr(wire, "MAX_TRIP_BYTES", 8 * 2**20)  # the bound is 256 MiB; 8 here
     endless = stream(b"*1000000\r\n", b"$3\r\nabc\r\n" * 4096)
     with fake_server(endless) as url, pytest.raises(ReplyTooLarge, match="over 8 MiB in one"):
-        ping(url, timeout=30)
+        ping(url, timeout=30, taking_turns=taking_turns)
 
 
 def test_a_silent_server_at_first_contact_honours_the_timeout() -> None:
