@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="cells run at once, in threads of one worker process per core "
+        help="cells run at once, taking turns in one worker process per core "
         "(default: 3 x cores, at most 16)",
     )
     p.add_argument(

@@ -376,9 +376,9 @@ def max_jobs() -> int:
 
 
 def default_jobs() -> int:
-    """Three cells in flight per core (in threads of one worker process per core): a cell
-    waits on Redis's replies for about half of its time, and while one thread waits another
-    advances its cell (measured with bench/scaling.py: docs/performance.md)."""
+    """Three cells in flight per core (taking turns in one worker process per core): a cell
+    waits on Redis's replies for about half of its time, and while one waits another
+    advances its own (measured with bench/scaling.py: docs/performance.md)."""
     return min(3 * (os.cpu_count() or 1), MAX_DEFAULT_JOBS)
 
 

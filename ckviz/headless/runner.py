@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ckviz.headless.cells import Cell, CellOutcome, run_cell
-from ckviz.headless.workers import Workers, threads_per_worker
+from ckviz.headless.workers import Workers, cells_per_worker
 from ckviz.outputs.interrupts import INTERRUPTS, ForcedQuit
 
 Progress = Callable[[CellOutcome], None]
@@ -72,7 +72,7 @@ def _in_pool(
     done: dict[int, CellOutcome] = {}
     waiting = iter(range(len(cells)))
     halted = False
-    shape = threads_per_worker(jobs, len(cells))
+    shape = cells_per_worker(jobs, len(cells))
     with INTERRUPTS.polled(), Workers(url, cells, shape, nice) as workers:
         try:
             workers.hand_out(waiting)

@@ -1,15 +1,17 @@
-"""Worker processes that each run several cells at once, one thread per cell in flight.
+"""Worker processes that each run several cells at once, taking turns in one thread.
 
 A cell waits on its Redis replies for about half of its time. With one cell per process
 (five on two cores) every round trip was a switch between processes taking turns on the
-cores. Threads of one process interleave at each trip instead: a thread waiting on its socket
-lets the GIL go, and another advances its own cell meanwhile. So `--jobs` counts cells in
-flight, and they are spread over one worker process per core (docs/performance.md).
+cores; with a thread per cell, a wake-up of the thread and two handovers of the GIL. The cells
+of one worker take turns in its one thread instead (store/turns.py): a cell whose trip is sent
+hands the thread to the next whose replies are in, and the worker sleeps only when all of them
+wait. So `--jobs` counts cells in flight, and they are spread over one worker process per core
+(docs/performance.md).
 
-The parent hands each worker a cell whenever one of its threads is free, never ahead of that:
-a cell handed out cannot be taken back, and would start after the server was lost or a stop
-was asked for. Each thread opens its own connection (`run_cell`), so each cell keeps its
-commands, its round trips and its namespace: the results are what one cell at a time gives.
+The parent hands each worker a cell whenever it has a free place, never ahead of that: a cell
+handed out cannot be taken back, and would start after the server was lost or a stop was
+asked for. Each cell opens its own connection (`run_cell`), so each keeps its commands, its
+round trips and its namespace: the results are what one cell at a time gives.
 """
 
 from __future__ import annotations
@@ -17,11 +19,9 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-import queue
 import signal
 import sys
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
@@ -29,6 +29,7 @@ from multiprocessing.process import BaseProcess
 from ckviz.errors import ExitCode
 from ckviz.headless.cells import Cell, CellOutcome, cell_label, run_cell
 from ckviz.store.server import die_with_parent
+from ckviz.store.turns import Turns
 
 # On Linux a worker is forked: it starts with ckviz already imported (and the cells known),
 # where a spawned one spends a noticeable part of a cell importing it again
@@ -43,7 +44,7 @@ else:
 Finished = CellOutcome | BaseException  # what a cell's run gave (raised: ckviz's own bug)
 
 
-def threads_per_worker(jobs: int, cells: int, cores: int | None = None) -> list[int]:
+def cells_per_worker(jobs: int, cells: int, cores: int | None = None) -> list[int]:
     """How `jobs` cells in flight (no more than there are cells) are spread: one worker
     process per core, at most one per cell in flight, the cells split as evenly as they go."""
     in_flight = max(1, min(jobs, cells))
@@ -58,13 +59,13 @@ class Worker:
 
     process: BaseProcess
     conn: Connection
-    threads: int
+    places: int  # cells it runs at once
     running: set[int] = field(default_factory=set)  # places in the cell list
     alive: bool = True
 
     @property
     def free(self) -> int:
-        return self.threads - len(self.running) if self.alive else 0
+        return self.places - len(self.running) if self.alive else 0
 
 
 class Workers:
@@ -74,13 +75,13 @@ class Workers:
     def __init__(self, url: str, cells: Sequence[Cell], shape: list[int], nice: int) -> None:
         self.cells = cells
         self.workers: list[Worker] = []
-        for threads in shape:
+        for places in shape:
             ours, theirs = _CONTEXT.Pipe()
-            args = (theirs, url, list(cells), threads, os.getpid(), nice)
+            args = (theirs, url, list(cells), os.getpid(), nice)
             process = _CONTEXT.Process(target=_worker_main, args=args, daemon=True)
             process.start()
             theirs.close()  # the worker's end lives in the worker only: its death closes it
-            self.workers.append(Worker(process, ours, threads))
+            self.workers.append(Worker(process, ours, places))
 
     def __enter__(self) -> Workers:
         return self
@@ -93,7 +94,7 @@ class Workers:
         return sorted(i for w in self.workers for i in w.running)
 
     def hand_out(self, places: Iterator[int]) -> bool:
-        """Give each free thread the next cell of `places`; False once `places` runs out."""
+        """Give each free place the next cell of `places`; False once `places` runs out."""
         for worker in sorted(self.workers, key=lambda w: -w.free):
             while worker.free:
                 place = next(places, None)
@@ -175,46 +176,43 @@ def _worker_died(cell: Cell, how: str) -> CellOutcome:
     return CellOutcome(cell.index, None, message, int(ExitCode.CHECK_FAILED))
 
 
-def _worker_main(
-    conn: Connection, url: str, cells: list[Cell], threads: int, parent_pid: int, nice: int
-) -> None:
-    """In the worker: run each cell the parent names in a free thread, send back what it
-    gave, until the parent says it is done (None) or is gone."""
+def _worker_main(conn: Connection, url: str, cells: list[Cell], parent_pid: int, nice: int) -> None:
+    """In the worker: run each cell the parent names, its cells taking turns, send back what
+    each gave, until the parent says it is done (None) or is gone; then finish the cells in
+    flight. The parent never names more cells than the worker's places."""
     _worker_init(parent_pid, nice)
-    todo: queue.SimpleQueue[int | None] = queue.SimpleQueue()
-    replying = threading.Lock()
+    turns = Turns()
 
-    def serve() -> None:
-        while (place := todo.get()) is not None:
-            got: Finished
-            try:
-                got = run_cell(url, cells[place])
-            except BaseException as exc:  # the parent raises it, as a pool's caller would
-                got = exc
-            _reply(conn, replying, place, got)
-
-    pool = [threading.Thread(target=serve, name=f"cell-{n}") for n in range(threads)]
-    for thread in pool:
-        thread.start()
-    try:
-        while (place := conn.recv()) is not None:
-            todo.put(place)
-    except (EOFError, OSError):
-        pass  # the parent is gone: finish what is in flight, then leave
-    for _ in pool:
-        todo.put(None)
-    for thread in pool:
-        thread.join()
-
-
-def _reply(conn: Connection, lock: threading.Lock, place: int, got: object) -> None:
-    with lock:
+    def listen() -> None:
         try:
-            conn.send((place, got))
+            while turns.wait(conn.fileno(), None) and (place := conn.recv()) is not None:
+                turns.start(_cell_task(conn, url, cells[place], place))
         except (EOFError, OSError):
-            pass  # the parent is gone
-        except Exception as exc:  # what cannot be pickled still says what it was
-            conn.send((place, RuntimeError(f"{type(got).__name__}: {got} ({exc})")))
+            pass  # the parent is gone: finish what is in flight, then leave
+
+    turns.start(listen)
+    turns.run()
+
+
+def _cell_task(conn: Connection, url: str, cell: Cell, place: int) -> Callable[[], None]:
+    def run() -> None:
+        got: Finished
+        try:
+            got = run_cell(url, cell)
+        except BaseException as exc:  # the parent raises it, as a pool's caller would
+            got = exc
+        _reply(conn, place, got)
+
+    return run
+
+
+def _reply(conn: Connection, place: int, got: object) -> None:
+    try:
+        conn.send((place, got))
+    except (EOFError, OSError):
+        pass  # the parent is gone
+    except Exception as exc:  # what cannot be pickled still says what it was
+        conn.send((place, RuntimeError(f"{type(got).__name__}: {got} ({exc})")))
 
 
 def _worker_init(parent_pid: int, nice: int) -> None:
@@ -224,7 +222,6 @@ def _worker_init(parent_pid: int, nice: int) -> None:
     # default action a forked worker gets back from the parent's stop request).
     # A worker has its own process group: a signal to ckviz's group (a cancelled CI job, a
     # closed terminal) reaches the parent only, which decides what to stop.
-    # Its niceness is set before its threads start, which inherit it (Linux: per thread).
     os.setpgid(0, 0)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)

@@ -1,6 +1,7 @@
-"""`--jobs N` runs N cells at once in threads of one worker process per core: cells that share
-a process give the results they give one at a time, and a worker killed (kill -9, the OOM
-killer) is reported once for each of its cells in flight."""
+"""`--jobs N` runs N cells at once, spread over one worker process per core, where they take
+turns in one thread (store/turns.py): cells that share a process give the results they give
+one at a time, and a worker killed (kill -9, the OOM killer) is reported once for each of its
+cells in flight."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import time
 from pathlib import Path
 
 from ckviz.errors import ExitCode
-from ckviz.headless.workers import threads_per_worker
+from ckviz.headless.workers import cells_per_worker
 from tests.functional.cli_support import ckviz, without_timing
 from tests.functional.test_faults_cli import assert_nothing_left, error_lines, partial, runs_in
 from tests.functional.trust_support import children_of, ckviz_env, finish, popen_ckviz
@@ -19,17 +20,17 @@ from tests.functional.trust_support import children_of, ckviz_env, finish, popen
 CORES = os.cpu_count() or 1
 
 
-def test_threads_per_worker_spread_the_cells_in_flight_over_one_process_per_core() -> None:
-    assert threads_per_worker(6, 72, cores=2) == [3, 3]
-    assert threads_per_worker(5, 72, cores=2) == [3, 2]
-    assert threads_per_worker(2, 72, cores=2) == [1, 1]  # as one cell per process did
-    assert threads_per_worker(3, 72, cores=8) == [1, 1, 1]  # never more processes than cells
-    assert threads_per_worker(16, 3, cores=2) == [2, 1]  # nor cells in flight than cells
+def test_the_cells_in_flight_are_spread_over_one_process_per_core() -> None:
+    assert cells_per_worker(6, 72, cores=2) == [3, 3]
+    assert cells_per_worker(5, 72, cores=2) == [3, 2]
+    assert cells_per_worker(2, 72, cores=2) == [1, 1]  # as one cell per process did
+    assert cells_per_worker(3, 72, cores=8) == [1, 1, 1]  # never more processes than cells
+    assert cells_per_worker(16, 3, cores=2) == [2, 1]  # nor cells in flight than cells
 
 
 def test_cells_sharing_a_process_give_the_results_of_one_cell_at_a_time(tmp_path: Path) -> None:
-    jobs = 3 * CORES  # three threads in each worker process
-    assert max(threads_per_worker(jobs, 24)) == 3
+    jobs = 3 * CORES  # three cells taking turns in each worker process
+    assert max(cells_per_worker(jobs, 24)) == 3
     outs = []
     for flag in ("1", str(jobs)):
         out = tmp_path / f"r{flag}.json"
@@ -41,17 +42,17 @@ def test_cells_sharing_a_process_give_the_results_of_one_cell_at_a_time(tmp_path
 
 
 def test_a_killed_worker_reports_each_of_its_cells_in_flight(tmp_path: Path) -> None:
-    # ck_many_keys' cells take seconds each: every thread is mid-cell when the worker is killed
+    # ck_many_keys' cells take seconds each: every cell in flight is mid-way when its worker is killed
     out, env = tmp_path / "r.json", ckviz_env()
     jobs = 2 * CORES
-    shape = threads_per_worker(jobs, 6)
+    shape = cells_per_worker(jobs, 6)
     args = ("--headless", "--scenario", "ck_many_keys", "--discipline", "baseline")
     args += ("--discipline", "vtime", "--jobs", str(jobs), "--out", str(out))
     with popen_ckviz(*args, env=env) as proc:
-        workers = _workers(proc.pid, shape)
-        time.sleep(1.0)
-        victim = workers[0]
-        in_flight = _threads(victim) - 1  # its cell threads, each running a cell
+        workers = _workers(proc.pid, len(shape))  # forked in the order of `shape`
+        time.sleep(1.0)  # every place of every worker is handed a cell at once
+        victim, in_flight = workers[0], shape[0]
+        assert _connections(victim) >= in_flight  # its cells are running, each on its own
         os.kill(victim, signal.SIGKILL)  # as the OOM killer would
         rc, lines = finish(proc, timeout=300)
     assert rc == ExitCode.CHECK_FAILED, lines
@@ -66,9 +67,9 @@ def test_a_killed_worker_reports_each_of_its_cells_in_flight(tmp_path: Path) -> 
     assert_nothing_left(env)
 
 
-def _workers(ckviz_pid: int, shape: list[int]) -> list[int]:
-    """The worker processes (forked copies of ckviz: its command line, not the server's), once
-    each has started its cell threads (besides its main thread) as `shape` says."""
+def _workers(ckviz_pid: int, count: int) -> list[int]:
+    """The `count` worker processes (forked copies of ckviz: its command line, not the
+    server's), in the order they were started."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         found = [
@@ -76,11 +77,19 @@ def _workers(ckviz_pid: int, shape: list[int]) -> list[int]:
             for pid in children_of(ckviz_pid)
             if b"redis-server" not in Path(f"/proc/{pid}/cmdline").read_bytes()
         ]
-        if sorted(_threads(w) - 1 for w in found) == sorted(shape):
-            return sorted(found)
+        if len(found) == count:
+            return sorted(found, key=lambda pid: (_started(pid), pid))
         time.sleep(0.1)
-    raise AssertionError(f"expected worker processes of {shape} cell threads")
+    raise AssertionError(f"expected {count} worker processes")
 
 
-def _threads(pid: int) -> int:
-    return len(list(Path(f"/proc/{pid}/task").iterdir()))
+def _started(pid: int) -> int:
+    """When `pid` started, in clock ticks since boot (/proc/PID/stat's 22nd field)."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+
+
+def _connections(pid: int) -> int:
+    """The sockets `pid` holds besides its pipe to the parent (a cell's connections)."""
+    fds = Path(f"/proc/{pid}/fd").iterdir()
+    sockets = sum(1 for fd in fds if os.readlink(fd).startswith("socket:"))
+    return sockets - 1
