@@ -1,9 +1,9 @@
 """Tasks taking turns in one thread, each handing the thread on while it waits for a reply.
 
 A headless worker runs several cells at once. As threads, every round trip of a cell put its
-thread to sleep on its socket and woke it again, and handed the GIL over twice: on two cores
-those wake-ups cost the client and the server a sixth of the matrix's CPU (docs/performance.md).
-Here each task is a greenlet; a trip, once sent, waits in `readable`, which switches to the
+thread to sleep on its socket and woke it again, and handed the GIL over: on a quiet two-core
+machine the default matrix took 2.81-2.85 s that way and 2.57-2.59 s as tasks, 0.3 CPU
+seconds less in all (docs/performance.md). Here each task is a greenlet; a trip, once sent, waits in `readable`, which switches to the
 hub (`Turns.run`). The hub resumes whichever task's socket has its replies, and sleeps only
 when every task waits: a busy worker then never sleeps at all, and the server often finds the
 next trips already sent when it looks.
