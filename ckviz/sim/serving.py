@@ -25,7 +25,7 @@ from ckviz.disciplines.base import (
 from ckviz.model.arithmetic import rescore_scores
 from ckviz.model.decision import TOP, Rank
 from ckviz.model.queue import DequeuedRun, IndexEntry, columns_of
-from ckviz.store.keys import key_of_member
+from ckviz.store.keys import KEY_OF, key_of_member
 from ckviz.store.runqueue import Trip
 
 _SERIALS = itertools.count()  # which serve attempt decided last, over every consumer's plan
@@ -226,7 +226,20 @@ class Rescoring(_Plain):
 
     def __init__(self, discipline: Discipline) -> None:
         self.discipline = discipline
-        self._pending: deque[Decided | None] = deque()  # sent, their replies not yet in
+        self._pending: deque[_Deciding | None] = deque()  # sent, their replies not yet in
+        # the last decision whose reply is in, and the runs it took, until a picture asks
+        # what it decided (a headless run never does)
+        self._answered: tuple[_Deciding, list[DequeuedRun]] | None = None
+
+    @property
+    def decided(self) -> Decided | None:
+        """The last serve attempt whose reply is in."""
+        if self._answered is not None:
+            deciding, runs = self._answered
+            served = [(run.key, run.score) for run in runs]
+            self._last = Decided(deciding.serial, deciding.ranked(), served)
+            self._answered = None
+        return self._last
 
     def before_dequeue(
         self, trip: Trip, index: Sequence[IndexEntry], now: int, wall_now: int
@@ -237,27 +250,21 @@ class Rescoring(_Plain):
         order = self.discipline.advance(index, now)
         scores = rescore_scores(len(order), wall_now)
         trip.rescore(order, scores)
-        self._pending.append(self._decided(index, order, now))
+        self._pending.append(self._deciding(index, order, now))
         return Rescore(order, scores)
 
-    def _decided(self, index: Sequence[IndexEntry], order: list[str], now: int) -> Decided:
-        """The first TOP members as the discipline ranks them now (its state as it decided),
-        then the tie-break, ckIndex's score as read: how long its head has waited (a score
-        an earlier rescore wrote is no head: its place among those is the tie-break)."""
-        members, _, scores = columns_of(index)
-        ranked = []
-        for member in order[:TOP]:
-            key, score = key_of_member(member), scores[members.index(member)]
-            waited: Rank = (("waited", now - score),) if score <= now else ()
-            ranked.append((key, (*self.discipline.rank_of(key), *waited)))
-        return Decided(next(_SERIALS), ranked)
+    def _deciding(self, index: Sequence[IndexEntry], order: list[str], now: int) -> _Deciding:
+        """What only this moment can give of the decision: the discipline's rank of each of
+        the first TOP members' keys, its state as it decided (the rest waits for a reader)."""
+        first = order[:TOP]
+        ranks = [self.discipline.rank_of(KEY_OF[member]) for member in first]
+        return _Deciding(next(_SERIALS), index, first, ranks, now)
 
     def taken(self, reply: Any) -> list[DequeuedRun]:
         runs: list[DequeuedRun] = reply
-        decided = self._pending.popleft() if self._pending else None
-        if decided is not None:
-            decided.served = [(run.key, run.score) for run in runs]
-            self._last = decided
+        deciding = self._pending.popleft() if self._pending else None
+        if deciding is not None:
+            self._answered = (deciding, runs)
         return runs
 
     def next_order(
@@ -272,6 +279,29 @@ class Rescoring(_Plain):
         if limit is not None and isinstance(self.discipline, RanksFirst):  # no full sort
             return keys_of(self.discipline.first(index, now, limit), None)
         return keys_of(self.discipline.order(index, now), limit)
+
+
+class _Deciding(NamedTuple):
+    """A rescore's decision as made: its serial, ckIndex as ranked (`read`), the order's first
+    TOP members and their keys' ranks then; `ranked()` makes the picture's list from them."""
+
+    serial: int
+    read: Sequence[IndexEntry]
+    first: list[str]
+    ranks: list[Rank]
+    now: int
+
+    def ranked(self) -> list[tuple[str, Rank]]:
+        """The first members with their ranks, then the tie-break, ckIndex's score as read:
+        how long its head has waited (a score an earlier rescore wrote is no head: its place
+        among those is the tie-break)."""
+        members, _, scores = columns_of(self.read)
+        ranked = []
+        for member, rank in zip(self.first, self.ranks, strict=True):
+            score, now = scores[members.index(member)], self.now
+            waited: Rank = (("waited", now - score),) if score <= now else ()
+            ranked.append((key_of_member(member), (*rank, *waited)))
+        return ranked
 
 
 def serve_plan(discipline: Discipline) -> ServePlan:

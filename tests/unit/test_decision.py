@@ -1,11 +1,18 @@
-"""The why of a dequeue call: dequeue.lua's walk over the call's inputs, and the words that say
-why the runner-up lost (issue 23 item 8)."""
+"""The why of a dequeue call: dequeue.lua's walk over the call's inputs, the words that say
+why the runner-up lost (issue 23 item 8), and a rescore's decision as its discipline made it."""
 
 from __future__ import annotations
 
+from typing import Any, cast
+
+from ckviz.disciplines.registry import make_discipline
+from ckviz.model.clock import WALL_NOW
 from ckviz.model.decision import Candidate, Decision, why_lost
-from ckviz.model.queue import IndexEntry
+from ckviz.model.queue import DequeuedRun, IndexColumns, IndexEntry
 from ckviz.sim.decision import age_ranked, walked
+from ckviz.sim.serving import Rescoring
+from ckviz.store.keys import ck_member
+from ckviz.store.runqueue import RunQueue
 
 
 def test_the_walk_gives_each_candidate_the_fate_the_lua_would() -> None:
@@ -37,3 +44,23 @@ def test_the_lua_order_ranks_served_keys_by_the_score_the_call_read() -> None:
     index = [IndexEntry("m:a", "a", 1010.0), IndexEntry("m:heavy", "heavy", 1040.0)]
     ranked = age_ranked(index, [("heavy", 1005.0)], 1000)
     assert ranked == [("heavy", (("head at", 5.0),)), ("a", (("head at", 10.0),))]
+
+
+def test_a_rescore_s_decision_keeps_the_ranks_its_discipline_decided_by() -> None:
+    # The picture of a rescore's decision is put together only when read: the ranks in it are
+    # still the ones the discipline had as it decided, whatever it learned since.
+    sfq = make_discipline("sfq", {"a": 1.0, "b": 1.0})
+    plan = Rescoring(sfq)
+    index = IndexColumns([ck_member("a"), ck_member("b")], ["a", "b"], [100.0, 90.0])
+    trip = RunQueue(cast(Any, None), "p:", 10, door=sfq.door).trip()
+    plan.before_dequeue(trip, index, 200, WALL_NOW)
+    sfq.on_serviced("b")  # its clock moves on before anyone asks
+    plan.taken([DequeuedRun("r1", 90.0, "b")])
+    decided = plan.decided
+    assert decided is not None
+    assert decided.ranked == [
+        ("b", (("clock", 0.0), ("waited", 110.0))),  # the oldest head wins the clocks' tie
+        ("a", (("clock", 0.0), ("waited", 100.0))),
+    ]
+    assert decided.served == [("b", 90.0)]
+    assert sfq.rank_of("b") != (("clock", 0.0),)  # what it would say now
