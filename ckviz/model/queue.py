@@ -101,6 +101,10 @@ class DequeuedRun(NamedTuple):
     key: str
 
 
+# Builds a DequeuedRun from a (run id, score, key) tuple without a Python-level call.
+dequeued_run = partial(tuple.__new__, DequeuedRun)
+
+
 @dataclass(frozen=True, slots=True)
 class DisciplineState:
     """What a discipline shows of itself: global fields and, per key, labelled values, plus

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from ckviz.errors import ServerRefused
-from ckviz.model.queue import DequeuedRun, IndexColumns
+from ckviz.model.queue import DequeuedRun, IndexColumns, dequeued_run
 from ckviz.store.keys import KEY_OF
 
 
@@ -19,8 +19,14 @@ def dequeued_runs(reply: list[list[Any]]) -> list[DequeuedRun]:
                 f"run {run_id}'s payload vanished from the server mid-run: evicted "
                 "(check maxmemory-policy) or deleted by someone else"
             )
-        runs.append(DequeuedRun(run_id, float(score), json.loads(payload)["concurrencyKey"]))
+        key = _json_document(payload)[0]["concurrencyKey"]
+        runs.append(dequeued_run((run_id, float(score), key)))
     return runs
+
+
+# The payload ckviz wrote, read as the JSON document it starts with: json.loads wraps this one
+# call in two more and two regular-expression matches, once per dequeued run.
+_json_document = json.JSONDecoder().raw_decode
 
 
 def index_entries(reply: list[str]) -> IndexColumns:
