@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Literal, NamedTuple, overload
 
 from ckviz.model.arithmetic import scan_window
@@ -26,6 +27,10 @@ class DequeueEvent(NamedTuple):
     @property
     def wait_ms(self) -> int:
         return self.dequeued_ms - self.arrival_ms
+
+
+# Builds a DequeueEvent from a (key, run id, arrival, dequeued) tuple without a Python-level call.
+dequeue_event = partial(tuple.__new__, DequeueEvent)
 
 
 QueueEventKind = Literal["enqueue", "dequeue", "ack", "nack", "dead", "expire"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ckviz.model.invariants import HEAD_FIRST, BrokenInvariant
 from ckviz.model.queue import PlannedRun
-from ckviz.model.snapshot import DequeueEvent, HeldRun
+from ckviz.model.snapshot import DequeueEvent, HeldRun, dequeue_event
 
 
 @dataclass(slots=True)
@@ -214,22 +214,22 @@ class Ledger:
         consumer's dequeues here, in the order Redis served them.
         """
         book = self.books[key]
-        if not book.queued or book.queued[0][1] != run_id:
-            head = book.queued[0][1] if book.queued else "nothing"
+        queued = book.queued
+        if not queued or queued[0][1] != run_id:
+            head = queued[0][1] if queued else "nothing"
             detail = f"Redis dequeued {run_id} but the head of the key is {head}"
             raise BrokenInvariant(HEAD_FIRST, t, [key], detail)
-        heapq.heappop(book.queued)
+        heapq.heappop(queued)
         self.queues_moved.add(key)
         self.queued_count -= 1
-        self.queued_keys -= not book.queued
+        self.queued_keys -= not queued
         self.touched.add(key)
         planned = self._planned[run_id]  # its arrival: the timestamp less the clock's base
         due = self.due.get(run_id, planned.arrival_ms) if self.due else planned.arrival_ms
-        event = DequeueEvent(key, run_id, due, t)
-        self.events.append(event)
+        self.events.append(dequeue_event((key, run_id, due, t)))
         book.dequeued += 1
         book.held += 1
-        book.wait_sum_ms += event.wait_ms
+        book.wait_sum_ms += t - due  # the event's wait_ms
         release = t + planned.hold_ms
         self.holds[run_id] = release
         heapq.heappush(self.releases, (release, len(self.events), planned))
