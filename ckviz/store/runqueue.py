@@ -121,7 +121,7 @@ class Trip(LifecycleCalls):
 
     def dequeue(self, max_count: int, now: int) -> int:
         q = self._queue
-        return self._add(q.dequeue_command(max_count, now), q.dequeue_reply, scripted=True)
+        return self._add(q.dequeues[(max_count, now)], q.dequeue_reply, scripted=True)
 
     def read_state(self, listing_limit: int, keys: Iterable[str] = ()) -> int:
         """The door's read-only view of the discipline's own keys (`Door.reads`): all of it
@@ -196,6 +196,25 @@ class Trip(LifecycleCalls):
         return replies
 
 
+class DequeueCommands(dict[tuple[int, int], tuple[Any, ...]]):
+    """A queue's dequeue commands by (room, now). Only those two vary (the rest is the queue's,
+    set when it is made), trip after trip the same ones: each is built and packed on first
+    sight (packing was a tenth of a trip's client time), and found again by a lookup made in
+    C; the last PACKED_KEPT different ones are kept."""
+
+    def __init__(self, sha: str, keys: tuple[str, ...], prefix: str, tail: tuple[Any, ...]) -> None:
+        super().__init__()
+        self._head = ("EVALSHA", sha, len(keys), *keys, prefix)  # then now and the room
+        self._tail = tail  # the env limit, the shared constants, the lifecycle's, the door's
+
+    def __missing__(self, room_now: tuple[int, int]) -> tuple[Any, ...]:
+        if len(self) >= PACKED_KEPT:
+            self.clear()
+        room, now = room_now
+        command = self[room_now] = packed((*self._head, now, room, *self._tail))
+        return command
+
+
 class RunQueue:
     """One run's CK run queue: its key namespace, its connection and its trip counters."""
 
@@ -237,23 +256,9 @@ class RunQueue:
         self.commands_sent = 0
         self._connection: Any = None
         self._wire: Wire | None = None
-        self._dequeues: dict[tuple[int, int], tuple[Any, ...]] = {}  # (room, now) -> command
+        argv_tail = (env_limit, *DEQUEUE_CONSTANTS, *self.dequeue_lifecycle, *door.argv)
+        self.dequeues = DequeueCommands(door.dequeue.sha, self.dequeue_keys, prefix, argv_tail)
         self.bulks = Bulks()  # a rescore's arguments, packed (store/wire.py packed_pairs)
-
-    def dequeue_command(self, max_count: int, now: int) -> tuple[Any, ...]:
-        """The dequeue's command. Only the room and `now` vary (the rest is this queue's, set
-        when it is made), trip after trip the same ones: each is built and packed once (packing
-        was a tenth of a trip's client time), for the last PACKED_KEPT different ones."""
-        known = self._dequeues.get((max_count, now))
-        if known is None:
-            keys = self.dequeue_keys
-            head = (self.keys.prefix, now, max_count, self.env_limit, *DEQUEUE_CONSTANTS)
-            argv = (*head, *self.dequeue_lifecycle, *self.door.argv)
-            if len(self._dequeues) >= PACKED_KEPT:
-                self._dequeues.clear()
-            known = packed(("EVALSHA", self.door.dequeue.sha, len(keys), *keys, *argv))
-            self._dequeues[(max_count, now)] = known
-        return known
 
     def trip(self) -> Trip:
         return Trip(self)
