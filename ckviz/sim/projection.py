@@ -115,6 +115,8 @@ class Projections:
 
     def confirm(self, replies: list[Any], t: int) -> None:
         """Each projection against the read its trip carried: a difference is `ck-index-head`."""
+        if not self._pending:  # (none unless a rescoring plan ranked a projection)
+            return
         pending, self._pending = self._pending, []
         for slot, projected in pending:
             seen = replies[slot]
