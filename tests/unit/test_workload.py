@@ -1,4 +1,5 @@
-"""The seedrandom port and the workload sampler against ground truth from the npm package."""
+"""The seedrandom port and the workload sampler against ground truth from the npm package, and
+a cell's workload drawn once for the cells of the same scenario and seed."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import pytest
 
 from ckviz.inputs import scenario_files
 from ckviz.inputs.workload import SeedRandom, exp_ms, generate, js_round, run_id
+from ckviz.sim.session import workload_of
 
 
 @pytest.mark.parametrize(
@@ -78,3 +80,16 @@ def test_bundled_workloads_match_ground_truth(vectors: dict, name: str, seed: st
         for r in generate(scenario_files.load(name), seed)
     ]
     assert got == expected
+
+
+def test_a_cells_workload_is_drawn_once_per_scenario_and_seed() -> None:
+    skew = scenario_files.load("ck_skew")
+    first = workload_of(skew, "seed-a")
+    assert first == generate(skew, "seed-a")
+    first.pop()  # a cell's list is its own
+    again = workload_of(skew, "seed-a")
+    assert again == generate(skew, "seed-a")
+    assert again[0] is first[0]  # the same frozen runs, not drawn again
+    assert workload_of(skew, "seed-b") == generate(skew, "seed-b")
+    other = scenario_files.load("ck_balanced")
+    assert workload_of(other, "seed-a") == generate(other, "seed-a")
