@@ -50,7 +50,7 @@ from ckviz.sim.ledger import Ledger
 from ckviz.sim.lifecycle import Lifecycle
 from ckviz.sim.projection import Projections
 from ckviz.sim.riders import record_ridden, takes_are_certain
-from ckviz.sim.serving import Rescore
+from ckviz.sim.serving import Rescore, ServePlan
 from ckviz.sim.snapshot import Header, Scene, snapshot_of
 from ckviz.sim.trip_reads import TripReads
 from ckviz.sim.view import IndexPeek, KeyView, MovedQueues, QueuedKeys
@@ -217,15 +217,10 @@ class Driver(Counting):
         self.rescore = None
         consumer = self.turns.current
         plan = consumer.plan
-        if plan.rescores and len(self._outbox):  # rank what Redis holds now
-            self._rank_after_writes()
-        now = SCORE_BASE + self.t
         # a lifecycle's scores may lie ahead: its clock's (else every score is in the past)
         wall_now = self.life.now(self.t) if self._lifecycle_on else WALL_NOW
-        rescore = plan.before_dequeue(self._outbox, self.index_read, now, wall_now)
-        if rescore is not None:
-            self.last_rescore = self.rescore = rescore
-            self._projections.writes.rescored(rescore.members, rescore.scores)
+        if plan.rescores:  # (the others leave the order to the dequeue script: nothing to add)
+            self._rescore(plan, wall_now)
         room = batch_room(self.config.max_count, held, cap)
         slot = self._outbox.by(consumer.queue).dequeue(room, wall_now)
         if self._certainly_empty(held):
@@ -249,6 +244,17 @@ class Driver(Counting):
         self._check()
         # an expired head a call dropped is progress too: the next call may serve or drop more
         return self.turns.end_turn(len(taken) + self.life.drops - dropped)
+
+    def _rescore(self, plan: ServePlan, wall_now: int) -> None:
+        """The discipline's order of what Redis holds now, written into ckIndex ahead of the
+        dequeue."""
+        if len(self._outbox):
+            self._rank_after_writes()
+        now = SCORE_BASE + self.t
+        rescore = plan.before_dequeue(self._outbox, self.index_read, now, wall_now)
+        if rescore is not None:
+            self.last_rescore = self.rescore = rescore
+            self._projections.writes.rescored(rescore.members, rescore.scores)
 
     def _rank_after_writes(self) -> None:
         """Give the discipline ckIndex as it stands after the outbox's writes: projected from

@@ -88,7 +88,8 @@ class ServePlan(Protocol):
     def before_dequeue(
         self, trip: Trip, index: Sequence[IndexEntry], now: int, wall_now: int
     ) -> Rescore | None:
-        """Add what goes before the dequeue to `trip`; `index` is ckIndex as last read."""
+        """Add what goes before the dequeue to `trip`; `index` is ckIndex as last read (the
+        millisecond driver asks only a plan that `rescores`: the others add nothing)."""
         ...
 
     def next_order(
