@@ -7,7 +7,8 @@ seconds of the workers, the server and the parent. Several `--jobs` values (and 
 `--against REV` that revision's code too) alternate go by go, each go on a server of its own,
 so that a shared machine's load falls on all of them alike: min / median per configuration.
 `--command` times `ckviz --headless --quiet` instead, as a user runs it (its own server, its
-start and end included): wall and the CPU of all its processes, after one untimed run each.
+start and end included): wall and the CPU of all its processes, after one untimed run each;
+`--quiet-only SECONDS` keeps only the rounds nothing else ran beside (bench/quiet.py).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from trees import ROOT, env_of, export_tree
+import quiet
+from trees import ROOT, ckviz_argv, env_of, export_tree
 
 from ckviz.headless.cells import CellOutcome
 from ckviz.headless.matrix import MatrixPlan, default_jobs
@@ -105,36 +107,57 @@ def go_in(tree: Path, jobs: int, check: bool) -> dict[str, float]:
 
 def command_go(tree: Path, jobs: int, check: bool) -> dict[str, float]:
     """`tree`'s `ckviz --headless --quiet` on the default matrix once: wall, CPU (all its
-    processes, the server's included)."""
+    processes, the server's included), and what the rest of the machine used meanwhile."""
     with tempfile.TemporaryDirectory() as folder:
-        command = [sys.executable, "-m", "ckviz", "--headless", "--quiet", "--jobs", str(jobs)]
+        command = ckviz_argv("--headless", "--quiet", "--jobs", str(jobs))
         command += ["--out", str(Path(folder) / "results.json")]
         command += [] if check else ["--no-check-invariants"]
         before = own_cpu(resource.RUSAGE_CHILDREN)
+        others = quiet.Others() if quiet.available() else None
         started = time.perf_counter()
         subprocess.run(command, check=True, env=env_of(tree))
         wall = time.perf_counter() - started
-        return {"wall": wall, "cpu": own_cpu(resource.RUSAGE_CHILDREN) - before}
+        cpu = own_cpu(resource.RUSAGE_CHILDREN) - before
+        return {"wall": wall, "cpu": cpu, "others": others.used(cpu) if others else 0.0}
 
 
-def commands(trees: dict[str, Path], jobs: list[int], repeat: int, check: bool) -> None:
+def commands(
+    trees: dict[str, Path], jobs: list[int], repeat: int, check: bool, quiet_s: float
+) -> None:
+    """`repeat` rounds of every (tree, --jobs) go. With `quiet_s`, each round waits for a
+    quiet second first and is kept only if the rest of the machine stayed nearly idle during
+    every go of it (bench/quiet.py), until `repeat` rounds are kept or `quiet_s` passes."""
     configs = [(name, j) for name in trees for j in jobs]
     for name, j in configs:  # untimed: caches filled (bytecode where it may be written)
         command_go(trees[name], j, check)
     gone: dict[tuple[str, int], list[dict[str, float]]] = {c: [] for c in configs}
-    for attempt in range(1, repeat + 1):
-        for name, j in configs:
-            got = command_go(trees[name], j, check)
-            gone[name, j].append(got)
-            wall, cpu = got["wall"], got["cpu"]
-            print(f"run {attempt}, {name}, --jobs {j}: wall {wall:.2f}, CPU {cpu:.2f}", flush=True)
+    deadline = time.monotonic() + quiet_s
+    kept = 0
+    while kept < repeat:
+        if quiet_s and not quiet.wait_for_quiet(deadline):
+            print(f"no quiet moment left within {quiet_s:.0f} s: {kept} round(s) kept")
+            break
+        got = {c: command_go(trees[c[0]], c[1], check) for c in configs}
+        others = max(g["others"] for g in got.values())
+        if quiet_s and others > quiet.OTHERS_MAX_S:
+            print(f"(a round dropped: other processes used up to {others:.2f} CPU s)", flush=True)
+            continue
+        kept += 1
+        for (name, j), g in got.items():
+            gone[name, j].append(g)
+            print(
+                f"run {kept}, {name}, --jobs {j}: wall {g['wall']:.2f}, CPU {g['cpu']:.2f}"
+                f" (others {g['others']:.2f})",
+                flush=True,
+            )
     for (name, j), gos in gone.items():
-        figures = "  ".join(
-            f"{what} {min(g[what] for g in gos):.2f} / "
-            f"{statistics.median(g[what] for g in gos):.2f}"
-            for what in ("wall", "cpu")
-        )
-        print(f"{name}, ckviz --headless --jobs {j} (min / median): {figures}")
+        if gos:
+            figures = "  ".join(
+                f"{what} {min(g[what] for g in gos):.2f} / "
+                f"{statistics.median(g[what] for g in gos):.2f}"
+                for what in ("wall", "cpu")
+            )
+            print(f"{name}, ckviz --headless --jobs {j} (min / median): {figures}")
 
 
 def main() -> None:
@@ -153,8 +176,18 @@ def main() -> None:
     parser.add_argument(
         "--command", action="store_true", help="time `ckviz --headless --quiet` whole"
     )
+    parser.add_argument(
+        "--quiet-only",
+        type=float,
+        default=0,
+        metavar="SECONDS",
+        help="with --command: keep only rounds the rest of the machine left alone, waiting "
+        "for them up to SECONDS (Linux; bench/quiet.py)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.quiet_only and not (args.command and quiet.available()):
+        parser.error("--quiet-only: needs --command, on Linux (/proc/stat)")
     if args.child:
         job = json.loads(args.child)
         print(json.dumps(one_go(job["jobs"], job["check"])))
@@ -164,7 +197,7 @@ def main() -> None:
         if args.against:
             trees = {args.against: export_tree(args.against, Path(tmp)), **trees}
         if args.command:
-            commands(trees, args.jobs, args.repeat, args.check)
+            commands(trees, args.jobs, args.repeat, args.check, args.quiet_only)
             return
         configs = [(name, jobs) for name in trees for jobs in args.jobs]
         print(f"default matrix, invariant checks {'on' if args.check else 'off'}; s")

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from redis.exceptions import ResponseError
-from trees import ROOT, env_of, export_tree
+from trees import ROOT, ckviz_argv, env_of, export_tree
 
 from ckviz.disciplines.registry import FACTORIES, make_discipline
 from ckviz.model.matrix import Treatment
@@ -299,7 +299,7 @@ def headless_run(url: str | None, tree: Path, *args: str) -> tuple[float, float]
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "results.json"
         where = ("--redis-url", url) if url else ()
-        command = [sys.executable, "-m", "ckviz", "--headless", *where, *args]
+        command = ckviz_argv("--headless", *where, *args)
         command += ["--out", str(out)]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -22,5 +23,14 @@ def export_tree(rev: str, into: Path) -> Path:
 
 
 def env_of(tree: Path) -> dict[str, str]:
-    """A child's environment that imports `tree`'s ckviz first."""
+    """A child's environment that imports `tree`'s ckviz first (a script run in it; a
+    `python -m ckviz` command also needs `ckviz_argv`)."""
     return {**os.environ, "PYTHONPATH": str(tree)}
+
+
+def ckviz_argv(*args: str) -> list[str]:
+    """`python -m ckviz ARGS` that imports ckviz from PYTHONPATH (`env_of`): `-m` puts the
+    working folder first on the path, and run from a checkout that is the checkout's own
+    ckviz, whatever PYTHONPATH says (so until this, every `--against` command run measured
+    this tree twice). -P (Python 3.11+) leaves the working folder out."""
+    return [sys.executable, "-P", "-m", "ckviz", *args]

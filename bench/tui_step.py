@@ -48,7 +48,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from trees import env_of, export_tree
+from trees import ckviz_argv, env_of, export_tree
 
 SCENARIO = """\
 description = "Bench: one heavy backlog and many light keys trickling in behind it."
@@ -312,7 +312,7 @@ def hup_pty(url: str, path: Path, after: float) -> dict[str, Any]:
 
     pid, fd = pty.fork()
     if pid == 0:  # the child: ckviz on the pseudo-terminal
-        argv = [sys.executable, "-m", "ckviz", str(path), "--discipline", "sfq"]
+        argv = ckviz_argv(str(path), "--discipline", "sfq")
         env = {**os.environ, "TERM": "xterm-256color"}
         os.execvpe(sys.executable, [*argv, "--redis-url", url], env)
     client = redis.Redis.from_url(url)
