@@ -2,12 +2,12 @@
 
 A headless worker runs several cells at once. As threads, every round trip of a cell put its
 thread to sleep on its socket and woke it again, and handed the GIL over: on a quiet two-core
-machine the default matrix took 2.81-2.85 s that way and 2.57-2.59 s as tasks, 0.3 CPU
-seconds less in all (docs/performance.md). Here each task is a greenlet; a trip, once sent,
-waits in `Turns.receive` (store/wire.py asks `current()` whether it runs in a hub's task),
-which switches to the hub (`Turns.run`). The hub resumes whichever task's socket has its
-replies, and sleeps only when every task waits: a busy worker then never sleeps at all, and
-the server often finds the next trips already sent when it looks.
+machine `ckviz --headless` on the default matrix took 2.75-2.76 s that way and 2.56-2.58 s as
+tasks, 0.2 CPU seconds less in all (docs/performance.md). Here each task is a greenlet; a trip,
+once sent, waits in `Turns.receive` (store/wire.py asks `current()` whether it runs in a hub's
+task), which switches to the hub (`Turns.run`). The hub resumes whichever task's socket has its
+replies, and sleeps only when every task waits: a busy worker then never sleeps at all, and the
+server often finds the next trips already sent when it looks.
 
 Only the waits switch: between two waits a task runs alone, so the tasks share nothing they
 would need a lock for. Outside a hub's tasks, `current()` is None and the wire blocks on its
