@@ -78,11 +78,11 @@ class Wire:
         started, first = time.monotonic(), b""
         bounds: _Bounds | None = None
         try:
-            while len(replies) < count:
-                reply = reader.gets()
-                if reply is not _MORE:
-                    replies.append(reply)
-                elif not first:  # nearly every trip's replies are all in its first read
+            while True:
+                replies += iter(reader.gets, _MORE)  # every whole reply in so far, taken in C
+                if len(replies) >= count:
+                    break
+                if not first:  # nearly every trip's replies are all in its first read
                     first = _first_read(sock, hub)
                     reader.feed(first)
                 else:  # the others' reads are bounded as a whole from here
