@@ -57,8 +57,11 @@ def _in_order(
 # The one server runs every worker's scripts, one at a time: it is the matrix's serial part.
 # With twice as many workers as cores it waited for a core longer than it ran (default
 # matrix, 2 cores, a busy machine: 3.5-6.7 s waiting for 2.2 s run); with the workers at this
-# niceness it preempts one at once (0.3-0.6 s waiting in all; docs/performance.md).
-WORKER_NICE = 10
+# niceness it preempts one at once (0.3-0.6 s waiting in all; docs/performance.md). With the
+# cells taking turns a worker rarely sleeps, and the lowest priority left the server the most
+# (quiet machine, `--headless`: 2.45-2.50 s at 19, 2.46-2.53 at 15, 2.51-2.59 at 10, 3.12-3.17
+# at 0).
+WORKER_NICE = 19
 
 
 def _in_pool(
