@@ -28,12 +28,11 @@ from ckviz.store.pages import Join, inspect_argvs, join_digests, pages
 from ckviz.store.prefix import delete_prefix
 from ckviz.store.preflight import raise_refusal
 from ckviz.store.scripts import LUA_ORDER, RUN_QUEUE, Decoder, Door, LuaScript
-from ckviz.store.wire import Bulks, Wire, packed, packed_pairs
+from ckviz.store.wire import Bulks, DequeueCommands, Wire, packed_pairs
 from ckviz.store.wire import pack as _pack  # (bench/ and tests/ pack with it too)
 
 _READS = ("ZRANGE", "SCARD", "SMEMBERS", "ZCARD", "EXISTS", "ZMSCORE")
 MAX_PACKET = 20_000  # commands per packet: its replies come back within the timeout
-PACKED_KEPT = 64  # different dequeue commands a queue keeps packed
 BULKS_KEPT = 200_000  # arguments of rescores a queue keeps packed
 # dequeue.lua's ARGV 5-10: the arithmetic it shares with ckviz (model/arithmetic.py)
 DEQUEUE_CONSTANTS = (
@@ -194,25 +193,6 @@ class Trip(LifecycleCalls):
         for first, count, join, decode in self._joins:
             replies[first] = decode(join(replies[first : first + count]))
         return replies
-
-
-class DequeueCommands(dict[tuple[int, int], tuple[Any, ...]]):
-    """A queue's dequeue commands by (room, now). Only those two vary (the rest is the queue's,
-    set when it is made), trip after trip the same ones: each is built and packed on first
-    sight (packing was a tenth of a trip's client time), and found again by a lookup made in
-    C; the last PACKED_KEPT different ones are kept."""
-
-    def __init__(self, sha: str, keys: tuple[str, ...], prefix: str, tail: tuple[Any, ...]) -> None:
-        super().__init__()
-        self._head = ("EVALSHA", sha, len(keys), *keys, prefix)  # then now and the room
-        self._tail = tail  # the env limit, the shared constants, the lifecycle's, the door's
-
-    def __missing__(self, room_now: tuple[int, int]) -> tuple[Any, ...]:
-        if len(self) >= PACKED_KEPT:
-            self.clear()
-        room, now = room_now
-        command = self[room_now] = packed((*self._head, now, room, *self._tail))
-        return command
 
 
 class RunQueue:
