@@ -38,32 +38,21 @@ from ckviz.disciplines.vtime.door import SCRIPTS as VTIME_SCRIPTS
 from ckviz.store.scripts import RUN_QUEUE
 from ckviz.store.server import RedisServer, embedded_server
 
-try:  # as a module (python -m bench.keys_100k) or from bench/scaling.py's folder
-    from bench.server_watch import (
-        Call,
-        CpuTime,
-        Scheduling,
-        calls,
-        cpu_time,
-        isolate,
-        read_calls,
-        recurring,
-        scheduling,
-        write_calls,
-    )
-except ImportError:
-    from server_watch import (  # type: ignore[no-redef]
-        Call,
-        CpuTime,
-        Scheduling,
-        calls,
-        cpu_time,
-        isolate,
-        read_calls,
-        recurring,
-        scheduling,
-        write_calls,
-    )
+# One import form whether run as a module (python -m bench.keys_100k) or imported from
+# bench/scaling.py's folder: the folder of the benches is on the path either way.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from server_watch import (
+    Call,
+    CpuTime,
+    Scheduling,
+    calls,
+    cpu_time,
+    isolate,
+    read_calls,
+    recurring,
+    scheduling,
+    write_calls,
+)
 
 SLOW_US = 1000  # SLOWLOG keeps every command over this many microseconds
 SCRIPT_NAMES = {s.sha: f"vtime {n}" for n, s in VTIME_SCRIPTS.items()} | {
