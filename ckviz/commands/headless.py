@@ -15,12 +15,11 @@ def run_headless(ns: argparse.Namespace) -> int:
     # order as ever: a server that cannot start says so after them)
     with server_started_early(ns.redis or "embedded", redis_url(ns)[0]):
         with loading():  # the matrix's modules and scenarios: kept to the end
-            from rich.console import Console
-
             from ckviz.commands.redis_options import server_choice
-            from ckviz.headless.matrix import run_matrix, stdout_console
+            from ckviz.headless.consoles import Consoles
+            from ckviz.headless.matrix import run_matrix
             from ckviz.headless.plan import plan_from_args
 
             plan = plan_from_args(ns)
             choice = server_choice(ns)
-        return run_matrix(plan, choice, stdout_console(quiet=ns.quiet), Console(stderr=True))
+        return run_matrix(plan, choice, Consoles(quiet=ns.quiet))

@@ -1,49 +1,38 @@
-"""`ckviz --headless`: plan the matrix, run it, write results, print tables, pick the exit code."""
+"""`ckviz --headless`: run the plan's cells on a workspace, with their progress; the end
+(results, tables, exit code) is headless/ending.py's."""
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
-import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from redis.cluster import RedisCluster
-from rich.console import Console
 
-from ckviz import __version__
-from ckviz.errors import ExitCode, RedisUnavailable, UsageError, one_line
+from ckviz.errors import RedisUnavailable
 from ckviz.headless.cells import Cell, CellOutcome
-from ckviz.headless.checks import evaluate
-from ckviz.headless.ci_outputs import write_ci_outputs
-from ckviz.headless.events import spool_folder, write_events
-from ckviz.headless.report import print_checks, print_tables
+from ckviz.headless.consoles import Consoles
+from ckviz.headless.events import spool_folder
 from ckviz.headless.runner import Interrupted, run_cells
-from ckviz.headless.shards import figures_digest, matrix_digest
-from ckviz.headless.summary import scenario_result
-from ckviz.model.clock import clock_of, on_steps
+from ckviz.model.clock import clock_of
 from ckviz.model.matrix import Treatment
-from ckviz.model.results import (
-    MatrixInfo,
-    RedisInfo,
-    Results,
-    RunResult,
-    ShardInfo,
-    SweepInfo,
-)
-from ckviz.model.results_file import write_results
+from ckviz.model.results import RunResult, SweepInfo
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
-from ckviz.outputs.interrupts import INTERRUPTS
-from ckviz.outputs.writer import Output, OutputError
+from ckviz.outputs.writer import Output
 from ckviz.sim.clocks import treatment_runs_on
-from ckviz.sim.collector import roomy_young_generation
 from ckviz.sim.footprint import Need, need_of
 from ckviz.sim.workspace import ServerChoice, open_workspace
 from ckviz.store.cluster import Keyspace, cell_tag, route_cells
 from ckviz.store.server import RedisServer
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 @dataclass(frozen=True)
@@ -108,65 +97,26 @@ class MatrixPlan:
         return [c for c in cells if c.index % n == k - 1]
 
 
-def run_matrix(plan: MatrixPlan, choice: ServerChoice, stdout: Console, stderr: Console) -> int:
+def run_matrix(plan: MatrixPlan, choice: ServerChoice, consoles: Consoles) -> int:
     """Run the plan on the server `choice` names; results are written whatever happens.
     Returns the exit code.
 
     Keys go under a namespace claimed on the server, swept at the end even on failure. A cell
     that loses the server stops the matrix: later cells would only fail the same way."""
     with spool_folder(plan.events is not None) as spool:
-        return _run_matrix(plan, choice, stdout, stderr, spool)
+        with open_workspace(choice, plan.need(), allow_cluster=True) as workspace:
+            server = workspace.server
+            cells = _routed(plan.my_cells(workspace.namespace), server, workspace.keyspace)
+            cells = [replace(c, events_spool=spool) for c in cells]
+            started = time.perf_counter()
+            outcomes, stop = _run_with_progress(server, cells, plan.jobs, consoles, plan.quiet)
+        wall_s = time.perf_counter() - started
+        from ckviz.headless.ending import CellsRun, finish  # loaded while the cells ran
 
-
-def _run_matrix(
-    plan: MatrixPlan, choice: ServerChoice, stdout: Console, stderr: Console, spool: str | None
-) -> int:
-    with open_workspace(choice, plan.need(), allow_cluster=True) as workspace:
-        server = workspace.server
-        cells = _routed(plan.my_cells(workspace.namespace), server, workspace.keyspace)
-        cells = [replace(c, events_spool=spool) for c in cells]
-        started = time.perf_counter()
-        outcomes, stop = _run_with_progress(server, cells, plan.jobs, stderr, plan.quiet)
-    left = workspace.left
-    interrupted = stop is not None
-    errors = [o.error for o in outcomes if o.error]
-    error = "interrupted (Ctrl-C)" if interrupted else (errors[0] if errors else None)
-    if error and len(errors) > 1:
-        error += f" (and {len(errors) - 1} more failed cells)"
-    if left:
-        error = f"{error}; {left}" if error else left
-    complete = not interrupted and len(outcomes) == len(cells) and not errors
-    results = assemble(plan, server, outcomes, time.perf_counter() - started, error, complete)
-    results.redis.evicted_keys = workspace.evicted
-    if plan.check:
-        results.checks = evaluate([s for s in plan.scenarios if not on_steps(s)], results.scenarios)
-    # tables go to stderr when the results (or the events) go to stdout, which then holds
-    # only the file; --quiet prints none on either
-    on_stdout = plan.out.is_stdout or (plan.events is not None and plan.events.is_stdout)
-    _write_and_print(results, plan.out, None if plan.quiet else stderr if on_stdout else stdout)
-    if not plan.quiet:
-        stderr.print(f"results: {plan.out}", highlight=False, markup=False, soft_wrap=True)
-    events_written = _write_events(plan, spool, [o.index for o in outcomes], stderr)
-    outputs_written = _write_ci_outputs(plan, results, stderr) and events_written
-    if stop is not None and stop.abandoned:
-        stderr.print(
-            f"ckviz: interrupted again: gave up waiting for {len(stop.abandoned)} cell(s) in "
-            "flight, whose runs are not in the results; partial results written",
-            highlight=False,
-            markup=False,
-            soft_wrap=True,
+        run = CellsRun(
+            server, outcomes, len(cells), stop, wall_s, workspace.left, workspace.evicted, spool
         )
-        return ExitCode.INTERRUPTED
-    if interrupted:
-        stderr.print("ckviz: interrupted; partial results written", highlight=False)
-        return ExitCode.INTERRUPTED
-    if errors or left:
-        line = one_line(str(error))
-        stderr.print(f"ckviz: error: {line}", highlight=False, markup=False, soft_wrap=True)
-        return max([o.exit_code for o in outcomes if o.error] or [ExitCode.KEYS_LEFT])
-    if any(c.status == "failed" for c in results.checks or []):
-        return ExitCode.CHECK_FAILED
-    return ExitCode.OK if outputs_written else ExitCode.USAGE
+        return finish(plan, run, consoles)
 
 
 def _routed(cells: list[Cell], server: RedisServer, keyspace: Keyspace) -> list[Cell]:
@@ -178,76 +128,41 @@ def _routed(cells: list[Cell], server: RedisServer, keyspace: Keyspace) -> list[
     return [replace(c, node_url=routes[c.prefix]) for c in cells]
 
 
-def _write_events(plan: MatrixPlan, spool: str | None, indices: list[int], stderr: Console) -> bool:
-    """--events, after the results file; False if it could not be written."""
-    if plan.events is None or spool is None:
-        return True
-    try:
-        with INTERRUPTS.saving():
-            write_events(plan.events, spool, indices)
-    except OutputError as exc:
-        stderr.print(f"ckviz: error: {exc}", highlight=False, markup=False, soft_wrap=True)
-        return False
-    if not plan.quiet:
-        stderr.print(f"events: {plan.events}", highlight=False, markup=False, soft_wrap=True)
-    return True
-
-
-def _write_ci_outputs(plan: MatrixPlan, results: Results, stderr: Console) -> bool:
-    """JUnit and Markdown summaries, after the results file; False if one could not be written."""
-    label = "results" if plan.out.is_stdout else Path(plan.out.text).stem
-    try:
-        with INTERRUPTS.saving():
-            lines = write_ci_outputs(results, label, plan.junit, plan.summary_md, plan.step_summary)
-    except (UsageError, OutputError) as exc:
-        stderr.print(f"ckviz: error: {exc}", highlight=False, markup=False, soft_wrap=True)
-        return False
-    for line in [] if plan.quiet else lines:
-        stderr.print(line, highlight=False, markup=False, soft_wrap=True)
-    return True
-
-
-def _write_and_print(results: Results, out: Output, tables: Console | None) -> None:
-    """Write the results, then print the tables on `tables` (None: --quiet); a failed write
-    (OutputError: the results went to the temp folder) is raised after the tables, which
-    still show the figures."""
-    unwritten: OutputError | None = None
-    try:
-        with roomy_young_generation():  # every run's figures turned into text, run by run
-            write_results(results, out)
-    except OutputError as exc:
-        unwritten = exc
-    if tables is not None:
-        print_tables(results, tables)
-        if results.checks is not None:
-            print_checks(results.checks, tables)
-    if unwritten is not None:
-        raise unwritten
+# What only the matrix's end uses, loaded while the cells run: the parent's start is the one
+# stretch where a core idles (every cell waits for it), the cells' the one where it does not.
+_FOR_THE_END = ("ckviz.headless.ending",)
 
 
 def _run_with_progress(
-    server: RedisServer, cells: list[Cell], jobs: int, stderr: Console, quiet: bool
+    server: RedisServer, cells: list[Cell], jobs: int, consoles: Consoles, quiet: bool
 ) -> tuple[list[CellOutcome], Interrupted | None]:
     # a shard's cells keep the matrix's indices; the count shown is the place in this run
     place = {cell.index: i for i, cell in enumerate(cells)}
-    with _progress_bar(stderr, quiet, len(cells)) as advance:
+    with contextlib.ExitStack() as later:
+        advance: list[Callable[[], None]] = []
+
+        def under_way() -> None:  # the workers run their first cells (none are forked later)
+            for name in _FOR_THE_END:
+                importlib.import_module(name)
+            advance.append(later.enter_context(_progress_bar(consoles.stderr, quiet, len(cells))))
 
         def on_done(outcome: CellOutcome) -> None:
             cell = cells[place[outcome.index]]
             status = outcome.error or _cell_line(outcome.result)
             if not quiet:
-                stderr.print(
+                consoles.stderr.print(
                     f"[{place[outcome.index] + 1}/{len(cells)}] {cell.scenario.name} "
                     f"{cell.treatment.name} {cell.seed}: {status}",
                     highlight=False,
                     markup=False,
                     soft_wrap=True,
                 )
-            advance()
+            advance[0]()
 
         try:
             own = yields_to_server(server)
-            return run_cells(server.url, cells, jobs, on_done, _lost_server, own), None
+            outcomes = run_cells(server.url, cells, jobs, on_done, _lost_server, own, under_way)
+            return outcomes, None
         except Interrupted as stop:
             return stop.outcomes, stop
 
@@ -302,68 +217,6 @@ def _progress_bar(console: Console, quiet: bool, total: int) -> Iterator[Callabl
         yield lambda: bar.advance(task)
 
 
-def assemble(
-    plan: MatrixPlan,
-    server: RedisServer,
-    outcomes: Sequence[CellOutcome],
-    wall_s: float,
-    error: str | None,
-    complete: bool,
-) -> Results:
-    labels = [t.name for t in plan.treatments]
-    seeds_of = {
-        s.name: plan.seeds if clock_of(s).seeded else plan.seeds[:1] for s in plan.scenarios
-    }
-    by_scenario: dict[str, list[RunResult]] = {s.name: [] for s in plan.scenarios}
-    scenario_of = {c.index: c.scenario.name for c in plan.cells("")}
-    for outcome in sorted(outcomes, key=lambda o: o.index):
-        if outcome.result is not None:
-            by_scenario[scenario_of[outcome.index]].append(outcome.result)
-    results = Results(
-        ckviz_version=__version__,
-        complete=complete,
-        error=error,
-        redis=RedisInfo(version=server.version, mode=server.mode),
-        matrix=MatrixInfo(
-            scenarios=[s.name for s in plan.scenarios],
-            seeds=plan.seeds,
-            disciplines=labels,
-            max_count=plan.max_count,
-            per_key_cap=plan.flag_caps[0],
-            total_cap=plan.flag_caps[1],
-            consumers=plan.consumers,
-            clock_limit_ms=plan.clock_limit_ms,
-        ),
-        wall_clock_s=round(wall_s, 3),
-        scenarios=[
-            scenario_result(
-                s, labels, seeds_of[s.name], by_scenario[s.name], plan.sweeps.get(s.name)
-            )
-            for s in plan.scenarios
-            if by_scenario[s.name]
-        ],
-    )
-    if plan.shard is not None:
-        results.shard = shard_info(plan, results, server.version)
-    return results
-
-
-def shard_info(plan: MatrixPlan, results: Results, redis_version: str) -> ShardInfo:
-    """Which slice this is, and the digests `ckviz merge` checks the slices against."""
-    assert plan.shard is not None
-    flags = {**results.matrix.model_dump(mode="json"), "step_max_count": plan.step_max_count}
-    return ShardInfo(
-        index=plan.shard[0],
-        count=plan.shard[1],
-        cells=len(plan.my_cells("")),
-        matrix_cells=len(plan.cells("")),
-        matrix_digest=matrix_digest(
-            plan.scenarios, plan.treatments, flags, plan.sweeps, redis_version
-        ),
-        figures_digest=figures_digest(results.scenarios, results.complete),
-    )
-
-
 MAX_DEFAULT_JOBS = 16  # one server serves every cell in flight: past a dozen or so it is the limit
 
 
@@ -380,15 +233,3 @@ def default_jobs() -> int:
     waits on Redis's replies for about half of its time, and while one waits another
     advances its own (measured with bench/scaling.py: docs/performance.md)."""
     return min(3 * (os.cpu_count() or 1), MAX_DEFAULT_JOBS)
-
-
-PIPED_WIDTH = 10_000  # wider than any table: piped tables are never cut with "…"
-
-
-def stdout_console(quiet: bool = False) -> Console:
-    """Tables on stdout, none with --quiet. Piped (a CI log, a file, `| less`), no colours and a
-    width no table reaches, so every figure is printed whole whatever the terminal's width."""
-    console = Console(file=sys.stdout, quiet=quiet)
-    if not console.is_terminal:
-        console = Console(file=sys.stdout, width=PIPED_WIDTH, no_color=True, quiet=quiet)
-    return console

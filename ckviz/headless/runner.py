@@ -16,6 +16,10 @@ def _never(outcome: CellOutcome) -> bool:
     return False
 
 
+def _nothing() -> None:
+    pass
+
+
 def run_cells(
     url: str,
     cells: Sequence[Cell],
@@ -23,16 +27,21 @@ def run_cells(
     on_done: Progress,
     stop_when: StopWhen = _never,
     yield_to_server: bool = False,
+    under_way: Callable[[], None] = _nothing,
 ) -> list[CellOutcome]:
     """Every cell's outcome, in cell order. KeyboardInterrupt propagates after cells in flight
     finish and clean their keys; `on_done` has seen every outcome collected before it.
     Once `stop_when(outcome)` holds, no further cell starts (cells in flight finish).
     `yield_to_server`: the server is ckviz's own, on this machine; the workers run at a
-    lower priority (WORKER_NICE) so that it gets a core whenever it has work."""
+    lower priority (WORKER_NICE) so that it gets a core whenever it has work. `under_way` is
+    called once the first cells run, before any outcome: the caller's own loading then
+    happens beside them (on a pool, after the workers are forked: a thread it starts is not
+    forked with them)."""
     if jobs <= 1 or len(cells) <= 1:
+        under_way()
         return _in_order(url, cells, on_done, stop_when)
     nice = WORKER_NICE if yield_to_server else 0
-    return _in_pool(url, cells, jobs, on_done, stop_when, nice)
+    return _in_pool(url, cells, jobs, on_done, stop_when, under_way, nice)
 
 
 def _in_order(
@@ -70,6 +79,7 @@ def _in_pool(
     jobs: int,
     on_done: Progress,
     stop_when: StopWhen,
+    under_way: Callable[[], None],
     nice: int = 0,
 ) -> list[CellOutcome]:
     done: dict[int, CellOutcome] = {}
@@ -79,6 +89,7 @@ def _in_pool(
     with INTERRUPTS.polled(), Workers(url, cells, shape, nice) as workers:
         try:
             workers.hand_out(waiting)
+            under_way()
             while workers.running:
                 for worker, got in workers.finished(timeout=0.1):
                     if isinstance(got, BaseException):

@@ -129,3 +129,42 @@ def test_a_connection_names_redis_py_without_reading_the_package_metadata(
         assert client.ping() is True
     finally:
         client.close()
+
+
+# `ckviz` as its entry point runs it, noting how many threads ran at each fork (a worker's)
+RUN_AND_NOTE_FORKS = """
+import atexit, json, os, sys, threading
+noted = sys.argv[1]
+forks = []
+os.register_at_fork(before=lambda: forks.append([threading.active_count(), "rich" in sys.modules]))
+atexit.register(lambda: json.dump(forks, open(noted, "w")))
+sys.argv = ["ckviz", *sys.argv[2:]]
+from ckviz.cli import run
+run()
+"""
+
+
+def test_workers_fork_before_the_progress_bar_draws_and_before_the_end_loads(
+    tmp_path: Path,
+) -> None:
+    # a terminal's progress bar draws from a thread of its own: a fork while it runs copies
+    # its locks, held or not, into the worker. rich itself (the tables, the progress lines)
+    # is loaded while the cells run, not before the workers start.
+    noted, out = tmp_path / "forks.json", tmp_path / "results.json"
+    args = ["--headless", "--scenario", "micro_skew", "--discipline", "baseline"]
+    args += ["--discipline", "vtime", "--seeds", "a", "--jobs", "2", "--out", str(out)]
+    env = {**os.environ, "TTY_INTERACTIVE": "1"}  # rich draws the bar as on a terminal
+    env.pop("CKVIZ_REDIS_URL", None)
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_AND_NOTE_FORKS, str(noted), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text())["complete"] is True
+    forks = json.loads(noted.read_text())
+    assert len(forks) >= 2  # the two workers' (and the embedded server's start)
+    assert [threads for threads, _ in forks] == [1] * len(forks)
+    assert not any(rich for _, rich in forks)
