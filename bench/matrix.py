@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import quiet
-from trees import ROOT, ckviz_argv, env_of, export_tree
+from trees import ckviz_argv, env_of, trees_to_measure
 
 from ckviz.headless.cells import CellOutcome
 from ckviz.headless.matrix import MatrixPlan, default_jobs
@@ -193,9 +193,7 @@ def main() -> None:
         print(json.dumps(one_go(job["jobs"], job["check"])))
         return
     with tempfile.TemporaryDirectory(prefix="ckviz-bench-tree-") as tmp:
-        trees = {"this tree": ROOT}
-        if args.against:
-            trees = {args.against: export_tree(args.against, Path(tmp)), **trees}
+        trees = trees_to_measure(args.against, Path(tmp))
         if args.command:
             commands(trees, args.jobs, args.repeat, args.check, args.quiet_only)
             return

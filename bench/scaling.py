@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from redis.exceptions import ResponseError
-from trees import ROOT, ckviz_argv, env_of, export_tree
+from trees import ckviz_argv, env_of, trees_to_measure
 
 from ckviz.disciplines.registry import FACTORIES, make_discipline
 from ckviz.model.matrix import Treatment
@@ -376,9 +376,7 @@ def main() -> None:
     wanted = args.discipline or ["baseline", "sfq", "vtime"]
     disciplines = [d for d in wanted if d in FACTORIES]
     with tempfile.TemporaryDirectory(prefix="ckviz-bench-tree-") as tmp, open_server() as server:
-        trees = {"this tree": ROOT}
-        if args.against:
-            trees = {args.against: export_tree(args.against, Path(tmp)), **trees}
+        trees = trees_to_measure(args.against, Path(tmp))
         client = server.client()
         print(f"redis {server.version} ({server.mode}); invariant checks on")
         scaling_table(trees, client, disciplines, args.runs, args.repeat)

@@ -47,7 +47,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from trees import ROOT, env_of, export_tree
+from trees import env_of, trees_to_measure
 
 PROBE = Path(__file__).resolve().parent / "startup_probe.py"
 PHASES = (
@@ -161,9 +161,7 @@ def main() -> None:
     args = parser.parse_args()
     modes = ("none", "warm") if args.cache == "both" else (args.cache,)
     with tempfile.TemporaryDirectory(prefix="ckviz-bench-startup-") as tmp:
-        trees = {"this tree": ROOT}
-        if args.against:
-            trees = {args.against: export_tree(args.against, Path(tmp)), **trees}
+        trees = trees_to_measure(args.against, Path(tmp))
         envs = {name: cache_envs(tree, args.ckviz_args, Path(tmp)) for name, tree in trees.items()}
         samples: dict[tuple[str, str], list[dict[str, float]]] = {}
         for mode in modes:

@@ -48,7 +48,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from trees import ckviz_argv, env_of, export_tree
+from trees import ckviz_argv, env_of, trees_to_measure
 
 SCENARIO = """\
 description = "Bench: one heavy backlog and many light keys trickling in behind it."
@@ -430,9 +430,7 @@ def main() -> int:
         print(json.dumps(child(json.loads(args.child))))
         return 0
     with tempfile.TemporaryDirectory(prefix="ckviz-bench-tree-") as tmp:
-        trees = {"this tree": ROOT}
-        if args.against:
-            trees = {args.against: export_tree(args.against, Path(tmp)), **trees}
+        trees = trees_to_measure(args.against, Path(tmp))
         return report(trees, args)
 
 
