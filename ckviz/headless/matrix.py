@@ -150,12 +150,9 @@ def _run_with_progress(
             cell = cells[place[outcome.index]]
             status = outcome.error or _cell_line(outcome.result)
             if not quiet:
-                consoles.stderr.print(
+                consoles.line(
                     f"[{place[outcome.index] + 1}/{len(cells)}] {cell.scenario.name} "
-                    f"{cell.treatment.name} {cell.seed}: {status}",
-                    highlight=False,
-                    markup=False,
-                    soft_wrap=True,
+                    f"{cell.treatment.name} {cell.seed}: {status}"
                 )
             advance[0]()
 
