@@ -24,12 +24,13 @@ from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member
 from ckviz.store.lifecycle import LifecycleKeys
 from ckviz.store.lifecycle.calls import LifecycleCalls
 from ckviz.store.messages import message_payload, run_keys
+from ckviz.store.packing import Bulks, DequeueCommands, packed_pairs
+from ckviz.store.packing import pack as _pack  # (bench/ and tests/ pack with it too)
 from ckviz.store.pages import Join, inspect_argvs, join_digests, pages
 from ckviz.store.prefix import delete_prefix
 from ckviz.store.preflight import raise_refusal
 from ckviz.store.scripts import LUA_ORDER, RUN_QUEUE, Decoder, Door, LuaScript
-from ckviz.store.wire import Bulks, DequeueCommands, Wire, packed_pairs
-from ckviz.store.wire import pack as _pack  # (bench/ and tests/ pack with it too)
+from ckviz.store.wire import Wire
 
 _READS = ("ZRANGE", "SCARD", "SMEMBERS", "ZCARD", "EXISTS", "ZMSCORE")
 MAX_PACKET = 20_000  # commands per packet: its replies come back within the timeout
@@ -238,7 +239,7 @@ class RunQueue:
         self._wire: Wire | None = None
         argv_tail = (env_limit, *DEQUEUE_CONSTANTS, *self.dequeue_lifecycle, *door.argv)
         self.dequeues = DequeueCommands(door.dequeue.sha, self.dequeue_keys, prefix, argv_tail)
-        self.bulks = Bulks()  # a rescore's arguments, packed (store/wire.py packed_pairs)
+        self.bulks = Bulks()  # a rescore's arguments, packed (store/packing.py packed_pairs)
 
     def trip(self) -> Trip:
         return Trip(self)

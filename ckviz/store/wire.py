@@ -13,7 +13,7 @@ import contextlib
 import re
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import redis
@@ -21,13 +21,10 @@ from redis.exceptions import ResponseError
 
 from ckviz.store import turns
 
-_hiredis_pack: Callable[..., bytes] | None
 try:
     import hiredis
-    from hiredis import pack_command as _hiredis_pack
 except ImportError:  # pragma: no cover - hiredis is a dependency, but optional for redis-py
     hiredis = None  # type: ignore[assignment]
-    _hiredis_pack = None
 
 _MORE = object()  # the reader's "not enough data yet"
 _CHUNK = 65536
@@ -38,7 +35,6 @@ MAX_TRIP_BYTES = 256 * 1024 * 1024
 _HEADER_DIGITS = 9  # an array or bulk header of 9 digits or more: 100,000,000 or over
 _HUGE_ARRAY = re.compile(rb"\r\n\*(\d{%d,})" % _HEADER_DIGITS)
 _HUGE_BULK = re.compile(rb"\r\n\$(\d{%d,})" % _HEADER_DIGITS)
-PACKED_KEPT = 64  # different dequeue commands a queue keeps packed (DequeueCommands)
 _TAIL = 64  # bytes kept from the last read, so a header cut between two reads is still seen
 _START = b"\r\n"  # a trip's first reply starts a header, as after a reply's end
 
@@ -239,74 +235,3 @@ def _reader_for(encoder: Any) -> Any:
     if encoder.decode_responses:
         options["encoding"] = encoder.encoding
     return hiredis.Reader(**options)
-
-
-class Packed(tuple[Any, ...]):
-    """A command's arguments that also carry their RESP bytes (`packed`)."""
-
-    resp: bytes
-
-
-def packed(args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """`args`, packed once for every trip that sends them (with hiredis; as they are else)."""
-    if _hiredis_pack is None:
-        return args
-    command = Packed(args)
-    command.resp = _hiredis_pack(args)
-    return command
-
-
-def pack(conn: Any, commands: list[tuple[Any, ...]]) -> Any:
-    """One RESP packet for all commands. hiredis packs our plain str/int arguments in C;
-    redis-py's own packer (the fallback) spends most of a trip's client time on type checks."""
-    if _hiredis_pack is None:
-        return conn.pack_commands(commands)
-    each = _hiredis_pack
-    return [b"".join([c.resp if type(c) is Packed else each(c) for c in commands])]
-
-
-class Bulks(dict[str | int, bytes]):
-    """The RESP bulk string of each argument seen, made on first sight (`packed_pairs`)."""
-
-    def __missing__(self, arg: str | int) -> bytes:
-        data = str(arg).encode()
-        bulk = self[arg] = b"$%d\r\n%s\r\n" % (len(data), data)
-        return bulk
-
-
-class DequeueCommands(dict[tuple[int, int], tuple[Any, ...]]):
-    """A queue's dequeue commands by (room, now). Only those two vary (the rest is the queue's,
-    set when it is made), trip after trip the same ones: each is built and packed on first
-    sight (packing was a tenth of a trip's client time), and found again by a lookup made in
-    C; the last PACKED_KEPT different ones are kept."""
-
-    def __init__(self, sha: str, keys: tuple[str, ...], prefix: str, tail: tuple[Any, ...]) -> None:
-        super().__init__()
-        self._head = ("EVALSHA", sha, len(keys), *keys, prefix)  # then now and the room
-        self._tail = tail  # the env limit, the shared constants, the lifecycle's, the door's
-
-    def __missing__(self, room_now: tuple[int, int]) -> tuple[Any, ...]:
-        if len(self) >= PACKED_KEPT:
-            self.clear()
-        room, now = room_now
-        command = self[room_now] = packed((*self._head, now, room, *self._tail))
-        return command
-
-
-def packed_pairs(
-    head: tuple[str, ...], pairs: tuple[Sequence[int], Sequence[str]], bulks: Bulks
-) -> tuple[Any, ...]:
-    """`head` then the (score, member) pairs, as a command carrying its RESP bytes made from
-    `bulks`: a rescore's ZADD names every key on every serve attempt, always the same members
-    and mostly the same scores, and hiredis packed its 2K arguments anew each time (a third of
-    sfq's client time at 1,000 keys)."""
-    scores, members = pairs
-    args: list[Any] = [*head, *([None] * (2 * len(members)))]
-    args[len(head) :: 2], args[len(head) + 1 :: 2] = scores, members
-    if _hiredis_pack is None:
-        return tuple(args)
-    parts: list[bytes] = [b"*%d\r\n" % len(args), *map(bulks.__getitem__, head)]
-    parts += map(bulks.__getitem__, args[len(head) :])
-    command = Packed(args)
-    command.resp = b"".join(parts)
-    return command

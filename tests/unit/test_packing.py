@@ -1,4 +1,4 @@
-"""Commands packed ahead of their trip (store/wire.py) send the bytes hiredis would: the
+"""Commands packed ahead of their trip (store/packing.py) send the bytes hiredis would: the
 dequeue's, kept by room and now, and a rescore's ZADD made from the bulk strings it has seen;
 a plain run's message (store/messages.py), joined from its strings, is the JSON text the
 encoder writes of it; and a run's KEYS, spelled without calls, are the key layout's."""
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from ckviz.model.queue import PlannedRun
 from ckviz.store.keys import KeyLayout, ck_member, ck_members
 from ckviz.store.messages import message_payload, run_keys
-from ckviz.store.wire import Bulks, pack, packed, packed_pairs
+from ckviz.store.packing import Bulks, pack, packed, packed_pairs
 
 
 @pytest.mark.parametrize(
