@@ -1,5 +1,5 @@
 """What a run's calls name: the KEYS every enqueue and ack script starts with, and the JSON
-its message key holds."""
+its message key holds; the enqueue and ack calls themselves, packed mostly ahead."""
 
 from __future__ import annotations
 
@@ -8,7 +8,18 @@ from typing import Any
 
 from ckviz.model.arithmetic import HELD_SUFFIX
 from ckviz.model.queue import PlannedRun
-from ckviz.store.keys import CK_MEMBER_PREFIX, MESSAGE_PREFIX, ORG, KeyLayout
+from ckviz.store.keys import (
+    CK_MEMBER_PREFIX,
+    MASTER_MEMBER,
+    MESSAGE_PREFIX,
+    ORG,
+    KeyLayout,
+    ck_member,
+)
+from ckviz.store.packing import Packed, bulk
+from ckviz.store.scripts import Door
+
+RUN_KEYS_KEPT = 10_000  # concurrency keys whose calls' parts a queue keeps packed (RunCalls)
 
 
 def run_keys(k: KeyLayout, run_id: str, key: str) -> tuple[str, ...]:
@@ -52,3 +63,83 @@ _compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 # every call, per enqueue the larger part of the message's cost.
 _string = json.encoder.encode_basestring
 _PLAIN_TAIL = '"queue":"task/base","timestamp":'
+
+
+_KeyParts = tuple[tuple[str, ...], tuple[Any, ...], bytes, bytes]  # KEYS, ARGV tail: packed
+
+
+class RunCalls(dict[str, _KeyParts]):
+    """A queue's enqueue and ack calls through its door, two per dequeued run. Besides the run
+    (its id, its message key, an enqueue's timestamp and payload), such a call names only its
+    concurrency key and the queue: those KEYS and that ARGV tail are packed once per key (the
+    last RUN_KEYS_KEPT keys), and joined with the run's own (hiredis packed all 13-25
+    arguments anew for each call). Each call's bytes are those hiredis packs of its arguments.
+    """
+
+    def __init__(self, k: KeyLayout, door: Door, state_keys: tuple[str, ...]) -> None:
+        super().__init__()
+        self._layout, self._state_keys, self._argv = k, state_keys, door.argv
+        self._message = k.prefix + MESSAGE_PREFIX  # then the run id
+        self._message_bytes = self._message.encode()
+        self._message_size = len(self._message_bytes)
+        numkeys = 7 + len(state_keys)
+        argc = 3 + numkeys + 3 + len(door.argv)  # an ack's: its ARGV is the run id, then the tail
+        self._ack = _head(argc, ("EVALSHA", door.ack.sha, numkeys))
+        self._enqueue = _head(argc + 2, ("EVALSHA", door.enqueue.sha, numkeys))
+
+    def __missing__(self, key: str) -> _KeyParts:
+        if len(self) >= RUN_KEYS_KEPT:
+            self.clear()
+        keys = (*run_keys(self._layout, "", key)[1:], *self._state_keys)  # after the message's
+        argv = (ck_member(key), MASTER_MEMBER, *self._argv)  # after the run id and its own
+        parts = self[key] = (keys, argv, _bulks(keys), _bulks(argv))
+        return parts
+
+    def ack(self, run_id: str, key: str) -> Packed:
+        keys, argv, keys_resp, argv_resp = self[key]
+        args, head = self._ack
+        command = Packed((*args, self._message + run_id, *keys, run_id, *argv))
+        rid = run_id.encode()
+        command.resp = b"%s%d\r\n%s%s\r\n%s$%d\r\n%s\r\n%s" % (
+            head,  # then the message key's bulk string: its header's $ is the head's end
+            self._message_size + len(rid),
+            self._message_bytes,
+            rid,
+            keys_resp,
+            len(rid),
+            rid,
+            argv_resp,
+        )
+        return command
+
+    def enqueue(self, run_id: str, key: str, timestamp: int, payload: str) -> Packed:
+        keys, argv, keys_resp, argv_resp = self[key]
+        args, head = self._enqueue
+        message = self._message + run_id
+        command = Packed((*args, message, *keys, run_id, timestamp, payload, *argv))
+        rid, stamp, text = run_id.encode(), str(timestamp).encode(), payload.encode()
+        command.resp = b"%s%d\r\n%s%s\r\n%s$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n%s" % (
+            head,
+            self._message_size + len(rid),
+            self._message_bytes,
+            rid,
+            keys_resp,
+            len(rid),
+            rid,
+            len(stamp),
+            stamp,
+            len(text),
+            text,
+            argv_resp,
+        )
+        return command
+
+
+def _head(argc: int, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], bytes]:
+    """A call's first arguments, and its RESP header (`argc` arguments in all) with them, up
+    to the `$` of the next argument's bulk string."""
+    return args, b"*%d\r\n%s$" % (argc, _bulks(args))
+
+
+def _bulks(args: tuple[Any, ...]) -> bytes:
+    return b"".join(map(bulk, args))

@@ -20,11 +20,11 @@ from ckviz.model.arithmetic import BURST_FACTOR, DEFAULT_QUEUE_LIMIT, HELD_SUFFI
 from ckviz.model.queue import IndexEntry, PlannedRun
 from ckviz.store import replies as reading
 from ckviz.store.digest import decode_digest
-from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member, ck_members
+from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_members
 from ckviz.store.lifecycle import LifecycleKeys
 from ckviz.store.lifecycle.calls import LifecycleCalls
-from ckviz.store.messages import message_payload, run_keys
-from ckviz.store.packing import Bulks, DequeueCommands, packed_pairs
+from ckviz.store.messages import RunCalls, message_payload
+from ckviz.store.packing import Bulks, DequeueCommands, packed, packed_pairs
 from ckviz.store.packing import pack as _pack  # (bench/ and tests/ pack with it too)
 from ckviz.store.pages import Join, inspect_argvs, join_digests, pages
 from ckviz.store.prefix import delete_prefix
@@ -109,15 +109,11 @@ class Trip(LifecycleCalls):
         if ttl_expires_at is not None or fast_path_at is not None:
             args = (run.key, run.run_id, timestamp, payload, ttl_expires_at, fast_path_at)
             return self.enqueue_lifecycle(*args)
-        keys = (*run_keys(self._queue.keys, run.run_id, run.key), *self._queue.state_keys)
-        argv = (run.run_id, timestamp, payload, ck_member(run.key), MASTER_MEMBER)
-        return self.call(self._queue.door.enqueue, keys, argv + self._queue.door.argv, _no)
+        command = self._queue.runs.enqueue(run.run_id, run.key, timestamp, payload)
+        return self._add(command, _no, scripted=True)
 
     def ack(self, run_id: str, key: str) -> int:
-        k = self._queue.keys
-        keys = (*run_keys(k, run_id, key), *self._queue.state_keys)
-        argv = (run_id, ck_member(key), MASTER_MEMBER, *self._queue.door.argv)
-        return self.call(self._queue.door.ack, keys, argv)
+        return self._add(self._queue.runs.ack(run_id, key), _ignore, scripted=True)
 
     def dequeue(self, max_count: int, now: int) -> int:
         q = self._queue
@@ -153,10 +149,8 @@ class Trip(LifecycleCalls):
 
     def read_index(self, entries: bool = True) -> int:
         """ckIndex with its scores: as entries, or as (members, scores) lists to compare."""
-        args = ("ZRANGE", self._queue.keys.ck_index, 0, -1, "WITHSCORES")
-        return self._add(
-            args, reading.index_entries if entries else reading.index_pairs, scripted=False
-        )
+        decode = reading.index_entries if entries else reading.index_pairs
+        return self._add(self._queue.index_read, decode, scripted=False)
 
     def inspect(self, keys: Iterable[str], listing_limit: int) -> int:
         """The read-only digest of `inspect.lua` (a `QueueDigest`): env counts, then (queued,
@@ -240,6 +234,8 @@ class RunQueue:
         argv_tail = (env_limit, *DEQUEUE_CONSTANTS, *self.dequeue_lifecycle, *door.argv)
         self.dequeues = DequeueCommands(door.dequeue.sha, self.dequeue_keys, prefix, argv_tail)
         self.bulks = Bulks()  # a rescore's arguments, packed (store/packing.py packed_pairs)
+        self.runs = RunCalls(self.keys, door, self.state_keys)  # enqueues and acks, packed
+        self.index_read = packed(("ZRANGE", k.ck_index, 0, -1, "WITHSCORES"))
 
     def trip(self) -> Trip:
         return Trip(self)

@@ -71,7 +71,8 @@ class Wire:
                     hub.send_all(sock, part, sock.gettimeout())
         except TimeoutError:
             raise redis.TimeoutError("Timeout writing to socket") from None
-        reader, replies = self._reader, list[Any]()
+        reader = self._reader
+        replies: list[Any] = []
         started, first = time.monotonic(), b""
         bounds: _Bounds | None = None
         try:

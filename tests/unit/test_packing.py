@@ -13,9 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ckviz.model.queue import PlannedRun
-from ckviz.store.keys import KeyLayout, ck_member, ck_members
-from ckviz.store.messages import message_payload, run_keys
+from ckviz.store.keys import MASTER_MEMBER, KeyLayout, ck_member, ck_members
+from ckviz.store.messages import RUN_KEYS_KEPT, RunCalls, message_payload, run_keys
 from ckviz.store.packing import Bulks, pack, packed, packed_pairs
+from ckviz.store.scripts import LUA_ORDER, Door
 
 
 @pytest.mark.parametrize(
@@ -69,3 +70,44 @@ def test_a_runs_keys_are_the_layouts_spelling(prefix: str, run_id: str, key: str
     want = (k.message(run_id), k.ck_queue(key), *fixed, k.ck_held(key), k.env_held)
     assert run_keys(k, run_id, key) == want
     assert ck_members([key, run_id]) == [ck_member(key), ck_member(run_id)]
+
+
+_DOORS = [LUA_ORDER, Door(state_keys=("ckVtime", "ckVtimeIdle"), argv=("head", "1", 3, 2**32))]
+
+
+@given(
+    prefix=st.text(max_size=30),
+    run_id=st.text(max_size=30),
+    key=st.text(max_size=30),
+    timestamp=st.integers(min_value=-(2**70), max_value=2**70),
+    payload=st.text(),
+    door=st.sampled_from(_DOORS),
+)
+def test_a_runs_enqueue_and_ack_pack_as_hiredis_does(
+    prefix: str, run_id: str, key: str, timestamp: int, payload: str, door: Door
+) -> None:
+    k = KeyLayout(prefix)
+    state = tuple(k.base_key(name) for name in door.state_keys)
+    calls = RunCalls(k, door, state)
+    keys = (*run_keys(k, run_id, key), *state)
+    tail = (ck_member(key), MASTER_MEMBER, *door.argv)
+    ack = ("EVALSHA", door.ack.sha, len(keys), *keys, run_id, *tail)
+    enqueue = ("EVALSHA", door.enqueue.sha, len(keys), *keys, run_id, timestamp, payload, *tail)
+    for _ in range(2):  # the key's parts made, then found again
+        assert calls.ack(run_id, key) == ack
+        assert pack(None, [calls.ack(run_id, key)]) == [hiredis.pack_command(ack)]
+        made = calls.enqueue(run_id, key, timestamp, payload)
+        assert made == enqueue
+        assert pack(None, [made]) == [hiredis.pack_command(enqueue)]
+
+
+def test_a_queue_keeps_the_parts_of_its_latest_keys_only() -> None:
+    k = KeyLayout("p:")
+    calls = RunCalls(k, LUA_ORDER, ())
+    for i in range(RUN_KEYS_KEPT + 1):
+        calls.ack("run~1", f"key-{i}")
+    assert list(calls) == [f"key-{RUN_KEYS_KEPT}"]  # emptied when full, then the newest key's
+    again = calls.ack("run~2", "key-0")
+    keys = run_keys(k, "run~2", "key-0")
+    want = ("EVALSHA", LUA_ORDER.ack.sha, 7, *keys, "run~2", ck_member("key-0"), MASTER_MEMBER)
+    assert pack(None, [again]) == [hiredis.pack_command(want)]
