@@ -24,7 +24,7 @@ from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member
 from ckviz.store.lifecycle import LifecycleKeys
 from ckviz.store.lifecycle.calls import LifecycleCalls
 from ckviz.store.messages import RunCalls, message_payload
-from ckviz.store.packing import Bulks, DequeueCommands, packed, packed_pairs
+from ckviz.store.packing import DequeueCommands, Rescores, packed
 from ckviz.store.packing import pack as _pack  # (bench/ and tests/ pack with it too)
 from ckviz.store.pages import Join, inspect_argvs, join_digests, pages
 from ckviz.store.prefix import delete_prefix
@@ -34,7 +34,6 @@ from ckviz.store.wire import Wire
 
 _READS = ("ZRANGE", "SCARD", "SMEMBERS", "ZCARD", "EXISTS", "ZMSCORE")
 MAX_PACKET = 20_000  # commands per packet: its replies come back within the timeout
-BULKS_KEPT = 200_000  # arguments of rescores a queue keeps packed
 # dequeue.lua's ARGV 5-10: the arithmetic it shares with ckviz (model/arithmetic.py)
 DEQUEUE_CONSTANTS = (
     BURST_FACTOR,
@@ -136,11 +135,7 @@ class Trip(LifecycleCalls):
         """The members (best first) get their `rescore_scores`, in one ZADD."""
         if len(scores) != len(order):
             raise ValueError(f"{len(order)} members but {len(scores)} scores")
-        q = self._queue
-        if len(q.bulks) > BULKS_KEPT:  # members and scores: a lifecycle's `now` moves on
-            q.bulks.clear()
-        # score, member pairs, best first
-        command = packed_pairs(("ZADD", q.keys.ck_index), (scores, order), q.bulks)
+        command = self._queue.rescores.command(order, scores)  # score, member pairs, best first
         return self._add(command, _ignore, scripted=False)
 
     def env_scores(self, run_ids: Sequence[str]) -> int:
@@ -233,7 +228,7 @@ class RunQueue:
         self._wire: Wire | None = None
         argv_tail = (env_limit, *DEQUEUE_CONSTANTS, *self.dequeue_lifecycle, *door.argv)
         self.dequeues = DequeueCommands(door.dequeue.sha, self.dequeue_keys, prefix, argv_tail)
-        self.bulks = Bulks()  # a rescore's arguments, packed (store/packing.py packed_pairs)
+        self.rescores = Rescores(k.ck_index)  # its ZADDs, packed
         self.runs = RunCalls(self.keys, door, self.state_keys)  # enqueues and acks, packed
         self.index_read = packed(("ZRANGE", k.ck_index, 0, -1, "WITHSCORES"))
 

@@ -15,7 +15,15 @@ from hypothesis import strategies as st
 from ckviz.model.queue import PlannedRun
 from ckviz.store.keys import MASTER_MEMBER, KeyLayout, ck_member, ck_members
 from ckviz.store.messages import RUN_KEYS_KEPT, RunCalls, message_payload, run_keys
-from ckviz.store.packing import Bulks, pack, packed, packed_pairs
+from ckviz.store.packing import (
+    PACKED_KEPT,
+    SMALL_RESCORE,
+    Bulks,
+    Rescores,
+    pack,
+    packed,
+    packed_pairs,
+)
 from ckviz.store.scripts import LUA_ORDER, Door
 
 
@@ -39,6 +47,29 @@ def test_a_rescore_packs_as_hiredis_does(members: list[str]) -> None:
         )
         assert tuple(command) == expected
         assert pack(None, [command]) == [hiredis.pack_command(expected)]
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, SMALL_RESCORE, SMALL_RESCORE + 1, 300])
+def test_a_queues_rescores_pack_as_hiredis_does_small_ones_kept_whole(size: int) -> None:
+    rescores = Rescores("p:ckIndex")
+    members = [f"k\u00e9-{i}" if i % 2 else f"\U0001f600 {i}" for i in range(size)]
+    for now in (1_700_000_000_000, 7, 1_700_000_000_000):  # made, made, then seen before
+        scores = list(range(now - size, now))
+        pairs = [x for pair in zip(scores, members, strict=True) for x in pair]
+        command = rescores.command(members, scores)
+        assert command == ("ZADD", "p:ckIndex", *pairs)
+        assert pack(None, [command]) == [hiredis.pack_command(command)]
+    again = rescores.command(list(members), list(scores))
+    assert (again is command) == (size <= SMALL_RESCORE)  # found again, not packed anew
+
+
+def test_a_queue_keeps_its_latest_small_rescores_only() -> None:
+    rescores = Rescores("p:ckIndex")
+    for now in range(PACKED_KEPT + 1):
+        rescores.command(["a", "b"], [now, now + 1])
+    assert list(rescores) == [(("a", "b"), (PACKED_KEPT, PACKED_KEPT + 1))]
+    command = rescores.command(["b", "a"], [0, 1])
+    assert pack(None, [command]) == [hiredis.pack_command(("ZADD", "p:ckIndex", 0, "b", 1, "a"))]
 
 
 def test_a_packed_command_is_sent_as_packed_among_others() -> None:
