@@ -22,6 +22,7 @@ except ImportError:  # pragma: no cover - hiredis is a dependency, but optional 
 PACKED_KEPT = 64  # different dequeue (and small rescore) commands a queue keeps packed
 SMALL_RESCORE = 64  # members: a rescore up to this size is kept packed whole (Rescores)
 BULKS_KEPT = 200_000  # arguments of rescores a queue keeps packed (Rescores)
+SMALL_READ = 128  # ARGV entries: a read-only call up to this size is kept packed whole (Reads)
 
 
 class Packed(tuple[Any, ...]):
@@ -130,3 +131,23 @@ class Rescores(dict[tuple[tuple[str, ...], tuple[int, ...]], tuple[Any, ...]]):
         if len(self._bulks) > BULKS_KEPT:  # members and scores: a lifecycle's `now` moves on
             self._bulks.clear()
         return packed_pairs(self._head, (scores, members), self._bulks)
+
+
+class Reads(dict[tuple[str, tuple[str, ...], tuple[Any, ...]], tuple[Any, ...]]):
+    """A queue's read-only script calls (the checks' digest, a discipline's state read) of at
+    most SMALL_READ ARGV entries, kept whole by (script, KEYS, ARGV) and found again by a
+    lookup made in C. Their KEYS are the queue's and their ARGV names the keys a trip touched:
+    nearly every one repeats one made before (96% of the default matrix's); the last
+    PACKED_KEPT different ones are kept."""
+
+    def command(self, sha: str, keys: tuple[str, ...], argv: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The call of the script `sha` on `keys` with `argv`."""
+        if len(argv) > SMALL_READ:
+            return ("EVALSHA", sha, len(keys), *keys, *argv)
+        seen = (sha, keys, argv)
+        command = self.get(seen)
+        if command is None:
+            if len(self) >= PACKED_KEPT:
+                self.clear()
+            command = self[seen] = packed(("EVALSHA", sha, len(keys), *keys, *argv))
+        return command

@@ -24,7 +24,7 @@ from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member
 from ckviz.store.lifecycle import LifecycleKeys
 from ckviz.store.lifecycle.calls import LifecycleCalls
 from ckviz.store.messages import RunCalls, message_payload
-from ckviz.store.packing import DequeueCommands, Rescores, packed
+from ckviz.store.packing import DequeueCommands, Reads, Rescores, packed
 from ckviz.store.packing import pack as _pack  # (bench/ and tests/ pack with it too)
 from ckviz.store.pages import Join, inspect_argvs, join_digests, pages
 from ckviz.store.prefix import delete_prefix
@@ -127,7 +127,7 @@ class Trip(LifecycleCalls):
         members = ck_members(keys)
         decode = door.read_reply or _keep
         if door.read_join is None:  # a read that cannot be joined is never split
-            return self.call(door.reads, self._queue.state_keys, (listing_limit, *members), decode)
+            return self._read(door.reads, self._queue.state_keys, (listing_limit, *members), decode)
         argvs = [(listing_limit if i == 0 else 0, *page) for i, page in enumerate(pages(members))]
         return self._paged(door.reads, self._queue.state_keys, argvs, door.read_join, decode)
 
@@ -158,16 +158,27 @@ class Trip(LifecycleCalls):
         )
 
     def _paged(
-        self, script: LuaScript, keys: Sequence[str], argvs: list[Any], join: Join, decode: Decoder
+        self,
+        script: LuaScript,
+        keys: tuple[str, ...],
+        argvs: list[tuple[Any, ...]],
+        join: Join,
+        decode: Decoder,
     ) -> int:
         """A read sent as a call per page (store/pages.py); the first page's slot: the reply."""
         if len(argvs) == 1:
-            return self.call(script, keys, argvs[0], decode)
+            return self._read(script, keys, argvs[0], decode)
         first = len(self._commands)
         for argv in argvs:
-            self.call(script, keys, argv, _keep)
+            self._read(script, keys, argv, _keep)
         self._joins.append((first, len(argvs), join, decode))
         return first
+
+    def _read(
+        self, script: LuaScript, keys: tuple[str, ...], argv: tuple[Any, ...], decode: Decoder
+    ) -> int:
+        """A read-only call: most are made before, and kept packed by the queue (`Reads`)."""
+        return self._add(self._queue.reads.command(script.sha, keys, argv), decode, scripted=True)
 
     def call(
         self, script: LuaScript, keys: Sequence[str], argv: Sequence[Any], decode: Decoder = _ignore
@@ -229,6 +240,7 @@ class RunQueue:
         argv_tail = (env_limit, *DEQUEUE_CONSTANTS, *self.dequeue_lifecycle, *door.argv)
         self.dequeues = DequeueCommands(door.dequeue.sha, self.dequeue_keys, prefix, argv_tail)
         self.rescores = Rescores(k.ck_index)  # its ZADDs, packed
+        self.reads = Reads()  # its checks' reads, packed
         self.runs = RunCalls(self.keys, door, self.state_keys)  # enqueues and acks, packed
         self.index_read = packed(("ZRANGE", k.ck_index, 0, -1, "WITHSCORES"))
 

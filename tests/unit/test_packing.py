@@ -17,8 +17,10 @@ from ckviz.store.keys import MASTER_MEMBER, KeyLayout, ck_member, ck_members
 from ckviz.store.messages import RUN_KEYS_KEPT, RunCalls, message_payload, run_keys
 from ckviz.store.packing import (
     PACKED_KEPT,
+    SMALL_READ,
     SMALL_RESCORE,
     Bulks,
+    Reads,
     Rescores,
     pack,
     packed,
@@ -70,6 +72,26 @@ def test_a_queue_keeps_its_latest_small_rescores_only() -> None:
     assert list(rescores) == [(("a", "b"), (PACKED_KEPT, PACKED_KEPT + 1))]
     command = rescores.command(["b", "a"], [0, 1])
     assert pack(None, [command]) == [hiredis.pack_command(("ZADD", "p:ckIndex", 0, "b", 1, "a"))]
+
+
+@pytest.mark.parametrize("size", [0, 3, SMALL_READ, SMALL_READ + 1])
+def test_a_queues_reads_pack_as_hiredis_does_small_ones_kept_whole(size: int) -> None:
+    reads = Reads()
+    keys = ("p:ckIndex", "p:caf\u00e9")
+    argv = (64, "p:", *[f"k\u00e9-{i}" for i in range(size - 2)])[:size]
+    for sha in ("a" * 40, "b" * 40, "a" * 40):  # made, made, then seen before
+        command = reads.command(sha, keys, argv)
+        assert command == ("EVALSHA", sha, 2, *keys, *argv)
+        assert pack(None, [command]) == [hiredis.pack_command(command)]
+    again = reads.command("a" * 40, keys, tuple(argv))
+    assert (again is command) == (size <= SMALL_READ)  # found again, not packed anew
+
+
+def test_a_queue_keeps_its_latest_reads_only() -> None:
+    reads = Reads()
+    for limit in range(PACKED_KEPT + 1):
+        reads.command("a" * 40, ("k",), (limit, "m"))
+    assert list(reads) == [("a" * 40, ("k",), (PACKED_KEPT, "m"))]
 
 
 def test_a_packed_command_is_sent_as_packed_among_others() -> None:
