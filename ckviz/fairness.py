@@ -156,7 +156,8 @@ class Tally:
         self.open_weight = 0.0
         self.open_count = 0
         self.heap: list[tuple[float, int, int, str]] = []  # room/weight, order, version, key
-        self.version: dict[str, int] = {}
+        self.version: dict[str, int] = {}  # of each key's one live heap entry
+        self.posted: dict[str, int] = {}  # the room of each key's live entry (at most its room)
         self.changed: set[str] | None = None  # when a set: keys whose owed, got or room changed
 
     def know(self, key: str) -> None:
@@ -165,6 +166,7 @@ class Tally:
         self.weights.setdefault(key, 1.0)
         self.order.setdefault(key, len(self.order))
         self.backlog[key] = self.held[key] = self.room[key] = self.version[key] = 0
+        self.posted[key] = 0
         self.owed[key] = [0.0, 0.0]
         self.got[key] = [0, 0]
 
@@ -183,32 +185,49 @@ class Tally:
         self._update(key)
 
     def _update(self, key: str) -> None:
+        """The key's room anew (its backlog, less what its cap and the per-call limit
+        forbid), opening or closing it. One call per arrival or dequeue: it is the tally's
+        hot path (a run's every event moves it twice)."""
         room = self.backlog[key]
         if self.cap is not None:
             room = min(room, self.cap - self.held[key])
         if self.per_call is not None:
             room = min(room, self.per_call)
-        self._set_room(key, max(room, 0))
-
-    def _set_room(self, key: str, room: int) -> None:
+        if room < 0:
+            room = 0
         old = self.room[key]
         if room == old:
             return
+        self.room[key] = room
         if self.changed is not None:
             self.changed.add(key)
-        weight = self.weights[key]
         if old == 0:
-            self.since[key] = (self.level, self.beside)
-            self.open_weight += weight
-            self.open_count += 1
+            self._open(key)
         elif room == 0:
-            self._settle(key)
-            self.open_weight -= weight
-            self.open_count -= 1
-        self.room[key] = room
+            self._close(key)
+        if room and (old == 0 or room < self.posted[key]):
+            self._post(key, room)
+
+    def _open(self, key: str) -> None:
+        self.since[key] = (self.level, self.beside)
+        self.open_weight += self.weights[key]
+        self.open_count += 1
+
+    def _close(self, key: str) -> None:
+        self._settle(key)
+        self.open_weight -= self.weights[key]
+        self.open_count -= 1
+
+    def _post(self, key: str, room: int) -> None:
+        """A heap entry for the key at `room`, the one its version names from now on.
+
+        A room that grows keeps its entry (a lower bound of its room / weight, so the heap
+        still finds the lowest first): share_out brings an entry up to date only when its
+        key would be capped by it, so a key whose backlog goes up and down posts rarely."""
         self.version[key] += 1
-        if room:
-            heapq.heappush(self.heap, (room / weight, self.order[key], self.version[key], key))
+        self.posted[key] = room
+        entry = (room / self.weights[key], self.order[key], self.version[key], key)
+        heapq.heappush(self.heap, entry)
 
     def _settle(self, key: str) -> None:
         """Pay the key what the levels rose since it opened (or was last paid)."""
@@ -238,10 +257,13 @@ class Tally:
             entry = self.heap[0]
             key = entry[3]
             if entry[2] != self.version[key] or not self.room[key]:
-                heapq.heappop(self.heap)  # stale: the key's room changed since
+                heapq.heappop(self.heap)  # stale: posted anew since, or closed
                 continue
             if entry[0] * weight_left >= left:  # room/weight at or above the level: not capped
                 break
+            if self.posted[key] != self.room[key]:  # its room grew since: not capped after all?
+                self._post(key, self.room[key])
+                continue
             capped.append(heapq.heappop(self.heap))
             if self.changed is not None:
                 self.changed.add(key)
