@@ -10,8 +10,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
-from ckviz.metrics import percentile
+from ckviz.metrics import percentiles
 from ckviz.model.snapshot import DequeueEvent
 
 TIMELINE_POINTS = 65  # instants 0, makespan/64, ..., makespan
@@ -42,11 +43,7 @@ def service_timeline(
     """The run's timeline; keys in declared order, the pooled rest last."""
     makespan = max((e.dequeued_ms for e in events), default=0)
     t_ms = tuple(makespan * i // (TIMELINE_POINTS - 1) for i in range(TIMELINE_POINTS))
-    dequeued_at: dict[str, list[int]] = {k: [] for k in weights}
-    waits: dict[str, list[int]] = {k: [] for k in weights}
-    for e in events:
-        dequeued_at.setdefault(e.key, []).append(e.dequeued_ms)
-        waits.setdefault(e.key, []).append(e.wait_ms)
+    dequeued_at, waits = _by_key(events, weights)
     shown = _shown_keys(list(dequeued_at), dequeued_at, light_key)
     series = [_series(k, 1, dequeued_at[k], waits[k], t_ms) for k in shown]
     rest = [k for k in dequeued_at if k not in shown]
@@ -56,6 +53,22 @@ def service_timeline(
         label = f"{len(rest)} other keys"
         series.append(_series(label, len(rest), pooled_at, pooled_waits, t_ms))
     return Timeline(t_ms, WAIT_PERCENTILES, tuple(series))
+
+
+def _by_key(
+    events: Sequence[DequeueEvent], weights: Mapping[str, float]
+) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """Each key's dequeue times and waits, in event order; keys declared first, then as met.
+    The events are unpacked, not read field by field (a third of the timeline's time went
+    on this loop)."""
+    dequeued_at: dict[str, list[int]] = {k: [] for k in weights}
+    waits: dict[str, list[int]] = {k: [] for k in weights}
+    for key, _, arrival_ms, dequeued_ms in events:
+        if key not in dequeued_at:
+            dequeued_at[key], waits[key] = [], []
+        dequeued_at[key].append(dequeued_ms)
+        waits[key].append(dequeued_ms - arrival_ms)
+    return dequeued_at, waits
 
 
 def _shown_keys(
@@ -81,6 +94,6 @@ def _series(
     return KeySeries(
         key=key,
         keys=keys,
-        served=tuple(bisect_right(times, t) for t in t_ms),
-        wait_quantiles=tuple(percentile(ordered, p) for p in WAIT_PERCENTILES),
+        served=tuple(map(partial(bisect_right, times), t_ms)),
+        wait_quantiles=percentiles(ordered, WAIT_PERCENTILES),
     )

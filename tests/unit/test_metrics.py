@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from ckviz.metrics import Demand, contention, jain, percentile, plain_sum, run_metrics
+from ckviz.metrics import (
+    Demand,
+    contention,
+    jain,
+    percentile,
+    percentiles,
+    plain_sum,
+    run_metrics,
+)
 from ckviz.model.snapshot import DequeueEvent
 
 
@@ -18,6 +26,14 @@ def test_percentile_is_nearest_rank() -> None:
     assert percentile(values, 99) == 10
     assert percentile(values, 0) == 1
     assert percentile([], 50) == 0
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 20, 101])
+def test_percentiles_are_percentile_at_each(n: int) -> None:
+    values = sorted((i * 7919) % 1000 for i in range(n))  # repeats and gaps
+    pcts = (0, 5, 33.3, 50, 95, 99, 100)
+    assert percentiles(values, pcts) == tuple(percentile(values, p) for p in pcts)
+    assert percentiles(values, pcts) == percentiles(values, pcts)  # the ranks cached: the same
 
 
 def test_jain_bounds() -> None:
