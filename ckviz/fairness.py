@@ -223,13 +223,29 @@ class Tally:
     def _post(self, key: str, room: int) -> None:
         """A heap entry for the key at `room`, the one its version names from now on.
 
-        A room that grows keeps its entry (a lower bound of its room / weight, so the heap
-        still finds the lowest first): share_out brings an entry up to date only when its
-        key would be capped by it, so a key whose backlog goes up and down posts rarely."""
+        An entry is at most the key's room (a lower bound of its room / weight, so the heap
+        still finds the lowest first): a room that grows keeps its entry, one that falls
+        below it posts anew, and share_out brings an entry up to date only when its key
+        would be capped by it. So a key whose backlog goes up and down posts rarely."""
         self.version[key] += 1
         self.posted[key] = room
         entry = (room / self.weights[key], self.order[key], self.version[key], key)
         heapq.heappush(self.heap, entry)
+
+    def _repost(self, key: str, weight_left: float, left: float) -> None:
+        """The key's entry, below its room, would cap it at this instant's level: post its
+        room if that caps it too, else the least room that does not (a lower bound still, and
+        a low one: posting its room instead, each of its next dequeues would post anew)."""
+        room, weight = self.room[key], self.weights[key]
+        if room / weight * weight_left < left:
+            self._post(key, room)
+            return
+        # weight_left > 0 here (else its room would cap it too); `room` does not cap it
+        start = left * weight / weight_left
+        least = room if start >= room else max(1, int(start))
+        while least / weight * weight_left < left:  # the test share_out makes, as it makes it
+            least += 1
+        self._post(key, least)
 
     def _settle(self, key: str) -> None:
         """Pay the key what the levels rose since it opened (or was last paid)."""
@@ -264,7 +280,7 @@ class Tally:
             if entry[0] * weight_left >= left:  # room/weight at or above the level: not capped
                 break
             if self.posted[key] != self.room[key]:  # its room grew since: not capped after all?
-                self._post(key, self.room[key])
+                self._repost(key, weight_left, left)
                 continue
             capped.append(heapq.heappop(self.heap))
             if self.changed is not None:

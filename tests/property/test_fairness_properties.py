@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ckviz.fairness import OwnLimit, key_service, water_fill
+from ckviz import fairness
+from ckviz.fairness import OwnLimit, Tally, key_service, water_fill
 from ckviz.model.snapshot import DequeueEvent
 
 KEYS = ["a", "b", "c", "d", "e"]
@@ -146,3 +147,35 @@ def test_what_is_owed_adds_up_to_what_was_dequeued(
     service = key_service(events, weights, waiting)
     assert sum(s.owed for s in service.values()) == pytest.approx(len(events), abs=1e-9)
     assert sum(s.got for s in service.values()) == len(events)
+
+
+class EagerTally(Tally):
+    """The tally with an exact heap entry posted at every room change: what the lazy one
+    (entries kept as lower bounds, brought up to date when they would cap) must equal."""
+
+    def _update(self, key: str) -> None:
+        super()._update(key)
+        room = self.room[key]
+        if room and self.posted[key] != room:
+            self._post(key, room)
+
+
+@settings(max_examples=300)
+@given(runs(), st.sampled_from([None, 1, 2]), st.sampled_from([None, 1]), st.integers(1, 7))
+def test_the_lazy_heap_gives_the_same_floats_as_an_exact_one(
+    run: tuple[list[DequeueEvent], dict[str, float], dict[str, int]],
+    cap: int | None,
+    per_call: int | None,
+    thirds: int,
+) -> None:
+    events, weights, waiting = run
+    weights = {k: w * thirds / 3 for k, w in weights.items()}  # weights that round
+    holds = {e.run_id: sum(map(ord, e.run_id)) % 4 for e in events}
+    own = OwnLimit(cap, holds) if cap else None
+    lazy = key_service(events, weights, waiting, own, per_call)
+    fairness.Tally = EagerTally  # type: ignore[misc]  # key_service's books, for one call
+    try:
+        eager = key_service(events, weights, waiting, own, per_call)
+    finally:
+        fairness.Tally = Tally  # type: ignore[misc]
+    assert list(lazy.items()) == list(eager.items())  # bit for bit, in the same order
