@@ -28,7 +28,7 @@ import quiet
 from trees import ckviz_argv, env_of, trees_to_measure
 
 from ckviz.headless.cells import CellOutcome
-from ckviz.headless.matrix import MatrixPlan, default_jobs
+from ckviz.headless.plan import MatrixPlan, default_jobs
 from ckviz.headless.runner import run_cells
 from ckviz.inputs import scenario_files
 from ckviz.sim.session import new_namespace

@@ -34,7 +34,7 @@ from ckviz.store.server import RedisServer
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ckviz.headless.matrix import MatrixPlan  # (which loads this module when it needs it)
+    from ckviz.headless.plan import MatrixPlan
 
 
 @dataclass(frozen=True)
