@@ -16,10 +16,10 @@ from ckviz.store.keys import (
     KeyLayout,
     ck_member,
 )
-from ckviz.store.packing import Packed, bulk
+from ckviz.store.packing import Packed, bulk_strings
 from ckviz.store.scripts import Door
 
-RUN_KEYS_KEPT = 10_000  # concurrency keys whose calls' parts a queue keeps packed (RunCalls)
+RUN_KEYS_KEPT = 4096  # concurrency keys whose calls' parts a queue keeps packed (RunCalls)
 
 
 def run_keys(k: KeyLayout, run_id: str, key: str) -> tuple[str, ...]:
@@ -92,7 +92,7 @@ class RunCalls(dict[str, _KeyParts]):
             self.clear()
         keys = (*run_keys(self._layout, "", key)[1:], *self._state_keys)  # after the message's
         argv = (ck_member(key), MASTER_MEMBER, *self._argv)  # after the run id and its own
-        parts = self[key] = (keys, argv, _bulks(keys), _bulks(argv))
+        parts = self[key] = (keys, argv, bulk_strings(keys), bulk_strings(argv))
         return parts
 
     def ack(self, run_id: str, key: str) -> Packed:
@@ -138,8 +138,4 @@ class RunCalls(dict[str, _KeyParts]):
 def _head(argc: int, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], bytes]:
     """A call's first arguments, and its RESP header (`argc` arguments in all) with them, up
     to the `$` of the next argument's bulk string."""
-    return args, b"*%d\r\n%s$" % (argc, _bulks(args))
-
-
-def _bulks(args: tuple[Any, ...]) -> bytes:
-    return b"".join(map(bulk, args))
+    return args, b"*%d\r\n%s$" % (argc, bulk_strings(args))

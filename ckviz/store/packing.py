@@ -56,6 +56,15 @@ def bulk(arg: str | int) -> bytes:
     return b"$%d\r\n%s\r\n" % (len(data), data)
 
 
+def bulk_strings(args: tuple[str | int, ...]) -> bytes:
+    """`args` as RESP bulk strings one after the other (no array header), as hiredis packs
+    them within a command."""
+    if _hiredis_pack is None:
+        return b"".join(map(bulk, args))
+    command = _hiredis_pack(args)
+    return command[command.index(b"\n") + 1 :]  # after the array's header, *N\r\n
+
+
 class Bulks(dict[str | int, bytes]):
     """The RESP bulk string of each argument seen, made on first sight (`packed_pairs`)."""
 

@@ -22,6 +22,8 @@ from ckviz.store.packing import (
     Bulks,
     Reads,
     Rescores,
+    bulk,
+    bulk_strings,
     pack,
     packed,
     packed_pairs,
@@ -92,6 +94,13 @@ def test_a_queue_keeps_its_latest_reads_only() -> None:
     for limit in range(PACKED_KEPT + 1):
         reads.command("a" * 40, ("k",), (limit, "m"))
     assert list(reads) == [("a" * 40, ("k",), (PACKED_KEPT, "m"))]
+
+
+@given(args=st.lists(st.one_of(st.text(), st.integers(min_value=-(2**70), max_value=2**70))))
+def test_bulk_strings_are_a_commands_arguments_as_hiredis_packs_them(args: list[str | int]) -> None:
+    want = hiredis.pack_command(("SET", *args))[len(b"*%d\r\n$3\r\nSET\r\n" % (len(args) + 1)) :]
+    assert bulk_strings(tuple(args)) == want
+    assert b"".join(map(bulk, args)) == want  # (without hiredis)
 
 
 def test_a_packed_command_is_sent_as_packed_among_others() -> None:
