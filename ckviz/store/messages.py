@@ -66,14 +66,17 @@ _PLAIN_TAIL = '"queue":"task/base","timestamp":'
 
 
 _KeyParts = tuple[tuple[str, ...], tuple[Any, ...], bytes, bytes]  # KEYS, ARGV tail: packed
+_NOT_KEPT = b""  # the packed parts of a key past the first RUN_KEYS_KEPT: none
 
 
 class RunCalls(dict[str, _KeyParts]):
     """A queue's enqueue and ack calls through its door, two per dequeued run. Besides the run
     (its id, its message key, an enqueue's timestamp and payload), such a call names only its
-    concurrency key and the queue: those KEYS and that ARGV tail are packed once per key (the
-    last RUN_KEYS_KEPT keys), and joined with the run's own (hiredis packed all 13-25
-    arguments anew for each call). Each call's bytes are those hiredis packs of its arguments.
+    concurrency key and the queue: those KEYS and that ARGV tail are packed once per key, and
+    joined with the run's own (hiredis packed all 13-25 arguments anew for each call). Each
+    call's bytes are those hiredis packs of its arguments. The first RUN_KEYS_KEPT keys are
+    kept (not the last: among 10,000 keys of two runs each, a key would be packed and dropped
+    again between its calls); another key's calls are packed whole by hiredis (`pack`).
     """
 
     def __init__(self, k: KeyLayout, door: Door, state_keys: tuple[str, ...]) -> None:
@@ -88,16 +91,18 @@ class RunCalls(dict[str, _KeyParts]):
         self._enqueue = _head(argc + 2, ("EVALSHA", door.enqueue.sha, numkeys))
 
     def __missing__(self, key: str) -> _KeyParts:
-        if len(self) >= RUN_KEYS_KEPT:
-            self.clear()
         keys = (*run_keys(self._layout, "", key)[1:], *self._state_keys)  # after the message's
         argv = (ck_member(key), MASTER_MEMBER, *self._argv)  # after the run id and its own
+        if len(self) >= RUN_KEYS_KEPT:
+            return (keys, argv, _NOT_KEPT, _NOT_KEPT)
         parts = self[key] = (keys, argv, bulk_strings(keys), bulk_strings(argv))
         return parts
 
-    def ack(self, run_id: str, key: str) -> Packed:
+    def ack(self, run_id: str, key: str) -> tuple[Any, ...]:
         keys, argv, keys_resp, argv_resp = self[key]
         args, head = self._ack
+        if keys_resp is _NOT_KEPT:
+            return (*args, self._message + run_id, *keys, run_id, *argv)
         command = Packed((*args, self._message + run_id, *keys, run_id, *argv))
         rid = run_id.encode()
         command.resp = b"%s%d\r\n%s%s\r\n%s$%d\r\n%s\r\n%s" % (
@@ -112,10 +117,12 @@ class RunCalls(dict[str, _KeyParts]):
         )
         return command
 
-    def enqueue(self, run_id: str, key: str, timestamp: int, payload: str) -> Packed:
+    def enqueue(self, run_id: str, key: str, timestamp: int, payload: str) -> tuple[Any, ...]:
         keys, argv, keys_resp, argv_resp = self[key]
         args, head = self._enqueue
         message = self._message + run_id
+        if keys_resp is _NOT_KEPT:
+            return (*args, message, *keys, run_id, timestamp, payload, *argv)
         command = Packed((*args, message, *keys, run_id, timestamp, payload, *argv))
         rid, stamp, text = run_id.encode(), str(timestamp).encode(), payload.encode()
         command.resp = b"%s%d\r\n%s%s\r\n%s$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n%s" % (

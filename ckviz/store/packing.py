@@ -115,9 +115,10 @@ class Rescores(dict[tuple[tuple[str, ...], tuple[int, ...]], tuple[Any, ...]]):
     """A queue's rescore ZADDs. One of at most SMALL_RESCORE members is kept whole, by its
     (members, scores), and found again by a lookup made in C: nearly every one repeats one
     made before (the same order at the same scores: 96% of the default matrix's, where
-    `packed_pairs` took ~2 us of a trip's client time for a ZADD of two members); the last
-    PACKED_KEPT different ones are kept. A larger one is packed from its arguments' bulk
-    strings (`packed_pairs`; the last BULKS_KEPT different arguments kept)."""
+    `packed_pairs` took ~2 us of a trip's client time for a ZADD of two members). The first
+    PACKED_KEPT different ones are kept (not the last: a run whose rescores keep changing
+    would pack each anew and keep it for nothing). A larger one, or one not kept, is packed
+    from its arguments' bulk strings (`packed_pairs`; the last BULKS_KEPT arguments kept)."""
 
     def __init__(self, index_key: str) -> None:
         super().__init__()
@@ -131,9 +132,9 @@ class Rescores(dict[tuple[tuple[str, ...], tuple[int, ...]], tuple[Any, ...]]):
         seen = (tuple(members), tuple(scores))
         command = self.get(seen)
         if command is None:
-            if len(self) >= PACKED_KEPT:
-                self.clear()
-            command = self[seen] = self._packed(members, scores)
+            command = self._packed(members, scores)
+            if len(self) < PACKED_KEPT:
+                self[seen] = command
         return command
 
     def _packed(self, members: Sequence[str], scores: Sequence[int]) -> tuple[Any, ...]:
@@ -146,8 +147,9 @@ class Reads(dict[tuple[str, tuple[str, ...], tuple[Any, ...]], tuple[Any, ...]])
     """A queue's read-only script calls (the checks' digest, a discipline's state read) of at
     most SMALL_READ ARGV entries, kept whole by (script, KEYS, ARGV) and found again by a
     lookup made in C. Their KEYS are the queue's and their ARGV names the keys a trip touched:
-    nearly every one repeats one made before (96% of the default matrix's); the last
-    PACKED_KEPT different ones are kept."""
+    nearly every one repeats one made before (96% of the default matrix's). The first
+    PACKED_KEPT different ones are kept; the others (a trip's touched keys among thousands
+    change every trip) are packed by hiredis with the trip (`pack`), as if never looked for."""
 
     def command(self, sha: str, keys: tuple[str, ...], argv: tuple[Any, ...]) -> tuple[Any, ...]:
         """The call of the script `sha` on `keys` with `argv`."""
@@ -156,7 +158,7 @@ class Reads(dict[tuple[str, tuple[str, ...], tuple[Any, ...]], tuple[Any, ...]])
         seen = (sha, keys, argv)
         command = self.get(seen)
         if command is None:
-            if len(self) >= PACKED_KEPT:
-                self.clear()
-            command = self[seen] = packed(("EVALSHA", sha, len(keys), *keys, *argv))
+            command = ("EVALSHA", sha, len(keys), *keys, *argv)
+            if len(self) < PACKED_KEPT:
+                command = self[seen] = packed(command)
         return command

@@ -67,13 +67,15 @@ def test_a_queues_rescores_pack_as_hiredis_does_small_ones_kept_whole(size: int)
     assert (again is command) == (size <= SMALL_RESCORE)  # found again, not packed anew
 
 
-def test_a_queue_keeps_its_latest_small_rescores_only() -> None:
+def test_a_queue_keeps_its_first_small_rescores_only() -> None:
     rescores = Rescores("p:ckIndex")
-    for now in range(PACKED_KEPT + 1):
-        rescores.command(["a", "b"], [now, now + 1])
-    assert list(rescores) == [(("a", "b"), (PACKED_KEPT, PACKED_KEPT + 1))]
-    command = rescores.command(["b", "a"], [0, 1])
-    assert pack(None, [command]) == [hiredis.pack_command(("ZADD", "p:ckIndex", 0, "b", 1, "a"))]
+    made = [rescores.command(["a", "b"], [now, now + 1]) for now in range(PACKED_KEPT + 1)]
+    assert list(rescores) == [(("a", "b"), (now, now + 1)) for now in range(PACKED_KEPT)]
+    assert rescores.command(["a", "b"], [0, 1]) is made[0]
+    late = rescores.command(["a", "b"], [PACKED_KEPT, PACKED_KEPT + 1])  # not kept: made anew
+    assert late is not made[-1] and late == made[-1]
+    want = ("ZADD", "p:ckIndex", PACKED_KEPT, "a", PACKED_KEPT + 1, "b")
+    assert pack(None, [late]) == [hiredis.pack_command(want)]
 
 
 @pytest.mark.parametrize("size", [0, 3, SMALL_READ, SMALL_READ + 1])
@@ -89,11 +91,14 @@ def test_a_queues_reads_pack_as_hiredis_does_small_ones_kept_whole(size: int) ->
     assert (again is command) == (size <= SMALL_READ)  # found again, not packed anew
 
 
-def test_a_queue_keeps_its_latest_reads_only() -> None:
+def test_a_queue_keeps_its_first_reads_only() -> None:
     reads = Reads()
     for limit in range(PACKED_KEPT + 1):
         reads.command("a" * 40, ("k",), (limit, "m"))
-    assert list(reads) == [("a" * 40, ("k",), (PACKED_KEPT, "m"))]
+    assert list(reads) == [("a" * 40, ("k",), (limit, "m")) for limit in range(PACKED_KEPT)]
+    late = reads.command("a" * 40, ("k",), (PACKED_KEPT, "m"))  # not kept: packed by hiredis
+    want = ("EVALSHA", "a" * 40, 1, "k", PACKED_KEPT, "m")
+    assert late == want and pack(None, [late]) == [hiredis.pack_command(want)]
 
 
 @given(args=st.lists(st.one_of(st.text(), st.integers(min_value=-(2**70), max_value=2**70))))
@@ -163,13 +168,18 @@ def test_a_runs_enqueue_and_ack_pack_as_hiredis_does(
         assert pack(None, [made]) == [hiredis.pack_command(enqueue)]
 
 
-def test_a_queue_keeps_the_parts_of_its_latest_keys_only() -> None:
+def test_a_queue_keeps_the_parts_of_its_first_keys_only() -> None:
     k = KeyLayout("p:")
     calls = RunCalls(k, LUA_ORDER, ())
     for i in range(RUN_KEYS_KEPT + 1):
         calls.ack("run~1", f"key-{i}")
-    assert list(calls) == [f"key-{RUN_KEYS_KEPT}"]  # emptied when full, then the newest key's
-    again = calls.ack("run~2", "key-0")
-    keys = run_keys(k, "run~2", "key-0")
-    want = ("EVALSHA", LUA_ORDER.ack.sha, 7, *keys, "run~2", ck_member("key-0"), MASTER_MEMBER)
-    assert pack(None, [again]) == [hiredis.pack_command(want)]
+    assert list(calls) == [f"key-{i}" for i in range(RUN_KEYS_KEPT)]
+    for key in ("key-0", f"key-{RUN_KEYS_KEPT}"):  # kept, then not (packed by hiredis)
+        keys = run_keys(k, "run~2", key)
+        tail = (ck_member(key), MASTER_MEMBER)
+        ack = ("EVALSHA", LUA_ORDER.ack.sha, 7, *keys, "run~2", *tail)
+        enqueue = ("EVALSHA", LUA_ORDER.enqueue.sha, 7, *keys, "run~2", 5, "{}", *tail)
+        assert calls.ack("run~2", key) == ack
+        assert calls.enqueue("run~2", key, 5, "{}") == enqueue
+        sent = pack(None, [calls.ack("run~2", key), calls.enqueue("run~2", key, 5, "{}")])
+        assert sent == [hiredis.pack_command(ack) + hiredis.pack_command(enqueue)]
