@@ -19,7 +19,7 @@ from ckviz.store.keys import (
 from ckviz.store.packing import Packed, bulk_strings
 from ckviz.store.scripts import Door
 
-RUN_KEYS_KEPT = 4096  # concurrency keys whose calls' parts a queue keeps packed (RunCalls)
+RUN_KEYS_KEPT = 256  # concurrency keys whose calls' parts a queue keeps packed (RunCalls)
 
 
 def run_keys(k: KeyLayout, run_id: str, key: str) -> tuple[str, ...]:
@@ -66,7 +66,6 @@ _PLAIN_TAIL = '"queue":"task/base","timestamp":'
 
 
 _KeyParts = tuple[tuple[str, ...], tuple[Any, ...], bytes, bytes]  # KEYS, ARGV tail: packed
-_NOT_KEPT = b""  # the packed parts of a key past the first RUN_KEYS_KEPT: none
 
 
 class RunCalls(dict[str, _KeyParts]):
@@ -74,9 +73,10 @@ class RunCalls(dict[str, _KeyParts]):
     (its id, its message key, an enqueue's timestamp and payload), such a call names only its
     concurrency key and the queue: those KEYS and that ARGV tail are packed once per key, and
     joined with the run's own (hiredis packed all 13-25 arguments anew for each call). Each
-    call's bytes are those hiredis packs of its arguments. The first RUN_KEYS_KEPT keys are
-    kept (not the last: among 10,000 keys of two runs each, a key would be packed and dropped
-    again between its calls); another key's calls are packed whole by hiredis (`pack`).
+    call's bytes are those hiredis packs of its arguments. Only the first RUN_KEYS_KEPT keys
+    are kept (among 10,000 keys of two runs each, keeping the last ones packed and dropped a
+    key's parts between its calls, and keeping them all made each call slower than hiredis:
+    20 MB of parts); another key's calls are packed whole by hiredis (`pack`), as before.
     """
 
     def __init__(self, k: KeyLayout, door: Door, state_keys: tuple[str, ...]) -> None:
@@ -90,19 +90,21 @@ class RunCalls(dict[str, _KeyParts]):
         self._ack = _head(argc, ("EVALSHA", door.ack.sha, numkeys))
         self._enqueue = _head(argc + 2, ("EVALSHA", door.enqueue.sha, numkeys))
 
-    def __missing__(self, key: str) -> _KeyParts:
+    def _kept(self, key: str) -> _KeyParts:
         keys = (*run_keys(self._layout, "", key)[1:], *self._state_keys)  # after the message's
         argv = (ck_member(key), MASTER_MEMBER, *self._argv)  # after the run id and its own
-        if len(self) >= RUN_KEYS_KEPT:
-            return (keys, argv, _NOT_KEPT, _NOT_KEPT)
         parts = self[key] = (keys, argv, bulk_strings(keys), bulk_strings(argv))
         return parts
 
     def ack(self, run_id: str, key: str) -> tuple[Any, ...]:
-        keys, argv, keys_resp, argv_resp = self[key]
+        parts = self.get(key)
+        if parts is None:
+            if len(self) >= RUN_KEYS_KEPT:  # packed whole by hiredis with the trip (`pack`)
+                keys = (*run_keys(self._layout, run_id, key), *self._state_keys)
+                return (*self._ack[0], *keys, run_id, ck_member(key), MASTER_MEMBER, *self._argv)
+            parts = self._kept(key)
+        keys, argv, keys_resp, argv_resp = parts
         args, head = self._ack
-        if keys_resp is _NOT_KEPT:
-            return (*args, self._message + run_id, *keys, run_id, *argv)
         command = Packed((*args, self._message + run_id, *keys, run_id, *argv))
         rid = run_id.encode()
         command.resp = b"%s%d\r\n%s%s\r\n%s$%d\r\n%s\r\n%s" % (
@@ -118,11 +120,16 @@ class RunCalls(dict[str, _KeyParts]):
         return command
 
     def enqueue(self, run_id: str, key: str, timestamp: int, payload: str) -> tuple[Any, ...]:
-        keys, argv, keys_resp, argv_resp = self[key]
+        parts = self.get(key)
         args, head = self._enqueue
         message = self._message + run_id
-        if keys_resp is _NOT_KEPT:
-            return (*args, message, *keys, run_id, timestamp, payload, *argv)
+        if parts is None:
+            if len(self) >= RUN_KEYS_KEPT:  # packed whole by hiredis with the trip (`pack`)
+                keys = (*run_keys(self._layout, run_id, key), *self._state_keys)
+                tail = (ck_member(key), MASTER_MEMBER, *self._argv)
+                return (*args, *keys, run_id, timestamp, payload, *tail)
+            parts = self._kept(key)
+        keys, argv, keys_resp, argv_resp = parts
         command = Packed((*args, message, *keys, run_id, timestamp, payload, *argv))
         rid, stamp, text = run_id.encode(), str(timestamp).encode(), payload.encode()
         command.resp = b"%s%d\r\n%s%s\r\n%s$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n%s" % (
