@@ -59,10 +59,34 @@ class CellOutcome:
     commands_sent: int = 0  # for the benchmark; the results file counts round trips
 
 
-def run_cell(url: str, cell: Cell) -> CellOutcome:
+class Clients:
+    """One client, so one connection pool, per server for the cells a process runs: a cell
+    takes its connections from the pool and gives them back when it ends, and the next cell
+    finds them open. Opening one (a socket, redis-py's CLIENT SETINFO handshake, closing it
+    again) cost ~0.3 ms of CPU a cell; the cells' own commands are the same either way."""
+
+    def __init__(self) -> None:
+        self._by_url: dict[str, redis.Redis] = {}
+
+    def __call__(self, url: str) -> redis.Redis:
+        client = self._by_url.get(url)
+        if client is None:
+            client = self._by_url[url] = connect(url)
+        return client
+
+    def close(self) -> None:
+        for client in self._by_url.values():
+            client.close()
+        self._by_url.clear()
+
+
+def run_cell(url: str, cell: Cell, clients: Clients | None = None) -> CellOutcome:
     """Run one cell against the server at `url` (in a cluster, at its slot's primary);
-    failures come back as a one-line error."""
-    client = connect(cell.node_url or url)
+    failures come back as a one-line error. Its connections come from `clients`' pool, else
+    from a client of its own."""
+    own = clients is None
+    clients = Clients() if clients is None else clients
+    client = clients(cell.node_url or url)
     options = EngineOptions(cell.max_count, cell.step_max_count, cell.check_invariants)
     try:
         started = time.perf_counter()
@@ -89,7 +113,8 @@ def run_cell(url: str, cell: Cell) -> CellOutcome:
         )
         return CellOutcome(cell.index, None, message, int(RedisUnavailable.exit_code))
     finally:
-        client.close()
+        if own:
+            clients.close()
 
 
 def _spool(cell: Cell, outcome: Outcome) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ckviz.headless.cells import Cell, CellOutcome, run_cell
+from ckviz.headless.cells import Cell, CellOutcome, Clients, run_cell
 from ckviz.headless.workers import Workers, cells_per_worker
 from ckviz.outputs.interrupts import INTERRUPTS, ForcedQuit
 
@@ -48,10 +48,10 @@ def _in_order(
     url: str, cells: Sequence[Cell], on_done: Progress, stop_when: StopWhen
 ) -> list[CellOutcome]:
     outcomes: list[CellOutcome] = []
-    cell = None
+    cell, clients = None, Clients()
     try:
         for cell in cells:
-            outcome = run_cell(url, cell)
+            outcome = run_cell(url, cell, clients)
             outcomes.append(outcome)
             on_done(outcome)
             if stop_when(outcome):
@@ -60,6 +60,8 @@ def _in_order(
         raise _Interrupted(outcomes, [cell] if cell else []) from None
     except KeyboardInterrupt:
         raise _Interrupted(outcomes) from None
+    finally:
+        clients.close()
     return outcomes
 
 

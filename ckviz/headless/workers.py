@@ -10,8 +10,9 @@ wait. So `--jobs` counts cells in flight, and they are spread over one worker pr
 
 The parent hands each worker a cell whenever it has a free place, never ahead of that: a cell
 handed out cannot be taken back, and would start after the server was lost or a stop was
-asked for. Each cell opens its own connection (`run_cell`), so each keeps its commands, its
-round trips and its namespace: the results are what one cell at a time gives.
+asked for. Each cell takes a connection of its own (from the worker's pool, `Clients`: the
+last cell's, open already), so each keeps its commands, its round trips and its namespace:
+the results are what one cell at a time gives.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
 from ckviz.errors import ExitCode
-from ckviz.headless.cells import Cell, CellOutcome, cell_label, run_cell
+from ckviz.headless.cells import Cell, CellOutcome, Clients, cell_label, run_cell
 from ckviz.store.server import die_with_parent
 from ckviz.store.turns import Turns
 
@@ -181,24 +182,29 @@ def _worker_main(conn: Connection, url: str, cells: list[Cell], parent_pid: int,
     each gave, until the parent says it is done (None) or is gone; then finish the cells in
     flight. The parent never names more cells than the worker's places."""
     _worker_init(parent_pid, nice)
-    turns = Turns()
+    turns, clients = Turns(), Clients()  # the worker's cells, and their connections
 
     def listen() -> None:
         try:
             while turns.wait(conn.fileno(), None) and (place := conn.recv()) is not None:
-                turns.start(_cell_task(conn, url, cells[place], place))
+                turns.start(_cell_task(conn, url, cells[place], place, clients))
         except (EOFError, OSError):
             pass  # the parent is gone: finish what is in flight, then leave
 
     turns.start(listen)
-    turns.run()
+    try:
+        turns.run()
+    finally:
+        clients.close()
 
 
-def _cell_task(conn: Connection, url: str, cell: Cell, place: int) -> Callable[[], None]:
+def _cell_task(
+    conn: Connection, url: str, cell: Cell, place: int, clients: Clients
+) -> Callable[[], None]:
     def run() -> None:
         got: Finished
         try:
-            got = run_cell(url, cell)
+            got = run_cell(url, cell, clients)
         except BaseException as exc:  # the parent raises it, as a pool's caller would
             got = exc
         _reply(conn, place, got)

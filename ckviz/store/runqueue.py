@@ -342,6 +342,9 @@ class RunQueue:
             except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
                 conn.disconnect()
                 raise RedisUnavailable(f"lost the Redis server mid-run: {exc}") from None
+            except BaseException:  # a stop mid-trip: replies may still come, for no one
+                conn.disconnect()  # (the pool must not hand it to the next cell as it is)
+                raise
             self.round_trips += 1
         self.commands_sent += len(commands)
         return replies
