@@ -8,11 +8,13 @@ share grows with the keys; baseline (and vtime, when registered) should stay fla
 
 Part 2, the default matrix run cell after cell on one connection, against its *pipelined
 floor*: the very command stream those cells sent, replayed into the same namespaces in large
-packets, so only the waiting on replies differs; and run by `ckviz --headless` as a user runs
-it (its own embedded server, its default --jobs), with the CPU of all its processes (its
-server's included). The one-connection run also prints the CPU of ckviz and of its server
-(a wall time on a shared machine moves with what else runs; the CPU much less), and on Linux
-counts the server's read() and write() calls per round trip (/proc/PID/io).
+packets, so only the waiting on replies differs (packed by hiredis and read by redis-py, as
+any client would: the same for every tree, whatever ckviz's own packing); and run by `ckviz
+--headless` as a user runs it (its own embedded server, its default --jobs), with the CPU
+of all its processes (its server's included). The one-connection run also prints the CPU of
+ckviz and of its server (a wall time on a shared machine moves with what else runs; the CPU
+much less), and on Linux counts the server's read() and write() calls per round trip
+(/proc/PID/io).
 
 Part 3, `ck_many_keys` (10,001 keys, 3 seeds) run whole by `ckviz --headless`, checks on,
 for the disciplines whose order the Lua keeps (baseline, vtime): the aim is under 20 s.
@@ -42,6 +44,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from hiredis import pack_command
 from redis.exceptions import ResponseError
 from trees import ckviz_argv, env_of, trees_to_measure
 
@@ -201,8 +204,9 @@ def server_syscalls(pid: int | None) -> tuple[int, int]:
 
 def matrix_run(server: Any, client: Any, tree: Path) -> tuple[float, ...]:
     """One go of part 2: (one connection, `ckviz --headless`, floor) seconds, commands,
-    `--headless`'s CPU seconds (`tree`'s ckviz), and the server's reads and writes per trip on
-    one connection."""
+    `--headless`'s CPU seconds (`tree`'s ckviz), the server's reads and writes per trip on
+    one connection, the CPU seconds of ckviz and the server on one connection, and the
+    server's CPU seconds within the floor."""
     matrix = scenario_files.load_matrix("default")
     scenarios = [scenario_files.load(n) for n in matrix.scenarios]
     root = new_namespace("ckviz-bench")
@@ -222,12 +226,14 @@ def matrix_run(server: Any, client: Any, tree: Path) -> tuple[float, ...]:
     reads, writes = (
         b - a for a, b in zip(calls, server_syscalls(getattr(server, "pid", None)), strict=True)
     )
+    replayed = server_cpu(client)
     floor = replay(client, stream)
+    floor_cpu = server_cpu(client) - replayed
     delete_prefix(client, root)
     headless, cpu = headless_run(None, tree)
     per_trip = max(trips[0], 1)
     trip = (reads / per_trip, writes / per_trip)
-    return wall, headless, floor, len(stream), cpu, *trip, ckviz_cpu, redis_cpu
+    return wall, headless, floor, len(stream), cpu, *trip, ckviz_cpu, redis_cpu, floor_cpu
 
 
 def own_cpu() -> float:
@@ -251,13 +257,14 @@ def matrix_vs_floor(trees: dict[str, Path], server: Any, client: Any, repeat: in
                 got = matrix_run(server, client, tree)
             else:
                 got = run_child(tree, {"kind": "matrix", "tree": str(tree)})
-            wall, headless, floor, commands, cpu, reads, writes, ckviz_cpu, redis_cpu = got
+            wall, headless, floor, commands, cpu, reads, writes, ckviz_cpu, redis_cpu, own = got
             rows[name].append((wall, headless, floor))
             print(
                 f"{name} run {attempt}: one connection {wall:.2f} s (CPU ckviz {ckviz_cpu:.2f} s"
                 f" + server {redis_cpu:.2f} s), `ckviz --headless`"
-                f" {headless:.2f} s (CPU {cpu:.2f} s), floor {floor:.2f} s ({commands:.0f}"
-                f" commands): {wall / floor:.2f}x / {headless / floor:.2f}x the floor;"
+                f" {headless:.2f} s (CPU {cpu:.2f} s), floor {floor:.2f} s (server CPU"
+                f" {own:.2f} s, {commands:.0f} commands): {wall / floor:.2f}x /"
+                f" {headless / floor:.2f}x the floor;"
                 f" one connection: the server's reads / writes per trip {reads:.2f} / {writes:.2f}",
                 flush=True,
             )
@@ -311,13 +318,16 @@ def headless_run(url: str | None, tree: Path, *args: str) -> tuple[float, float]
 
 
 def replay(client: Any, stream: list[tuple[Any, ...]], packet: int = 2000) -> float:
-    """Send `stream` again in packets of `packet` commands; seconds spent."""
+    """Send `stream` again in packets of `packet` commands; seconds spent. Each packet is
+    packed by hiredis alone: with the tree's own packer (`runqueue._pack`) the floor was a
+    measure of ckviz's packing too, and fell as much as the command when its caches came
+    (the same stream: 1.44-1.49 s packed as 44a091f did, 1.36-1.38 s as f5afced does)."""
     conn = client.connection_pool.get_connection()
     try:
         started = time.perf_counter()
         for i in range(0, len(stream), packet):
             chunk = stream[i : i + packet]
-            conn.send_packed_command(runqueue._pack(conn, chunk), False)
+            conn.send_packed_command([b"".join([pack_command(tuple(c)) for c in chunk])], False)
             for _ in chunk:
                 with contextlib.suppress(ResponseError):  # a refused reply is still a reply
                     conn.read_response()
