@@ -103,20 +103,10 @@ class RunCalls(dict[str, _KeyParts]):
                 keys = (*run_keys(self._layout, run_id, key), *self._state_keys)
                 return (*self._ack[0], *keys, run_id, ck_member(key), MASTER_MEMBER, *self._argv)
             parts = self._kept(key)
-        keys, argv, keys_resp, argv_resp = parts
+        keys, argv, _, _ = parts
         args, head = self._ack
         command = Packed((*args, self._message + run_id, *keys, run_id, *argv))
-        rid = run_id.encode()
-        command.resp = b"%s%d\r\n%s%s\r\n%s$%d\r\n%s\r\n%s" % (
-            head,  # then the message key's bulk string: its header's $ is the head's end
-            self._message_size + len(rid),
-            self._message_bytes,
-            rid,
-            keys_resp,
-            len(rid),
-            rid,
-            argv_resp,
-        )
+        command.resp = self._resp(head, run_id.encode(), b"", parts)
         return command
 
     def enqueue(self, run_id: str, key: str, timestamp: int, payload: str) -> tuple[Any, ...]:
@@ -129,10 +119,18 @@ class RunCalls(dict[str, _KeyParts]):
                 tail = (ck_member(key), MASTER_MEMBER, *self._argv)
                 return (*args, *keys, run_id, timestamp, payload, *tail)
             parts = self._kept(key)
-        keys, argv, keys_resp, argv_resp = parts
+        keys, argv, _, _ = parts
         command = Packed((*args, message, *keys, run_id, timestamp, payload, *argv))
-        rid, stamp, text = run_id.encode(), str(timestamp).encode(), payload.encode()
-        command.resp = b"%s%d\r\n%s%s\r\n%s$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n%s" % (
+        stamp, text = str(timestamp).encode(), payload.encode()
+        own = b"$%d\r\n%s\r\n$%d\r\n%s\r\n" % (len(stamp), stamp, len(text), text)
+        command.resp = self._resp(head, run_id.encode(), own, parts)
+        return command
+
+    def _resp(self, head: bytes, rid: bytes, own: bytes, parts: _KeyParts) -> bytes:
+        """A call's bytes: `head` (its header's `$` ends it) with the message key's bulk string,
+        the key's KEYS, the run id, the call's own ARGV (`own`, packed) and the key's tail."""
+        _, _, keys_resp, argv_resp = parts
+        return b"%s%d\r\n%s%s\r\n%s$%d\r\n%s\r\n%s%s" % (
             head,
             self._message_size + len(rid),
             self._message_bytes,
@@ -140,13 +138,9 @@ class RunCalls(dict[str, _KeyParts]):
             keys_resp,
             len(rid),
             rid,
-            len(stamp),
-            stamp,
-            len(text),
-            text,
+            own,
             argv_resp,
         )
-        return command
 
 
 def _head(argc: int, args: tuple[Any, ...]) -> tuple[tuple[Any, ...], bytes]:
