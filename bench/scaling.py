@@ -319,7 +319,7 @@ def headless_run(url: str | None, tree: Path, *args: str) -> tuple[float, float]
 
 def replay(client: Any, stream: list[tuple[Any, ...]], packet: int = 2000) -> float:
     """Send `stream` again in packets of `packet` commands; seconds spent. Each packet is
-    packed by hiredis alone: with the tree's own packer (`runqueue._pack`) the floor was a
+    packed by hiredis alone: with the tree's own packer (store/packing.py's `pack`) the floor was a
     measure of ckviz's packing too, and fell as much as the command when its caches came
     (the same stream: 1.44-1.49 s packed as 44a091f did, 1.36-1.38 s as f5afced does)."""
     conn = client.connection_pool.get_connection()

@@ -24,8 +24,7 @@ from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_member
 from ckviz.store.lifecycle import LifecycleKeys
 from ckviz.store.lifecycle.calls import LifecycleCalls
 from ckviz.store.messages import RunCalls, message_payload
-from ckviz.store.packing import DequeueCommands, Reads, Rescores, packed
-from ckviz.store.packing import pack as _pack  # (bench/ and tests/ pack with it too)
+from ckviz.store.packing import DequeueCommands, Reads, Rescores, pack, packed
 from ckviz.store.pages import Join, inspect_argvs, join_digests, pages
 from ckviz.store.prefix import delete_prefix
 from ckviz.store.preflight import raise_refusal
@@ -338,7 +337,7 @@ class RunQueue:
         for start in range(0, len(commands), MAX_PACKET):  # each packet within the timeout
             packet = [c[0] for c in commands[start : start + MAX_PACKET]]
             try:
-                replies += wire.roundtrip(_pack(conn, packet), len(packet))
+                replies += wire.roundtrip(pack(conn, packet), len(packet))
             except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
                 conn.disconnect()
                 raise RedisUnavailable(f"lost the Redis server mid-run: {exc}") from None

@@ -17,7 +17,7 @@ import redis
 
 from ckviz.errors import ExitCode
 from ckviz.store import wire
-from ckviz.store.runqueue import _pack
+from ckviz.store.packing import pack
 from ckviz.store.server import RedisServer
 from ckviz.store.turns import Turns
 from ckviz.store.wire import ReplyTooLarge, Wire
@@ -56,12 +56,12 @@ def ping(url: str, timeout: float = 1.0, taking_turns: bool = False) -> float:
 def trip(w: Wire, conn: redis.connection.Connection, taking_turns: bool) -> list[object]:
     """One PING's round trip: alone, or as a task of a hub (a headless worker's cells)."""
     if not taking_turns:
-        return w.roundtrip(_pack(conn, [("PING",)]), 1)
+        return w.roundtrip(pack(conn, [("PING",)]), 1)
     hub, got = Turns(), dict[str, object]()
 
     def task() -> None:
         try:
-            got["replies"] = w.roundtrip(_pack(conn, [("PING",)]), 1)
+            got["replies"] = w.roundtrip(pack(conn, [("PING",)]), 1)
         except BaseException as exc:
             got["raised"] = exc
 

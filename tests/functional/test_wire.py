@@ -5,7 +5,7 @@ from __future__ import annotations
 import redis
 from redis.exceptions import NoScriptError, ResponseError
 
-from ckviz.store.runqueue import _pack
+from ckviz.store.packing import pack
 from ckviz.store.wire import Wire
 
 
@@ -20,7 +20,7 @@ def test_replies_across_many_reads_errors_in_their_slots_and_a_reconnect(
     conn = client.connection_pool.get_connection()
     try:
         wire = Wire(conn)
-        replies = wire.roundtrip(_pack(conn, commands), len(commands))
+        replies = wire.roundtrip(pack(conn, commands), len(commands))
         assert replies[0] == "é"
         assert replies[1][:4] == ["member-000000", "0", "member-000001", "1"]
         assert len(replies[1]) == 40_000
@@ -29,7 +29,7 @@ def test_replies_across_many_reads_errors_in_their_slots_and_a_reconnect(
         assert isinstance(replies[203], ResponseError) and "WRONGTYPE" in str(replies[203])
         assert replies[204] == 20_000
         conn.disconnect()  # redis-py opens a new socket; the wire reads it with a new reader
-        assert wire.roundtrip(_pack(conn, [("ZCARD", big)]), 1) == [20_000]
+        assert wire.roundtrip(pack(conn, [("ZCARD", big)]), 1) == [20_000]
     finally:
         client.connection_pool.release(conn)
     assert client.get(name) == "é"  # redis-py reads the connection after the wire, in step
