@@ -30,7 +30,7 @@ from ckviz.sim.clocks import EngineOptions, open_engine
 from ckviz.sim.collector import roomy_young_generation
 from ckviz.sim.engine import Outcome
 from ckviz.store.preflight import refusal
-from ckviz.store.server import connect
+from ckviz.store.server import connect, server_run_id
 from ckviz.timeline import Timeline, service_timeline
 
 
@@ -48,6 +48,7 @@ class Cell:
     step_max_count: int | None = None  # step cells: --max-count, else the scenario's harness
     node_url: str | None = None  # in a Redis Cluster: the primary owning the cell's slot
     events_spool: str | None = None  # --events: the folder its dequeues are spooled to
+    server_run_id: str | None = None  # its server's run id when the matrix began
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,7 @@ def run_cell(url: str, cell: Cell, clients: Clients | None = None) -> CellOutcom
     client = clients(cell.node_url or url)
     options = EngineOptions(cell.max_count, cell.step_max_count, cell.check_invariants)
     try:
+        _check_same_server(client, cell.server_run_id)
         started = time.perf_counter()
         with open_engine(
             client, cell.scenario, cell.seed, cell.treatment, cell.prefix, options
@@ -115,6 +117,20 @@ def run_cell(url: str, cell: Cell, clients: Clients | None = None) -> CellOutcom
     finally:
         if own:
             clients.close()
+
+
+def _check_same_server(client: redis.Redis, began_on: str | None) -> None:
+    """Refuse to start on a server restarted since the matrix began: between cells no
+    connection is in use, and the pool would open one onto the new, empty server without a
+    word; the namespace's claim (and any key a cell counts on) went with the old one."""
+    if began_on is None:
+        return
+    now = server_run_id(client)
+    if now is not None and now != began_on:
+        raise RedisUnavailable(
+            f"the Redis server restarted since the matrix began (run id {began_on[:8]}... "
+            f"then, {now[:8]}... now): its memory, the namespace's claim with it, is gone"
+        )
 
 
 def _spool(cell: Cell, outcome: Outcome) -> None:

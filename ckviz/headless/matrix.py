@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import redis
 from redis.cluster import RedisCluster
 
 from ckviz.errors import RedisUnavailable
@@ -21,7 +22,7 @@ from ckviz.headless.runner import Interrupted, run_cells
 from ckviz.model.results import RunResult
 from ckviz.sim.workspace import ServerChoice, open_workspace
 from ckviz.store.cluster import Keyspace, route_cells
-from ckviz.store.server import RedisServer
+from ckviz.store.server import RedisServer, connect, server_run_id
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -38,6 +39,7 @@ def run_matrix(plan: MatrixPlan, choice: ServerChoice, consoles: Consoles) -> in
             server = workspace.server
             cells = _routed(plan.my_cells(workspace.namespace), server, workspace.keyspace)
             cells = [replace(c, events_spool=spool) for c in cells]
+            cells = _with_run_ids(cells, server.url, workspace.client)
             started = time.perf_counter()
             outcomes, stop = _run_with_progress(server, cells, plan.jobs, consoles, plan.quiet)
         wall_s = time.perf_counter() - started
@@ -56,6 +58,20 @@ def _routed(cells: list[Cell], server: RedisServer, keyspace: Keyspace) -> list[
         return cells
     routes = route_cells(keyspace, server.url, [c.prefix for c in cells])
     return [replace(c, node_url=routes[c.prefix]) for c in cells]
+
+
+def _with_run_ids(cells: list[Cell], url: str, client: redis.Redis) -> list[Cell]:
+    """Each cell carries the run id its server (in a cluster, its node) has now, for the
+    cell to check at its start: a server restarted between two cells stops the matrix.
+    `client`: the workspace's, on `url`."""
+    run_ids = {url: server_run_id(client)}
+    for node in {c.node_url for c in cells if c.node_url and c.node_url != url}:
+        node_client = connect(node)
+        try:
+            run_ids[node] = server_run_id(node_client)
+        finally:
+            node_client.close()
+    return [replace(c, server_run_id=run_ids[c.node_url or url]) for c in cells]
 
 
 # What only the matrix's end uses, loaded while the cells run: the parent's start is the one

@@ -151,6 +151,14 @@ def server_version(client: redis.Redis) -> str:
     return str(info.get("redis_version", "unknown"))
 
 
+def server_run_id(client: redis.Redis) -> str | None:
+    """The server process's random id (`INFO server` run_id), new at every start: the same
+    address answering with another id is a restarted server, its memory empty. None where a
+    Redis-compatible server gives none."""
+    run_id = client.info("server").get("run_id")
+    return str(run_id) if run_id else None
+
+
 @contextlib.contextmanager
 def url_server(
     url: str, source: str = "--redis-url", allow_cluster: bool = False
