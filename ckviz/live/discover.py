@@ -1,0 +1,123 @@
+"""Finding the CK'd base queues under a prefix (SPEC-live 2): `SCAN MATCH P*:ckIndex COUNT n`
+(never KEYS) on the server, or on every primary of a cluster (each queue's keys share its
+org's hash tag, so each queue lives on one node); then per queue, bounded reads: its variants
+(ZCARD ckIndex), its runs queued (the sum of its first variants' ZCARDs, said to be a lower
+bound past them), its held runs, its oldest head.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+from ckviz.errors import RedisUnavailable, ServerRefused, first_line
+from ckviz.live.names import INDEX_SUFFIX, LiveQueue, queue_of_index
+
+SCAN_COUNT = 1000  # keys a SCAN call looks at
+MAX_QUEUES = 10_000  # queues listed at most
+DEPTH_VARIANTS = 50  # variants whose runs are counted per queue
+_GLOB = re.compile(r"([*?\[\]\\])")
+
+
+@dataclass(frozen=True, slots=True)
+class FoundQueue:
+    """A CK'd base queue found under the prefix, with its size as one bounded read saw it."""
+
+    queue: LiveQueue
+    node: str  # the URL of the node holding it (the given URL, off a cluster)
+    keys: int  # variants with runs queued (ZCARD ckIndex)
+    depth: int  # runs queued over its first DEPTH_VARIANTS variants
+    depth_bounded: bool  # more variants than were counted: depth is a lower bound
+    held: int  # runs the queue holds (SCARD Q:currentConcurrency)
+    oldest_head_ms: float | None  # the lowest ckIndex score (None: empty)
+    vtime: bool  # Q:ckVtime exists
+
+    def line(self, now_ms: float) -> str:
+        """One line of the list `watch` prints without --queue."""
+        depth = f"{self.depth}+" if self.depth_bounded else str(self.depth)
+        age = (
+            "empty"
+            if self.oldest_head_ms is None
+            else f"oldest head {max(0.0, now_ms - self.oldest_head_ms) / 1000:.1f}s"
+        )
+        mode = "  vtime" if self.vtime else ""
+        return (
+            f"{self.queue.shown}  keys {self.keys}  queued {depth}  held {self.held}  {age}{mode}"
+        )
+
+
+def glob_escaped(text: str) -> str:
+    """`text` as a SCAN MATCH pattern matching itself only."""
+    return _GLOB.sub(r"\\\1", text)
+
+
+def index_keys(client: redis.Redis, prefix: str) -> Iterator[str]:
+    """Every ckIndex key under `prefix` on one node, by SCAN with COUNT."""
+    pattern = f"{glob_escaped(prefix)}*{INDEX_SUFFIX}"
+    cursor = 0
+    while True:
+        cursor, keys = client.scan(cursor, match=pattern, count=SCAN_COUNT)
+        yield from (str(k) for k in keys)
+        if int(cursor) == 0:
+            return
+
+
+def find_queues(clients: Sequence[tuple[str, redis.Redis]], prefix: str) -> list[FoundQueue]:
+    """The CK'd queues under `prefix` on each (node URL, client), in name order."""
+    found: list[FoundQueue] = []
+    try:
+        for node, client in clients:
+            queues: list[LiveQueue] = []
+            for key in index_keys(client, prefix):
+                queue = queue_of_index(key, prefix)
+                if queue is not None and len(queues) < MAX_QUEUES:
+                    queues.append(queue)
+            found += _sized(client, node, sorted(queues, key=lambda q: q.base))
+    except redis.exceptions.NoPermissionError as exc:
+        raise ServerRefused(f"the watched server refused a read: {first_line(exc)}") from None
+    except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+        raise RedisUnavailable(f"lost the watched server: {first_line(exc)}") from None
+    return sorted(found, key=lambda f: (f.queue.base, f.node))
+
+
+def _sized(client: redis.Redis, node: str, queues: list[LiveQueue]) -> list[FoundQueue]:
+    """Each queue's size: two pipelined round trips for all of them."""
+    pipe = client.pipeline(transaction=False)
+    for q in queues:
+        pipe.zcard(q.ck_index)
+        pipe.zrange(q.ck_index, 0, DEPTH_VARIANTS - 1, withscores=True)
+        pipe.scard(q.queue_held)
+        pipe.exists(q.key(":ckVtime"))
+    first: list[Any] = pipe.execute()
+    pipe = client.pipeline(transaction=False)
+    for i in range(len(queues)):
+        for member, _ in first[4 * i + 1]:
+            pipe.zcard(queues[i].prefix + str(member))
+    depths = iter(pipe.execute())
+    found = []
+    for i, q in enumerate(queues):
+        keys, heads, held, vtime = first[4 * i : 4 * i + 4]
+        depth = sum(next(depths) for _ in heads)
+        found.append(
+            FoundQueue(
+                q,
+                node,
+                int(keys),
+                int(depth),
+                int(keys) > len(heads),
+                int(held),
+                float(heads[0][1]) if heads else None,
+                bool(vtime),
+            )
+        )
+    return found
+
+
+def matching(found: Sequence[FoundQueue], text: str) -> list[FoundQueue]:
+    """The queues `--queue TEXT` names: its exact name or base, else those containing it."""
+    exact = [f for f in found if text in (f.queue.name, f.queue.base)]
+    return exact or [f for f in found if text in f.queue.base]
