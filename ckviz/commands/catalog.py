@@ -32,5 +32,6 @@ SUBCOMMANDS = {
         Subcommand("stress", "[SCENARIO]", "real concurrency against one server"),
         Subcommand("serve", "[SCENARIO] [--port N]", "the app in a browser, for a room to watch"),
         Subcommand("replay", "SESSION.cast [--speed X]", "play back a session saved with --record"),
+        Subcommand("watch", "--redis-url URL [--queue TEXT]", "a live run queue, read-only"),
     )
 }

@@ -20,6 +20,7 @@ from ckviz.live.names import INDEX_SUFFIX, LiveQueue, queue_of_index
 SCAN_COUNT = 1000  # keys a SCAN call looks at
 MAX_QUEUES = 10_000  # queues listed at most
 DEPTH_VARIANTS = 50  # variants whose runs are counted per queue
+SAMPLE_CALLS = 20  # SCAN calls an empty search looks further with
 _GLOB = re.compile(r"([*?\[\]\\])")
 
 
@@ -121,3 +122,26 @@ def matching(found: Sequence[FoundQueue], text: str) -> list[FoundQueue]:
     """The queues `--queue TEXT` names: its exact name or base, else those containing it."""
     exact = [f for f in found if text in (f.queue.name, f.queue.base)]
     return exact or [f for f in found if text in f.queue.base]
+
+
+def nothing_found(clients: Sequence[tuple[str, redis.Redis]], prefix: str) -> str:
+    """Why no queue was found, in a line: what is under the prefix, and the prefixes other
+    ckIndex keys on the server have (a bounded look: a few SCAN calls, never KEYS)."""
+    under = _sample(clients, f"{glob_escaped(prefix)}*", 3)
+    others = sorted({k.split("{org:", 1)[0] for k in _sample(clients, f"*{INDEX_SUFFIX}", 5)})
+    seen = f"found {len(under)}+ other keys under it" if under else "nothing is under it"
+    where = f"; ckIndex keys are under {', '.join(repr(p) for p in others)}" if others else ""
+    return f"no CK'd queue under the prefix {prefix!r}: {seen}{where}"
+
+
+def _sample(clients: Sequence[tuple[str, redis.Redis]], pattern: str, want: int) -> list[str]:
+    found: list[str] = []
+    for _, client in clients:
+        cursor, calls = 0, 0
+        while len(found) < want and calls < SAMPLE_CALLS:
+            cursor, keys = client.scan(cursor, match=pattern, count=SCAN_COUNT)
+            found += [str(k) for k in keys]
+            calls += 1
+            if int(cursor) == 0:
+                break
+    return found[:want]

@@ -7,6 +7,7 @@ import itertools
 import re
 from pathlib import Path
 
+from ckviz.commands.catalog import SUBCOMMANDS
 from ckviz.disciplines.registry import RULES, SUMMARIES
 from ckviz.inputs import scenario_files
 from ckviz.model.scenario import (
@@ -105,7 +106,6 @@ def test_layout_names_only_rooms_that_exist() -> None:
     assert named >= 20
 
 
-SUBCOMMANDS = {"validate", "report", "merge", "hunt", "stress", "serve", "replay"}
 SHELL_COMMAND = re.compile(r"^\$? ?uv run (?:--no-dev )?(?:--extra \w+ )?ckviz( .*)?$")
 
 

@@ -1,0 +1,176 @@
+"""`ckviz watch --redis-url URL [--prefix P] [--queue TEXT]`: a production run queue, read-only
+(SPEC-live). Without --queue, the CK'd queues under the prefix, one line each; with it, the
+app's panes on that queue, refreshed every --interval (the app: ckviz.tui.live_launch), or
+with --once one picture (--json: as JSON, for scripts) and exit."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from ckviz.commands.parsing import CommandParser
+from ckviz.commands.redis_options import ENV_REDIS_URL
+from ckviz.errors import ExitCode, UsageError, echo, one_line
+from ckviz.live.connect import Node, attach
+from ckviz.live.discover import FoundQueue, find_queues, matching, nothing_found
+from ckviz.live.lines import picture_lines
+from ckviz.live.names import DEFAULT_PREFIX
+from ckviz.live.picture import LivePicture
+from ckviz.live.reading import BATCH, SCREENFUL, read_picture
+from ckviz.store.preflight import redact
+
+NO_APP = "the live app needs a terminal; use --once --json"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = CommandParser(
+        prog="ckviz watch",
+        description="Watch a trigger.dev run queue on a Redis server, read-only: only read "
+        "commands, each bounded, a refresh's server time measured (INFO commandstats) and "
+        "backed off when over --budget-ms. Without --queue, lists the CK'd queues found.",
+    )
+    p.add_argument("--redis-url", metavar="URL", help=f"the server (else env {ENV_REDIS_URL})")
+    p.add_argument(
+        "--prefix",
+        default=DEFAULT_PREFIX,
+        metavar="P",
+        help=f"the run queue's key prefix (default '{DEFAULT_PREFIX}')",
+    )
+    p.add_argument("--queue", metavar="TEXT", help="the queue to watch: its name, or part of it")
+    p.add_argument(
+        "--interval",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="seconds between refreshes (default 1)",
+    )
+    p.add_argument(
+        "--budget-ms",
+        type=float,
+        default=5.0,
+        metavar="N",
+        help="server time a refresh may cost (default 5 ms)",
+    )
+    p.add_argument(
+        "--screenful",
+        type=int,
+        default=SCREENFUL,
+        metavar="N",
+        help=f"variants a refresh reads and shows (default {SCREENFUL})",
+    )
+    p.add_argument(
+        "--batch",
+        type=int,
+        default=BATCH,
+        metavar="N",
+        help=f"the dequeue's max count the next order is worked out for (default {BATCH})",
+    )
+    p.add_argument("--once", action="store_true", help="print one picture and exit")
+    p.add_argument("--json", action="store_true", help="with --once (or without --queue): JSON")
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    ns = build_parser().parse_args(list(argv))
+    _check(ns)
+    url = ns.redis_url or os.environ.get(ENV_REDIS_URL)
+    if not url:
+        raise UsageError(f"watch: give --redis-url URL (or set {ENV_REDIS_URL})")
+    nodes = attach(url)
+    found = find_queues(nodes, ns.prefix)
+    if not found:
+        print(f"ckviz: {one_line(nothing_found(nodes, ns.prefix))}", file=sys.stderr)
+        return int(ExitCode.USAGE)
+    if ns.queue is None:
+        return _list(found, nodes, ns.json)
+    chosen = _chosen(found, ns.queue)
+    client = dict(nodes)[chosen.node]
+
+    def read() -> LivePicture:
+        return read_picture(client, chosen.queue, screenful=ns.screenful, batch=ns.batch)
+
+    if ns.once:
+        picture = read()
+        print(json.dumps(picture.to_json()) if ns.json else "\n".join(picture_lines(picture)))
+        return int(ExitCode.OK)
+    return _app(chosen, redact(chosen.node), read, ns)
+
+
+def _check(ns: argparse.Namespace) -> None:
+    for flag, value in (("--interval", ns.interval), ("--budget-ms", ns.budget_ms)):
+        if not value > 0:
+            raise UsageError(f"watch: {flag} must be above 0, not {value}")
+    for flag, count in (("--screenful", ns.screenful), ("--batch", ns.batch)):
+        if not 1 <= count <= 1000:
+            raise UsageError(f"watch: {flag} must be 1..1000, not {count}")
+    if ns.json and ns.queue is not None and not ns.once:
+        raise UsageError("watch: --json prints one picture: add --once")
+
+
+def _list(found: Sequence[FoundQueue], nodes: Sequence[Node], as_json: bool) -> int:
+    now_ms = _server_ms(nodes[0][1])
+    if as_json:
+        rows = [
+            {
+                "queue": f.queue.name,
+                "org": f.queue.org,
+                "project": f.queue.project,
+                "env": f.queue.env,
+                "base": f.queue.base,
+                "keys": f.keys,
+                "queued": f.depth,
+                "queued_is_lower_bound": f.depth_bounded,
+                "held": f.held,
+                "oldest_head_ms": f.oldest_head_ms,
+                "vtime": f.vtime,
+            }
+            for f in found
+        ]
+        print(json.dumps(rows))
+    else:
+        for f in found:
+            print(echo(f.line(now_ms), limit=400))
+    return int(ExitCode.OK)
+
+
+def _server_ms(client: object) -> float:
+    """The server's clock for the list's ages (INFO server: TIME may not be allowed)."""
+    info = client.info("server")  # type: ignore[attr-defined]
+    return int(info["server_time_usec"]) / 1000
+
+
+def _chosen(found: Sequence[FoundQueue], text: str) -> FoundQueue:
+    named = matching(found, text)
+    if len(named) == 1:
+        return named[0]
+    if not named:
+        listed = ", ".join(repr(f.queue.name) for f in found[:5])
+        raise UsageError(f"watch: no queue matches --queue {echo(text)!r}; found {listed}")
+    listed = ", ".join(repr(f.queue.base) for f in named[:5])
+    raise UsageError(f"watch: --queue {echo(text)!r} matches {len(named)} queues: {listed}")
+
+
+def _app(
+    chosen: FoundQueue, server: str, read: Callable[[], LivePicture], ns: argparse.Namespace
+) -> int:
+    """The app on the queue (live-app's entry), where there is a terminal and the app."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print(f"ckviz: {NO_APP}", file=sys.stderr)
+        return int(ExitCode.USAGE)
+    try:  # the app's entry, by name: it lands apart from this command
+        run_watch = importlib.import_module("ckviz.tui.live_launch").run_watch
+    except (ImportError, AttributeError):
+        print(f"ckviz: {NO_APP}", file=sys.stderr)
+        return int(ExitCode.USAGE)
+    code: int = run_watch(
+        queue=chosen.queue,
+        server=server,
+        read=read,
+        interval_s=ns.interval,
+        budget_ms=ns.budget_ms,
+    )
+    return code

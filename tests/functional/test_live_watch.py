@@ -1,0 +1,146 @@
+"""`ckviz watch` on a queue the producer writes, as a read-only ACL user (issue 34 items 3, 4,
+6): the list, one picture as JSON, and its edges (no queue under the prefix, a queue drained
+or deleted while read, a server that is not there, credentials never printed)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+
+from ckviz.live import reading
+from ckviz.live.producer import Producer
+from ckviz.live.reading import read_picture
+from ckviz.store.server import RedisServer
+from tests.functional.cli_support import exits
+from tests.functional.live_support import Traffic, live_queue, read_only_user, server_now_ms
+from tests.functional.servers import redis_server  # noqa: F401  (both servers)
+
+
+@pytest.fixture
+def watcher_url(redis_server: RedisServer, prefix: str) -> Iterator[str]:  # noqa: F811
+    with read_only_user(redis_server, prefix) as url:
+        yield url
+
+
+@pytest.fixture
+def traffic(client: redis.Redis, prefix: str) -> Traffic:
+    producer = Producer(client, live_queue(prefix), env_limit=4, queue_limit=1)
+    producer.open()
+    traffic = Traffic(producer, [])
+    traffic.arrive(["acme:eu", "acme:eu", "beta", "gamma"], server_now_ms(client) - 3000)
+    traffic.serve(1, server_now_ms(client))
+    return traffic
+
+
+def test_watch_lists_the_queues_found(
+    watcher_url: str, prefix: str, traffic: Traffic, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = exits(["watch", "--redis-url", watcher_url, "--prefix", prefix], capsys)
+    assert (code, err) == (0, "")
+    (line,) = out.splitlines()
+    assert line.startswith("cm4org00001/cm4proj0001/cm4env00001: task/send-email:v2  keys 3")
+    assert "queued 3  held 1" in line
+
+
+def test_watch_once_json_is_the_picture_and_its_next_order_is_taken(
+    watcher_url: str,
+    prefix: str,
+    traffic: Traffic,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["watch", "--redis-url", watcher_url, "--prefix", prefix, "--queue", "send-email"]
+    code, out, err = exits([*args, "--once", "--json", "--batch", "3"], capsys)
+    assert (code, err) == (0, "")
+    picture: dict[str, Any] = json.loads(out)
+    assert picture["queue"]["name"] == "task/send-email:v2"
+    assert picture["limits"]["variant_limit"] == 1
+    order = [(p["key"], p["fate"]) for p in picture["next_order"]]
+    assert order == [("acme:eu", "limit"), ("beta", "served"), ("gamma", "served")]
+    taken = traffic.serve(3, int(picture["read_at_ms"]))
+    assert taken == [(p["run_id"], p["key"]) for p in picture["next_order"] if p["run_id"]]
+
+
+def test_watch_once_as_text_says_why(
+    watcher_url: str, prefix: str, traffic: Traffic, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["watch", "--redis-url", watcher_url, "--prefix", prefix, "--queue", "send-email"]
+    code, out, _ = exits([*args, "--once"], capsys)
+    assert code == 0
+    assert "next 1. acme:eu: limit: at its limit: holds 1 of 1" in out
+
+
+def test_no_queue_under_the_prefix_is_one_line_naming_where_they_are(
+    watcher_url: str, prefix: str, traffic: Traffic, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wrong = prefix + "nothing-here:"
+    code, out, err = exits(["watch", "--redis-url", watcher_url, "--prefix", wrong], capsys)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1
+    assert f"no CK'd queue under the prefix '{wrong}'" in err
+
+
+def test_a_queue_matching_nothing_is_refused(
+    watcher_url: str, prefix: str, traffic: Traffic, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["watch", "--redis-url", watcher_url, "--prefix", prefix, "--queue", "nope"]
+    code, _, err = exits([*args, "--once"], capsys)
+    assert code == 2
+    assert "no queue matches --queue 'nope'; found 'task/send-email:v2'" in err
+
+
+def test_without_a_terminal_the_app_is_not_started(
+    watcher_url: str, prefix: str, traffic: Traffic, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["watch", "--redis-url", watcher_url, "--prefix", prefix, "--queue", "send-email"]
+    code, out, err = exits(args, capsys)
+    assert (code, out) == (2, "")
+    assert "needs a terminal; use --once --json" in err
+
+
+def test_a_server_that_is_not_there_is_exit_3_its_password_hidden(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    url = "redis://watcher:s3cret-pw@127.0.0.1:1"
+    code, _, err = exits(["watch", "--redis-url", url], capsys)
+    assert code == 3
+    assert "s3cret-pw" not in err and "127.0.0.1:1" in err
+
+
+def test_a_drained_queue_reads_as_empty(
+    client: redis.Redis, watcher_url: str, traffic: Traffic
+) -> None:
+    queue = traffic.producer.queue
+    reader = redis.Redis.from_url(watcher_url, decode_responses=True)
+    traffic.serve(3, server_now_ms(client))  # one run each: beta, gamma; acme:eu at its limit
+    traffic.finish(3)
+    traffic.serve(3, server_now_ms(client))
+    traffic.finish(3)
+    picture = read_picture(reader, queue)
+    assert picture.empty and picture.next_order == () and picture.variants == ()
+    assert client.exists(queue.ck_index) == 0  # the queue's index went with its last run
+
+
+def test_keys_deleted_between_the_reads_are_noted(
+    client: redis.Redis,
+    watcher_url: str,
+    traffic: Traffic,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    queue = traffic.producer.queue
+    reader = redis.Redis.from_url(watcher_url, decode_responses=True)
+    send = reading._send
+    trips: list[int] = []
+
+    def deleting_before_the_second(target: redis.Redis, commands: Any) -> dict[str, Any]:
+        trips.append(1)
+        if len(trips) == 2:  # another client deletes a variant between the two trips
+            client.delete(queue.variant("gamma"))
+        return send(target, commands)
+
+    monkeypatch.setattr(reading, "_send", deleting_before_the_second)
+    picture = read_picture(reader, queue)
+    assert "variant 'gamma' emptied or deleted during the read" in picture.torn
