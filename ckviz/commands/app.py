@@ -15,29 +15,20 @@ WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # what textual-serve runs t
 
 def run_app_command(ns: argparse.Namespace) -> int:
     from ckviz.commands.redis_options import server_choice
-    from ckviz.defaults import MAX_CONSUMERS
-    from ckviz.headless.plan import check_consumers
     from ckviz.inputs import scenario_files
-    from ckviz.model.lineup import parse_lineup
     from ckviz.sim.footprint import need_of
     from ckviz.sim.workspace import open_workspace
     from ckviz.tui.choice import app_choice, compare_choice
 
-    consumers = check_consumers(ns.consumers)
-    mix = consumers if isinstance(consumers, str) else None
-    if mix is not None and ns.discipline:
-        raise UsageError(
-            "--consumers: a mix (name:count,...) names each consumer's discipline; "
-            "drop --discipline"
-        )
+    consumers, mix = consumers_choice(ns)
     lanes = compare_choice(ns)  # `--compare A,B`: straight into compare mode
     if mix is not None and lanes is not None:
         raise UsageError("--consumers: a mix runs in one lane; drop --compare")
     if lanes is not None:
         ns.discipline = [lanes[0]]  # the left lane's, checked as the app's one discipline
     scenario, discipline, seed = app_choice(ns)  # validated before any server starts
-    if mix is not None:  # one lane, its consumers each their discipline (model/lineup.py)
-        discipline = parse_lineup(mix, MAX_CONSUMERS).names[0]
+    if mix is not None:
+        discipline = mix_discipline(mix)
     record = recording_output(ns.record, ns.force)
     loaded = scenario_files.load_any(scenario)
     choice = server_choice(ns)
@@ -58,6 +49,29 @@ def run_app_command(ns: argparse.Namespace) -> int:
         )
     workspace.raise_left()
     return code
+
+
+def consumers_choice(ns: argparse.Namespace) -> tuple[int | str | None, str | None]:
+    """`--consumers` as the app takes it (`ckviz serve` too): a count, or a mix, which then
+    names each consumer's discipline; (the checked value, the mix or None)."""
+    from ckviz.headless.plan import check_consumers
+
+    consumers = check_consumers(ns.consumers)
+    mix = consumers if isinstance(consumers, str) else None
+    if mix is not None and ns.discipline:
+        raise UsageError(
+            "--consumers: a mix (name:count,...) names each consumer's discipline; "
+            "drop --discipline"
+        )
+    return consumers, mix
+
+
+def mix_discipline(mix: str) -> str:
+    """The discipline a mixed lane shows: its first consumer's (model/lineup.py)."""
+    from ckviz.defaults import MAX_CONSUMERS
+    from ckviz.model.lineup import parse_lineup
+
+    return parse_lineup(mix, MAX_CONSUMERS).names[0]
 
 
 def recording_output(path: str | None, force: bool) -> Output | None:

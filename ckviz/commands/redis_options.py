@@ -21,6 +21,9 @@ from ckviz.sim.workspace import ServerChoice
 from ckviz.store.preflight import url_secrets
 
 ENV_REDIS_URL = "CKVIZ_REDIS_URL"
+# Set by `ckviz serve` for the apps it starts when the user gave --redis-url: the URL travels
+# through CKVIZ_REDIS_URL (a password stays out of `ps`), but error lines name the flag given.
+URL_FROM_FLAG = "CKVIZ_SERVE_REDIS_URL_FLAG"
 REDIS_MODES = ("embedded", "docker")
 
 
@@ -100,4 +103,5 @@ def redis_url(ns: argparse.Namespace) -> tuple[str | None, str]:
         return ns.redis_url or None, "--redis-url"
     if ns.redis is not None:
         return None, "--redis"
-    return os.environ.get(ENV_REDIS_URL) or None, ENV_REDIS_URL
+    source = "--redis-url" if os.environ.get(URL_FROM_FLAG) else ENV_REDIS_URL
+    return os.environ.get(ENV_REDIS_URL) or None, source

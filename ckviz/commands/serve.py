@@ -1,6 +1,8 @@
 """`ckviz serve`: the terminal app in a browser, for a room to watch. Each browser that
 connects runs its own app on its own embedded Redis (as `ckviz SCENARIO` does); stopping the
-server quits every app, which deletes its keys and stops its server."""
+server quits every app, which deletes its keys and stops its server.
+Only the page's own origin, on the address served, with the token in the URL serve prints,
+opens a session (tui/web_access.py)."""
 
 from __future__ import annotations
 
@@ -11,12 +13,21 @@ import sys
 from collections.abc import Sequence
 
 from ckviz.commands.parsing import CommandParser
-from ckviz.commands.redis_options import ENV_REDIS_URL, add_consumers, add_redis_options
+from ckviz.commands.redis_options import (
+    ENV_REDIS_URL,
+    URL_FROM_FLAG,
+    add_consumers,
+    add_redis_options,
+)
 from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
-from ckviz.errors import UsageError
+from ckviz.errors import ExitCode, UsageError
 
 LOCAL_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+DEFAULT_SESSIONS = 4  # each runs an app and, by default, a redis-server of its own
+MAX_SESSIONS = 64
+DEFAULT_FONT_SIZE = 16  # textual-serve's; 28 or so reads from the back of a room
+FONT_SIZES = (6, 96)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,8 +53,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--host",
         default=LOCAL_HOST,
         metavar="ADDRESS",
-        help=f"address to listen on (default {LOCAL_HOST}: this machine only; anyone who can "
-        "reach another address can drive the app)",
+        help=f"address to listen on (default {LOCAL_HOST}: this machine only; on another, anyone "
+        "who can reach it and has the printed URL can drive the app)",
+    )
+    p.add_argument(
+        "--max-sessions",
+        type=int,
+        default=DEFAULT_SESSIONS,
+        metavar="N",
+        help=f"browser sessions at once, each an app and a Redis (default {DEFAULT_SESSIONS})",
+    )
+    p.add_argument(
+        "--font-size",
+        type=int,
+        default=DEFAULT_FONT_SIZE,
+        metavar="PX",
+        help=f"the page's font size in pixels (default {DEFAULT_FONT_SIZE}; ~28 for a projector)",
     )
     p.add_argument(
         "--no-check-invariants",
@@ -51,15 +76,20 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="skip the queue invariants checked after every round trip (faster)",
     )
-    add_consumers(p, None, "consumers taking turns at the dequeue (default: the scenario's)")
+    add_consumers(
+        p, None, "consumers taking turns at the dequeue (default: the scenario's)", mix=True
+    )
     add_redis_options(p)
-    p.set_defaults(scenario=[], seeds=None)  # what the app's choice reads beside these
+    p.set_defaults(
+        scenario=[], seeds=None, compare=None
+    )  # what the app's choice reads beside these
     return p
 
 
 def app_command(ns: argparse.Namespace, scenario: str, discipline: str, seed: str) -> str:
     """The shell command textual-serve runs for each browser: this ckviz's app, same flags."""
-    args = [sys.executable, "-m", "ckviz", scenario, "--discipline", discipline, "--seed", seed]
+    chosen = [] if isinstance(ns.consumers, str) else ["--discipline", discipline]  # a mix names
+    args = [sys.executable, "-m", "ckviz", scenario, *chosen, "--seed", seed]  # its own
     if not ns.check_invariants:
         args.append("--no-check-invariants")
     if ns.consumers is not None:
@@ -75,20 +105,48 @@ def app_command(ns: argparse.Namespace, scenario: str, discipline: str, seed: st
     return "exec " + shlex.join(args)  # exec: the app is the process a stop signals
 
 
-def main(argv: Sequence[str]) -> int:
-    ns = build_parser().parse_args(list(argv))
-    if not 0 < ns.port < 65536:
-        raise UsageError(f"serve: --port: {ns.port} is outside 1..65535")
-    from ckviz.commands.redis_options import server_choice
-    from ckviz.headless.plan import check_consumers
+def served_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
+    """Scenario, discipline and seed, checked as the app checks them (once, here, not in each
+    browser); `ns.consumers` left in the form the app is given."""
+    from ckviz.commands.app import consumers_choice, mix_discipline
     from ckviz.tui.choice import app_choice
 
-    scenario, discipline, seed = app_choice(ns)  # checked here, once, not in each browser
-    check_consumers(ns.consumers)
+    ns.consumers, mix = consumers_choice(ns)
+    scenario, discipline, seed = app_choice(ns)
+    return scenario, mix_discipline(mix) if mix is not None else discipline, seed
+
+
+def check_limits(ns: argparse.Namespace) -> None:
+    if not 0 < ns.port < 65536:
+        raise UsageError(f"serve: --port: {ns.port} is outside 1..65535")
+    if not 1 <= ns.max_sessions <= MAX_SESSIONS:
+        raise UsageError(f"serve: --max-sessions: {ns.max_sessions} is outside 1..{MAX_SESSIONS}")
+    low, high = FONT_SIZES
+    if not low <= ns.font_size <= high:
+        raise UsageError(f"serve: --font-size: {ns.font_size} is outside {low}..{high}")
+
+
+def main(argv: Sequence[str]) -> int:
+    ns = build_parser().parse_args(list(argv))
+    check_limits(ns)
+    from ckviz.commands.redis_options import server_choice
+
+    scenario, discipline, seed = served_choice(ns)
     server_choice(ns)
     if ns.redis_url is not None:  # through the environment: a password stays out of `ps`
         os.environ[ENV_REDIS_URL] = ns.redis_url
+        os.environ[URL_FROM_FLAG] = "1"
     from ckviz.tui.web import serve
+    from ckviz.tui.web_access import Access
 
-    serve(app_command(ns, scenario, discipline, seed), ns.host, ns.port, f"ckviz {scenario}")
-    return 0
+    access = Access(ns.host, ns.port)
+    if access.everywhere:
+        print(
+            f"ckviz serve: warning: --host {ns.host} serves the app on every address of this "
+            "machine: anyone who can reach it and has the URL's token can watch and drive it",
+            file=sys.stderr,
+            flush=True,
+        )
+    command = app_command(ns, scenario, discipline, seed)
+    stopped_by = serve(command, access, f"ckviz {scenario}", ns.max_sessions, ns.font_size)
+    return int(ExitCode.INTERRUPTED) if stopped_by is not None else 0

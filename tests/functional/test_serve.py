@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -36,6 +37,7 @@ from tests.report.test_report_cli import browser_or_skip
 
 SERVE = ("serve", "micro_skew", "--discipline", "vtime")
 T = TypeVar("T")
+URL_LINE = re.compile(r"open (http://\S+) in a browser")  # token and all
 DEADLINE_S = 20.0  # generous under load; each wait returns as soon as its condition holds
 
 
@@ -57,6 +59,21 @@ def poll(probe: Callable[[], T | None], what: str, timeout: float = DEADLINE_S) 
     raise AssertionError(f"not within {timeout:g} s: {what}")
 
 
+def read_url(proc: subprocess.Popen[str]) -> str:
+    """The URL line serve prints on stdout, read as soon as it comes."""
+    assert proc.stdout is not None
+    deadline = time.monotonic() + DEADLINE_S
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], 0.2)
+        if ready:
+            line = proc.stdout.readline()
+            found = URL_LINE.search(line)
+            if found:
+                return found.group(1)
+            assert line, f"serve ended without its URL line: {proc.stderr and proc.stderr.read()}"
+    raise AssertionError("serve printed no URL line")
+
+
 def page_up(url: str) -> bool:
     try:
         with urllib.request.urlopen(url, timeout=2) as reply:
@@ -74,8 +91,8 @@ def runs_out(screen: str) -> int | None:
 def test_the_app_in_a_headless_browser_draws_steps_and_leaves_nothing(tmp_path: Path) -> None:
     browser_path = browser_or_skip()
     env, port = ckviz_env(), free_port()
-    url = f"http://127.0.0.1:{port}/"
     with popen_ckviz(*SERVE, "--port", str(port), env=env) as proc:
+        url = read_url(proc)  # with the run's token
         poll(lambda: page_up(url), "the server answers")
         browser = Browser(browser_path, tmp_path / "profile", 1280, 800)
         try:
@@ -88,7 +105,7 @@ def test_the_app_in_a_headless_browser_draws_steps_and_leaves_nothing(tmp_path: 
             rc, lines = finish(proc, timeout=DEADLINE_S)
         finally:
             browser.close()
-    assert rc == 0, lines
+    assert rc == 130, lines  # interrupted, as every command stopped by a signal
     assert_nothing_left(env)
 
 
@@ -96,7 +113,8 @@ async def one_session(url: str, then: Callable[[], None]) -> bytes:
     """A browser's websocket without the browser: the app draws, space steps it, `then()`
     runs (it stops the server), and the session is read until the server closes it."""
     drawn = b""
-    async with aiohttp.ClientSession() as http, http.ws_connect(url) as ws:
+    origin = re.sub(r"^ws://([^/]+)/.*", r"http://\1", url)  # the page's own origin
+    async with aiohttp.ClientSession() as http, http.ws_connect(url, origin=origin) as ws:
         async for message in ws:
             if message.type == aiohttp.WSMsgType.BINARY:
                 drawn += message.data
@@ -113,7 +131,7 @@ async def one_session(url: str, then: Callable[[], None]) -> bytes:
 def group(*args: str, env: dict[str, str]) -> AbstractContextManager[subprocess.Popen[str]]:
     """`ckviz` in a process group of its own, as a terminal runs it (ctrl+c signals the
     whole group: the server and every app process)."""
-    return process_group(ckviz_command(*args), env)
+    return process_group(ckviz_command(*args), env, stdout=subprocess.PIPE)
 
 
 def test_ctrl_c_quits_every_app_which_deletes_its_keys_on_a_given_server() -> None:
@@ -121,19 +139,20 @@ def test_ctrl_c_quits_every_app_which_deletes_its_keys_on_a_given_server() -> No
     with own_redis() as server:
         args = (*SERVE, "--port", str(port), "--redis-url", server.url)
         with group(*args, env=env) as proc:
-            poll(lambda: page_up(f"http://127.0.0.1:{port}/"), "the server answers")
+            token = read_url(proc).partition("token=")[2]
+            poll(lambda: page_up(f"http://127.0.0.1:{port}/?token={token}"), "the server answers")
             client = server.client()
 
             def stop_once_keys_are_written() -> None:
                 poll(lambda: client.keys("ckviz:*"), "the app's keys on the server")
                 os.killpg(proc.pid, signal.SIGINT)
 
-            ws_url = f"ws://127.0.0.1:{port}/ws?width=120&height=40"
+            ws_url = f"ws://127.0.0.1:{port}/ws/{token}?width=120&height=40"
             session = one_session(ws_url, stop_once_keys_are_written)
             drawn = asyncio.run(asyncio.wait_for(session, DEADLINE_S))
             rc, lines = finish(proc, timeout=DEADLINE_S)
         assert b"micro_skew" in drawn
-        assert rc == 0, lines
+        assert rc == 130, lines
         assert client.keys("ckviz:*") == []
     assert_nothing_left(env)
 

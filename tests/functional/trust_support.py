@@ -141,12 +141,14 @@ def popen_ckviz(*args: str, env: dict[str, str]) -> Iterator[subprocess.Popen[st
 
 
 @contextmanager
-def process_group(command: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
+def process_group(
+    command: list[str], env: dict[str, str], stdout: int = subprocess.DEVNULL
+) -> Iterator[subprocess.Popen[str]]:
     """`command` in a process group of its own (its id: the pid), as a terminal runs it: a
     signal to the group reaches every process in it; the group killed if left running."""
     proc = subprocess.Popen(
         command,
-        stdout=subprocess.DEVNULL,
+        stdout=stdout,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
