@@ -27,4 +27,5 @@ def main(argv: Sequence[str]) -> int:
     ns = build_parser().parse_args(["--check", *argv])
     from ckviz.report.sources import load_sources
 
-    return int(ExitCode.CHECK_FAILED) if checked(load_sources(ns.results), ns.scenario) else 0
+    failed = checked(load_sources(ns.results), ns.scenario, "check")
+    return int(ExitCode.CHECK_FAILED) if failed else 0

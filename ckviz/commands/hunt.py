@@ -15,7 +15,7 @@ from ckviz.commands.parsing import CommandParser, add_quiet
 from ckviz.commands.redis_options import add_redis_options, server_choice
 from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, FACTORIES
 from ckviz.errors import ExitCode, UsageError
-from ckviz.hunt.found import describe, scenario_text
+from ckviz.hunt.found import WORKLOAD_SEED, describe, reproduce_command, scenario_text
 from ckviz.hunt.objective import Verdict, evaluate
 from ckviz.hunt.search import Finding, Interrupted, hunt
 from ckviz.hunt.space import HuntCase, largest_workload, ms_workloads, step_workloads
@@ -25,7 +25,6 @@ from ckviz.sim.steps import STEP_DISCIPLINES
 
 DEFAULT_EXAMPLES = 300
 DEFAULT_SECONDS = 120.0
-WORKLOAD_SEED = "seed-a"
 # --seconds bounds the whole command: exploring may use this share of the time left once the
 # server is up, shrinking runs until this share has passed, the comparison table takes the rest
 EXPLORE_SHARE = 0.5
@@ -173,8 +172,7 @@ class Progress:
 
 
 def _report(finding: Finding, ns: argparse.Namespace, run: Runner, interrupted: bool) -> int:
-    seeds = f"--seeds {WORKLOAD_SEED} " if ns.harness == "ms" else ""
-    command = f"ckviz --headless --scenario {ns.out} {seeds}--discipline {ns.discipline}"
+    command = reproduce_command(ns.out, ns.harness, ns.discipline)
     if finding.bug is not None:
         print(f"ckviz hunt: BUG: {finding.bug}")
         if finding.case is not None:

@@ -95,7 +95,7 @@ def main(argv: Sequence[str]) -> int:
     if note:
         print(f"ckviz: note: {note}", file=sys.stderr)
     differ = _comparable(sources, ns.allow_mismatch)
-    failed = checked(sources, ns.scenario) if ns.check else False
+    failed = checked(sources, ns.scenario, "report --check") if ns.check else False
     scenarios = scenario_views(sources)
     if html is not None:
         from ckviz.report.html import render_html
@@ -138,15 +138,15 @@ def _gate(scenarios: list[ScenarioView], limit: float | None) -> bool:
     return bool(worse)
 
 
-def checked(sources: list[Source], scenario_args: list[str]) -> bool:
+def checked(sources: list[Source], scenario_args: list[str], command: str) -> bool:
     """--check: each file's [[expect]] rules evaluated, printed, and kept for the report (and
-    CI outputs); True if any failed."""
+    CI outputs); True if any failed. `command` names the command in error lines."""
     from ckviz.headless.checks import rules_for
 
     failed = False
     for source in sources:
         results = source.results
-        results.checks = rules_for(results, scenario_args)
+        results.checks = rules_for(results, scenario_args, f"{command}: {source.path}")
         print_check_lines(source.label if len(sources) > 1 else None, results.checks)
         failed |= any(c.status == "failed" for c in results.checks)
     return failed

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ckviz.disciplines.registry import FACTORIES
-from ckviz.errors import UsageError
+from ckviz.errors import UsageError, echo
 from ckviz.inputs import scenario_files
 from ckviz.model.results import CheckResult, Results, ScenarioResult, TreatmentSummary
 from ckviz.model.scenario import COMPARISONS, Expectation, Scenario
@@ -122,10 +122,13 @@ def _outcome(scenario: str, text: str, ok: bool, detail: str) -> CheckResult:
     )
 
 
-def rules_for(results: Results, scenario_args: Sequence[str]) -> list[CheckResult]:
-    """A results file's [[expect]] rules evaluated after the fact (`report --check`, on a
-    merged sharded file too): each scenario's rules come from the file given with --scenario
-    of that name, else from the bundled scenario (a sweep variant: its scenario's rules)."""
+def rules_for(
+    results: Results, scenario_args: Sequence[str], where: str = "--check"
+) -> list[CheckResult]:
+    """A results file's [[expect]] rules evaluated after the fact (`ckviz check`, `report
+    --check`, on a merged sharded file too): each scenario's rules come from the file given
+    with --scenario of that name, else from the bundled scenario (a sweep variant: its
+    scenario's rules). `where` starts an error line: the command and the results file."""
     given: dict[str, Scenario] = {}
     for arg in scenario_args:
         loaded = scenario_files.load_any(arg)
@@ -141,7 +144,8 @@ def rules_for(results: Results, scenario_args: Sequence[str]) -> list[CheckResul
             scenario = loaded if isinstance(loaded, Scenario) else None
         elif scenario is None:
             raise UsageError(
-                f"--check: '{name}' is not a bundled scenario; give its file with --scenario PATH"
+                f"{where}: scenario '{echo(name)}' is not bundled with ckviz, so its [[expect]] "
+                "rules are not known; give its file with --scenario PATH"
             )
         if scenario is not None:
             scenarios.append(scenario.model_copy(update={"name": entry.name}))

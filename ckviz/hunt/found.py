@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,8 @@ from typing import Any
 from ckviz.hunt.objective import Verdict
 from ckviz.hunt.space import HuntCase
 from ckviz.outputs.writer import check_output, write_output
+
+WORKLOAD_SEED = "seed-a"  # the millisecond harness draws a found workload's arrivals with it
 
 
 def _value(value: Any) -> str:
@@ -61,17 +64,31 @@ def scenario_text(case: HuntCase, verdict: Verdict, command: str) -> str:
     """The scenario file's text: the workload, described, with how to reproduce it on top."""
     data = case.scenario.model_dump(mode="json", exclude_defaults=True, exclude={"name"})
     data = {"description": describe(verdict), **data}
-    if verdict.worst_key is not None:  # the figures the tables show for one key: this one
+    declared = verdict.worst_key in case.scenario.weights()
+    if verdict.worst_key is not None and declared:  # the tables' one key's figures: this one
         victim = "victims" if "victims" in type(case.scenario).model_fields else "light_key"
         data[victim] = [verdict.worst_key] if victim == "victims" else verdict.worst_key
+    minted = ", minted at run time" if verdict.worst_key is not None and not declared else ""
     header = [
         "Found by `ckviz hunt`; reproduce with:",
         f"  {command}",
         "hunt objective (fair-share attainment of the most under-served key): "
-        f"{verdict.worst_share:.5f} ({_key_words(verdict.worst_key)})",
+        f"{verdict.worst_share:.5f} ({_key_words(verdict.worst_key)}{minted})",
         f"what --headless reports as contention worst share/weight: {verdict.contention_worst:.5f}",
     ]
     return "\n".join([f"# {line}" for line in header] + to_toml(data)) + "\n"
+
+
+def reproduce_command(found: str, harness: str, discipline: str) -> str:
+    """The line that runs the found file as the hunt judged it, as printed: its results go
+    beside it (found.toml -> found.json, replaced on every run), never onto the results.json
+    of the folder's own runs."""
+    results = str(Path(found).with_suffix(".json"))
+    if results == found:
+        results = str(Path(found).with_suffix(".results.json"))
+    seeds = ["--seeds", WORKLOAD_SEED] if harness == "ms" else []
+    words = ["ckviz", "--headless", "--scenario", found, *seeds, "--discipline", discipline]
+    return shlex.join([*words, "--out", results, "--force"])
 
 
 def _key_words(key: str | None) -> str:

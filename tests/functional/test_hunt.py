@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import shlex
 import signal
 import subprocess
 import sys
@@ -128,6 +129,15 @@ def test_hunt_cli_writes_the_file_and_compares_disciplines(
     table = proc.stdout.split("discipline", 1)[1]
     for name in ("baseline", "sfq", "drr", "stride", "codel-sfq", "codel-baseline"):
         assert f"\n{name} " in table
+    # the line it prints runs as printed, beside a results.json of the folder's own (issue 35
+    # item 8: it wrote onto results.json, refused), and validate takes the file
+    (tmp_path / "results.json").write_text("{}")
+    words = shlex.split(proc.stdout.split("reproduce: ", 1)[1].splitlines()[0])
+    assert words[0] == "ckviz"
+    again = ckviz(*words[1:], cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "results.json").read_text() == "{}" and (tmp_path / "found.json").is_file()
+    assert ckviz("validate", str(out)).returncode == 0
 
 
 def test_hunt_refuses_an_unknown_discipline_in_one_line(tmp_path: Path) -> None:
