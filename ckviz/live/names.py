@@ -100,14 +100,19 @@ class LiveQueue:
 
 
 def queue_of_index(key: str, prefix: str) -> LiveQueue | None:
-    """The queue whose ckIndex `key` is (a key SCAN found under `prefix`); None: not one."""
+    """The queue whose ckIndex `key` is (a key SCAN found under `prefix`); None: not one. The
+    queue's own prefix runs to its first `{org:` (a deeper one than `prefix`, a test's or a
+    tenant's, is found too)."""
     if not key.startswith(prefix) or not key.endswith(INDEX_SUFFIX):
         return None
-    match = _BASE.fullmatch(key[len(prefix) : -len(INDEX_SUFFIX)])
+    at = key.find("{org:", len(prefix))
+    if at < 0:
+        return None
+    match = _BASE.fullmatch(key[at : -len(INDEX_SUFFIX)])
     if match is None:
         return None
     org, project, env, name = match.groups()
-    return LiveQueue(prefix, org, project, env, name)
+    return LiveQueue(key[:at], org, project, env, name)
 
 
 def jump_hash(key: int, buckets: int) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import redis
@@ -91,6 +91,22 @@ class Producer:
 
     def enqueue(self, run_id: str, key: str, timestamp: int) -> None:
         """The slow-path enqueue (no fast path offered, no TTL)."""
+        self._call(*self._enqueue_call(run_id, key, timestamp))
+
+    def enqueue_many(self, runs: Iterable[tuple[str, str, int]], chunk: int = 1000) -> None:
+        """Many enqueues (run id, key, timestamp), pipelined `chunk` at a time (the bench's
+        100,000 keys)."""
+        pipe = self.client.pipeline(transaction=False)
+        for n, run in enumerate(runs, 1):
+            sha, keys, argv = self._enqueue_call(*run)
+            pipe.evalsha(sha, len(keys), *keys, *argv)
+            if n % chunk == 0:
+                pipe.execute()
+        pipe.execute()
+
+    def _enqueue_call(
+        self, run_id: str, key: str, timestamp: int
+    ) -> tuple[str, tuple[Any, ...], tuple[Any, ...]]:
         q, door = self.queue, self.door
         variant = q.variant(key)
         keys = (
@@ -128,7 +144,7 @@ class Producer:
             q.message_prefix + run_id,
             *door.argv,
         )
-        self._call(door.enqueue_ttl.sha, keys, argv)
+        return door.enqueue_ttl.sha, keys, argv
 
     def dequeue(self, max_count: int, now: int) -> list[tuple[str, str]]:
         """One dequeue call: the (run id, concurrency key) it took, in its order; each taken

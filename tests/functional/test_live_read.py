@@ -134,3 +134,5 @@ def test_discover_finds_each_queue_and_parses_its_ids(
     assert [(f.keys, f.depth, f.vtime) for f in found] == [(2, 3, True), (2, 3, False)]
     assert matching(found, "send-email")[0].queue.name == "task/send-email:v2"
     assert queue_of_index(found[0].queue.ck_index, prefix) == found[0].queue
+    deeper = live_queue(prefix + "tenant:")  # a prefix longer than the one given
+    assert queue_of_index(deeper.ck_index, prefix) == deeper
