@@ -3,21 +3,25 @@ version 2, width, height, timestamp, ...), then one event per line, `[time, code
 seconds since the start, "o" for output (what the terminal was sent), "r" for a resize
 ("WIDTHxHEIGHT"), "i" for input, "m" for a marker. `ckviz --record` writes output and resizes
 (tui/casting.py);
-`ckviz replay` and asciinema play it back."""
+`ckviz replay` and asciinema play it back; replay reads it line by line (CastReader)."""
 
 from __future__ import annotations
 
 import json
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from ckviz.errors import UsageError, echo
+from ckviz.inputs.files import open_regular, why
 
 VERSION = 2
 OUTPUT, RESIZE = "o", "r"
 EVENT_CODES = frozenset({OUTPUT, RESIZE, "i", "m"})
+MAX_LINE_BYTES = 16 * 1024 * 1024  # one event; a 500x200 truecolor frame is a few MB
+MAX_TIME_S = 10_000_000.0  # an event's time: a recording longer than four months is no recording
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,27 +55,92 @@ def event_line(at: float, code: str, data: str) -> str:
     return json.dumps([round(at, 6), code, data], ensure_ascii=False) + "\n"
 
 
+@dataclass(frozen=True, slots=True)
+class Header:
+    width: int
+    height: int
+    timestamp: int | None
+
+
 def read_cast(path: Path, flag: str) -> Cast:
-    """The cast in `path`, checked line by line; a UsageError naming the file (and the line)
-    for anything asciinema could not play."""
-    shown = echo(str(path))
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{flag}: {shown}: file not found") from None
-    except IsADirectoryError:
-        raise UsageError(f"{flag}: {shown} is a directory; give an asciicast file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{flag}: {shown}: cannot read ({exc})") from None
-    lines = text.splitlines()
-    if not lines:
-        raise UsageError(f"{flag}: {shown}: empty, not an asciicast file")
-    try:
-        width, height, timestamp = _header(_json(lines[0]))
-        events = _events(lines[1:])
-    except ValueError as exc:
-        raise UsageError(f"{flag}: {shown}: {exc}") from None
-    return Cast(width, height, timestamp, events)
+    """The whole cast in `path` (for a small one: tests, tools); `replay` streams it."""
+    with CastReader(path, flag) as reader:
+        header = reader.header
+        return Cast(header.width, header.height, header.timestamp, list(reader.events()))
+
+
+class CastReader:
+    """A cast read line by line, checked as it goes: the memory it needs is one line's, so a
+    1 GiB recording plays in the same memory as a small one. Only a regular file is read
+    (inputs/files.py): a device or a FIFO is refused, never read without end or waited on.
+    Anything asciinema could not play is a UsageError naming the file and the line."""
+
+    def __init__(self, path: Path, flag: str) -> None:
+        self._where = f"{flag}: {echo(str(path))}"
+        try:
+            self._file = open_regular(path)
+        except FileNotFoundError:
+            raise UsageError(f"{self._where}: file not found") from None
+        except IsADirectoryError:
+            raise UsageError(f"{self._where} is a directory; give an asciicast file") from None
+        except OSError as exc:
+            raise UsageError(f"{self._where}: cannot read: {why(exc)}") from None
+        self._number = 0
+        try:
+            first = self._line()
+            if first is None:
+                raise UsageError(f"{self._where}: empty, not an asciicast file")
+            try:
+                self.header = Header(*_header(_json(first)))
+            except ValueError as exc:
+                raise self._bad(exc) from None
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> CastReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._file.close()
+
+    def events(self) -> Iterator[Event]:
+        last = 0.0
+        while (line := self._line()) is not None:
+            if not line.strip():
+                continue
+            try:
+                event = _event(_json(line), last)
+            except ValueError as exc:
+                raise self._bad(exc, f"line {self._number}: ") from None
+            last = event.time
+            yield event
+
+    def _line(self) -> str | None:
+        """The next line (None at the end), at most MAX_LINE_BYTES."""
+        try:
+            raw = self._file.readline(MAX_LINE_BYTES + 1)
+        except OSError as exc:
+            raise UsageError(f"{self._where}: cannot read: {why(exc)}") from None
+        if not raw:
+            return None
+        self._number += 1
+        if len(raw) > MAX_LINE_BYTES:
+            raise UsageError(
+                f"{self._where}: line {self._number}: longer than {MAX_LINE_BYTES:,} bytes"
+            )
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise UsageError(
+                f"{self._where}: cannot read: line {self._number} is not UTF-8 text"
+            ) from None
+
+    def _bad(self, exc: ValueError, where: str = "") -> UsageError:
+        return UsageError(f"{self._where}: {where}{exc}")
 
 
 def _json(line: str) -> object:
@@ -79,6 +148,10 @@ def _json(line: str) -> object:
         return json.loads(line)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ValueError("not valid JSON: nested too deeply") from None
+    except ValueError as exc:  # an integer past Python's digit limit
+        raise ValueError(f"not valid JSON ({exc})") from None
 
 
 def _header(header: object) -> tuple[int, int, int | None]:
@@ -96,27 +169,14 @@ def _header(header: object) -> tuple[int, int, int | None]:
     return size[0], size[1], timestamp  # type: ignore[return-value]
 
 
-def _events(lines: list[str]) -> list[Event]:
-    events: list[Event] = []
-    last = 0.0
-    for number, line in enumerate(lines, start=2):
-        if not line.strip():
-            continue
-        try:
-            event = _event(_json(line), last)
-        except ValueError as exc:
-            raise ValueError(f"line {number}: {exc}") from None
-        events.append(event)
-        last = event.time
-    return events
-
-
 def _event(value: object, last: float) -> Event:
     if not (isinstance(value, list) and len(value) == 3):
         raise ValueError("an event is [time, code, data]")
     at, code, data = value
     if type(at) not in (int, float) or not math.isfinite(at) or at < 0:
         raise ValueError(f"time {at!r} is not a number of seconds")
+    if at > MAX_TIME_S:
+        raise ValueError(f"time {at:g} is past {MAX_TIME_S:,.0f} s (about four months)")
     if at < last:
         raise ValueError(f"time {at} goes back (the line before says {last})")
     if code not in EVENT_CODES or not isinstance(data, str):
