@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ckviz.commands.parsing import CommandParser
 from ckviz.errors import UsageError
-from ckviz.model.asciicast import OUTPUT, CastReader, Event, Header
+from ckviz.inputs.casts import CastReader
+from ckviz.model.asciicast import OUTPUT, Event, Header
 from ckviz.model.controls import ControlFilter
 
 MIN_SPEED, MAX_SPEED = 0.001, 1000.0

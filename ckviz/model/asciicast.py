@@ -3,24 +3,20 @@ version 2, width, height, timestamp, ...), then one event per line, `[time, code
 seconds since the start, "o" for output (what the terminal was sent), "r" for a resize
 ("WIDTHxHEIGHT"), "i" for input, "m" for a marker. `ckviz --record` writes output and resizes
 (tui/casting.py);
-`ckviz replay` and asciinema play it back; replay reads it line by line (CastReader)."""
+`ckviz replay` and asciinema play it back; replay reads it line by line (inputs/casts.py)."""
 
 from __future__ import annotations
 
 import json
 import math
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
-from ckviz.errors import UsageError, echo
-from ckviz.inputs.files import open_regular, why
+from ckviz.errors import echo
 
 VERSION = 2
 OUTPUT, RESIZE = "o", "r"
 EVENT_CODES = frozenset({OUTPUT, RESIZE, "i", "m"})
-MAX_LINE_BYTES = 16 * 1024 * 1024  # one event; a 500x200 truecolor frame is a few MB
 MAX_TIME_S = 10_000_000.0  # an event's time: a recording longer than four months is no recording
 
 
@@ -62,99 +58,7 @@ class Header:
     timestamp: int | None
 
 
-def read_cast(path: Path, flag: str) -> Cast:
-    """The whole cast in `path` (for a small one: tests, tools); `replay` streams it."""
-    with CastReader(path, flag) as reader:
-        header = reader.header
-        return Cast(header.width, header.height, header.timestamp, list(reader.events()))
-
-
-class CastReader:
-    """A cast read line by line, checked as it goes: the memory it needs is one line's, so a
-    1 GiB recording plays in the same memory as a small one. Only a regular file is read
-    (inputs/files.py): a device or a FIFO is refused, never read without end or waited on.
-    Anything asciinema could not play is a UsageError naming the file and the line."""
-
-    def __init__(self, path: Path, flag: str) -> None:
-        self._where = f"{flag}: {echo(str(path))}"
-        try:
-            self._file = open_regular(path)
-        except FileNotFoundError:
-            raise UsageError(f"{self._where}: file not found") from None
-        except IsADirectoryError:
-            raise UsageError(f"{self._where} is a directory; give an asciicast file") from None
-        except OSError as exc:
-            raise UsageError(f"{self._where}: cannot read: {why(exc)}") from None
-        self._number = 0
-        try:
-            first = self._line()
-            if first is None:
-                raise UsageError(f"{self._where}: empty, not an asciicast file")
-            try:
-                self.header = Header(*_header(_json(first)))
-            except ValueError as exc:
-                raise self._bad(exc) from None
-        except BaseException:
-            self.close()
-            raise
-
-    def __enter__(self) -> CastReader:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        self._file.close()
-
-    def events(self) -> Iterator[Event]:
-        last = 0.0
-        while (line := self._line()) is not None:
-            if not line.strip():
-                continue
-            try:
-                event = _event(_json(line), last)
-            except ValueError as exc:
-                raise self._bad(exc, f"line {self._number}: ") from None
-            last = event.time
-            yield event
-
-    def _line(self) -> str | None:
-        """The next line (None at the end), at most MAX_LINE_BYTES."""
-        try:
-            raw = self._file.readline(MAX_LINE_BYTES + 1)
-        except OSError as exc:
-            raise UsageError(f"{self._where}: cannot read: {why(exc)}") from None
-        if not raw:
-            return None
-        self._number += 1
-        if len(raw) > MAX_LINE_BYTES:
-            raise UsageError(
-                f"{self._where}: line {self._number}: longer than {MAX_LINE_BYTES:,} bytes"
-            )
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise UsageError(
-                f"{self._where}: cannot read: line {self._number} is not UTF-8 text"
-            ) from None
-
-    def _bad(self, exc: ValueError, where: str = "") -> UsageError:
-        return UsageError(f"{self._where}: {where}{exc}")
-
-
-def _json(line: str) -> object:
-    try:
-        return json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON ({exc.msg})") from None
-    except RecursionError:
-        raise ValueError("not valid JSON: nested too deeply") from None
-    except ValueError as exc:  # an integer past Python's digit limit
-        raise ValueError(f"not valid JSON ({exc})") from None
-
-
-def _header(header: object) -> tuple[int, int, int | None]:
+def check_header(header: object) -> tuple[int, int, int | None]:
     where = "line 1 (the header)"
     if not isinstance(header, dict):
         raise ValueError(f"{where}: not a JSON object, so not an asciicast v2 file")
@@ -169,7 +73,7 @@ def _header(header: object) -> tuple[int, int, int | None]:
     return size[0], size[1], timestamp  # type: ignore[return-value]
 
 
-def _event(value: object, last: float) -> Event:
+def check_event(value: object, last: float) -> Event:
     if not (isinstance(value, list) and len(value) == 3):
         raise ValueError("an event is [time, code, data]")
     at, code, data = value

@@ -23,7 +23,7 @@ from pathlib import Path
 import pyte
 import pytest
 
-from ckviz.model.asciicast import read_cast
+from ckviz.inputs.casts import read_cast
 from ckviz.model.controls import ControlFilter
 from tests.functional.cli_support import exits
 from tests.functional.test_faults_cli import assert_nothing_left

@@ -58,8 +58,8 @@ def test_what_textual_draws_with_is_kept_as_it_is() -> None:
 def test_what_could_write_report_or_retitle_is_dropped_and_counted(hostile: str) -> None:
     out, dropped = filtered("a" + hostile + "b")
     assert dropped >= 1
-    assert "\x1b]" not in out and "\x1bP" not in out and not any(
-        0x80 <= ord(c) <= 0x9F for c in out
+    assert (
+        "\x1b]" not in out and "\x1bP" not in out and not any(0x80 <= ord(c) <= 0x9F for c in out)
     )
     assert out.startswith("a") and out.endswith("b")
     assert "pwned" not in out and "52;" not in out

@@ -10,7 +10,7 @@ import pytest
 from textual.geometry import Size
 
 from ckviz.errors import UsageError
-from ckviz.model.asciicast import read_cast
+from ckviz.inputs.casts import read_cast
 from ckviz.outputs.writer import OutputError, check_output, streamed_output
 from ckviz.tui.casting import CastRecorder
 
