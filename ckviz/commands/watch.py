@@ -12,6 +12,8 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+import redis
+
 from ckviz.commands.parsing import CommandParser
 from ckviz.commands.redis_options import ENV_REDIS_URL
 from ckviz.errors import ExitCode, UsageError, echo, one_line
@@ -22,6 +24,8 @@ from ckviz.live.names import DEFAULT_PREFIX
 from ckviz.live.picture import LivePicture
 from ckviz.live.reading import BATCH, SCREENFUL, read_picture
 from ckviz.store.preflight import redact
+
+Read = Callable[[], LivePicture]  # one picture of the watched queue
 
 NO_APP = "the live app needs a terminal; use --once --json"
 
@@ -86,18 +90,57 @@ def main(argv: Sequence[str]) -> int:
         print(f"ckviz: {one_line(nothing_found(nodes, ns.prefix))}", file=sys.stderr)
         return int(ExitCode.USAGE)
     if ns.queue is None:
-        return _list(found, nodes, ns.json)
+        picker = None if (ns.json or ns.once) else _app_entry("run_picker")
+        if picker is None:
+            return _list(found, nodes, ns.json)
+        clients = dict(nodes)
+        code: int = picker(
+            found,
+            lambda f: _reader(clients[f.node], f, ns),
+            redact(url),
+            interval_s=ns.interval,
+            budget_ms=ns.budget_ms,
+        )
+        return code
     chosen = _chosen(found, ns.queue)
-    client = dict(nodes)[chosen.node]
-
-    def read() -> LivePicture:
-        return read_picture(client, chosen.queue, screenful=ns.screenful, batch=ns.batch)
-
+    read = _reader(dict(nodes)[chosen.node], chosen, ns)
     if ns.once:
         picture = read()
         print(json.dumps(picture.to_json()) if ns.json else "\n".join(picture_lines(picture)))
         return int(ExitCode.OK)
-    return _app(chosen, redact(chosen.node), read, ns)
+    run_watch = _app_entry("run_watch")
+    if run_watch is None:
+        print(f"ckviz: {NO_APP}", file=sys.stderr)
+        return int(ExitCode.USAGE)
+    code = run_watch(
+        queue=chosen.queue,
+        server=redact(chosen.node),
+        read=read,
+        interval_s=ns.interval,
+        budget_ms=ns.budget_ms,
+    )
+    return code
+
+
+def _reader(client: redis.Redis, found: FoundQueue, ns: argparse.Namespace) -> Read:
+    """What makes one picture of the queue `found`, on its node."""
+
+    def read() -> LivePicture:
+        return read_picture(client, found.queue, screenful=ns.screenful, batch=ns.batch)
+
+    return read
+
+
+def _app_entry(name: str) -> Callable[..., int] | None:
+    """The app's entry `name` (ckviz.tui.live_launch: it lands apart from this command), where
+    there is a terminal for it; None otherwise."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return None
+    try:
+        entry: Callable[..., int] = getattr(importlib.import_module("ckviz.tui.live_launch"), name)
+    except (ImportError, AttributeError):
+        return None
+    return entry
 
 
 def _check(ns: argparse.Namespace) -> None:
@@ -152,25 +195,3 @@ def _chosen(found: Sequence[FoundQueue], text: str) -> FoundQueue:
         raise UsageError(f"watch: no queue matches --queue {echo(text)!r}; found {listed}")
     listed = ", ".join(repr(f.queue.base) for f in named[:5])
     raise UsageError(f"watch: --queue {echo(text)!r} matches {len(named)} queues: {listed}")
-
-
-def _app(
-    chosen: FoundQueue, server: str, read: Callable[[], LivePicture], ns: argparse.Namespace
-) -> int:
-    """The app on the queue (live-app's entry), where there is a terminal and the app."""
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print(f"ckviz: {NO_APP}", file=sys.stderr)
-        return int(ExitCode.USAGE)
-    try:  # the app's entry, by name: it lands apart from this command
-        run_watch = importlib.import_module("ckviz.tui.live_launch").run_watch
-    except (ImportError, AttributeError):
-        print(f"ckviz: {NO_APP}", file=sys.stderr)
-        return int(ExitCode.USAGE)
-    code: int = run_watch(
-        queue=chosen.queue,
-        server=server,
-        read=read,
-        interval_s=ns.interval,
-        budget_ms=ns.budget_ms,
-    )
-    return code

@@ -105,10 +105,11 @@ def baseline_order(
     call = _Call(variants, limits, now)
     for i, (key, score) in enumerate(due):
         rank = (("ckIndex score", score),)
-        if i >= window:
-            if i < window + TOP:
-                call.passed(key, "outside-window", rank, f"past the {window} entries looked at")
+        if i >= window + TOP:
             break
+        if i >= window:
+            call.passed(key, "outside-window", rank, f"past the {window} entries looked at")
+            continue
         if call.served >= take:
             call.passed(key, "batch-full", rank, f"the batch of {take} is full")
             continue

@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 import redis
 
+from ckviz.errors import ExitCode, RedisUnavailable
 from ckviz.live import reading
 from ckviz.live.producer import Producer
 from ckviz.live.reading import read_picture
-from ckviz.store.server import RedisServer
+from ckviz.store.server import RedisServer, embedded_server
 from tests.functional.cli_support import exits
 from tests.functional.live_support import Traffic, live_queue, read_only_user, server_now_ms
 from tests.functional.servers import redis_server  # noqa: F401  (both servers)
@@ -144,3 +145,18 @@ def test_keys_deleted_between_the_reads_are_noted(
     monkeypatch.setattr(reading, "_send", deleting_before_the_second)
     picture = read_picture(reader, queue)
     assert "variant 'gamma' emptied or deleted during the read" in picture.torn
+
+
+def test_a_server_that_goes_away_mid_watch_is_redis_unavailable() -> None:
+    with embedded_server() as server:
+        client = server.client()
+        queue = live_queue("gone:")
+        producer = Producer(client, queue, env_limit=2)
+        producer.open()
+        Traffic(producer, []).arrive(["a", "b"], server_now_ms(client) - 1000)
+        reader = redis.Redis.from_url(server.url, decode_responses=True, socket_timeout=5)
+        assert read_picture(reader, queue).index_total == 2
+        client.shutdown(nosave=True)  # the server ckviz started for this test, by its own hand
+        with pytest.raises(RedisUnavailable) as lost:
+            read_picture(reader, queue)
+    assert lost.value.exit_code == ExitCode.REDIS
