@@ -4,39 +4,31 @@ GITHUB_STEP_SUMMARY names, when it is set). All through the one output writer.""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from ckviz.errors import UsageError, echo
 from ckviz.model.results import CheckResult, Results
+from ckviz.outputs.ci_log import annotation_data, annotation_property, own_command, under_actions
 from ckviz.outputs.writer import Output, append_output, write_output
 
 ENV_STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
-ENV_ACTIONS = "GITHUB_ACTIONS"
 
 
 def error_annotations(checks: Sequence[CheckResult]) -> list[str]:
     """Under GitHub Actions, each failed rule as an `::error` workflow command: GitHub shows
-    it on the run's page and in the PR (scenario, rule, measured vs wanted)."""
-    if os.environ.get(ENV_ACTIONS) != "true":
+    it on the run's page and in the PR (scenario, rule, measured vs wanted). The scenario's
+    and the rule's text are escaped as data; the line is ckviz's own (outputs/ci_log.py)."""
+    if not under_actions():
         return []
     return [
-        f"::error title={_property(f'ckviz check failed: {c.scenario}')}::"
-        f"{_message(f'{c.scenario}: {c.rule} ({c.detail})')}"
+        own_command(
+            f"::error title={annotation_property(f'ckviz check failed: {c.scenario}')}::"
+            f"{annotation_data(f'{c.scenario}: {c.rule} ({c.detail})')}"
+        )
         for c in checks
         if c.status == "failed"
     ]
-
-
-def _message(text: str) -> str:
-    """A workflow command's message: %, CR and LF escaped, as GitHub's toolkit does."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _property(text: str) -> str:
-    """A workflow command's property value: also : and , escaped."""
-    return _message(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def summary_path(text: str) -> Path:

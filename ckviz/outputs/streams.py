@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
+from ckviz.outputs.ci_log import LogNeutraliser, under_actions
+
 _lost: set[str] = set()
 
 
@@ -24,15 +26,21 @@ class _Guarded:
     def __init__(self, stream: TextIO, name: str) -> None:
         self._stream = stream
         self._name = name
+        # A GitHub Actions log acts on lines that look like workflow commands (outputs/ci_log.py)
+        self._neutralise = LogNeutraliser() if under_actions() else None
 
     def write(self, text: str) -> int:
         if self._name in _lost:
             return len(text)
+        shown = self._neutralise(text) if self._neutralise is not None else text
         try:
-            return self._stream.write(text)
+            self._stream.write(shown)
+        except UnicodeEncodeError:  # PYTHONIOENCODING=ascii, a C locale: escaped, not a crash
+            encoding = self._stream.encoding or "utf-8"
+            self._stream.write(shown.encode(encoding, "backslashreplace").decode(encoding))
         except OSError as exc:
             self._give_up(exc)
-            return len(text)
+        return len(text)
 
     def writelines(self, lines: Any) -> None:
         for line in lines:
