@@ -15,6 +15,7 @@ from ckviz.errors import ExitCode, RedisUnavailable
 from ckviz.live import reading
 from ckviz.live.producer import Producer
 from ckviz.live.reading import read_picture
+from ckviz.store.preflight import url_secrets
 from ckviz.store.server import RedisServer, embedded_server
 from tests.functional.cli_support import exits
 from tests.functional.live_support import Traffic, live_queue, read_only_user, server_now_ms
@@ -160,3 +161,14 @@ def test_a_server_that_goes_away_mid_watch_is_redis_unavailable() -> None:
         with pytest.raises(RedisUnavailable) as lost:
             read_picture(reader, queue)
     assert lost.value.exit_code == ExitCode.REDIS
+
+
+def test_a_refused_login_is_exit_3_its_password_hidden(
+    watcher_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (password,) = {s for s in url_secrets(watcher_url) if "%" not in s}
+    wrong = watcher_url.replace(password, "not-" + password)
+    code, out, err = exits(["watch", "--redis-url", wrong], capsys)
+    assert (code, out) == (3, "")
+    assert "refused the login" in err and "***" in err
+    assert password not in err
