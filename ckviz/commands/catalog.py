@@ -33,5 +33,10 @@ SUBCOMMANDS = {
         Subcommand("serve", "[SCENARIO] [--port N]", "the app in a browser, for a room to watch"),
         Subcommand("replay", "SESSION.cast [--speed X]", "play back a session saved with --record"),
         Subcommand("watch", "--redis-url URL [--queue TEXT]", "a live run queue, read-only"),
+        Subcommand(
+            "capture",
+            "--redis-url URL --queue Q --seconds N --out T",
+            "record a live queue as a trace",
+        ),
     )
 }

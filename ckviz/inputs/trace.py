@@ -1,10 +1,13 @@
 """Trace files: a recorded workload, one run per line, replayed instead of a sampled one.
 
 CSV with a header row, or JSON Lines (one object per line), with the fields `key`,
-`arrival_ms`, `hold_ms` and optionally `run_id`, `weight` and the lifecycle's `delay_ms`,
-`ttl_ms` and `attempts` (inputs/trace_fields.py). Arrivals are ms since the start,
-or epoch ms (any arrival >= EPOCH_MS_FROM), then shifted so the first arrival is 0. Holds and
-arrivals may be fractional (rounded to the ms; a hold is at least 1 ms, the clock's tick).
+`arrival_ms`, `hold_ms` and optionally `run_id`, `weight`, the lifecycle's `delay_ms`,
+`ttl_ms` and `attempts` (inputs/trace_fields.py), and `outcome` (what became of the run where it
+was recorded: a note, not replayed). Lines starting with `#` are comments (in a CSV, only
+before its header row): where and how the trace was recorded (`ckviz capture` writes them).
+Arrivals are ms since the start, or epoch ms (any arrival >= EPOCH_MS_FROM), then shifted so
+the first arrival is 0. Holds and arrivals may be fractional (rounded to the ms; a hold is at
+least 1 ms, the clock's tick).
 Without `run_id` a run is `<key>~0#<n>`, n counting that key's lines, as sampled runs are.
 
 Reading streams the file: checking a trace keeps only its keys (and run ids, when given) in
@@ -35,7 +38,9 @@ from ckviz.model.scenario import (
 )
 
 TRACE_SUFFIXES = (".csv", ".jsonl", ".ndjson")
-FIELDS = ("key", "arrival_ms", "hold_ms", "run_id", "weight", *LIFE_FIELDS)
+FIELDS = ("key", "arrival_ms", "hold_ms", "run_id", "weight", *LIFE_FIELDS, "outcome")
+OUTCOMES = ("acked", "dead", "expired", "removed", "open")  # `outcome`'s words: notes only
+COMMENT = "#"
 REQUIRED = FIELDS[:3]
 EPOCH_MS_FROM = 10**12  # 2001-09-09 in epoch ms; a relative trace would be 31 years long
 MAX_PROBLEMS = 20  # then "... and N more": a broken export should not flood the terminal
@@ -255,6 +260,8 @@ def _csv_lines(path: Path, f: Any) -> Iterator[_Line | str]:
         number = rows.line_num
         if not row or (len(row) == 1 and not row[0].strip()):
             continue  # blank line
+        if header is None and row[0].lstrip().startswith(COMMENT):
+            continue  # a comment: where the trace came from
         if header is None:
             header = [h.strip() for h in row]
             bad = _header_problem(header)
@@ -291,7 +298,7 @@ def _header_problem(header: list[str]) -> str | None:
     if unknown:
         return (
             f"unknown column '{unknown[0]}' (a header row naming {', '.join(REQUIRED)} "
-            f"and optionally run_id, weight, {', '.join(LIFE_FIELDS)} comes first)"
+            f"and optionally run_id, weight, {', '.join(LIFE_FIELDS)}, outcome comes first)"
         )
     missing = [h for h in REQUIRED if h not in header]
     if missing:
@@ -303,8 +310,8 @@ def _header_problem(header: list[str]) -> str | None:
 def _json_lines(path: Path, f: Any) -> Iterator[_Line | str]:
     names: dict[str, str] = {}
     for number, text in enumerate(f, start=1):
-        if not text.strip():
-            continue
+        if not text.strip() or text.lstrip().startswith(COMMENT):
+            continue  # blank, or a comment (never JSON)
         if len(text) > MAX_LINE_CHARS:
             yield f"{path}:{number}: a line longer than {MAX_LINE_CHARS:,} characters"
             continue
@@ -365,6 +372,9 @@ def _parse(
     life = life_of(record, from_text)
     if isinstance(life, str):
         return f"{path}:{number}: {life}"
+    outcome = record.get("outcome")
+    if outcome not in (None, "", *OUTCOMES):
+        return f"{path}:{number}: outcome: not one of {', '.join(OUTCOMES)}"
     return _Line(number, key, arrival, max(1, hold), rid, weight, life)
 
 

@@ -25,7 +25,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert exits(["--version"], capsys) == (0, f"ckviz {__version__}\n", "")
 
 
-@pytest.mark.parametrize("command", ["validate", "report", "hunt", "merge", "stress"])
+@pytest.mark.parametrize("command", ["validate", "report", "hunt", "merge", "stress", "capture"])
 def test_every_subcommand_has_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = exits([command, "--help"], capsys)
     assert (code, err) == (0, "")

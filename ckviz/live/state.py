@@ -1,0 +1,215 @@
+"""One base queue's whole state, read once (SPEC-live 3): every CK variant's queued runs with
+their timestamps, the runs held, the limits, and vtime's tags, floor and idle set when the
+queue has them. Reads only, in pipelines of bounded commands (ZRANGE by pages, no KEYS, no
+script): what a what-if forks and what a capture's poll compares."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+from ckviz.live.names import LiveQueue
+from ckviz.model.arithmetic import HELD_SUFFIX
+
+PAGE = 1000  # members a ZRANGE reads at a time: a 100,000-run variant is 100 bounded reads
+
+
+def variant_held(queue: LiveQueue, ck: str) -> str:
+    """A variant's held set, `P Q:ck:C:currentConcurrency`."""
+    return queue.variant(ck) + HELD_SUFFIX
+
+
+def ck_of(queue: LiveQueue, member: str) -> str | None:
+    """The concurrency key of a ckIndex (or ckVtime) member; None: another queue's."""
+    return queue.concurrency_key_of(member) if queue.is_member(member) else None
+
+
+def dead_letter(queue: LiveQueue) -> str:
+    return queue.env_key(":deadLetter")
+
+
+@dataclass(slots=True)
+class Message:
+    """What a run's message says that a capture and a what-if use."""
+
+    key: str
+    timestamp: int | None
+    attempt: int = 0
+    ttl_expires_at: int | None = None
+    queue: str = ""
+
+
+def message_of(raw: bytes | None) -> Message | None:
+    """A message's JSON, read leniently (a field of an unexpected type is left out)."""
+    if raw is None:
+        return None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    key = data.get("concurrencyKey")
+    return Message(
+        key if isinstance(key, str) else "",
+        _whole(data.get("timestamp")),
+        _whole(data.get("attempt")) or 0,
+        _whole(data.get("ttlExpiresAt")),
+        data["queue"] if isinstance(data.get("queue"), str) else "",
+    )
+
+
+def _whole(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value)
+
+
+@dataclass(slots=True)
+class QueueState:
+    """One read of a base queue. `queued[C]`: (run id, score) in Redis's order; `held[C]`:
+    the run ids held by variant C. Read at `read_ms` (epoch ms), over `span_ms`: a picture
+    read in several round trips may be torn by writes between them."""
+
+    queue: LiveQueue
+    read_ms: int
+    span_ms: float = 0.0
+    index: list[tuple[str, float]] = field(default_factory=list)  # (C, score)
+    queued: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    held: dict[str, set[str]] = field(default_factory=dict)
+    queue_limit: int | None = None
+    env_limit: int | None = None
+    burst_factor: float | None = None
+    env_held: set[str] = field(default_factory=set)
+    vtime: dict[str, float] | None = None  # C -> tag; None: the queue has no ckVtime
+    floor: float | None = None
+    idle: dict[str, float] = field(default_factory=dict)
+    messages: dict[str, Message] = field(default_factory=dict)
+
+    def run_key(self) -> dict[str, str]:
+        """Every queued or held run id -> its concurrency key."""
+        where = {rid: ck for ck, runs in self.queued.items() for rid, _ in runs}
+        where.update((rid, ck) for ck, ids in self.held.items() for rid in ids)
+        return where
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
+
+
+def zset_pages(client: redis.Redis, names: Sequence[str]) -> dict[str, list[tuple[str, float]]]:
+    """Whole sorted sets, each read in ZRANGE pages of PAGE members (one pipeline a round)."""
+    found: dict[str, list[tuple[str, float]]] = {name: [] for name in names}
+    pending = list(names)
+    start = 0
+    while pending:
+        pipe = client.pipeline(transaction=False)
+        for name in pending:
+            pipe.zrange(name, start, start + PAGE - 1, withscores=True)
+        replies = pipe.execute()
+        more = []
+        for name, page in zip(pending, replies, strict=True):
+            found[name].extend((_text(m), float(s)) for m, s in page)
+            if len(page) == PAGE:
+                more.append(name)
+        pending, start = more, start + PAGE
+    return found
+
+
+def set_members(client: redis.Redis, names: Sequence[str]) -> dict[str, set[str]]:
+    """Sets read whole with SMEMBERS: held sets are bounded by the concurrency limits."""
+    pipe = client.pipeline(transaction=False)
+    for name in names:
+        pipe.smembers(name)
+    return {
+        name: {_text(m) for m in reply} for name, reply in zip(names, pipe.execute(), strict=True)
+    }
+
+
+def read_messages(
+    client: redis.Redis, queue: LiveQueue, run_ids: Iterable[str]
+) -> dict[str, Message]:
+    """The messages of `run_ids` (GET each, in one pipeline; a run acked meanwhile has none)."""
+    ids = list(run_ids)
+    if not ids:
+        return {}
+    pipe = client.pipeline(transaction=False)
+    for rid in ids:
+        pipe.get(queue.message(rid))
+    found = {}
+    for rid, raw in zip(ids, pipe.execute(), strict=True):
+        message = message_of(raw)
+        if message is not None:
+            found[rid] = message
+    return found
+
+
+def dead_lettered(client: redis.Redis, queue: LiveQueue, run_ids: Sequence[str]) -> set[str]:
+    """Which of `run_ids` are in the env's dead-letter zset (ZMSCORE: the zset is never read
+    whole, it grows with the env's history)."""
+    if not run_ids:
+        return set()
+    scores = client.zmscore(dead_letter(queue), list(run_ids))
+    return {rid for rid, score in zip(run_ids, scores, strict=True) if score is not None}
+
+
+def read_variants(
+    client: redis.Redis, queue: LiveQueue, cks: Iterable[str]
+) -> tuple[dict[str, list[tuple[str, int]]], dict[str, set[str]]]:
+    """The queued runs and held runs of the variants `cks` (absent keys read as empty)."""
+    names = list(dict.fromkeys(cks))
+    pages = zset_pages(client, [queue.variant(ck) for ck in names])
+    held = set_members(client, [variant_held(queue, ck) for ck in names])
+    queued = {ck: [(rid, int(s)) for rid, s in pages[queue.variant(ck)]] for ck in names}
+    return queued, {ck: held[variant_held(queue, ck)] for ck in names}
+
+
+def read_queue(
+    client: redis.Redis, queue: LiveQueue, also: Iterable[str] = (), messages: bool = True
+) -> QueueState:
+    """The whole queue: ckIndex, every variant it names (and those in `also`: variants that
+    may still hold runs after their queue drained), limits, vtime state, the dead letters
+    and, with `messages`, every queued and held run's message."""
+    started = time.time()
+    tags, idle = queue.key(":ckVtime"), queue.key(":ckVtimeIdle")
+    top = zset_pages(client, [queue.ck_index, tags, idle])
+    pipe = client.pipeline(transaction=False)
+    for name in (queue.key(":concurrency"), queue.env_key(":concurrency")):
+        pipe.get(name)
+    pipe.get(queue.env_key(":concurrencyBurstFactor"))
+    pipe.get(queue.key(":ckVtimeFloor"))
+    pipe.exists(tags)
+    pipe.smembers(queue.env_held)
+    queue_limit, env_limit, burst, floor, has_vtime, env_held = pipe.execute()
+    index = [(ck, score) for m, score in top[queue.ck_index] if (ck := ck_of(queue, m)) is not None]
+    state = QueueState(queue, int(started * 1000), index=index)
+    state.queue_limit, state.env_limit = _number(queue_limit, int), _number(env_limit, int)
+    state.burst_factor, state.floor = _number(burst, float), _number(floor, float)
+    state.env_held = {_text(m) for m in env_held}
+    if has_vtime:
+        state.vtime = _tags(queue, top[tags])
+    state.idle = _tags(queue, top[idle])
+    cks = [ck for ck, _ in index] + list(also)
+    state.queued, state.held = read_variants(client, queue, cks)
+    if messages:
+        state.messages = read_messages(client, queue, state.run_key())
+    state.span_ms = (time.time() - started) * 1000
+    return state
+
+
+def _tags(queue: LiveQueue, members: list[tuple[str, float]]) -> dict[str, float]:
+    return {ck: tag for m, tag in members if (ck := ck_of(queue, m)) is not None}
+
+
+def _number(raw: bytes | None, kind: type[int] | type[float]) -> Any:
+    if raw is None:
+        return None
+    try:
+        return kind(float(raw)) if kind is int else kind(raw)
+    except ValueError:
+        return None

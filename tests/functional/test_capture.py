@@ -1,0 +1,202 @@
+"""`ckviz capture` on a queue running traffic (a producer thread writing while the capture, a
+subprocess as a user runs it, reads), on Redis 6.2 and 7: the trace replays to the workload's
+arrivals exactly and its holds within the capture's stated precision, by notices and by
+polling; Ctrl-C and SIGTERM end it with a valid trace; a queue that vanishes; a server that
+goes away (exit 3, the trace kept); an existing --out; and a read-only ACL user."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+import redis
+from redis.connection import parse_url
+
+from ckviz.inputs.trace import read_trace, replay
+from ckviz.model.queue import PlannedRun
+from ckviz.store.prefix import delete_prefix
+from ckviz.store.server import RedisServer, embedded_server
+from tests.conftest import REDIS_7
+from tests.functional.capture_support import Producer, trace_header, workload
+from tests.functional.cli_support import ckviz
+from tests.functional.live_support import QUEUE_NAME, read_only_user
+from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
+
+QUEUE = QUEUE_NAME
+
+
+@pytest.fixture
+def server(request: pytest.FixtureRequest) -> RedisServer:
+    """The test's server: 6.2, then 7 (servers.py's `redis_server`, by its name)."""
+    found: RedisServer = request.getfixturevalue("redis_server")
+    return found
+
+
+def start_capture(url: str, prefix: str, out: Path, *more: str) -> subprocess.Popen[str]:
+    """`ckviz capture` in a subprocess, returned once it has read the queue's start."""
+    args = ["capture", "--redis-url", url, "--prefix", prefix, "--queue", QUEUE]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ckviz", *args, "--out", str(out), *more],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    first = proc.stderr.readline()  # "capturing ...": the start is being read
+    assert first.startswith("capturing"), first + proc.stderr.read()
+    return proc
+
+
+def finished(proc: subprocess.Popen[str]) -> tuple[int, str]:
+    _, err = proc.communicate(timeout=60)
+    return proc.returncode, err
+
+
+def replayed(path: Path) -> list[PlannedRun]:
+    return replay(read_trace(path))
+
+
+def expected_arrivals(runs: list[PlannedRun]) -> list[tuple[str, str, int]]:
+    return sorted((r.run_id, r.key, r.arrival_ms - runs[0].arrival_ms) for r in runs)
+
+
+def holds_within(path: Path, producer: Producer) -> tuple[float, float]:
+    """The worst gap between a captured hold and the real one, and the stated precision."""
+    precision = float(trace_header(path.read_text())["hold_ms"].split()[2])
+    made = producer.produced
+    worst = max(
+        abs(run.hold_ms - (made.acked[run.run_id] - made.dequeued[run.run_id]))
+        for run in replayed(path)
+    )
+    return worst, precision
+
+
+@pytest.mark.parametrize("method", ["notify", "poll"])
+def test_a_capture_replays_to_the_workload_s_arrivals(
+    server: RedisServer, client: redis.Redis, prefix: str, tmp_path: Path, method: str
+) -> None:
+    # holds longer than two polls: polling sees every run (what it cannot see: the header)
+    hold = 30 if method == "notify" else 300
+    runs = workload(keys=3, runs_per_key=6, gap_ms=15, hold_ms=hold, after_ms=300)
+    producer = Producer(server.client(), prefix, runs)
+    out = tmp_path / "trace.csv"
+    proc = start_capture(
+        server.url, prefix, out, "--seconds", "60", "--method", method, "--interval", "0.05"
+    )
+    producer.start()
+    assert producer.done.wait(30) and producer.error is None
+    proc.send_signal(signal.SIGINT)
+    code, err = finished(proc)
+    assert code == 0, err
+    captured = replayed(out)
+    assert sorted((r.run_id, r.key, r.arrival_ms) for r in captured) == expected_arrivals(runs)
+    worst, precision = holds_within(out, producer)
+    assert worst <= precision + 1  # + 1: holds are written in whole ms
+    header = trace_header(out.read_text())
+    assert header["method"].startswith(method)
+    assert header["runs"].startswith(f"{len(runs)} (acked {len(runs)},")
+    assert "stopped: interrupted" in header["started"]
+
+
+def test_the_trace_replays_under_every_discipline(
+    server: RedisServer, prefix: str, tmp_path: Path
+) -> None:
+    runs = workload(keys=2, runs_per_key=4, gap_ms=10, hold_ms=20, after_ms=300)
+    producer = Producer(server.client(), prefix, runs)
+    out = tmp_path / "trace.csv"
+    proc = start_capture(server.url, prefix, out, "--seconds", "60")
+    producer.start()
+    assert producer.done.wait(30) and producer.error is None
+    proc.send_signal(signal.SIGTERM)
+    assert finished(proc)[0] == 0
+    root = f"ckviz-test-{uuid.uuid4().hex[:8]}"
+    results = tmp_path / "r.json"
+    done = ckviz(
+        "--headless",
+        "--scenario",
+        str(out),
+        "--redis-url",
+        server.url,
+        "--prefix",
+        root,
+        "--out",
+        str(results),
+    )
+    assert done.returncode == 0, done.stderr
+    assert '"total_dequeued": 9' in results.read_text()
+
+
+def test_a_queue_that_vanishes_mid_capture_ends_its_runs(
+    server: RedisServer, client: redis.Redis, prefix: str, tmp_path: Path
+) -> None:
+    runs = workload(keys=2, runs_per_key=3, gap_ms=0, hold_ms=10, after_ms=0)
+    Producer(server.client(), prefix, runs)  # queued, never served
+    out = tmp_path / "trace.csv"
+    proc = start_capture(server.url, prefix, out, "--seconds", "2", "--interval", "0.05")
+    delete_prefix(client, prefix)  # the queue is gone (deleted, as a flush would)
+    assert finished(proc)[0] == 0
+    header = trace_header(out.read_text())
+    assert header["runs"].startswith(
+        f"{len(runs)} (acked 0, dead 0, expired 0, removed {len(runs)},"
+    )
+    assert "the queue was seen empty at" in out.read_text()
+    assert sorted(r.run_id for r in replayed(out)) == sorted(r.run_id for r in runs)
+
+
+def test_a_server_that_goes_away_keeps_the_trace_and_exits_3(tmp_path: Path) -> None:
+    with embedded_server(binary=REDIS_7 if REDIS_7.exists() else None) as server:
+        runs = workload(keys=2, runs_per_key=2, gap_ms=0, hold_ms=10, after_ms=0)
+        Producer(server.client(), "gone:", runs)
+        out = tmp_path / "trace.csv"
+        proc = start_capture(
+            server.url, "gone:", out, "--seconds", "60", "--method", "poll", "--interval", "0.05"
+        )
+        server.client().shutdown(nosave=True)
+        code, err = finished(proc)
+    assert code == 3, err
+    assert "the trace up to then is in" in err
+    assert len(replayed(out)) == len(runs)  # what it saw before the server went
+    assert "stopped: server gone" in trace_header(out.read_text())["started"]
+
+
+def test_an_existing_out_is_refused_without_force(
+    server: RedisServer, prefix: str, tmp_path: Path
+) -> None:
+    out = tmp_path / "trace.csv"
+    out.write_text("mine\n")
+    done = ckviz(
+        "capture",
+        "--redis-url",
+        server.url,
+        "--prefix",
+        prefix,
+        "--queue",
+        QUEUE,
+        "--seconds",
+        "1",
+        "--out",
+        str(out),
+    )
+    assert done.returncode == 2 and "already exists; pass --force" in done.stderr
+    assert out.read_text() == "mine\n"
+
+
+def test_a_read_only_acl_user_captures_by_notices(
+    server: RedisServer, client: redis.Redis, prefix: str, tmp_path: Path
+) -> None:
+    runs = workload(keys=2, runs_per_key=3, gap_ms=10, hold_ms=20, after_ms=300)
+    producer = Producer(server.client(), prefix, runs)
+    with read_only_user(server, prefix) as url:
+        out = tmp_path / "trace.csv"
+        proc = start_capture(url, prefix, out, "--seconds", "60", "--method", "notify")
+        producer.start()
+        assert producer.done.wait(30) and producer.error is None
+        proc.send_signal(signal.SIGINT)
+        code, err = finished(proc)
+        password = parse_url(url)["password"]
+    assert code == 0, err
+    assert password not in out.read_text() + err
+    assert sorted((r.run_id, r.key, r.arrival_ms) for r in replayed(out)) == expected_arrivals(runs)

@@ -1,0 +1,86 @@
+"""What a capture writes and how the trace reader takes it, without Redis: comment lines
+before a CSV header (and anywhere in JSON Lines), the `outcome` column, and the recorder's
+reading of successive variant reads (arrival, dequeue, nack, ack, a run first seen held)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ckviz.inputs.trace import TraceProblems, read_trace, replay
+from ckviz.live.capture import Capture
+from ckviz.live.capture_trace import trace_text
+from ckviz.live.names import LiveQueue
+from ckviz.live.recorder import Recorder
+
+KEYS = LiveQueue("engine:runqueue:", "o1", "p1", "e1", "task/my-task")
+
+
+def test_comments_before_a_csv_header_and_in_json_lines_are_skipped(tmp_path: Path) -> None:
+    csv_path = tmp_path / "t.csv"
+    csv_path.write_text('# queue: a,b "c\n#x\nkey,arrival_ms,hold_ms,outcome\nk,0,5,acked\n')
+    jsonl = tmp_path / "t.jsonl"
+    jsonl.write_text('# where\n{"key":"k","arrival_ms":0,"hold_ms":5,"outcome":"dead"}\n')
+    for path in (csv_path, jsonl):
+        (run,) = replay(read_trace(path))
+        assert (run.key, run.arrival_ms, run.hold_ms) == ("k", 0, 5)
+
+
+def test_a_comment_after_the_csv_header_is_a_run_line_and_an_outcome_is_checked(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text("key,arrival_ms,hold_ms,outcome\n#k,0,5,acked\nk,0,5,lost\n")
+    with pytest.raises(TraceProblems) as caught:
+        read_trace(path)
+    assert caught.value.lines == [
+        f"{path}:3: outcome: not one of acked, dead, expired, removed, open"
+    ]
+
+
+def test_the_recorder_follows_a_run_through_a_nack_to_its_ack() -> None:
+    r = Recorder(notices=True)
+    assert r.observe("k", [("a", 1000)], set(), 1001.0) == []
+    r.observe("k", [], {"a"}, 1010.0)  # dequeued
+    r.observe("k", [("a", 1500)], set(), 1030.0)  # nacked: its next attempt queued
+    r.observe("k", [], {"a"}, 1500.0)
+    (left,) = r.observe("k", [], set(), 1540.0)
+    assert left.was_held
+    r.gone("a", 1540.0, "acked")
+    run = r.runs["a"]
+    assert (run.arrival_ms, run.attempts, run.holds, run.outcome) == (
+        1000,
+        2,
+        [20.0, 40.0],
+        "acked",
+    )
+    assert not run.in_part
+
+
+def test_a_run_first_seen_held_takes_its_arrival_from_its_message() -> None:
+    polled, noticed = Recorder(), Recorder(notices=True)
+    for r in (polled, noticed):
+        r.observe("k", [], {"b"}, 2000.0)
+        r.arrived_at("b", 1990, 60_000)
+        assert (r.runs["b"].arrival_ms, r.runs["b"].ttl_ms) == (1990, 60_000)
+    assert polled.runs["b"].in_part and not noticed.runs["b"].in_part
+
+
+def test_a_capture_s_trace_reads_back_with_its_provenance(tmp_path: Path) -> None:
+    cap = Capture(KEYS, "poll", 250.0, 1_767_225_600_000, ended_ms=1_767_225_601_000)
+    cap.recorder.observe(
+        "k:1", [("r1", 1_767_225_599_000), ("r2", 1_767_225_600_100)], set(), 1_767_225_600_150
+    )
+    cap.recorder.observe("k:1", [("r2", 1_767_225_600_100)], {"r1"}, 1_767_225_600_200.0)
+    cap.recorder.close(1_767_225_601_000)
+    cap.precision_ms = 260.0
+    path = tmp_path / "c.csv"
+    path.write_text(trace_text(cap, "redis://u:***@h:6379"))
+    text = path.read_text()
+    assert "# server: redis://u:***@h:6379" in text and "# method: poll every 250 ms" in text
+    runs = replay(read_trace(path))
+    assert [(r.run_id, r.key, r.arrival_ms, r.hold_ms) for r in runs] == [
+        ("r1", "k:1", 0, 800),  # held from the read that saw it to the end: cut there
+        ("r2", "k:1", 1100, 130),  # never seen held: half the reads' gap
+    ]
