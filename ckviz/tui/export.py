@@ -3,8 +3,6 @@ CSV files (every dequeue; per-key figures), named after scenario, discipline(s) 
 
 from __future__ import annotations
 
-import csv
-import io
 import itertools
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,6 +13,7 @@ from ckviz.headless.summary import scenario_result
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import MatrixInfo, RedisInfo, Results
 from ckviz.model.results_file import write_results as write_results_file
+from ckviz.outputs.csv_text import csv_text
 from ckviz.outputs.writer import check_output, write_output
 from ckviz.sim.engine import Outcome
 from ckviz.tui.lanes import Frame
@@ -162,9 +161,7 @@ def write_csv(frame: Frame, folder: Path, stem: str | None = None) -> list[Path]
     paths = []
     for name, rows in csv_tables(frame).items():
         path = folder / f"{stem or export_stem(frame)}-{name}.csv"
-        text = io.StringIO(newline="")
-        csv.writer(text).writerows(rows)
-        _write(path, text.getvalue())
+        _write(path, csv_text(rows))  # key names are text a spreadsheet must not run
         paths.append(path)
     return paths
 
