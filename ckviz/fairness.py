@@ -17,6 +17,7 @@ figures are the same whichever path produced the events.
 from __future__ import annotations
 
 import heapq
+from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -89,13 +90,15 @@ def key_service(
     own_limit: OwnLimit | None = None,
     per_call: int | None = None,
     queued: Mapping[str, Sequence[int]] | None = None,
+    windows: Windows | None = None,
 ) -> dict[str, KeyService]:
     """Per key of the run (declared keys first): dequeues owed and got (see the module).
 
     For a run still in progress, `queued` gives the arrivals of each key's runs not yet
     dequeued (`waiting_since` the oldest one only): they wait from then to the end.
     `per_call` caps what a key can take at one instant (the step harness serves one run per
-    key per call).
+    key per call). `windows`, when given, is filled with what each key was owed and got by
+    the end of each stretch of the run (an interval from the run itself: fairness_intervals).
     """
     books = Tally(weights, per_call, own_limit.cap if own_limit else None)
     arrivals: list[tuple[int, str]] = [(e.arrival_ms, e.key) for e in events]
@@ -107,7 +110,11 @@ def key_service(
     releases: list[tuple[int, int, str]] = []  # (release time, count, key) of held runs
     arrived = held = 0
     ordered = sorted(events, key=_DEQUEUED)  # stable: in-instant order
+    if windows is not None and ordered:
+        windows.start(books, ordered[0].dequeued_ms, ordered[-1].dequeued_ms)
     for now, batch in groupby(ordered, key=_DEQUEUED):
+        if windows is not None:
+            windows.reach(now, books)
         while releases and releases[0][0] <= now:  # released before this instant's serves
             books.release(heapq.heappop(releases)[2])
         while arrived < len(arrivals) and arrivals[arrived][0] <= now:
@@ -121,6 +128,49 @@ def key_service(
                 held += 1
                 heapq.heappush(releases, (now + own_limit.holds[e.run_id], held, e.key))
     return books.close()
+
+
+WINDOWS = 10  # stretches of equal time a run is cut into for its own interval
+
+
+class Windows:
+    """Each key's cumulative owed and got at the end of each of WINDOWS stretches of equal
+    time over a run's instants, read off the tally without changing it (so the run's own
+    figures are the same float for float whether windows are kept or not)."""
+
+    def __init__(self, count: int = WINDOWS) -> None:
+        self.count = count
+        self.keys: list[str] = []
+        self.index: dict[str, int] = {}
+        self.cuts: list[int] = []  # an instant at or before cuts[j] belongs to stretch j or before
+        self.owed: list[array[float]] = []  # cumulative, per cut, in `keys` order
+        self.got: list[array[float]] = []
+
+    def start(self, books: Tally, first: int, last: int) -> None:
+        self.keys = list(books.backlog)
+        self.index = {k: i for i, k in enumerate(self.keys)}
+        span = last - first
+        self.cuts = [first + span * j // self.count for j in range(1, self.count)]
+
+    def reach(self, now: int, books: Tally) -> None:
+        """Before the instant `now` is shared out: close every stretch that ends before it."""
+        while len(self.owed) < len(self.cuts) and self.cuts[len(self.owed)] < now:
+            owed, got = books.so_far(self.keys)
+            self.owed.append(owed)
+            self.got.append(got)
+
+    def per_window(self, service: Mapping[str, KeyService], key: str) -> list[tuple[float, int]]:
+        """(owed, got) of `key` in each stretch, the last one ending with the run."""
+        i = self.index[key]
+        owed = [o[i] for o in self.owed] + [service[key].owed]
+        got = [int(g[i]) for g in self.got] + [service[key].got]
+        while len(owed) < self.count:  # a run of one instant: the rest are empty
+            owed.insert(0, 0.0)
+            got.insert(0, 0)
+        return [
+            (owed[j] - (owed[j - 1] if j else 0.0), got[j] - (got[j - 1] if j else 0))
+            for j in range(self.count)
+        ]
 
 
 @dataclass(slots=True)
@@ -318,6 +368,20 @@ class Tally:
         self.got.update(was.got)
         for key, (owed, since) in was.paid.items():
             self.owed[key], self.since[key] = owed, since
+
+    def so_far(self, keys: Sequence[str]) -> tuple[array[float], array[float]]:
+        """Each key's owed and got up to now, as close() would give them, without settling
+        anything (settling in pieces would move the run's own sums in their last bits)."""
+        owed = array(
+            "d",
+            (
+                self.owed[k][0] + (self.weights[k] * (self.level - self.since[k][0]))
+                if self.room[k]
+                else self.owed[k][0]
+                for k in keys
+            ),
+        )
+        return owed, array("d", (float(self.got[k][0]) for k in keys))
 
     def close(self) -> dict[str, KeyService]:
         for key, room in self.room.items():

@@ -13,11 +13,13 @@ from ckviz.fairness import (
     UNDER_HALF,
     KeyService,
     OwnLimit,
+    Windows,
     key_service,
     most_underserved,
     share_below,
     starved_keys,
 )
+from ckviz.fairness_intervals import resampled_attainment
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.sim.engine import Engine, Outcome
 from ckviz.sim.lifecycle import KeyLife
@@ -90,6 +92,9 @@ class RunMetrics:
     share_of_keys_below_0_5: float | None = None
     share_of_keys_below_0_9: float | None = None
     starved_keys: tuple[str, ...] = ()
+    # the most under-served attainment of each block-bootstrap resample of the run's own time
+    # (ckviz/fairness_intervals.py): its interval when the run is one sample
+    attainment_resamples: tuple[float | None, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,7 +262,9 @@ def _figures(
 ) -> RunMetrics:
     """The per-run figures from the events and the contended keys' share over weight."""
     values = list(ratios.values())
-    service = _service(events, weights, demand)
+    windows = Windows()
+    service = _service(events, weights, demand, windows)
+    resamples = resampled_attainment(service, windows)
     per_key = per_key_metrics(events, weights, ratios, service, demand.holds)
     served = [k for k in per_key if k.dequeued]
     worst = most_underserved(service)
@@ -274,16 +281,20 @@ def _figures(
         share_of_keys_below_0_5=share_below(service, UNDER_HALF),
         share_of_keys_below_0_9=share_below(service, UNDER_FAIR),
         starved_keys=tuple(starved_keys(service)),
+        attainment_resamples=tuple(resamples) if resamples is not None else None,
     )
 
 
 def _service(
-    events: Sequence[DequeueEvent], weights: Mapping[str, float], demand: Demand
+    events: Sequence[DequeueEvent],
+    weights: Mapping[str, float],
+    demand: Demand,
+    windows: Windows | None = None,
 ) -> dict[str, KeyService]:
     own = None
     if demand.per_key_cap is not None and demand.holds is not None:
         own = OwnLimit(demand.per_key_cap, demand.holds)
-    return key_service(events, weights, demand.waiting_since, own, demand.per_call)
+    return key_service(events, weights, demand.waiting_since, own, demand.per_call, None, windows)
 
 
 @dataclass(frozen=True, slots=True)

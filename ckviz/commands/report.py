@@ -49,6 +49,14 @@ def build_parser() -> argparse.ArgumentParser:
         "key's mean wait of a later file is worse than the first file's by more than PCT %% "
         "on any scenario",
     )
+    p.add_argument(
+        "--min-effect",
+        type=_attainment_step,
+        default=None,
+        metavar="A",
+        help="the least difference in fair-share attainment a verdict calls fairer or less "
+        "fair, its 95%% interval clear of 0 too (default 0.05; docs/fairness.md)",
+    )
     add_check_flags(p)
     add_quiet(p)
     return p
@@ -81,6 +89,16 @@ def _percent(text: str) -> float:
     return value
 
 
+def _attainment_step(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"give an attainment from 0 to 1, not {text}")
+    return value
+
+
 def main(argv: Sequence[str]) -> int:
     ns = build_parser().parse_args(list(argv))
     html_out = ns.out or (None if ns.markdown else DEFAULT_HTML)
@@ -96,7 +114,10 @@ def main(argv: Sequence[str]) -> int:
         print(f"ckviz: note: {note}", file=sys.stderr)
     differ = _comparable(sources, ns.allow_mismatch)
     failed = checked(sources, ns.scenario, "report --check") if ns.check else False
-    scenarios = scenario_views(sources)
+    from ckviz.fairness_intervals import MIN_EFFECT
+
+    effect = MIN_EFFECT if ns.min_effect is None else ns.min_effect
+    scenarios = scenario_views(sources, effect)
     if html is not None:
         from ckviz.report.html import render_html
 

@@ -241,6 +241,9 @@ def _entry(
         share_of_keys_below_0_5=m.share_of_keys_below_0_5,
         share_of_keys_below_0_9=m.share_of_keys_below_0_9,
         starved_keys=list(m.starved_keys),
+        attainment_resamples=list(m.attainment_resamples)
+        if m.attainment_resamples is not None
+        else None,
         timeline=TimelineResult.model_validate(timeline, from_attributes=True)
         if timeline
         else None,

@@ -20,9 +20,9 @@ from ckviz.model.results import (
     TreatmentSummary,
 )
 from ckviz.report.sources import Source
-from ckviz.report.tables import DEFINITIONS
+from ckviz.report.tables import ATTAINMENT_SHOWN, DEFINITIONS, attainment_cell
 from ckviz.report.verdicts import verdicts
-from ckviz.report.views import scenario_views
+from ckviz.report.views import Row, ScenarioView, scenario_views
 
 # Why disciplines can coincide: said under a table whose rows show they did.
 COINCIDE_WHY = {
@@ -37,10 +37,13 @@ COINCIDE_WHY = {
 
 def print_tables(results: Results, console: Console) -> None:
     starvation = [s for s in results.scenarios if s.between_calls]
-    said = verdict_lines(results)
+    views = {v.name: v for v in _views(results)}
+    said = {name: " ".join(verdicts(v)) for name, v in views.items()}
     for scenario in results.scenarios:
         if scenario.victims is None:
-            table = scenario_table(scenario, results.matrix.seeds[0], said.get(scenario.name))
+            view = views.get(scenario.name)
+            rows = {r.label: r for r in view.views[0].rows} if view and view.views else {}
+            table = scenario_table(scenario, results.matrix.seeds[0], said.get(scenario.name), rows)
             console.print(table)
         elif not scenario.between_calls:
             console.print(micro_table(scenario))
@@ -128,13 +131,21 @@ def starvation_table(scenarios: list[ScenarioResult]) -> Table:
     return table
 
 
+def _views(results: Results) -> list[ScenarioView]:
+    return scenario_views([Source("results", Path("results.json"), results)])
+
+
 def verdict_lines(results: Results) -> dict[str, str]:
     """Each scenario's `Verdict:` line, as the report words it."""
-    views = scenario_views([Source("results", Path("results.json"), results)])
-    return {v.name: " ".join(verdicts(v)) for v in views}
+    return {v.name: " ".join(verdicts(v)) for v in _views(results)}
 
 
-def scenario_table(scenario: ScenarioResult, first_seed: str, verdict: str | None = None) -> Table:
+def scenario_table(
+    scenario: ScenarioResult,
+    first_seed: str,
+    verdict: str | None = None,
+    rows: dict[str, Row] | None = None,
+) -> Table:
     same_as = identical_rows(scenario)
     firsts = {r.treatment: r for r in scenario.runs if r.seed == first_seed}
     served = {label: per_consumer(r) for label, r in firsts.items()}
@@ -152,7 +163,7 @@ def scenario_table(scenario: ScenarioResult, first_seed: str, verdict: str | Non
         table.add_column("caps per-key/total", no_wrap=True)
     if several:
         table.add_column("runs per consumer", no_wrap=True)
-    table.add_column("fair-share attainment mean (min..max)", justify="right")
+    table.add_column(f"fair-share attainment {ATTAINMENT_SHOWN}", justify="right")
     table.add_column(Text(f"most under-served key ({first_seed}), mean wait ms"), justify="right")
     table.add_column("worst share/weight mean (min..max)", justify="right", no_wrap=True)
     table.add_column("Jain mean", justify="right")
@@ -172,8 +183,9 @@ def scenario_table(scenario: ScenarioResult, first_seed: str, verdict: str | Non
         if several:
             cells.append(served.get(row.discipline, "-"))
         runs = [r for r in scenario.runs if r.treatment == row.discipline]
+        row_view = (rows or {}).get(row.discipline)
         cells += [
-            _attainment(runs),
+            attainment_cell(row_view) if row_view else _attainment(runs),
             _underserved(firsts.get(row.discipline)),
             _spread(row.contention_worst_share_over_weight),
             f"{row.contention_jain.mean:.5f}",
@@ -271,6 +283,9 @@ def _underserved(run: RunResult | None) -> str:
 
 
 def _spread(s: Spread) -> str:
+    """Mean (min..max); one value alone (one seed has no spread to show)."""
+    if s.min == s.max:
+        return f"{s.mean:.5f}"
     return f"{s.mean:.5f} ({s.min:.5f}..{s.max:.5f})"
 
 

@@ -148,6 +148,10 @@ class MetricsResult(_Result):
     share_of_keys_below_0_5: float | None = None
     share_of_keys_below_0_9: float | None = None
     starved_keys: list[str] | None = None
+    # the most under-served attainment in each of 200 block-bootstrap resamples of the run's
+    # own time (docs/fairness.md, "What a claim means"; null: a resample judged no key); the
+    # interval of a run that is one sample. Absent in older files.
+    attainment_resamples: list[float | None] | None = None
     # step-harness runs only: times above are in steps, contention is counted per call
     steps: StepMetricsResult | None = None
     key_serves: dict[str, int] | None = None  # serves per key; minted keys summed as "fresh-*"

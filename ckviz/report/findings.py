@@ -8,9 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ckviz.fairness_intervals import Interval, paired_difference
 from ckviz.model.results import Spread
 from ckviz.report.sweeps import SweepView, value_text
-from ckviz.report.verdicts import clearly_better, reference, starvation_finding
+from ckviz.report.verdicts import (
+    comparisons,
+    figure_text,
+    interval_text,
+    reference,
+    signed,
+    starvation_finding,
+)
 from ckviz.report.views import Row, ScenarioView, SourceView, signature
 
 SAME = 0.1  # within 10% of the reference reads as "does nothing"
@@ -32,7 +40,8 @@ def findings(scenario: ScenarioView) -> list[str]:
 
 
 def source_findings(scenario: ScenarioView, view: SourceView) -> list[str]:
-    lines = [starvation_finding(view), _headline_wait(scenario, view), _fairness(view)]
+    lines = [starvation_finding(view), _headline_wait(scenario, view)]
+    lines.append(_fairness(view, scenario.min_effect))
     lines += _identical(view)
     lines += [line for r in view.rows if (line := _cap_effect(scenario, view, r))]
     return [line for line in lines if line]
@@ -46,8 +55,23 @@ def wait_of(scenario: ScenarioView) -> tuple[str, Callable[[Row], float]]:
     return "the worst-served key's mean wait", lambda r: r.worst_wait.mean
 
 
+def wait_difference(r: Row, ref: Row) -> Interval | None:
+    """`r`'s light-key mean wait less `ref`'s, paired over seeds (one sample: no interval)."""
+    return paired_difference(r.light_wait_by_seed, ref.light_wait_by_seed, {}, {})
+
+
+def _moves_wait(r: Row, ref: Row, wait: Callable[[Row], float], lower: bool) -> bool:
+    """A cut (or rise) of at least SAME of the reference's wait, its interval clear of 0."""
+    d = wait_difference(r, ref)
+    if d is None or d.low is None or d.high is None:
+        return False
+    if lower:
+        return d.high < 0 and wait(r) < wait(ref) * (1 - SAME)
+    return d.low > 0 and wait(r) > wait(ref) * (1 + SAME)
+
+
 def _headline_wait(scenario: ScenarioView, view: SourceView) -> str | None:
-    """Who cuts the light key's wait, said only when every seed agrees (or the ranges part).
+    """Who cuts the light key's wait: by at least 10% with a paired interval clear of 0.
     Without a light key there is no headline wait: the largest mean wait is often a flooding
     key waiting for its own backlog, which fair scheduling is right to make it do."""
     if scenario.light_key is None:
@@ -58,53 +82,66 @@ def _headline_wait(scenario: ScenarioView, view: SourceView) -> str | None:
     u = scenario.unit
     lowest = min(plain, key=wait)
     cut = [
-        r
-        for r in plain
-        if r is not ref
-        and r.same_as is None
-        and wait(r) < wait(ref) * (1 - SAME)
-        and clearly_better(r.light_wait_by_seed, ref.light_wait_by_seed, higher=False)
+        r for r in plain if r is not ref and r.same_as is None and _moves_wait(r, ref, wait, True)
     ]
     if not cut:
-        if lowest is ref or wait(lowest) > wait(ref) * (1 - SAME):
-            return (
-                f"No discipline cuts {what} much below {ref.label}'s {ms(wait(ref), u)} "
-                f"(lowest: {lowest.label} {ms(wait(lowest), u)})."
-            )
-        return (
-            f"No discipline cuts {what} beyond the seeds' spread: {lowest.label}'s "
-            f"{ms(wait(lowest), u)} against {ref.label}'s {ms(wait(ref), u)} is within it."
-        )
+        return _no_cut(what, ref, lowest, wait, u)
     best = min(cut, key=wait)
     line = f"{best.label} cuts {what} from {ms(wait(ref), u)} ({ref.label}) to {ms(wait(best), u)}"
+    line += f" ({_wait_interval(best, ref, u)})"
     if len(cut) > 1:
         others = _names([r.label for r in cut if r is not best])
-        line += f" (also cut beyond the seeds' spread: {others})"
-    raised = [
-        r
-        for r in plain
-        if r.same_as is None
-        and wait(r) > wait(ref) * (1 + SAME)
-        and clearly_better(r.light_wait_by_seed, ref.light_wait_by_seed, higher=True)
-    ]
+        line += f" (also cut with an interval clear of 0: {others})"
+    raised = [r for r in plain if r.same_as is None and _moves_wait(r, ref, wait, False)]
     if raised:
         worst = max(raised, key=wait)
         line += f"; {worst.label} raises it to {ms(wait(worst), u)}"
     return line + "."
 
 
-def _fairness(view: SourceView) -> str:
-    """The demand-aware range over treatments (with the spike's figure beside it)."""
+def _no_cut(what: str, ref: Row, lowest: Row, wait: Callable[[Row], float], u: str) -> str:
+    if lowest is ref or wait(lowest) > wait(ref) * (1 - SAME):
+        return (
+            f"No discipline cuts {what} much below {ref.label}'s {ms(wait(ref), u)} "
+            f"(lowest: {lowest.label} {ms(wait(lowest), u)})."
+        )
+    return (
+        f"No cut of {what} is shown: {lowest.label}'s {ms(wait(lowest), u)} against "
+        f"{ref.label}'s {ms(wait(ref), u)} ({_wait_interval(lowest, ref, u)})."
+    )
+
+
+def _wait_interval(r: Row, ref: Row, u: str) -> str:
+    d = wait_difference(r, ref)
+    if d is None:
+        return "no seed in common"
+    if d.low is None or d.high is None:
+        return "one sample: no interval for waits, so not a claim"
+    span = f"95% interval {ms(d.low, u)}..{ms(d.high, u)}"
+    return f"difference {ms(d.estimate, u)}, {span}, paired over {d.seeds} seeds"
+
+
+def _fairness(view: SourceView, min_effect: float) -> str:
+    """The demand-aware range over treatments, each against the reference with its interval
+    (with the spike's figure beside it)."""
     rows = [r for r in view.rows if r.attainment is not None]
     if not rows:
         return _spike_fairness(view)
     hi = max(rows, key=lambda r: r.attainment.mean if r.attainment else 0.0)
     lo = min(rows, key=lambda r: r.attainment.mean if r.attainment else 0.0)
-    assert hi.attainment is not None and lo.attainment is not None
     line = (
-        f"The most under-served key gets from {share(lo.attainment.mean)} of its fair share "
-        f"({lo.label}) to {share(hi.attainment.mean)} ({hi.label})"
+        f"The most under-served key gets from {figure_text(lo)} of its fair share "
+        f"({lo.label}) to {figure_text(hi)} ({hi.label})"
     )
+    found = [c for c in comparisons(view) if c.difference is not None]
+    if found:
+        said = [
+            f"{c.row.label} {c.claim(min_effect) or 'no difference shown'} "
+            f"({signed(c.difference.estimate)}, {interval_text(c.difference)})"
+            for c in found
+            if c.difference is not None
+        ]
+        line += f"; against {found[0].ref.label}: " + ", ".join(said)
     below = [r for r in rows if r.below_0_9 is not None and r.below_0_9.mean > 0]
     if below:
         worst = max(below, key=lambda r: r.below_0_9.mean if r.below_0_9 else 0.0)

@@ -28,7 +28,9 @@ DEFINITIONS = (
     "owed max-min fairly by weight to the keys that had runs waiting, none above what it "
     "asked for (docs/fairness.md); 1 = its fair share. The table gives it for the most "
     "under-served key (lowest attainment; keys owed under 3 dequeues are not judged), mean "
-    "over seeds (min..max), and the share of keys below 0.9. "
+    "over seeds ± the half-width of its 95% interval (a t-interval over the seeds; over one "
+    "sample, a bootstrap over the run's own time windows) (min..max), and the share of keys "
+    "below 0.9. "
     f"{WORST_SHARE}: of the dequeues made while two or more keys had runs "
     "waiting, each such key's share divided by its weight-proportional share, for the key that "
     "fared worst, whatever it asked for; 1 = fair, 0 = starved. Jain: Jain's index "
@@ -63,7 +65,7 @@ def figures_table(scenario: ScenarioView) -> Table:
     light = scenario.light_key
     unit = scenario.unit
     header = ["treatment", *(["results"] if several else [])]
-    header += [f"{ATTAINMENT}, most under-served key, mean (min..max)", "keys below 0.9"]
+    header += [f"{ATTAINMENT}, most under-served key, {ATTAINMENT_SHOWN}", "keys below 0.9"]
     header += [f"most under-served key (first seed), mean wait {unit}"]
     header += [f"{WORST_SHARE} mean (min..max)", "Jain mean (min..max)"]
     header += [f"{light} mean wait {unit}"] if light else []
@@ -101,10 +103,27 @@ def _with_changes(cells: list[str], r: Row, was: Row, several: bool, light: bool
 def _figure_cells(r: Row, source: str | None, light: bool) -> list[str]:
     cells = [labelled(r), *([source] if source is not None else [])]
     below = "-" if r.below_0_9 is None else f"{r.below_0_9.mean:.0%}"
-    cells += [spread(r.attainment, 3), below, underserved(r)]
+    cells += [attainment_cell(r), below, underserved(r)]
     cells += [spread(r.worst_share), spread(r.jain)]
     cells += [wait(r.light_wait)] if light else []
     return [*cells, spread(r.makespan, 0)]
+
+
+ATTAINMENT_SHOWN = "mean ± 95% interval (min..max)"
+
+
+def attainment_cell(r: Row) -> str:
+    """`0.949 ± 0.005 (0.946..0.953)` over seeds; over one sample `0.949 ± 0.031 (one
+    sample)`, the interval the run's own (docs/fairness.md, What a claim means)."""
+    i = r.attainment_interval
+    if i is None or r.attainment is None:
+        return "-"
+    half = i.half_width
+    shown = f"{i.estimate:.3f}" + (f" ± {half:.3f}" if half is not None else "")
+    if i.basis == "one sample":
+        return shown + " (one sample)"
+    s = r.attainment
+    return shown + (f" ({s.min:.3f}..{s.max:.3f})" if s.min != s.max else "")
 
 
 def labelled(r: Row) -> str:

@@ -1,29 +1,33 @@
-"""A scenario's verdict and the finding that must come first: which treatment is fairest by
-the demand-aware measure (docs/fairness.md), whether it is so beyond the seeds' spread, and
-whether any treatment starved a key on any seed.
+"""A scenario's verdict and the finding that must come first: is any treatment fairer (or less
+fair) than the reference by the demand-aware measure (docs/fairness.md), and did any treatment
+starve a key on any seed.
 
-A treatment is better than another only when every seed both ran agrees (paired by seed) or
-their ranges over the seeds do not overlap; otherwise the difference is within the spread."""
+Every comparison is a paired difference with its 95% interval (ckviz/fairness_intervals.py):
+over seeds a paired t-interval, over one sample the run's own block bootstrap. A claim needs the
+interval to exclude zero and a difference of at least the minimum effect (`--min-effect`);
+otherwise the verdict says no difference is shown, with the interval."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from dataclasses import dataclass
 
+from ckviz.fairness import WINDOWS
+from ckviz.fairness_intervals import Claim, Interval, paired_difference
 from ckviz.report.views import Row, ScenarioView, SourceView
 
 VERDICT = "Verdict:"
 
 
-def clearly_better(mine: Mapping[str, float], theirs: Mapping[str, float], higher: bool) -> bool:
-    """`mine` beats `theirs` on every seed both hold, or the two ranges do not overlap."""
-    if not mine or not theirs:
-        return False
-    common = [s for s in mine if s in theirs]
-    if common and all((mine[s] > theirs[s]) == higher and mine[s] != theirs[s] for s in common):
-        return True
-    if higher:
-        return min(mine.values()) > max(theirs.values())
-    return max(mine.values()) < min(theirs.values())
+@dataclass(frozen=True)
+class Comparison:
+    """A treatment against the reference: its attainment less the reference's, paired."""
+
+    row: Row
+    ref: Row
+    difference: Interval | None
+
+    def claim(self, min_effect: float) -> Claim | None:
+        return self.difference.claim(min_effect) if self.difference else None
 
 
 def reference(view: SourceView) -> Row:
@@ -32,42 +36,111 @@ def reference(view: SourceView) -> Row:
     return view.row("baseline") or plain[0]
 
 
-def verdict(view: SourceView) -> str:
-    """`Verdict: ...`: the fairest treatment, how much fairer than the reference, starvation."""
-    judged = [r for r in view.rows if r.attainment is not None]
-    if not judged:
+def comparisons(view: SourceView) -> list[Comparison]:
+    """Each treatment (duplicates left out) with demand-aware figures, against the reference."""
+    ref = reference(view)
+    return [
+        Comparison(r, ref, _difference(r, ref))
+        for r in view.rows
+        if r is not ref and r.same_as is None and r.attainment is not None
+    ]
+
+
+def _difference(r: Row, ref: Row) -> Interval | None:
+    return paired_difference(
+        r.attainment_by_seed, ref.attainment_by_seed, r.resamples_by_seed, ref.resamples_by_seed
+    )
+
+
+def signed(value: float) -> str:
+    return f"{value:+.2f}"
+
+
+def interval_text(d: Interval) -> str:
+    """`95% interval +0.12..+0.22, paired over 3 seeds`, or over one sample its basis."""
+    if d.low is None or d.high is None:
+        return "one sample, no interval (a file from before ckviz kept the run's own)"
+    span = f"95% interval {signed(d.low)}..{signed(d.high)}"
+    if d.basis == "one sample":
+        return f"{span}, one sample: the run's {WINDOWS} time windows resampled"
+    return f"{span}, paired over {d.seeds} seeds"
+
+
+def figure_text(r: Row) -> str:
+    """The most under-served attainment as `0.73 ± 0.04` (one sample: said so)."""
+    i = r.attainment_interval
+    if i is None:
+        return "-"
+    half = i.half_width
+    shown = f"{i.estimate:.2f}" + (f" ± {half:.2f}" if half is not None else "")
+    return shown + (" (one sample)" if i.basis == "one sample" else "")
+
+
+def verdict(view: SourceView, min_effect: float) -> str:
+    """`Verdict: ...`: who is fairer or less fair than the reference, with the intervals."""
+    if not any(r.attainment is not None for r in view.rows):
         return (
-            f"{VERDICT} no demand-aware figures in these results (written before ckviz "
-            "measured fair-share attainment); run them again for a verdict."
+            f"{VERDICT} {_seeds_clause(view)}no demand-aware figures in these results (written "
+            "before ckviz measured fair-share attainment); run them again for a verdict."
         )
     ref = reference(view)
-    best = max(judged, key=lambda r: r.attainment.mean if r.attainment else 0.0)
-    return f"{VERDICT} {_fairest(view, ref, best)}; {_starvation_clause(view)}."
+    found = comparisons(view)
+    claims = [(c, c.claim(min_effect)) for c in found]
+    said = _claims(ref, claims) if any(k for _, k in claims) else _no_claim(ref, found, min_effect)
+    return f"{VERDICT} {_seeds_clause(view)}{said}; {_starvation_clause(view)}."
 
 
-def _fairest(view: SourceView, ref: Row, best: Row) -> str:
-    assert best.attainment is not None
-    if ref.attainment is None or best is ref or best.attainment.mean <= ref.attainment.mean:
-        got = f"{best.attainment.mean:.2f}"
-        return (
-            f"no treatment is fairer than {ref.label} (its most under-served key gets {got} "
-            "of its fair share)"
-        )
-    line = (
-        f"{best.label} is the fairest: its most under-served key gets "
-        f"{best.attainment.mean:.2f} of its fair share, {ref.label}'s "
-        f"{ref.attainment.mean:.2f}"
-    )
-    fairer = [
-        r.label
-        for r in view.rows
-        if r is not ref
-        and r.same_as is None
-        and clearly_better(r.attainment_by_seed, ref.attainment_by_seed, higher=True)
-    ]
+def _seeds_clause(view: SourceView) -> str:
+    seeds = view.seeds_run
+    return "one sample (seed " + seeds[0] + "): " if len(seeds) == 1 else ""
+
+
+def _claims(ref: Row, claims: list[tuple[Comparison, Claim | None]]) -> str:
+    fairer = sorted((c for c, k in claims if k == "fairer"), key=_gain, reverse=True)
+    worse = sorted((c for c, k in claims if k == "less fair"), key=_gain)
+    parts = []
     if fairer:
-        return line + f"; fairer than {ref.label} beyond the seeds' spread: {names(fairer)}"
-    return line + f", but within the seeds' spread of {ref.label}"
+        best = fairer[0]
+        parts.append(
+            f"{best.row.label} is fairer than {ref.label}: its most under-served key gets "
+            f"{figure_text(best.row)} of its fair share, {ref.label}'s {figure_text(ref)} "
+            f"({_difference_text(best)})"
+        )
+        if len(fairer) > 1:
+            parts.append(f"also fairer than {ref.label}: " + names([_short(c) for c in fairer[1:]]))
+    if worse:
+        parts.append(f"less fair than {ref.label}: " + names([_short(c) for c in worse]))
+    if not fairer:
+        parts.insert(0, f"no treatment is fairer than {ref.label} ({figure_text(ref)})")
+    return "; ".join(parts)
+
+
+def _gain(c: Comparison) -> float:
+    return c.difference.estimate if c.difference else 0.0
+
+
+def _difference_text(c: Comparison) -> str:
+    assert c.difference is not None
+    return f"difference {signed(c.difference.estimate)}, {interval_text(c.difference)}"
+
+
+def _short(c: Comparison) -> str:
+    return f"{c.row.label} ({_difference_text(c)})"
+
+
+def _no_claim(ref: Row, found: list[Comparison], min_effect: float) -> str:
+    line = (
+        f"no difference shown: {ref.label}'s most under-served key gets {figure_text(ref)} of "
+        f"its fair share"
+    )
+    judged = [c for c in found if c.difference is not None]
+    if not judged:
+        return line
+    far = max(judged, key=lambda c: abs(_gain(c)))
+    return (
+        line + f", and no treatment differs from it by {min_effect:g} or more with an interval "
+        f"that excludes 0 (the largest: {_short(far)})"
+    )
 
 
 def _starvation_clause(view: SourceView) -> str:
@@ -103,7 +176,8 @@ def starvation_finding(view: SourceView) -> str | None:
 def verdicts(scenario: ScenarioView) -> list[str]:
     """One verdict line per results file holding the scenario (the file named when several)."""
     several = len(scenario.views) > 1
-    return [(f"{v.source}: " if several else "") + verdict(v) for v in scenario.views] or [
+    effect = scenario.min_effect
+    return [(f"{v.source}: " if several else "") + verdict(v, effect) for v in scenario.views] or [
         f"{VERDICT} no runs of {scenario.name} in these results."
     ]
 

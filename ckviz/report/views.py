@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from ckviz.fairness_intervals import MIN_EFFECT, Interval, figure_interval
 from ckviz.model.results import RunResult, ScenarioResult, Spread, worst_key_mean_wait
 from ckviz.report.sources import Source
 
@@ -33,9 +34,17 @@ class Row:
     underserved_key: str | None = None  # the most under-served key on the first seed
     underserved_wait: float | None = None  # its mean wait on the first seed
     attainment_by_seed: dict[str, float] = field(default_factory=dict)
+    # each seed's block-bootstrap resamples of its own run (None: a file from before them)
+    resamples_by_seed: dict[str, list[float | None] | None] = field(default_factory=dict)
     light_wait_by_seed: dict[str, float] = field(default_factory=dict)
     starved: list[tuple[str, str]] = field(default_factory=list)  # (seed, key), seed order
     same_as: str | None = None  # an earlier row whose every figure this one repeats
+    seeds_run: list[str] = field(default_factory=list)
+
+    @property
+    def attainment_interval(self) -> Interval | None:
+        """The most under-served attainment with its 95% interval (fairness_intervals)."""
+        return figure_interval(self.attainment_by_seed, self.resamples_by_seed)
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,11 @@ class SourceView:
     def row(self, label: str) -> Row | None:
         return next((r for r in self.rows if r.label == label), None)
 
+    @property
+    def seeds_run(self) -> list[str]:
+        """The seeds its runs were made with, in the file's order (not the matrix's list)."""
+        return list(dict.fromkeys(seed for r in self.rows for seed in r.seeds_run))
+
 
 @dataclass(frozen=True)
 class ScenarioView:
@@ -55,6 +69,7 @@ class ScenarioView:
     views: list[SourceView]  # one per results file holding the scenario, in argument order
     missing_from: list[str]  # labels of the files that do not hold it
     description: str | None = None  # the scenario's own words (files from before: None)
+    min_effect: float = MIN_EFFECT  # the least difference in attainment worth a claim
 
     @property
     def labels(self) -> list[str]:
@@ -80,7 +95,7 @@ class ScenarioView:
         return any(r.label != r.discipline for v in self.views for r in v.rows)
 
 
-def scenario_views(sources: Sequence[Source]) -> list[ScenarioView]:
+def scenario_views(sources: Sequence[Source], min_effect: float = MIN_EFFECT) -> list[ScenarioView]:
     names: dict[str, None] = {}
     for s in sources:
         names.update(dict.fromkeys(sc.name for sc in s.results.scenarios))
@@ -96,6 +111,7 @@ def scenario_views(sources: Sequence[Source]) -> list[ScenarioView]:
                 views=[_source_view(s, sc, light) for s, sc in present],
                 missing_from=[s.label for s, sc in held if sc is None or not sc.runs],
                 description=next((sc.description for _, sc in present if sc.description), None),
+                min_effect=min_effect,
             )
         )
     return views
@@ -153,6 +169,7 @@ def _row(label: str, runs: list[RunResult], seeds: Sequence[str], light: str | N
         worst_key=worst.key if worst else "-",
         first=first,
         cost_per_run=_cost_per_run(runs),
+        seeds_run=list(dict.fromkeys(r.seed for r in runs)),
     )
     return _demand_aware(row, first, runs, light)
 
@@ -171,6 +188,7 @@ def _demand_aware(row: Row, first_run: RunResult, runs: list[RunResult], light: 
         underserved_key=key,
         underserved_wait=wait,
         attainment_by_seed=by_seed,
+        resamples_by_seed={r.seed: r.metrics.attainment_resamples for r in runs},
         light_wait_by_seed={
             r.seed: k.mean_wait for r in runs for k in r.metrics.per_key if k.key == light
         },

@@ -1,22 +1,25 @@
-"""Compare mode's verdict banner: which lane is fairer and by how much, in one line, from the
+"""Compare mode's verdict banner: which lane leads and by how much, in one line, from the
 demand-aware fairness (ckviz.fairness: each lane's most under-served key's fair-share
-attainment, the dequeues it got over those it was owed). Textual-free."""
+attainment, the dequeues it got over those it was owed). Textual-free.
+
+The two lanes are one run each, one sample, with no interval while they run: the banner names
+a lead of at least the minimum effect the report uses (ckviz.fairness_intervals), never a
+claim that one lane is fairer (docs/fairness.md, What a claim means)."""
 
 from __future__ import annotations
 
 from rich.text import Text
 
+from ckviz.fairness_intervals import MIN_EFFECT
 from ckviz.tui.lanes import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM
 
-AS_FAIR = 0.05  # attainments this close: neither lane is fairer
-
 
 def verdict_line(frame: Frame, palette: KeyPalette, width: int = 200) -> Text:
-    """`▶ sfq is fairer: its most under-served key gets 92% of its fair share, baseline's
-    light-3 19% (4.8x)`; `too early` until both lanes have judged a key. Longer than `width`
-    cells, the short words (80 columns hold them)."""
+    """`▶ sfq leads (one sample): its most under-served key gets 92% of its fair share,
+    baseline's light-3 19% (4.8x)`; `too early` until both lanes have judged a key. Longer
+    than `width` cells, the short words (80 columns hold them)."""
     line = _verdict(frame, palette, short=False)
     return line if line.cell_len <= width else _verdict(frame, palette, short=True)
 
@@ -32,14 +35,14 @@ def _verdict(frame: Frame, palette: KeyPalette, short: bool) -> Text:
         return out.append("verdict: too early, no key owed 3 dequeues yet in both lanes", DIM)
     a, b = got[0], got[1]
     pair = (a, b)
-    if abs(a - b) < AS_FAIR:
-        out.append(f"{names[0]} and {names[1]} are as fair", BOLD)
+    if abs(a - b) < MIN_EFFECT:
+        out.append(f"{names[0]} and {names[1]}: no difference shown", BOLD)
         each = "worst keys get" if short else "each lane's most under-served key gets"
         return out.append(f": {each} {percent(min(a, b))}+ of their fair share", DIM)
     best = 0 if a > b else 1
     worse = 1 - best
     out.append("▶ ", palette.lane(best)).append(names[best], palette.lane(best))
-    out.append(" is fairer", BOLD)
+    out.append(" leads" if short else " leads (one sample)", BOLD)
     out.append(": worst key " if short else ": its most under-served key gets ", DIM)
     out.append(percent(pair[best]), palette.verdict(pair[best]))
     out.append(" of its share vs " if short else " of its fair share, ", DIM)

@@ -119,16 +119,17 @@ def write(path: Path, res: Results) -> Path:
 def skew_like(
     sfq_light: float = 14.0, cap_light: float = 1300.0, cap_makespan: int = 1000
 ) -> list[RunResult]:
-    """baseline starves the light key; sfq serves it; a per-key cap on baseline."""
+    """baseline starves the light key; sfq serves it; a per-key cap on baseline. The seeds'
+    waits differ a little (seeds whose runs are all alike would be one sample)."""
     runs = []
-    for seed in SEEDS:
-        runs.append(run("baseline", seed, 1321.0, worst_share=0.18))
-        runs.append(run("sfq", seed, sfq_light, worst_share=0.72))
+    for i, seed in enumerate(SEEDS):
+        runs.append(run("baseline", seed, 1320.5 + i, worst_share=0.18))
+        runs.append(run("sfq", seed, sfq_light - 0.5 + i, worst_share=0.72))
         runs.append(
             run(
                 "per-key-cap",
                 seed,
-                cap_light,
+                cap_light - 0.5 + i,
                 discipline="baseline",
                 worst_share=0.2,
                 makespan=cap_makespan,

@@ -62,7 +62,7 @@ def test_fail_if_worse_gates_on_fairness_and_the_light_wait(tmp_path: Path) -> N
     proc = ckviz("report", *worse, "--markdown", str(md), "--force", "--fail-if-worse", "5")
     assert proc.returncode == 1
     assert "ck_handmade/sfq: fair-share attainment 0.9 -> 0.6 (-33.3%)" in proc.stderr
-    assert "| sfq | head | 0.600 (-33.3%) |" in md.read_text()
+    assert "| sfq | head | 0.600 (one sample) (-33.3%) |" in md.read_text()
     # a 10% longer light-key wait passes a 20% gate and fails a 5% one
     slower = files(tmp_path, results(runs()), results(runs(light=15.4)))
     assert (

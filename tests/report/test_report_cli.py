@@ -54,7 +54,10 @@ def test_report_on_real_results_writes_html_and_markdown(
     assert (
         "per-key-cap does nothing for light's mean wait" in text
     )  # the sybil split walks around it
-    assert "sfq cuts light's mean wait from" in text
+    # one seed: one sample, so no cut is claimed for a wait, which has no interval of its own
+    assert "sfq cuts light's mean wait from" not in text
+    assert "one sample: no interval for waits, so not a claim" in text
+    assert "Verdict: one sample (seed seed-a):" in text and "seeds' spread" not in text
     assert "### Checks: results" in text and "| PASSED | ck\\_sybil |" in text
     assert f"report: {html}" in proc.stderr
 

@@ -1,14 +1,17 @@
-"""Verdicts respect the spread over seeds, starvation comes first, duplicates keep their mark."""
+"""Verdicts claim only what their intervals show, starvation comes first, duplicates keep their mark."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from ckviz.fairness_intervals import RESAMPLES, paired_difference
 from ckviz.model.results import RunResult
 from ckviz.report.findings import findings
 from ckviz.report.markdown import render_markdown
 from ckviz.report.sources import load_sources
-from ckviz.report.verdicts import clearly_better, verdicts
+from ckviz.report.verdicts import verdicts
 from ckviz.report.views import ScenarioView, scenario_views
 from tests.report.handmade import SEEDS, results, run, write
 
@@ -31,43 +34,83 @@ def fair(label: str, seed: str, attainment: float, light: float, **extra: object
     )
 
 
-def test_better_means_every_seed_agrees_or_the_ranges_part() -> None:
-    assert clearly_better({"a": 0.9, "b": 0.5}, {"a": 0.8, "b": 0.4}, higher=True)  # paired
-    assert not clearly_better({"a": 0.9, "b": 0.3}, {"a": 0.8, "b": 0.4}, higher=True)
-    assert clearly_better({"x": 0.9}, {"y": 0.2, "z": 0.3}, higher=True)  # no common seed
-    assert not clearly_better({"x": 0.9, "w": 0.1}, {"y": 0.2}, higher=True)  # ranges overlap
-    assert clearly_better({"a": 10.0}, {"a": 20.0}, higher=False)
-    assert not clearly_better({}, {"a": 1.0}, higher=True)
+def test_a_claim_needs_an_interval_clear_of_zero_and_the_minimum_effect() -> None:
+    sure = paired_difference({"a": 0.9, "b": 0.5, "c": 0.7}, {"a": 0.8, "b": 0.4, "c": 0.6}, {}, {})
+    assert sure is not None and sure.basis == "seeds" and sure.seeds == 3
+    assert sure.low == pytest.approx(0.1) and sure.claim() == "fairer"
+    assert sure.claim(min_effect=0.2) is None  # clear of 0, but smaller than the effect asked
+    torn = paired_difference({"a": 0.9, "b": 0.3}, {"a": 0.8, "b": 0.4}, {}, {})
+    assert torn is not None and torn.low is not None and torn.low < 0 and torn.claim() is None
+    worse = paired_difference({"a": 0.2, "b": 0.25}, {"a": 0.8, "b": 0.85}, {}, {})
+    assert worse is not None and worse.claim() == "less fair"
+    assert paired_difference({"x": 0.9}, {"y": 0.2}, {}, {}) is None  # no seed in common
 
 
-def test_the_verdict_names_the_fairest_and_who_beats_the_baseline(tmp_path: Path) -> None:
+def test_one_sample_takes_its_interval_from_the_runs_own_resamples() -> None:
+    mine = [0.9 + i / 1000 for i in range(RESAMPLES)]
+    theirs = [0.5 + i / 2000 for i in range(RESAMPLES)]
+    d = paired_difference({"a": 0.95}, {"a": 0.55}, {"a": mine}, {"a": theirs})
+    assert d is not None and d.basis == "one sample" and d.seeds == 1
+    assert d.estimate == pytest.approx(0.4) and d.claim() == "fairer"
+    # seeds whose runs are alike (a trace) are one sample too, not a spread of zero width
+    same = paired_difference({"a": 0.95, "b": 0.95}, {"a": 0.55, "b": 0.55}, {}, {})
+    assert same is not None and same.basis == "one sample" and same.low is None
+    assert same.claim() is None  # no interval kept (an older file): no claim
+
+
+def test_the_verdict_names_who_is_fairer_with_its_interval(tmp_path: Path) -> None:
     runs = []
     for i, seed in enumerate(SEEDS):
         runs.append(fair("baseline", seed, 0.2 + i / 100, 1300.0))
         runs.append(fair("sfq", seed, 0.9 + i / 100, 14.0))
         runs.append(fair("drr", seed, 0.15 + i * 0.8, 20.0))  # 0.15 then 0.95: seeds disagree
     (line,) = verdicts(view_of(tmp_path, runs))
-    assert line.startswith("Verdict: sfq is the fairest: its most under-served key gets 0.91")
-    assert "baseline's 0.21" in line  # mean of 0.20, 0.21
-    assert "fairer than baseline beyond the seeds' spread: sfq;" in line  # not drr
+    assert line.startswith("Verdict: sfq is fairer than baseline: its most under-served key ")
+    assert "gets 0.91 ± 0.06 of its fair share, baseline's 0.21 ± 0.06" in line
+    assert "difference +0.70, 95% interval +0.70..+0.70, paired over 2 seeds" in line
+    assert "drr" not in line  # its interval spans 0
     assert line.endswith("no treatment starved a key.")
 
 
-def test_a_lead_within_the_spread_is_said_to_be(tmp_path: Path) -> None:
+def test_the_minimum_effect_is_the_users_to_set(tmp_path: Path) -> None:
+    runs = []
+    for i, seed in enumerate(SEEDS):
+        runs.append(fair("baseline", seed, 0.80 + i / 100, 1.6))
+        runs.append(fair("sfq", seed, 0.83 + i / 100, 1.6))  # +0.03 on every seed
+    path = write(tmp_path / "r.json", results(runs))
+    (strict,) = scenario_views(load_sources([str(path)]))
+    assert verdicts(strict)[0].startswith("Verdict: no difference shown")
+    (lenient,) = scenario_views(load_sources([str(path)]), min_effect=0.02)
+    assert verdicts(lenient)[0].startswith("Verdict: sfq is fairer than baseline")
+
+
+def test_a_lead_without_a_clear_interval_is_no_difference_shown(tmp_path: Path) -> None:
     runs = []
     for i, seed in enumerate(SEEDS):
         runs.append(fair("baseline", seed, [0.5, 0.7][i], 1.6))
         runs.append(fair("vtime-v17", seed, [0.8, 0.6][i], [1.1, 1.7][i]))
     scenario = view_of(tmp_path, runs)
     (line,) = verdicts(scenario)
-    assert "vtime-v17 is the fairest" in line and "within the seeds' spread of baseline" in line
+    assert line.startswith("Verdict: no difference shown: baseline's most under-served key")
+    assert "the largest: vtime-v17 (difference +0.10, 95% interval" in line
+    assert "fairer" not in line and "spread" not in line
     # the headline wait: lower on average, but not on every seed: not called a cut
     said = findings(scenario)
     assert not any("cuts light's mean wait from" in s for s in said)
-    assert said[0] == (
-        "No discipline cuts light's mean wait beyond the seeds' spread: vtime-v17's 1.4 ms "
-        "against baseline's 1.6 ms is within it."
+    assert said[0].startswith(
+        "No cut of light's mean wait is shown: vtime-v17's 1.4 ms against baseline's 1.6 ms "
+        "(difference -0.2 ms, 95% interval"
     )
+
+
+def test_one_seed_says_one_sample_and_never_spread(tmp_path: Path) -> None:
+    runs = [fair("baseline", "seed-a", 0.5, 1.6), fair("sfq", "seed-a", 0.9, 1.0)]
+    scenario = view_of(tmp_path, runs)
+    (line,) = verdicts(scenario)
+    assert line.startswith("Verdict: one sample (seed seed-a): no difference shown")
+    assert "one sample, no interval" in line  # a hand-made file keeps no resamples
+    text = " ".join([line, *findings(scenario)])
+    assert "spread" not in text and "over 1 seeds" not in text
 
 
 def test_starvation_on_any_seed_is_the_first_finding(tmp_path: Path) -> None:

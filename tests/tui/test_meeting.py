@@ -36,17 +36,17 @@ def judged(left: float | None, right: float | None) -> Frame:
     return replace(compare_frame(), fairness=lanes)
 
 
-def test_the_banner_says_which_lane_is_fairer_and_by_how_much_in_one_line() -> None:
+def test_the_banner_says_which_lane_leads_and_by_how_much_in_one_line() -> None:
     line = verdict_line(judged(0.2, 0.9), PALETTE)
     assert line.plain == (
-        "verdict: ▶ sfq is fairer: its most under-served key gets 90% of its fair share, "
+        "verdict: ▶ sfq leads (one sample): its most under-served key gets 90% of its fair share, "
         "baseline's light-1 20% (4.5x)"
     )
     short = verdict_line(judged(0.2, 0.9), PALETTE, 78)  # 80 columns, less the padding
     assert cell_len(short.plain) <= 78 and "\n" not in short.plain
-    assert short.plain.startswith("▶ sfq is fairer") and "(4.5x)" in short.plain
+    assert short.plain.startswith("▶ sfq leads") and "(4.5x)" in short.plain
     assert "(starved)" in verdict_line(judged(0.0, 0.9), PALETTE).plain
-    assert "baseline and sfq are as fair" in verdict_line(judged(0.9, 0.92), PALETTE).plain
+    assert "baseline and sfq: no difference shown" in verdict_line(judged(0.9, 0.92), PALETTE).plain
     assert "too early" in verdict_line(judged(None, 0.9), PALETTE).plain
     # the fairer lane is named in its lane's colour, as in the CDF
     span = next(s for s in line.spans if line.plain[s.start : s.end] == "sfq")
@@ -84,7 +84,7 @@ async def test_compare_mode_opens_with_the_banner_and_a_strip_per_lane(make_app:
         assert None not in got and got[0] != got[1]
         fairer = frame.snapshots[0 if got[0] > got[1] else 1].discipline  # type: ignore[operator]
         banner = str(app.screen.query_one("#verdict").render())
-        assert f"▶ {fairer} is fairer" in banner
+        assert f"▶ {fairer} leads" in banner
         strips = list(app.screen.query(KeyStripPane))
         assert len(strips) == 2
         for strip, snap in zip(strips, frame.snapshots, strict=True):
