@@ -36,6 +36,8 @@ class InvariantCount(_Strict):
 class StressResults(_Strict):
     kind: str = "stress"
     ckviz_version: str
+    complete: bool = True  # false: stopped (ctrl+c, SIGTERM, SIGHUP); the figures so far
+    error: str | None = None
     redis: RedisInfo
     scenario: str
     discipline: str
@@ -59,6 +61,10 @@ def stress_results(
     ledger, elapsed = report.ledger, report.seconds
     return StressResults(
         ckviz_version=__version__,
+        complete=not report.interrupted,
+        error="interrupted: the figures so far, production and draining cut short"
+        if report.interrupted
+        else None,
         redis=redis,
         scenario=report.plan.scenario,
         discipline=report.discipline,

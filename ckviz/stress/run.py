@@ -14,6 +14,7 @@ from ckviz.errors import CkvizError, InvariantViolation
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
+from ckviz.outputs.interrupts import INTERRUPTS
 from ckviz.store.prefix import delete_prefix
 from ckviz.store.runqueue import RunQueue
 from ckviz.stress.agents import Agent, ConsumerAgent, Hook, Producer, Watcher
@@ -41,6 +42,7 @@ class StressReport:
     notes: list[str] = field(default_factory=list)
     rounds: int = 1  # times the producer sent the scenario's runs
     latency: dict[str, LatencySummary] = field(default_factory=dict)  # per kind of call
+    interrupted: bool = False  # stopped by ctrl+c / SIGTERM / SIGHUP: the figures so far
 
     @property
     def served(self) -> int:
@@ -91,11 +93,14 @@ def run_stress(
         started = time.monotonic()
         for agent in agents:
             agent.start()
-        cut = _wait(eaters, ledger, stop, started, seconds)
-        elapsed = time.monotonic() - started
-        stop.set()
-        _join(agents)
-        _settle(client, queues[0], ledger)
+        with INTERRUPTS.polled():  # a stop request ends the wait; the figures so far are kept
+            cut = _wait(eaters, ledger, stop, started, seconds)
+            elapsed = time.monotonic() - started
+            stop.set()
+            _join(agents)
+        interrupted = INTERRUPTS.requested
+        if not interrupted:  # runs left queued by a stop are no invariant broken
+            _settle(client, queues[0], ledger)
         report = StressReport(
             plan,
             discipline,
@@ -107,6 +112,7 @@ def run_stress(
             ledger.refeeds,
             rounds=producer.rounds,
             latency=_latencies(producer, eaters, watcher),
+            interrupted=interrupted,
         )
     finally:
         stop.set()
@@ -144,7 +150,7 @@ def _wait(
     plus a grace to drain. True if the clock stopped production."""
     cut = False
     grace = max(MIN_GRACE_S, seconds)
-    while any(c.is_alive() for c in eaters) and not stop.is_set():
+    while any(c.is_alive() for c in eaters) and not stop.is_set() and not INTERRUPTS.requested:
         elapsed = time.monotonic() - started
         if elapsed >= seconds and ledger.producing:
             ledger.stop_producing()
