@@ -28,17 +28,19 @@ from ckviz.model.results import RedisInfo
 from ckviz.tui.bindings import bindings
 from ckviz.tui.commands import CkvizCommands
 from ckviz.tui.exporting import export_here
+from ckviz.tui.frames import Frame, Setup
 from ckviz.tui.jumps import Jump
-from ckviz.tui.lanes import Frame, LaneSource, Setup
+from ckviz.tui.lanes import LaneSource
 from ckviz.tui.messages import DriverCrashed, DriverFailed, Perform, Stepped
 from ckviz.tui.moves import Ask, Landing, Move, Refused, Result, Show
 from ckviz.tui.palette import KeyPalette, lane_colours, theme_colours, verdict_colours
-from ckviz.tui.player import SPEEDS, Player
+from ckviz.tui.player import Player
 from ckviz.tui.recording import HISTORY_LIMIT
 from ckviz.tui.screens.compare import CompareScreen
 from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.lane_screen import LaneScreen
 from ckviz.tui.screens.main import MainScreen
+from ckviz.tui.tape import SPEEDS
 from ckviz.tui.themes import PROJECTOR, THEMES
 from ckviz.tui.widgets.filter_bar import FilterBar
 from ckviz.tui.widgets.status import Controls
@@ -214,11 +216,11 @@ class CkvizApp(App[int]):
         if self.screen is not self.get_screen(name):
             await self.switch_screen(name)
         self.palette = self._new_palette(frame)
-        self._view().use_frame_setup(frame.setup.scenario.light_key)
+        self._view().use_frame_setup(frame.setup.light_key)
 
     def _new_palette(self, frame: Frame) -> KeyPalette:
         variables = self.get_css_variables()
-        keys = list(frame.setup.scenario.weights())
+        keys = list(frame.setup.key_order())
         lanes = lane_colours(variables)  # compare mode's lanes: a colour and a shape each
         return KeyPalette(keys, theme_colours(variables), verdict_colours(variables), lanes)
 

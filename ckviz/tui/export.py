@@ -16,14 +16,14 @@ from ckviz.model.results_file import write_results as write_results_file
 from ckviz.outputs.csv_text import csv_text
 from ckviz.outputs.writer import check_output, write_output
 from ckviz.sim.engine import Outcome
-from ckviz.tui.lanes import Frame
+from ckviz.tui.frames import Frame, Setup
 from ckviz.tui.moves import Export
 
 
 def export_stem(frame: Frame) -> str:
     """`ckviz-<scenario>-<discipline(s)>-round<step>`: one name per moment, safe in a path."""
     snaps = frame.snapshots
-    name = f"ckviz-{frame.setup.scenario.name}-{'-vs-'.join(s.discipline for s in snaps)}"
+    name = f"ckviz-{frame.setup.title}-{'-vs-'.join(s.discipline for s in snaps)}"
     if frame.snapshots[0].time_unit == "step":
         name += f"-step{snaps[0].t}"
     else:
@@ -45,12 +45,13 @@ def free_stem(folder: Path, stem: str) -> str:
     raise AssertionError("unreachable")
 
 
-def results_file(frame: Frame, outcomes: Sequence[Outcome], redis: RedisInfo) -> Results:
+def results_file(
+    setup: Setup, frame: Frame, outcomes: Sequence[Outcome], redis: RedisInfo
+) -> Results:
     """The run so far as a results file: the headless run's schema and builders (one
     scenario, one seed, a run per lane), so the figures read as `ckviz --headless` writes
     them. Stepped by hand, a lane has no wall clock: its timing fields are 0. Before the end
     the file says so (`complete: false` and why)."""
-    setup = frame.setup
     treatments = [Treatment(discipline=name) for name in setup.disciplines]
     runs = [
         run_result(setup.scenario, treatment, setup.seed, outcome, 0.0)
@@ -88,7 +89,7 @@ def write_export(
     if made is None:
         return write_csv(frame, folder, stem), " (a results file: at the live moment only)"
     frame = next(iter(made.frames), frame)
-    results = results_file(frame, made.outcomes, redis)
+    results = results_file(made.setup, frame, made.outcomes, redis)
     return [write_results(results, folder, stem), *write_csv(frame, folder, stem)], ""
 
 

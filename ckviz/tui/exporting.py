@@ -13,7 +13,7 @@ from textual.app import App
 from ckviz.errors import CkvizError
 from ckviz.model.results import RedisInfo
 from ckviz.tui.export import export_stem, free_stem, write_export
-from ckviz.tui.lanes import Frame
+from ckviz.tui.frames import Frame
 from ckviz.tui.player import Player
 
 

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ckviz.model.snapshot import KeyRow
-from ckviz.tui.lanes import Frame, LaneSource, Setup
+from ckviz.tui.frames import Frame, Setup
+from ckviz.tui.lanes import LaneSource
 
 Reached = Callable[[Frame], bool]
 Stop = Callable[[], bool]  # asked between rounds: the user wants the jump to stop here

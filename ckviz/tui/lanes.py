@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Protocol
 
 import redis
@@ -21,82 +21,20 @@ from ckviz.model.clock import clock_of
 from ckviz.model.history import Trend
 from ckviz.model.lineup import parse_lineup
 from ckviz.model.matrix import Treatment
-from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import FULL_VIEW, Snapshot, ViewRequest
-from ckviz.model.steps import StepScenario
 from ckviz.sim.clocks import EngineOptions, disciplines_on, open_engine, runs_on
 from ckviz.sim.driver import Driver
 from ckviz.sim.engine import Engine, Outcome
 from ckviz.sim.history import TrendRecorder
+from ckviz.tui.frames import Fairness, Frame, FrameSource, Setup
 from ckviz.tui.lane_fairness import LaneFairness
 
 
-@dataclass(frozen=True, slots=True)
-class Setup:
-    """What the app runs: a scenario, a seed and one discipline per lane (a step-harness
-    scenario steps call by call)."""
-
-    scenario: Scenario | StepScenario
-    seed: str
-    disciplines: tuple[str, ...]
-    check_invariants: bool = True  # compare the driver's books with Redis after every trip
-    consumers: int | str | None = None  # --consumers (a mix: model/lineup.py); None: the scenario's
-
-    @property
-    def compare(self) -> bool:
-        return len(self.disciplines) > 1
-
-
-@dataclass(frozen=True, slots=True)
-class Fairness:
-    """The demand-aware fairness so far (docs/fairness.md) over the dequeues the per-key table
-    counts: every one up to the frame's moment, each key's queued runs counted as asked for.
-    None: no key owed 3 dequeues yet (Jain: fewer than two such keys)."""
-
-    underserved: str | None = None  # the judged key with the lowest attainment (ties: name)
-    attainment: float | None = None  # its fair-share attainment
-    jain: float | None = None  # Jain's index over the judged keys' attainments
-
-
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """One moment of every lane: what the panes show, and what step back returns to."""
-
-    setup: Setup
-    snapshots: tuple[Snapshot, ...]
-    fairness: tuple[Fairness, ...]
-    trends: tuple[Trend | None, ...] = ()  # each lane's fairness per time bucket (None: none)
-
-    @property
-    def done(self) -> bool:
-        return all(s.done for s in self.snapshots)
-
-    @property
-    def times(self) -> tuple[int, ...]:
-        return tuple(s.t for s in self.snapshots)
-
-
-class LaneSource(Protocol):
-    """Where the app's frames come from: lanes on Redis (`Lockstep`), or frames made by hand."""
+class LaneSource(FrameSource, Protocol):
+    """A simulated run's frames: lanes on Redis (`Lockstep`), or frames made by hand."""
 
     def start(self, setup: Setup) -> list[Frame]:
         """Close what is open and start `setup`: its first frame."""
-        ...
-
-    def advance(self, instant: bool, count: int = 1) -> list[Frame]:
-        """`count` rounds (or instants): a frame after each, until every lane is done."""
-        ...
-
-    def close(self) -> None:
-        """Close every lane (their keys deleted); safe to call twice."""
-        ...
-
-    def set_view(self, view: ViewRequest) -> None:
-        """The per-key rows the next frames' snapshots carry (what the panes can show)."""
-        ...
-
-    def reframe(self) -> list[Frame]:
-        """A frame of where the lanes stand now, nothing stepped (after the view changed)."""
         ...
 
     def run_to_end(

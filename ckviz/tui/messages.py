@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.message import Message
 
 from ckviz.errors import CkvizError, ExitCode
-from ckviz.tui.lanes import Frame
+from ckviz.tui.frames import Frame
 from ckviz.tui.moves import Landing, Move
 
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ckviz.sim.engine import Outcome
+from ckviz.tui.frames import Frame, Setup
 from ckviz.tui.jumps import Jump
-from ckviz.tui.lanes import Frame
 
 Result = list[Frame] | Jump
 Landing = Literal["step", "fresh", "redrawn"]
@@ -44,10 +44,11 @@ class Refused:
 
 @dataclass(frozen=True, slots=True)
 class Export:
-    """The live moment with every key's row, and each lane's run so far."""
+    """The live moment with every key's row, and each lane's run so far under its setup."""
 
     frames: list[Frame]
     outcomes: list[Outcome]
+    setup: Setup
 
 
 Move = Show | Ask | Refused | None  # None: nothing to show now, nothing wrong either

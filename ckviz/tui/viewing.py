@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ckviz.model.snapshot import SORTS, ViewRequest
 from ckviz.tui.filter import NO_FILTER, KeyFilter
-from ckviz.tui.lanes import Setup
+from ckviz.tui.frames import Origin
 
 VIEW_ROWS = 100  # per-key rows (and ckIndex entries) a frame carries: more than a screen shows
 
@@ -23,7 +23,7 @@ class Viewing:
     key_filter: KeyFilter = NO_FILTER
     only_keys: tuple[str, ...] | None = None  # the keys the filter lets through
 
-    def request(self, setup: Setup) -> ViewRequest:
+    def request(self, setup: Origin) -> ViewRequest:
         """The per-key table's sort with the light key and the longest-waiting key pinned
         (single mode), or the scenario's order in every lane (compare: its lanes' rows line
         up), within the filter; VIEW_ROWS of them."""
@@ -31,7 +31,7 @@ class Viewing:
             return ViewRequest(
                 limit=VIEW_ROWS, only=self.only_keys, index_limit=VIEW_ROWS, waits=True
             )
-        light = setup.scenario.light_key
+        light = setup.light_key
         return ViewRequest(
             sort=self.sort_by,
             limit=VIEW_ROWS,

@@ -18,7 +18,8 @@ from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import SORTS, KeyRow, Snapshot, ViewRequest, Waits
 from ckviz.sim.driver import Driver
 from ckviz.sim.session import open_cell
-from ckviz.tui.lanes import Frame, Lockstep, Setup
+from ckviz.tui.frames import Frame, Setup
+from ckviz.tui.lanes import Lockstep
 
 LIGHT = "light-3"
 SCENARIO = f"""\

@@ -10,7 +10,7 @@ from ckviz.inputs import scenario_files
 from ckviz.model.queue import DisciplineState, IndexEntry
 from ckviz.model.snapshot import EventLog, HeldRun, KeyRow, Snapshot, ViewRequest
 from ckviz.store.keys import ck_member
-from ckviz.tui.lanes import Fairness, Frame, Setup
+from ckviz.tui.frames import Fairness, Frame, Setup
 
 BASE = 1_700_000_000_000
 

@@ -55,7 +55,18 @@ def test_the_engine_and_the_headless_path_load_no_textual() -> None:
         if p.name != "__init__.py"
     )
     # the app's model: the lanes, the player and what it moves through (the app drives them)
-    model = ["lanes", "player", "viewing", "jumps", "recording", "filter", "context", "export"]
+    model = [
+        "frames",
+        "lanes",
+        "tape",
+        "player",
+        "viewing",
+        "jumps",
+        "recording",
+        "filter",
+        "context",
+        "export",
+    ]
     modules = ["ckviz.cli", *(f"ckviz.tui.{name}" for name in model), *engine]
     code = "\n".join(
         [

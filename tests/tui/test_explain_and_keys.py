@@ -23,7 +23,7 @@ from ckviz.model.snapshot import DequeueEvent, EventLog, KeyRow
 from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.export import export_stem
-from ckviz.tui.lanes import Fairness, Frame, Setup
+from ckviz.tui.frames import Fairness, Frame, Setup
 from ckviz.tui.palette import KeyPalette, theme_colours
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from rich.cells import cell_len
 
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.lanes import Frame
+from ckviz.tui.frames import Frame
 from ckviz.tui.text import fit
 from ckviz.tui.viewing import VIEW_ROWS
 from ckviz.tui.widgets.ck_index import CkIndexPane

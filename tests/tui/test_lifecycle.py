@@ -15,7 +15,8 @@ from ckviz.sim.session import new_namespace
 from ckviz.store.prefix import keys_under
 from ckviz.store.server import RedisServer, open_server
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.lanes import Frame, Lockstep
+from ckviz.tui.frames import Frame
+from ckviz.tui.lanes import Lockstep
 from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.widgets.status import STEPPING, StatusBar
@@ -227,7 +228,7 @@ def test_the_lane_judges_fairness_as_the_results_do(
     from ckviz.headless.cells import Cell, run_cell
     from ckviz.inputs import scenario_files
     from ckviz.model.matrix import Treatment
-    from ckviz.tui.lanes import Setup
+    from ckviz.tui.frames import Setup
 
     scenario = scenario_files.load("ck_skew")
     lanes = Lockstep(tui_client, namespace)

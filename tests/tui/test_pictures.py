@@ -12,7 +12,7 @@ from ckviz.model.history import History
 from ckviz.model.snapshot import KeyRow, Snapshot
 from ckviz.sim.history import HistoryRecorder
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.lanes import Fairness, Frame, Setup
+from ckviz.tui.frames import Fairness, Frame, Setup
 from ckviz.tui.sparkline import SPARKS
 from ckviz.tui.widgets.ck_index import GUTTER, CkIndexPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane

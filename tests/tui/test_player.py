@@ -7,9 +7,10 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from ckviz.tui.lanes import Frame
+from ckviz.tui.frames import Frame
 from ckviz.tui.moves import BELL, Ask, Refused, Show
-from ckviz.tui.player import MAX_QUEUED, Player
+from ckviz.tui.player import Player
+from ckviz.tui.tape import MAX_QUEUED
 from tests.tui.fake_source import HandMade, frame
 
 KEYS = ("heavy", "light-0", "light-1")

@@ -13,7 +13,8 @@ import redis
 from textual import events
 
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.lanes import Frame, Lockstep
+from ckviz.tui.frames import Frame
+from ckviz.tui.lanes import Lockstep
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.pane import panes_in
 from ckviz.tui.widgets.status import StatusBar

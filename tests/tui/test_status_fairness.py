@@ -17,7 +17,8 @@ from ckviz.fairness_so_far import SoFar, headline
 from ckviz.model.clock import clock_of
 from ckviz.model.scenario import Scenario
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.lanes import Fairness, Lane, Lockstep
+from ckviz.tui.frames import Fairness
+from ckviz.tui.lanes import Lane, Lockstep
 from ckviz.tui.screens.compare import CompareScreen, LaneView
 from ckviz.tui.widgets.status import StatusBar
 from tests.tui.conftest import press, settle

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from ckviz.model.history import Trend
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.lanes import Fairness, Frame
+from ckviz.tui.frames import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import Part, fitted
 from ckviz.tui.widgets.status import Controls, StatusBar

@@ -15,7 +15,8 @@ import redis
 from ckviz.errors import ExitCode
 from ckviz.store.prefix import keys_under
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.lanes import Frame, Lane, Lockstep
+from ckviz.tui.frames import Frame
+from ckviz.tui.lanes import Lane, Lockstep
 from tests.tui.conftest import SIZE, settle
 
 MakeApp = Callable[..., CkvizApp]

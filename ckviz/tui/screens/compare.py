@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from ckviz.model.snapshot import Snapshot
 from ckviz.tui.bindings import bindings
-from ckviz.tui.lanes import Fairness, Frame
+from ckviz.tui.frames import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.player import Player
 from ckviz.tui.screens.lane_screen import LaneScreen
@@ -55,7 +55,7 @@ class LaneView(Vertical):
         header = lane_header(snapshot, frame.fairness[index], palette, place.size.width or None)
         place.update(header, layout=False)
         strip = self.query_one(KeyStripPane)
-        strip.light_key = frame.setup.scenario.light_key
+        strip.light_key = frame.setup.light_key
         strip.worst_key = frame.fairness[index].underserved
         for pane in snapshot_panes_in(self):
             pane.show(snapshot, palette)

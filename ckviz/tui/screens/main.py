@@ -9,7 +9,7 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 
 from ckviz.tui.bindings import bindings
-from ckviz.tui.lanes import Frame
+from ckviz.tui.frames import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.screens.lane_screen import LaneScreen
 from ckviz.tui.widgets.ck_index import CkIndexPane
@@ -51,7 +51,7 @@ class MainScreen(LaneScreen):
         snapshot = frame.snapshots[0]
         with self.app.batch_update():
             strip = self.query_one(KeyStripPane)
-            strip.light_key = frame.setup.scenario.light_key
+            strip.light_key = frame.setup.light_key
             strip.worst_key = frame.fairness[0].underserved
             self.query_one(StatusBar).show(frame, controls, palette)
             for pane in snapshot_panes_in(self):

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ckviz.model.history import Trend
-from ckviz.tui.lanes import Fairness, Frame
+from ckviz.tui.frames import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.sparkline import sparkline
 from ckviz.tui.text import BOLD, DIM, Part, fitted, longest_wait, ms, ratio
@@ -142,8 +142,8 @@ def _where(frame: Frame) -> list[Part]:
     """Where the run is: scenario, seed, discipline(s), time, progress."""
     setup, snaps = frame.setup, frame.snapshots
     steps = snaps[0].time_unit == "step"  # a step scenario: no seed, time in steps
-    parts = [Part(0, Text(f" {setup.scenario.name}", BOLD))]
-    if not steps:
+    parts = [Part(0, Text(f" {setup.title}", BOLD))]
+    if not steps and setup.seed is not None:
         parts.append(Part(3, Text.assemble((" · seed ", DIM), setup.seed)))
     parts.append(
         Part(0, Text.assemble((" · ", DIM), (" vs ".join(s.discipline for s in snaps), BOLD)))

@@ -6,7 +6,7 @@ from rich.style import Style
 from rich.text import Text
 
 from ckviz.model.snapshot import KeyRow, Snapshot
-from ckviz.tui.lanes import Frame
+from ckviz.tui.frames import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, bar, fit, key_cell, key_width, ms, starved, wait_so_far
 from ckviz.tui.widgets.pane import Pane, Rows, new_text, no_match
