@@ -49,11 +49,12 @@ class QueueEvent:
 
 @dataclass(frozen=True, slots=True)
 class HeldRun:
-    """A run holding a slot of the env until `release_ms`."""
+    """A run holding a slot of the env until `release_ms` (None: not known, as for a live
+    queue's runs, held until their worker acks them)."""
 
     key: str
     run_id: str
-    release_ms: int
+    release_ms: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +303,8 @@ class Snapshot:
 
     time_unit: str = "ms"  # what `t` and the times count: "ms", or "step" (step harness)
     decision: Decision | None = None  # the last dequeue call's candidates (the app's "why")
+    # the decision is the next call's, worked out from a read (a live queue's), none made yet
+    decision_ahead: bool = False
     # The step clock's last step: events[call_from:] are its call's dequeues, and whether it
     # made a call at all (None: the millisecond clock, whose steps are the frames').
     call_from: int | None = None

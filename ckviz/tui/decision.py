@@ -9,11 +9,13 @@ from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import DIM, number
 from ckviz.tui.why import explain, rule
 
-__all__ = ["rule", "this_step"]
+__all__ = ["next_call", "rule", "this_step"]
 
 
 def this_step(snapshot: Snapshot, palette: KeyPalette) -> Text:
     """`this step: ▶ heavy +1 more (clock 3) · lowest start tag… · env 4/4, per-key cap 1`."""
+    if snapshot.decision_ahead:
+        return _limits(next_call(snapshot, palette), snapshot)
     out = Text(end="").append("this step: ", DIM)  # long: the panes wrap it, never cut
     taken = snapshot.taken
     if snapshot.called is False:  # a step scenario's step with the env full: no Lua call
@@ -33,6 +35,25 @@ def this_step(snapshot: Snapshot, palette: KeyPalette) -> Text:
             out.append(f" ({', '.join(shown)})")
         out.append(" · ", DIM)
         explain(out, snapshot, palette)  # who won by which rule, who came second and why
+    return _limits(out, snapshot)
+
+
+def next_call(snapshot: Snapshot, palette: KeyPalette) -> Text:
+    """`next dequeue: ▶ heavy +2 more · won by…`: the call worked out from a live queue's
+    read (none made), said as a simulated step's pick is."""
+    out = Text(end="").append("next dequeue: ", DIM)
+    decision = snapshot.decision
+    served = [c for c in decision.candidates if c.fate == "served"] if decision else []
+    if not served:
+        return out.append(f"takes nothing ({snapshot.full or 'nothing due'})", DIM)
+    winner = served[0].key
+    out.append("▶ ", DIM).append(winner, palette.style(winner, bold=True))
+    if len(served) > 1:
+        out.append(f" +{len(served) - 1} more", DIM)
+    return explain(out.append(" · ", DIM), snapshot, palette)
+
+
+def _limits(out: Text, snapshot: Snapshot) -> Text:
     out.append(f" · env {len(snapshot.held)}/{snapshot.env_limit}", DIM)
     if snapshot.per_key_cap is not None:
         out.append(f", per-key cap {snapshot.per_key_cap}", DIM)

@@ -56,9 +56,11 @@ def why_lines(snapshot: Snapshot, palette: KeyPalette) -> list[Text]:
     if decision is None or decision.winner is None:
         lines.append(Text("No call has picked a key yet (nothing to explain).", DIM))
         return lines
-    if not snapshot.taken:
+    ahead = snapshot.decision_ahead  # a live queue's next call, worked out from its read
+    if not snapshot.taken and not ahead:
         lines.append(Text("This step took no run; the last call that did:", DIM))
-    lines.append(explain(Text("this call: ", DIM), snapshot, palette, named=True))
+    label = "the next call (worked out from the read): " if ahead else "this call: "
+    lines.append(explain(Text(label, DIM), snapshot, palette, named=True))
     lines.append(Text("candidates, in the order the call looked at them:", DIM))
     lines += [_candidate(c, decision, palette) for c in decision.candidates]
     return lines

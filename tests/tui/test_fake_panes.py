@@ -7,10 +7,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ckviz.inputs import scenario_files
+from ckviz.model.decision import Candidate, Decision
 from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, QueueEvent
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.lanes import Fairness, Frame, Setup
+from ckviz.tui.frames import Fairness, Frame, Setup
 from ckviz.tui.screens.compare import CompareScreen, LaneView
+from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.event_log import EventLogPane
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
@@ -94,4 +96,29 @@ async def test_compare_mode_draws_each_lane_from_its_own_snapshot() -> None:
         await press(pilot, "space")
         assert app.player.recording.current is not None
         assert app.player.recording.current.snapshots[1].step == 2
+        await pilot.press("q")
+
+
+async def test_a_frame_of_the_next_call_and_unknown_releases_is_said_so() -> None:
+    """A live queue's frame: the decision is the next call's, worked out from a read (none
+    made), and which held run is released when is not known."""
+    made = frame(KEYS, 0, 1)
+    ahead = Decision(
+        (
+            Candidate("light-0", (("head t", 3),), "served"),
+            Candidate("heavy", (("head t", 5),), "served"),
+        )
+    )
+    held = (HeldRun("heavy", "heavy #1", None), HeldRun("light-1", "light-1 #1", None))
+    snap = replace(made.snapshots[0], decision=ahead, decision_ahead=True, held=held)
+    app = CkvizApp(HandMade(replace(made, snapshots=(snap,))), "ck_skew", "baseline")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        said = " ".join(app.screen.query_one(DisciplinePane).plain.split())
+        assert said.startswith("next dequeue: ▶ light-0 +1 more · won with head t 3 by")
+        assert "runner-up heavy: served next: head t 5 > light-0's 3" in said
+        assert "this step" not in said
+        slots = app.screen.query_one(HeldSlotsPane).plain.splitlines()
+        assert slots[0].strip() == "2/4 held"  # no release column to head
+        assert slots[1].split()[:3] == ["1", "heavy", "-"]
         await pilot.press("q")

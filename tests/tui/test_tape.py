@@ -93,4 +93,3 @@ def test_pause_stops_the_ticks_and_a_view_change_redraws_the_live_frame() -> Non
     assert source.views[-1].sort == tape.view.sort_by != "scenario"
     assert tape.recording.position == (1, 1)  # the same moment, drawn again
     tape.close()
-

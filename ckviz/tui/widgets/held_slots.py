@@ -28,7 +28,7 @@ class HeldSlotsPane(SnapshotPane):
         if self.compact:
             return Rows([self._slot_strip(snapshot, palette, width), counts[0]])
         title = f"{len(snapshot.held)}/{snapshot.env_limit} held"
-        if snapshot.held:  # the column's heading, only over a column
+        if any(run.release_ms is not None for run in snapshot.held):  # a column's heading
             title += f" · release in {'ms' if snapshot.time_unit == 'ms' else 'steps'}"
         keys = key_width(snapshot, width - 11)
         taken = {event.run_id for event in snapshot.taken}
@@ -47,7 +47,8 @@ class HeldSlotsPane(SnapshotPane):
                 f"{'▶' if run.run_id in taken else ''}{slot + 1}".rjust(3) + " "
             )
             key_cell(out, run.key, palette, keys)
-            out.append(f" {ms(run.release_ms - snapshot.t, snapshot.time_unit):>6} ")
+            release = None if run.release_ms is None else run.release_ms - snapshot.t
+            out.append(f" {ms(release, snapshot.time_unit):>6} ")
             return out.append(run_label(run.key, run.run_id), DIM)  # cut at the edge if narrow
 
         count = snapshot.env_limit if slots is None else len(slots)
