@@ -1,0 +1,48 @@
+"""The watch's screen: a live queue in the same panes a simulated run is drawn in (ckIndex, the
+per-key queues, the held slots, the discipline), under the watch's own status line."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from ckviz.tui.frames import Frame
+from ckviz.tui.palette import KeyPalette
+from ckviz.tui.screens.lane_screen import BREAKPOINTS
+from ckviz.tui.widgets.ck_index import CkIndexPane
+from ckviz.tui.widgets.discipline import DisciplinePane
+from ckviz.tui.widgets.held_slots import HeldSlotsPane
+from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.pane import snapshot_panes_in
+from ckviz.tui.widgets.watch_status import WatchControls, WatchStatus
+
+
+class WatchScreen(Screen[None]):
+    """ckIndex and the per-key queues on top; held slots and the discipline below."""
+
+    HORIZONTAL_BREAKPOINTS = BREAKPOINTS
+    AUTO_FOCUS = ""  # the watch's keys work from the start
+
+    def compose(self) -> ComposeResult:
+        yield WatchStatus(id="status")
+        with VerticalScroll(id="panes", can_focus=False):
+            with Horizontal(id="top"):
+                yield CkIndexPane(id="ckindex")
+                yield KeyQueuesPane(id="queues")
+            with Horizontal(id="bottom"):
+                yield HeldSlotsPane(id="held")
+                yield DisciplinePane(id="discipline")
+        yield Footer()
+
+    def show(self, frame: Frame, palette: KeyPalette, controls: WatchControls) -> None:
+        """Draw the frame's one lane in every pane, as the simulated app's screens do."""
+        snapshot = frame.snapshots[0]
+        with self.app.batch_update():
+            self.query_one(WatchStatus).show(frame, controls)
+            for pane in snapshot_panes_in(self):
+                pane.show(snapshot, palette)
+
+    def show_controls(self, frame: Frame, controls: WatchControls) -> None:
+        self.query_one(WatchStatus).show(frame, controls)
