@@ -276,3 +276,27 @@ def test_the_watch_screen(snap_compare: Any, client: redis.Redis, prefix: str) -
 
     app = WatchApp([producer.queue], source)
     assert snap_compare(app, terminal_size=SIZE, run_before=paused)
+
+
+async def test_a_vtime_queue_shows_its_tags_floor_and_the_next_calls_passes(
+    client: redis.Redis, prefix: str
+) -> None:
+    queue = LiveQueue(prefix, "org1", "proj1", "env1", "task/vt")
+    producer = Producer(client, queue, vtime=True, env_limit=8)
+    producer.open()
+    start = server_ms(client) - 60_000
+    for n, key in enumerate(["acme:eu", "acme:eu", "beta", "gamma/1", "beta"]):
+        producer.enqueue(f"run_{n:04d}", key, start + n)
+    assert producer.dequeue(1, server_ms(client))  # the first call writes the floor
+    app = watch_app(client, find_queues([("here", client)], prefix))
+    async with app.run_test(size=(140, 50)) as pilot:
+        await until(pilot, lambda: idle(app))
+        said = plain(app, DisciplinePane)
+        assert "vtime" in status(app)
+        assert "vtime · floor " in said and "floor none yet" not in said
+        tags = next(line for line in said.splitlines() if line.startswith("tags (pass 1 order)"))
+        assert all(key in tags for key in ("acme:eu", "beta", "gamma/1"))
+        assert "next call (worked out from the read), pass by pass:" in said
+        assert " pass 1: " in said and "served" in said
+        assert "next dequeue: ▶" in " ".join(said.split())
+        await pilot.press("q")
