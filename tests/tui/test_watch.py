@@ -24,13 +24,13 @@ from ckviz.live.reading import read_picture
 from ckviz.store.server import embedded_server
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.live_source import LiveSource, Watched
-from ckviz.tui.watch_app import WatchApp
+from ckviz.tui.watch_app import KEPT, WatchApp
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.pane import snapshot_panes_in
-from ckviz.tui.widgets.watch_status import WatchStatus
+from ckviz.tui.widgets.watch_status import WatchControls, WatchStatus
 from tests.tui.conftest import settle
 from tests.tui.fake_source import HandMade
 
@@ -140,6 +140,7 @@ async def test_pause_back_and_forward_move_through_the_refreshes_kept(
         await pilot.press("space")
         await until(pilot, lambda: idle(app))
         assert app.tape is not None and not app.tape.playing
+        assert app.tape.recording.limit == KEPT  # the refreshes kept are bounded
         kept = refreshes(app)
         await asyncio.sleep(0.2)  # paused: no refresh comes
         await pilot.pause()
@@ -300,3 +301,22 @@ async def test_a_vtime_queue_shows_its_tags_floor_and_the_next_calls_passes(
         assert " pass 1: " in said and "served" in said
         assert "next dequeue: ▶" in " ".join(said.split())
         await pilot.press("q")
+
+
+def test_a_refresh_over_budget_backs_off_and_the_status_says_so_and_when_torn(
+    client: redis.Redis, prefix: str, producer: Producer
+) -> None:
+    """A refresh costing more than the budget doubles the wait (to the cap), a cheap one halves
+    it back; the status line names the longer wait, and a torn read's first note."""
+    read = read_picture(client, producer.queue)
+    dear = replace(read, cost=replace(read.cost, server_us=9_000.0))  # 9 ms, budget 5
+    torn = replace(read, torn=("ckIndex went from 3 to 2 variants during the read",))
+    pictures = [dear, dear, torn]
+    source = LiveSource(Watched(producer.queue, "test server", 1.0, 5.0), lambda: pictures.pop(0))
+    waits = [(frame, source.wait_s) for frame in (source.advance()[0] for _ in range(3))]
+    assert [wait for _, wait in waits] == [2.0, 4.0, 2.0]
+    line = WatchStatus.render_frame(waits[1][0], WatchControls(), width=200).plain
+    assert "backed off to 4s (over 5 ms)" in line and "cost 9.00 ms server" in line
+    line = WatchStatus.render_frame(waits[2][0], WatchControls(), width=200).plain
+    assert "⚠ may be torn: ckIndex went from 3 to 2 variants during the read" in line
+    assert "backed off to 2s" in line  # halving back towards the interval asked
