@@ -31,6 +31,7 @@ from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.screens.watch import WatchScreen
 from ckviz.tui.screens.why import WhyScreen
 from ckviz.tui.tape import Tape
+from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.watch_status import WatchControls
 
 KEPT = 600  # refreshes kept for back and forward (ten minutes at the default interval)
@@ -49,6 +50,7 @@ class WatchApp(App[int]):
         Binding("right,f", "forward", "Forward", key_display="→", id="watch.forward"),
         Binding("r", "retry", "Read now", id="watch.retry"),
         Binding("w", "why", "Why", id="watch.why"),
+        Binding("o", "sort_keys", "Sort", id="watch.sort"),
         Binding("l", "pick_queue", "Queues", id="watch.queues"),
         Binding("q,ctrl+c", "quit", "Quit", id="watch.quit"),
     ]
@@ -221,6 +223,19 @@ class WatchApp(App[int]):
         while not tape.recording.live:
             tape.recording.forward()
         self.perform(tape.advance(instant=False))
+
+    def action_sort_keys(self) -> None:
+        """The per-key table's next order: as read, queued, out, age, wait (largest first)."""
+        tape, screen = self.tape, self._screen()
+        if tape is None or screen is None:
+            return
+        move = tape.next_sort()
+        for pane in screen.query(KeyQueuesPane):
+            pane.sort_by = tape.view.sort_by
+        current = tape.recording.current
+        if current is not None:
+            self._show(current)  # a kept refresh: its rows, re-sorted by the pane
+        self.perform(move)
 
     def action_why(self) -> None:
         """Why the next dequeue takes what it takes, candidate by candidate."""

@@ -124,6 +124,9 @@ async def test_the_panes_show_the_queues_keys_depths_and_held_slots(
         discipline = " ".join(plain(app, DisciplinePane).split())
         assert "next dequeue: ▶ acme:eu +2 more · won with head t 0 by lowest" in discipline
         assert "runner-up beta: served next: head t 3 > acme:eu's 0" in discipline
+        await pilot.press("o")  # the next sort: by runs queued
+        await until(pilot, lambda: idle(app))
+        assert "sorted by queued" in str(app.screen.query_one(KeyQueuesPane).border_subtitle)
         top = status(app)
         assert "org1/proj1/env1: task/send-email" in top and "baseline" in top
         assert "read " in top and " UTC" in top and "cost " in top
