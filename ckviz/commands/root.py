@@ -18,6 +18,18 @@ from ckviz.defaults import (
 )
 from ckviz.errors import UsageError
 
+
+class _Version(argparse.Action):
+    """`--version`: ckviz's, then which redis-server it would start and why (looked up only
+    when asked: it runs `redis-server --version`)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from ckviz.store.binary import server_line
+
+        print(f"ckviz {__version__}\n{server_line()}")
+        parser.exit()
+
+
 DESCRIPTION = """The terminal app by default: step a scenario through the real dequeue scripts.
 --headless runs the benchmark matrix instead (tables on stdout, results JSON)."""
 
@@ -54,7 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--version", action="version", version=f"ckviz {__version__}")
+    p.add_argument(
+        "--version",
+        action=_Version,
+        nargs=0,
+        help="ckviz's version, and the redis-server it starts: its version, path and why",
+    )
     p.add_argument(
         "scenario_arg",
         nargs="?",

@@ -90,6 +90,8 @@ def _run_with_progress(
         def under_way() -> None:  # the workers run their first cells (none are forked later)
             for name in _FOR_THE_END:
                 importlib.import_module(name)
+            if not quiet:  # which server, its version and why that one (docs/headless.md)
+                consoles.line(server.described)
             advance.append(later.enter_context(_progress_bar(consoles.stderr, quiet, len(cells))))
 
         def on_done(outcome: CellOutcome) -> None:

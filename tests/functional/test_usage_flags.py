@@ -22,7 +22,10 @@ from tests.functional.cli_support import exits
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
-    assert exits(["--version"], capsys) == (0, f"ckviz {__version__}\n", "")
+    code, out, err = exits(["--version"], capsys)
+    assert (code, err) == (0, "")
+    first, server = out.splitlines()
+    assert first == f"ckviz {__version__}" and server.startswith("redis-server: ")
 
 
 @pytest.mark.parametrize("command", ["validate", "report", "hunt", "merge", "stress", "capture"])
