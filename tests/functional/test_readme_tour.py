@@ -120,4 +120,15 @@ def test_the_readme_tour_runs_as_printed(tmp_path: Path) -> None:
                 assert again.returncode == 0, again.stderr
 
 
-COMMANDS = {"report", "validate", "hunt", "stress", "merge", "check", "replay", "serve"}
+COMMANDS = {
+    "report",
+    "validate",
+    "hunt",
+    "stress",
+    "merge",
+    "check",
+    "replay",
+    "serve",
+    "watch",
+    "capture",
+}
