@@ -17,6 +17,7 @@ from ckviz.headless.checks import known_names, unknown_names
 from ckviz.inputs import scenario_files
 from ckviz.model.clock import on_steps
 from ckviz.model.matrix import MatrixSpec, Treatment
+from ckviz.model.names import code_points, look_alikes
 from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS, Scenario
 from ckviz.sim.clocks import treatment_runs_on
 from ckviz.sim.feasibility import reject_unfinishable
@@ -85,13 +86,18 @@ def _scenario(path: Path) -> tuple[list[str], list[str]]:
         check_scenario_mix(scenario.consumers, str(path))
     except UsageError as exc:
         return [str(exc)], []
+    alike = [
+        f"keys '{code_points(a)}' and '{code_points(b)}' look alike (the same once normalised "
+        "and without invisible characters): tables show them escaped, but pick distinct names"
+        for a, b in look_alikes(k.name for k in scenario.keys)
+    ]
     if on_steps(scenario):  # step-harness scenarios have no rules or clock
-        return [], []
+        return [], alike
     # a rule naming no discipline or treatment would be skipped forever
     found = [f"{path}: {p}" for p in unknown_names(scenario, known_names())]
     every = [Treatment(discipline=d) for d in FACTORIES]
     runnable = [t for t in every if treatment_runs_on(t, scenario)]
-    return found, _unfinishable(scenario, list(DEFAULT_SEEDS), runnable)
+    return found, alike + _unfinishable(scenario, list(DEFAULT_SEEDS), runnable)
 
 
 def _matrix(path: Path) -> tuple[list[str], list[str]]:

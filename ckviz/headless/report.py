@@ -10,6 +10,7 @@ from rich.text import Text
 
 from ckviz.headless.checks import summary_line
 from ckviz.headless.ci_outputs import error_annotations
+from ckviz.model.names import shown_name
 from ckviz.model.results import (
     CheckResult,
     DisciplineSummary,
@@ -154,7 +155,7 @@ def scenario_table(
     table = Table(
         title=Text(scenario.name, style="bold"),  # `[light.count=10]`, `[/]`: no markup
         title_justify="left",
-        caption=Text(f"{verdict}\n{caption}" if verdict else caption),
+        caption=Text(f"{shown_name(verdict)}\n{caption}" if verdict else caption),  # names
         caption_justify="left",
     )
     table.add_column("discipline", no_wrap=True)
@@ -196,7 +197,8 @@ def scenario_table(
             cells += [f"{light.mean:.1f}" if light else "-", f"{t.makespan_ms.mean:.0f}"]
         if lifecycle:
             cells.append(lifecycle_totals(firsts.get(row.discipline)))
-        table.add_row(*map(Text, cells))  # key names and labels are the user's: no markup
+        # key names and labels are the user's: no markup, invisible and bidi characters escaped
+        table.add_row(*(Text(shown_name(c)) for c in cells))
     return table
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Sequence
-from html import escape
+from html import escape as html_escape
 
+from ckviz.model.names import shown_name
 from ckviz.model.results import Spread
 from ckviz.report import plots, sweep_plots
 from ckviz.report.findings import findings, sweep_findings
@@ -83,6 +84,11 @@ CAPS_FIGURE = (
 
 
 SweepFigure = tuple[str, str, Callable[[Row], Spread | None], sweep_plots.SweepScale, str]
+
+
+def escape(text: str) -> str:
+    """Text as HTML shows it: markup escaped, invisible and bidi characters as escapes."""
+    return html_escape(shown_name(text))
 
 
 def sweep_figures(sweep: SweepView) -> list[SweepFigure]:
@@ -268,7 +274,9 @@ def _table_html(table: Table, status_column: bool = False) -> str:
     rows = []
     for row in table.rows:
         cls = f' class="{escape(row[0].lower())}"' if status_column else ""
-        rows.append(f"<tr{cls}>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>")
+        rows.append(
+            f"<tr{cls}>" + "".join(f"<td>{escape(shown_name(c))}</td>" for c in row) + "</tr>"
+        )
     note = f'<p class="note">{escape(table.note)}</p>' if table.note else ""
     return (
         f'<div class="scroll"><table><caption>{escape(table.title)}</caption>'

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ckviz.model.names import shown_name
 from ckviz.report.findings import findings, sweep_findings
 from ckviz.report.sources import Source, redis_versions_note
 from ckviz.report.sweeps import sweep_views
@@ -118,7 +119,7 @@ def _cell(text: str) -> str:
 def _inline(text: str) -> str:
     """One line of Markdown that shows the text as written: no HTML, no entity, no stray
     emphasis or strikethrough, no link."""
-    text = " ".join(text.split())
+    text = shown_name(" ".join(text.split()))  # invisible and bidi characters escaped
     for ch in "\\`*_[]<>#&~":
         text = text.replace(ch, "\\" + ch)
     return text

@@ -9,6 +9,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 
+from ckviz.model.names import shown_name
 from ckviz.model.queue import shown_number
 from ckviz.model.snapshot import KeyRow, Snapshot
 from ckviz.tui.palette import KeyPalette
@@ -56,7 +57,7 @@ def longest_key(names: tuple[str, ...]) -> int:
 
 
 def key_cell(out: Text, key: str, palette: KeyPalette, width: int, bold: bool = False) -> None:
-    out.append(fit(key, width), palette.style(key, bold))
+    out.append(fit(shown_name(key), width), palette.style(key, bold))  # no invisible char
 
 
 def bar(out: Text, value: float, maximum: float, width: int, style: Style) -> None:
