@@ -100,10 +100,12 @@ def test_the_reusable_matrix_shards_merges_checks_reports_and_gates() -> None:
 
 # --- .ci/run, in a folder of stand-ins: which commands it runs, and as whom ----------------
 
-TOOLS = ("bash", "dirname", "mktemp", "rm", "env", "cat")
+TOOLS = ("bash", "dirname", "mktemp", "rm", "env", "cat", "mkdir", "cp", "chmod")
 
 
-def stand_ins(tmp_path: Path, *, uid: int, redis7: bool, pythons: tuple[str, ...]) -> Path:
+def stand_ins(
+    tmp_path: Path, *, uid: int, redis7: bool, pythons: tuple[str, ...], uv: bool = True
+) -> Path:
     """A PATH of recorders: `id`, `sudo`, `apt-get`, `uv`, the Pythons and Redis 7 log their
     arguments to calls.log and succeed; the few real tools .ci/run needs are linked in."""
     bin_dir = tmp_path / "bin"
@@ -122,9 +124,17 @@ def stand_ins(tmp_path: Path, *, uid: int, redis7: bool, pythons: tuple[str, ...
     recorder("id", f'[ "$1" = -u ] && echo {uid}')
     recorder("sudo", '[ "$1" = -n ] && exit 0\n"$@"')
     recorder("apt-get")
-    recorder("uv")
+    if uv:
+        recorder("uv")
+    # `PY -m venv DIR` makes DIR/bin/python, whose `-m pip install ... uv` makes DIR/bin/uv
+    venv = (
+        'if [ "$1 $2" = "-m venv" ]; then mkdir -p "$3/bin"; cp "$0" "$3/bin/python"; fi\n'
+        'if [ "$1 $2 $3" = "-m pip install" ]; then d="$(dirname "$0")"; '
+        f'printf \'#!%s\\necho "uv $*" >> %s\\n\' {shutil.which("bash")} {log} > "$d/uv"; '
+        'chmod +x "$d/uv"; fi'
+    )
     for python in pythons:
-        recorder(python)
+        recorder(python, venv)
     if redis7:
         redis = tmp_path / "redis-server"
         redis.write_text(f"#!{shutil.which('bash')}\necho 'Redis server v=7.0.15 sha=0'\n")
@@ -164,6 +174,16 @@ def test_ci_run_as_root_installs_without_sudo(tmp_path: Path) -> None:
     proc, calls = ci_run(tmp_path, bin_dir)
     assert proc.returncode == 0, proc.stderr
     assert "apt-get install -y -qq chromium" in calls and "sudo" not in calls
+
+
+def test_ci_run_without_uv_installs_it_in_a_venv_of_its_own(tmp_path: Path) -> None:
+    bin_dir = stand_ins(tmp_path, uid=1001, redis7=True, pythons=("python3.12",), uv=False)
+    proc, calls = ci_run(tmp_path, bin_dir)
+    assert proc.returncode == 0, proc.stderr
+    tools = tmp_path / ".cache" / "ckviz-ci" / "uv"
+    assert f"python3.12 -m venv {tools}" in calls  # never pip into the system's Python
+    assert "-m pip install --quiet --disable-pip-version-check uv" in calls
+    assert "uv sync --frozen --group docs" in calls and "uv run pytest" in calls
 
 
 def test_ci_run_fails_loudly_without_redis_7(tmp_path: Path) -> None:
