@@ -274,8 +274,12 @@ class WatchApp(App[int]):
     def _show_controls(self) -> None:
         frame = self.tape.recording.current if self.tape is not None else None
         screen = self._screen()
-        if frame is not None and screen is not None and screen.is_mounted:
+        if screen is None or not screen.is_mounted:
+            return
+        if frame is not None:
             screen.show_controls(frame, self._controls())
+        elif (error := self._controls().error) is not None:  # the first read failed
+            screen.show_error(error)
 
 
 def choice_names(queues: Sequence[LiveQueue]) -> list[str]:

@@ -323,3 +323,18 @@ def test_a_refresh_over_budget_backs_off_and_the_status_says_so_and_when_torn(
     line = WatchStatus.render_frame(waits[2][0], WatchControls(), width=200).plain
     assert "⚠ may be torn: ckIndex went from 3 to 2 variants during the read" in line
     assert "backed off to 2s" in line  # halving back towards the interval asked
+
+
+async def test_a_server_gone_before_the_first_picture_is_said(prefix: str) -> None:
+    with contextlib.ExitStack() as stack:
+        server = stack.enter_context(embedded_server())
+        client = stack.enter_context(contextlib.closing(server.client()))
+        fill(client, prefix)
+        found = find_queues([("here", client)], prefix)
+        stack.close()  # gone between finding the queue and its first read
+        app = watch_app(client, found)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.tape is not None and app.tape.error is not None)
+            assert status(app).startswith(" ✖ ") and "the watched server" in status(app)
+            await pilot.press("q")
+    assert app.return_value == int(ExitCode.REDIS)

@@ -46,3 +46,7 @@ class WatchScreen(Screen[None]):
 
     def show_controls(self, frame: Frame, controls: WatchControls) -> None:
         self.query_one(WatchStatus).show(frame, controls)
+
+    def show_error(self, error: str) -> None:
+        """No picture yet, and the read failed: the status line says why."""
+        self.query_one(WatchStatus).show_error(error)

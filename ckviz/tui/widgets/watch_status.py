@@ -93,6 +93,12 @@ class WatchStatus(Static):
         self.text = self.render_frame(frame, controls, self.size.width or None)
         self.update(self.text, layout=False)
 
+    def show_error(self, error: str) -> None:
+        self._shown = None
+        self.set_class(True, "-error")
+        self.text = Text.assemble((f" ✖ {error}", BOLD), ("  (r retries, q quits)", DIM))
+        self.update(self.text, layout=False)
+
     def on_resize(self) -> None:
         if self._shown is not None:
             self.show(*self._shown)
