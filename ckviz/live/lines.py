@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from ckviz.errors import echo
+from ckviz.live.order import span
 from ckviz.live.picture import LivePicture
 from ckviz.model.decision import shown
 
@@ -30,7 +31,7 @@ def picture_lines(picture: LivePicture) -> list[str]:
     if p.empty:
         lines.append("the queue is empty: drained, or its keys were deleted")
     for row in p.variants:
-        age = "" if row.head_age_ms is None else f", head waited {shown(row.head_age_ms)} ms"
+        age = _age(row.head_age_ms)
         tag = "" if row.tag is None else f", tag {shown(row.tag)}"
         lines.append(echo(f"  {row.key}: {row.depth} queued, {row.held} held{age}{tag}", 200))
     if p.order_note:
@@ -40,3 +41,9 @@ def picture_lines(picture: LivePicture) -> list[str]:
         lines.append(echo(f"next {n}. {pick.key}{run}: {pick.fate}: {pick.why}", 300))
     lines += [f"torn: {note}" for note in p.torn]
     return lines
+
+
+def _age(ms: float | None) -> str:
+    if ms is None:
+        return ""
+    return f", head due in {span(-ms)}" if ms < 0 else f", head waited {span(ms)}"

@@ -42,6 +42,16 @@ def room(limits: Limits, env_held: int, batch: int) -> Room:
     return Room(min(batch, free), "")
 
 
+def span(ms: float) -> str:
+    """A wait as a person reads it: `840 ms`, `3.5 s`, `2 min 5 s`."""
+    if abs(ms) < 1000:
+        return f"{ms:.0f} ms"
+    if abs(ms) < 60_000:
+        return f"{ms / 1000:.1f} s"
+    minutes, seconds = divmod(round(abs(ms) / 1000), 60)
+    return f"{'-' if ms < 0 else ''}{minutes} min {seconds} s"
+
+
 def reads_needed(batch: int) -> tuple[int, int]:
     """(ckIndex entries, vtime tags) a refresh must read to work out a call of `batch`."""
     window = batch * WINDOW_MULTIPLIER
@@ -67,12 +77,12 @@ class _Call:
             self._add(key, "empty", None, rank, "no run queued when read")
             return "empty"
         if row.head_score > self.now:
-            due = shown(row.head_score - self.now)
-            self._add(key, "not-ready", None, rank, f"head not due for {due} ms")
+            due = span(row.head_score - self.now)
+            self._add(key, "not-ready", None, rank, f"head not due for {due}")
             return "not-ready"
         self.served += 1
-        waited = shown(self.now - row.head_score)
-        self._add(key, "served", row.head_run, rank, f"{lead}; its head waited {waited} ms")
+        waited = span(self.now - row.head_score)
+        self._add(key, "served", row.head_run, rank, f"{lead}; its head waited {waited}")
         return "served"
 
     def passed(
