@@ -16,7 +16,8 @@ def picture_lines(picture: LivePicture) -> list[str]:
     read_at = datetime.fromtimestamp(p.read_at_ms / 1000, UTC).isoformat(timespec="milliseconds")
     lines = [
         echo(p.queue.shown, limit=200),
-        f"read at {read_at} (server time, {p.span_ms:g} ms across 2 round trips); "
+        f"read at {read_at} (server time, {p.span_ms:g} ms across "
+        f"{p.cost.round_trips} round trips); "
         f"cost {p.cost.server_us:g} us of server time"
         + ("" if p.cost.exact else f" (estimated: {p.cost.others_calls} others' calls meanwhile)"),
         f"{p.discipline}: {p.index_total} keys queued; env holds {p.env_held} of "

@@ -61,8 +61,15 @@ def reads_needed(batch: int) -> tuple[int, int]:
 class _Call:
     """One simulated call: the picks so far, in the order it looks at variants."""
 
-    def __init__(self, variants: Mapping[str, VariantRow], limits: Limits, now: float) -> None:
+    def __init__(
+        self,
+        variants: Mapping[str, VariantRow],
+        limits: Limits,
+        now: float,
+        orphans_dropped: bool = False,
+    ) -> None:
         self.variants, self.limits, self.now = variants, limits, now
+        self.orphans_dropped = orphans_dropped  # vtime's dequeue drops a head without a message
         self.picks: list[NextPick] = []
         self.served = 0
 
@@ -80,6 +87,12 @@ class _Call:
             due = span(row.head_score - self.now)
             self._add(key, "not-ready", None, rank, f"head not due for {due}")
             return "not-ready"
+        if row.head_expires_ms is not None and row.head_expires_ms <= self.now:
+            self._add(key, "expired", None, rank, "its head's TTL ran out: dropped, not served")
+            return "expired"
+        if self.orphans_dropped and not row.head_message:
+            self._add(key, "orphan", None, rank, "its head has no message: dropped")
+            return "orphan"
         self.served += 1
         waited = span(self.now - row.head_score)
         self._add(key, "served", row.head_run, rank, f"{lead}; its head waited {waited}")
@@ -140,7 +153,7 @@ def vtime_order(
     order (tag, then name), `index` ckIndex's."""
     window = take * WINDOW_MULTIPLIER
     scan = tags[: 2 * window]
-    call = _Call(variants, limits, now)
+    call = _Call(variants, limits, now, orphans_dropped=True)
     budget, tried = window, set()
     for i, (key, tag) in enumerate(scan):
         rank = (("pass", 1), ("tag", tag))

@@ -30,6 +30,11 @@ class VariantRow:
     head_age_ms: float | None  # read time - head score (negative: not due yet)
     held: int  # runs it holds (SCARD V:currentConcurrency)
     tag: float | None = None  # its vtime tag (None: no tag, or no vtime)
+    # the head's message, read when the head is due: its TTL (None: none), its attempt
+    # (0: first; None: not read), and whether it was there (a head without one is an orphan)
+    head_expires_ms: float | None = None
+    head_attempt: int | None = None
+    head_message: bool = True
 
 
 @dataclass(frozen=True, slots=True)

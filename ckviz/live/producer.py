@@ -58,6 +58,7 @@ class Producer:
         self.master_queue = f"{q.prefix}masterQueue:shard:{shard_of(q.env, shards)}"
         self.state_keys = tuple(q.key(f":{name}") for name in self.door.state_keys)
         self.worker_queue = f"{q.prefix}workerQueue:{WORKER_QUEUE}"
+        self.ttl_queue = f"{q.prefix}ttl:shard:{shard_of(q.env, shards)}"
 
     def open(self) -> None:
         """Load the scripts and set the limits that are given."""
@@ -68,9 +69,12 @@ class Producer:
         if self.queue_limit is not None:
             self.client.set(self.queue.key(":concurrency"), self.queue_limit)
 
-    def payload(self, run_id: str, key: str, timestamp: int, attempt: int = 0) -> str:
+    def payload(
+        self, run_id: str, key: str, timestamp: int, ttl_expires_at: int | None = None
+    ) -> str:
         """The run's message, with every field the reference's carries."""
         q = self.queue
+        ttl = {} if ttl_expires_at is None else {"ttlExpiresAt": ttl_expires_at}
         return json.dumps(
             {
                 "runId": run_id,
@@ -82,16 +86,19 @@ class Producer:
                 "queue": q.member(key),
                 "concurrencyKey": key,
                 "timestamp": timestamp,
-                "attempt": attempt,
+                "attempt": 0,
                 "workerQueue": WORKER_QUEUE,
                 "version": "2",
+                **ttl,
             },
             separators=(",", ":"),
         )
 
-    def enqueue(self, run_id: str, key: str, timestamp: int) -> None:
-        """The slow-path enqueue (no fast path offered, no TTL)."""
-        self._call(*self._enqueue_call(run_id, key, timestamp))
+    def enqueue(
+        self, run_id: str, key: str, timestamp: int, ttl_expires_at: int | None = None
+    ) -> None:
+        """The slow-path enqueue (no fast path offered), with a TTL if given."""
+        self._call(*self._enqueue_call(run_id, key, timestamp, ttl_expires_at))
 
     def enqueue_many(self, runs: Iterable[tuple[str, str, int]], chunk: int = 1000) -> None:
         """Many enqueues (run id, key, timestamp), pipelined `chunk` at a time (the bench's
@@ -105,7 +112,7 @@ class Producer:
         pipe.execute()
 
     def _enqueue_call(
-        self, run_id: str, key: str, timestamp: int
+        self, run_id: str, key: str, timestamp: int, ttl_expires_at: int | None = None
     ) -> tuple[str, tuple[Any, ...], tuple[Any, ...]]:
         q, door = self.queue, self.door
         variant = q.variant(key)
@@ -120,7 +127,7 @@ class Producer:
             variant + DEQUEUED_SUFFIX,
             q.env_key(DEQUEUED_SUFFIX),
             q.key(":lengthCounter"),
-            f"{q.prefix}ttl:shard:0",
+            self.ttl_queue,
             q.env_key(":concurrency"),
             q.key(":concurrency"),
             self.worker_queue,
@@ -129,13 +136,13 @@ class Producer:
         argv = (
             run_id,
             timestamp,
-            self.payload(run_id, key, timestamp),
+            self.payload(run_id, key, timestamp, ttl_expires_at),
             q.member(key),
             q.master_member,
             q.prefix,
             COUNTER_TTL_S,
-            "",
-            "",
+            "" if ttl_expires_at is None else ttl_expires_at,
+            "" if ttl_expires_at is None else f"{q.member(key)}|{run_id}|{q.org}",
             "0",
             timestamp,
             DEFAULT_ENV_LIMIT,
@@ -170,7 +177,7 @@ class Producer:
             SCAN_FACTOR,
             DEFAULT_QUEUE_LIMIT,
             HELD_SUFFIX,
-            "",
+            self.ttl_queue,
             q.key(":lengthCounter"),
             *door.argv,
         )

@@ -1,6 +1,7 @@
-"""One refresh of a live queue (SPEC-live 3): read commands only, each bounded, in two
-pipelined round trips (the second names the variants the first found), with INFO
-commandstats around them for the cost, and the server's clock for the read time.
+"""One refresh of a live queue (SPEC-live 3): read commands only, each bounded, in three
+pipelined round trips (the second reads the variants the first found, the third the messages
+of the heads the next dequeue may take), with INFO commandstats around them for the cost, and
+the server's clock for the read time.
 
 No MULTI (a watcher must not write, and a picture refreshed a second later need not be
 atomic): other clients' commands may run between these, so the reads are checked against
@@ -9,6 +10,7 @@ each other and every sign of a write in between is noted (`LivePicture.torn`).
 
 from __future__ import annotations
 
+import json
 import math
 import time
 import weakref
@@ -47,16 +49,22 @@ def read_picture(
     index = _pairs(r1["index"], queue)
     tags = _pairs(r1["tags"], queue)
     keys = list(dict.fromkeys([key for key, _ in index] + [key for key, _ in tags]))
-    second = [
-        *_second_trip(queue, keys),
+    second = _second_trip(queue, keys)
+    r2 = _send(client, second)
+    due = _due_heads(r2, keys, _ms(r1["clock"]))
+    third = [
+        *((("GET", queue.message(run)), f"message {key}") for key, run in due.items()),
+        # read again, to see a write that came between the trips
+        (("ZCARD", queue.ck_index), "index_total_after"),
+        (("SCARD", queue.env_held), "env_held_after"),
         (clock, "clock_after"),
         (("INFO", "commandstats"), "stats"),
     ]
-    r2 = _send(client, second)
+    r3 = _send(client, third)
     wall_ms = (time.perf_counter() - started) * 1000
-    sent = Counter(command_kind(args) for args, _ in first + second[:-1])
-    cost = read_cost(stats_of(r1["stats"]), stats_of(r2["stats"]), sent, 2, wall_ms)
-    return _picture(queue, r1, r2, index, tags, keys, screenful, batch, cost)
+    sent = Counter(command_kind(args) for args, _ in first + second + third[:-1])
+    cost = read_cost(stats_of(r1["stats"]), stats_of(r3["stats"]), sent, 3, wall_ms)
+    return _picture(queue, r1, r2 | r3, index, tags, keys, screenful, batch, cost)
 
 
 Commands = list[tuple[tuple[Any, ...], str]]  # (args, the reply's name)
@@ -92,12 +100,24 @@ def _second_trip(queue: LiveQueue, keys: Sequence[str]) -> Commands:
             (("ZRANGE", variant, 0, 0, "WITHSCORES"), f"head {key}"),
             (("SCARD", variant + HELD_SUFFIX), f"held {key}"),
         ]
-    # read again, to see a write that came between the two trips
-    commands += [
-        (("ZCARD", queue.ck_index), "index_total_after"),
-        (("SCARD", queue.env_held), "env_held_after"),
-    ]
     return commands
+
+
+def _head(reply: Any) -> tuple[str, float] | None:
+    """A variant's head from `ZRANGE V 0 0 WITHSCORES` (None: empty)."""
+    pairs = reply if reply and isinstance(reply[0], list | tuple) else _flat(reply)
+    return (str(pairs[0][0]), float(pairs[0][1])) if pairs else None
+
+
+def _due_heads(r2: dict[str, Any], keys: Sequence[str], now: float) -> dict[str, str]:
+    """key -> its head run, for the heads due by `now`: those the dequeue may take, whose
+    message it reads (a run past its TTL is dropped, not served)."""
+    due = {}
+    for key in keys:
+        head = _head(r2[f"head {key}"])
+        if head is not None and head[1] <= now:
+            due[key] = head[0]
+    return due
 
 
 def _send(client: redis.Redis, commands: Commands) -> dict[str, Any]:
@@ -235,12 +255,39 @@ def _whole(reply: Any) -> int | None:
 def _row(
     key: str, r2: dict[str, Any], score: float | None, tag: float | None, now: float
 ) -> VariantRow:
-    head = r2[f"head {key}"]  # one (run, score), or none when empty
-    pairs = head if head and isinstance(head[0], list | tuple) else _flat(head)
-    run, head_score = (str(pairs[0][0]), float(pairs[0][1])) if pairs else (None, None)
+    head = _head(r2[f"head {key}"])
+    run, head_score = head if head is not None else (None, None)
     age = None if head_score is None else round(now - head_score, 3)
+    expires, attempt = _message_fields(r2.get(f"message {key}"))
     return VariantRow(
-        key, score, int(r2[f"depth {key}"]), run, head_score, age, int(r2[f"held {key}"]), tag
+        key,
+        score,
+        int(r2[f"depth {key}"]),
+        run,
+        head_score,
+        age,
+        int(r2[f"held {key}"]),
+        tag,
+        head_expires_ms=expires,
+        head_attempt=attempt,
+        head_message=f"message {key}" not in r2 or r2[f"message {key}"] is not None,
+    )
+
+
+def _message_fields(text: Any) -> tuple[float | None, int | None]:
+    """A head run's message: its ttlExpiresAt and attempt (None: absent or unreadable)."""
+    if not isinstance(text, str):
+        return None, None
+    try:
+        message = json.loads(text)
+    except ValueError:
+        return None, None
+    if not isinstance(message, dict):
+        return None, None
+    expires, attempt = message.get("ttlExpiresAt"), message.get("attempt")
+    return (
+        float(expires) if isinstance(expires, int | float) else None,
+        int(attempt) if isinstance(attempt, int) else None,
     )
 
 
@@ -262,7 +309,7 @@ def _torn(
     index: list[tuple[str, float]],
     rows: dict[str, VariantRow],
 ) -> tuple[str, ...]:
-    """Every sign that the queue was written between the two round trips."""
+    """Every sign that the queue was written between the round trips."""
     notes = []
     if int(r1["index_total"]) != int(r2["index_total_after"]):
         notes.append(

@@ -42,6 +42,7 @@ LAYOUT = {
     ENV_PATH + r":current(Concurrency|Dequeued)": "set",
     ENV_PATH + r":concurrency": "string",
     r"workerQueue:main": "list",
+    r"ttl:shard:\d+": "zset",
 }
 FIELDS = {
     "runId",

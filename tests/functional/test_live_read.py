@@ -118,7 +118,7 @@ def test_the_picture_holds_the_queue_as_written(
     assert (picture.limits.env_limit, picture.limits.queue_limit) == (8, 2)
     assert picture.vtime is not None and picture.vtime.floor == 0.0
     assert dict(picture.vtime.idle) == {"beta": 1.0}
-    assert picture.cost.server_us > 0 and picture.cost.round_trips == 2
+    assert picture.cost.server_us > 0 and picture.cost.round_trips == 3
     assert picture.to_json()["queue"]["name"] == "task/send-email:v2"
 
 
@@ -162,3 +162,22 @@ def test_next_order_holds_over_a_seeded_mixed_workload(
         assert traffic.serve(batch, int(picture.read_at_ms)) == expected, picture.next_order
         served += len(expected)
     assert served > 40
+
+
+@pytest.mark.parametrize("vtime", [False, True], ids=["baseline", "vtime"])
+def test_a_head_past_its_ttl_is_dropped_not_served_as_the_picture_says(
+    client: redis.Redis, reader: redis.Redis, prefix: str, vtime: bool
+) -> None:
+    queue = live_queue(prefix)
+    traffic = _traffic(client, queue, vtime)
+    now = server_now_ms(client)
+    traffic.producer.enqueue("run_old", "acme:eu", now - 3000, ttl_expires_at=now - 1000)
+    traffic.producer.enqueue("run_ok", "acme:eu", now - 2000, ttl_expires_at=now + 600_000)
+    traffic.arrive(["beta"], now - 2500)
+    picture = read_picture(reader, queue, batch=1)
+    order = [(p.key, p.fate, p.run_id) for p in picture.next_order]
+    assert order[:2] == [("acme:eu", "expired", None), ("beta", "served", "run_000001")]
+    assert "TTL ran out" in picture.next_order[0].why
+    assert traffic.serve(1, int(picture.read_at_ms)) == [("run_000001", "beta")]
+    rows = {row.key: row for row in picture.variants}
+    assert rows["acme:eu"].head_attempt == 0 and rows["acme:eu"].head_expires_ms == now - 1000

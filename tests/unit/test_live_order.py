@@ -76,3 +76,14 @@ def test_vtime_pass_one_stops_when_its_window_budget_is_spent() -> None:
     ]
     assert (picks[4].key, picks[4].fate) == ("ready", "outside-window")
     assert (picks[5].key, picks[5].fate, picks[5].rank[0]) == ("ready", "served", ("pass", 2))
+
+
+def test_a_head_past_its_ttl_is_dropped_and_vtime_drops_one_without_a_message() -> None:
+    expired = VariantRow("x", 1, 1, "r-x", 1, None, 0, head_expires_ms=NOW - 1)
+    orphan = VariantRow("o", 2, 1, "r-o", 2, None, 0, head_message=False)
+    rows = {"x": expired, "o": orphan, "b": row("b", 3)}
+    index = [("x", 1.0), ("o", 2.0), ("b", 3.0)]
+    picks = baseline_order(index, rows, LIMITS, take=2, now=NOW)
+    assert [(p.key, p.fate) for p in picks] == [("x", "expired"), ("o", "served"), ("b", "served")]
+    picks = vtime_order([], index, rows, LIMITS, take=2, now=NOW)
+    assert [(p.key, p.fate) for p in picks] == [("x", "expired"), ("o", "orphan"), ("b", "served")]
