@@ -4,8 +4,10 @@ can gate on (`--fail-if-worse PCT`), and `--check` on any results file (`ckviz c
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ckviz.commands.parsing import CommandParser, add_quiet
@@ -14,6 +16,7 @@ from ckviz.model.results import CheckResult
 from ckviz.outputs.writer import check_output, write_output
 
 if TYPE_CHECKING:
+    from ckviz.report.gate import Gate
     from ckviz.report.sources import Source
     from ckviz.report.views import ScenarioView
 
@@ -44,10 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--fail-if-worse",
         type=_percent,
+        nargs="?",
+        const=5.0,
         metavar="PCT",
         help="exit 1 when a fairness figure (attainment, worst share/weight, Jain) or the light "
         "key's mean wait of a later file is worse than the first file's by more than PCT %% "
-        "on any scenario",
+        "(5 when given bare, after the files), or is not a finite number, on any scenario; "
+        "said first in every output, as ::error lines under GitHub Actions, and appended to "
+        "$GITHUB_STEP_SUMMARY when that is set",
     )
     p.add_argument(
         "--min-effect",
@@ -104,37 +111,51 @@ def main(argv: Sequence[str]) -> int:
     html_out = ns.out or (None if ns.markdown else DEFAULT_HTML)
     html = check_output(html_out, "--out", ns.force) if html_out else None
     markdown = check_output(ns.markdown, "--markdown", ns.force) if ns.markdown else None
+    from ckviz.fairness_intervals import MIN_EFFECT
     from ckviz.report.markdown import render_markdown
     from ckviz.report.sources import load_sources, redis_versions_note
     from ckviz.report.views import scenario_views
 
     sources = load_sources(ns.results)
+    differ = _comparable(sources, ns.allow_mismatch)
+    effect = MIN_EFFECT if ns.min_effect is None else ns.min_effect
+    scenarios = scenario_views(sources, effect)
+    gated = _gate(scenarios, ns.fail_if_worse)  # said first, before any other line
     note = redis_versions_note(sources)
     if note:
         print(f"ckviz: note: {note}", file=sys.stderr)
-    differ = _comparable(sources, ns.allow_mismatch)
     failed = checked(sources, ns.scenario, "report --check") if ns.check else False
-    from ckviz.fairness_intervals import MIN_EFFECT
-
-    effect = MIN_EFFECT if ns.min_effect is None else ns.min_effect
-    scenarios = scenario_views(sources, effect)
     if html is not None:
         from ckviz.report.html import render_html
 
-        write_output(html, render_html(sources, scenarios, differ))
+        write_output(html, render_html(sources, scenarios, differ, gated))
         _note(f"report: {html}", ns.quiet)
-    if markdown is not None:
-        write_output(markdown, render_markdown(sources, scenarios, differ))
+    text = None
+    if markdown is not None or (gated is not None and summary_file() is not None):
+        text = render_markdown(sources, scenarios, differ, gated)
+    if markdown is not None and text is not None:
+        write_output(markdown, text)
         _note(f"report: {markdown}", ns.quiet)
-    worse = _gate(scenarios, ns.fail_if_worse)
+    if gated is not None and text is not None:
+        _to_job_summary(text, ns.quiet)
+    worse = gated is not None and gated.failed
     return int(ExitCode.CHECK_FAILED) if failed or worse else 0
 
 
 def _comparable(sources: list[Source], allowed: bool) -> list[str]:
     """Refuse files that ran different things (exit 2, naming the first difference), unless
-    --allow-mismatch: then every difference, for the report to say."""
-    from ckviz.report.compare import mismatches
+    --allow-mismatch: then every difference, for the report to say. A treatment label that
+    runs another discipline or other caps in a later file is refused whatever the flags: its
+    figures are another treatment's."""
+    from ckviz.report.compare import mismatches, relabelled
 
+    moved = [line for later in sources[1:] for line in relabelled(sources[0], later)]
+    if moved:
+        more = f" (and {len(moved) - 1} more)" if len(moved) > 1 else ""
+        raise UsageError(
+            f"report: a treatment label means another treatment in a later file: {moved[0]}"
+            f"{more}; give it another label"
+        )
     found = [line for later in sources[1:] for line in mismatches(sources[0], later)]
     if found and not allowed:
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
@@ -145,18 +166,38 @@ def _comparable(sources: list[Source], allowed: bool) -> list[str]:
     return found
 
 
-def _gate(scenarios: list[ScenarioView], limit: float | None) -> bool:
-    """--fail-if-worse: each figure worse by more than the limit, one line on stderr."""
+def _gate(scenarios: list[ScenarioView], limit: float | None) -> Gate | None:
+    """--fail-if-worse: the gate's outcome first on stderr, then each figure that failed it,
+    and under GitHub Actions an ::error line each on stdout (--quiet or not)."""
     if limit is None:
-        return False
-    from ckviz.report.compare import regressions
+        return None
+    from ckviz.report.gate import gate
 
-    worse = regressions(scenarios, limit)
-    for r in worse:
-        print(f"worse by more than {limit:g}%: {r}", file=sys.stderr)
-    if not worse:
-        print(f"fail-if-worse {limit:g}%: no figure got worse by more", file=sys.stderr)
-    return bool(worse)
+    outcome = gate(scenarios, limit)
+    print(f"ckviz: {outcome.headline}", file=sys.stderr)
+    for r in outcome.failures[1:]:
+        print(f"  worse by more than {limit:g}%: {r}", file=sys.stderr)
+    for line in outcome.annotations():
+        print(line)
+    return outcome
+
+
+def summary_file() -> Path | None:
+    """The job summary the gate's Markdown is appended to, when GITHUB_STEP_SUMMARY is set."""
+    from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY, summary_path
+
+    where = os.environ.get(ENV_STEP_SUMMARY)
+    return summary_path(where) if where else None
+
+
+def _to_job_summary(text: str, quiet: bool) -> None:
+    from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY
+    from ckviz.outputs.writer import append_output
+
+    path = summary_file()
+    if path is not None:
+        append_output(path, text, ENV_STEP_SUMMARY)
+        _note(f"report: appended to {ENV_STEP_SUMMARY}", quiet)
 
 
 def checked(sources: list[Source], scenario_args: list[str], command: str) -> bool:

@@ -16,7 +16,7 @@ from ckviz import __version__
 from ckviz.errors import ExitCode, UsageError, one_line
 from ckviz.headless.cells import CellOutcome
 from ckviz.headless.checks import evaluate
-from ckviz.headless.ci_outputs import write_ci_outputs
+from ckviz.headless.ci_outputs import error_annotations, write_ci_outputs
 from ckviz.headless.consoles import Consoles
 from ckviz.headless.events import write_events
 from ckviz.headless.report import print_checks, print_tables
@@ -71,6 +71,10 @@ def finish(plan: MatrixPlan, run: CellsRun, consoles: Consoles) -> int:
     )
     if not plan.quiet:
         stderr.print(f"results: {plan.out}", highlight=False, markup=False, soft_wrap=True)
+    else:  # --quiet prints no table, but a failed rule still annotates the CI run (on
+        # stderr: stdout may hold the results file)
+        for line in error_annotations(results.checks or []):
+            stderr.print(line, highlight=False, markup=False, soft_wrap=True)
     events_written = _write_events(plan, run.spool, [o.index for o in run.outcomes], stderr)
     outputs_written = _write_ci_outputs(plan, results, stderr) and events_written
     if run.stop is not None:

@@ -149,6 +149,8 @@ Metric = Literal[
     "makespan_ms",
     "contention_worst_share_over_weight",
     "contention_jain",
+    "most_underserved_attainment",  # the demand-aware figures (docs/fairness.md)
+    "share_of_keys_below_0_9",
 ]
 
 

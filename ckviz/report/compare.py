@@ -9,12 +9,10 @@ the light key's wait up."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-from ckviz.model.results import ScenarioResult, Spread
+from ckviz.model.results import ScenarioResult
 from ckviz.report.sources import Source
-from ckviz.report.views import Row, ScenarioView
 
 
 def mismatches(base: Source, head: Source) -> list[str]:
@@ -32,6 +30,35 @@ def mismatches(base: Source, head: Source) -> list[str]:
             )
     found += _contents(base, head)
     return found
+
+
+def relabelled(base: Source, head: Source) -> list[str]:
+    """Each treatment label that runs another discipline or other caps in `head` than in
+    `base`: its figures are another treatment's, never comparable (one line each)."""
+    theirs = {s.name: s for s in head.results.scenarios}
+    found = []
+    for mine in base.results.scenarios:
+        other = theirs.get(mine.name)
+        if other is None:
+            continue
+        was, now = _meanings(mine), _meanings(other)
+        for label in (label for label in was if label in now):
+            for what, a, b in zip(("discipline", "caps"), was[label], now[label], strict=True):
+                if a != b:
+                    found.append(
+                        f"treatment {label} of {mine.name}: {what} {a} in {base.label}, "
+                        f"{b} in {head.label}"
+                    )
+    return found
+
+
+def _meanings(scenario: ScenarioResult) -> dict[str, tuple[str, str]]:
+    """Each label's discipline and caps (`per-key/total`, - for none), from its first run."""
+    out: dict[str, tuple[str, str]] = {}
+    for r in scenario.runs:
+        caps = f"{r.per_key_cap or '-'}/{r.total_cap or '-'}"
+        out.setdefault(r.treatment, (r.discipline, caps))
+    return out
 
 
 def _contents(base: Source, head: Source) -> list[str]:
@@ -61,15 +88,6 @@ def _listed(values: Sequence[str]) -> str:
     return ",".join(values) if values else "(none)"
 
 
-# (name, figure of a row, higher is better)
-GATED: tuple[tuple[str, Callable[[Row], Spread | None], bool], ...] = (
-    ("fair-share attainment", lambda r: r.attainment, True),
-    ("worst share/weight", lambda r: r.worst_share, True),
-    ("Jain", lambda r: r.jain, True),
-    ("light-key mean wait", lambda r: r.light_wait, False),
-)
-
-
 def change_pct(was: float, now: float) -> float:
     """Relative change in %, from `was` (inf when `was` is 0 and `now` is not)."""
     if was == now:
@@ -84,42 +102,3 @@ def pct_text(was: float, now: float) -> str:
     if math.isinf(change):
         return "new" if was == 0 else "n/a"
     return f"{change:+.1f}%" if change else "±0%"
-
-
-@dataclass(frozen=True)
-class Regression:
-    scenario: str
-    treatment: str
-    figure: str
-    was: float
-    now: float
-
-    def __str__(self) -> str:
-        return (
-            f"{self.scenario}/{self.treatment}: {self.figure} {self.was:.4g} -> {self.now:.4g} "
-            f"({pct_text(self.was, self.now)})"
-        )
-
-
-def regressions(scenarios: Sequence[ScenarioView], limit_pct: float) -> list[Regression]:
-    """Each gated figure (mean over seeds) of each treatment that got worse from the first
-    file to a later one by more than `limit_pct` %."""
-    found = []
-    for scenario in scenarios:
-        if len(scenario.views) < 2:
-            continue
-        base = scenario.views[0]
-        for head in scenario.views[1:]:
-            for row in head.rows:
-                was = base.row(row.label)
-                if was is None:
-                    continue
-                for name, get, higher in GATED:
-                    a, b = get(was), get(row)
-                    if a is None or b is None:
-                        continue
-                    change = change_pct(a.mean, b.mean)
-                    worse = -change if higher else change
-                    if worse > limit_pct:
-                        found.append(Regression(scenario.name, row.label, name, a.mean, b.mean))
-    return found

@@ -231,6 +231,7 @@ def changes(base: SourceView, other: SourceView, unit: str = "ms") -> str:
             continue
         diffs = [
             f"{name} {fmt(a.mean, unit)} -> {fmt(b.mean, unit)}"
+            + (f" ({_file_difference(r, was)})" if name == FIGURES[0][0] else "")
             for name, get, fmt in FIGURES
             if (a := get(was)) is not None and (b := get(r)) is not None and a.mean != b.mean
         ]
@@ -242,6 +243,16 @@ def changes(base: SourceView, other: SourceView, unit: str = "ms") -> str:
     if not moved:
         return f"{base.source} -> {other.source}: no figure moved."
     return f"{base.source} -> {other.source}: " + "; ".join(moved) + "."
+
+
+def _file_difference(now: Row, was: Row) -> str:
+    """A treatment's attainment in a later file less the first file's, paired by seed."""
+    d = paired_difference(
+        now.attainment_by_seed, was.attainment_by_seed, now.resamples_by_seed, was.resamples_by_seed
+    )
+    if d is None:
+        return "no seed in common"
+    return f"difference {signed(d.estimate)}, {interval_text(d)}"
 
 
 def _names(labels: list[str]) -> str:

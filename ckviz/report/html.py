@@ -12,6 +12,7 @@ from ckviz.model.names import shown_name
 from ckviz.model.results import Spread
 from ckviz.report import plots, sweep_plots
 from ckviz.report.findings import findings, sweep_findings
+from ckviz.report.gate import Gate
 from ckviz.report.sources import Source, redis_versions_note
 from ckviz.report.sweeps import SweepView, sweep_views
 from ckviz.report.tables import (
@@ -144,14 +145,19 @@ def _figures(scenario: ScenarioView) -> list[tuple[str, Drawing, str]]:
 
 
 def render_html(
-    sources: Sequence[Source], scenarios: Sequence[ScenarioView], differ: Sequence[str] = ()
+    sources: Sequence[Source],
+    scenarios: Sequence[ScenarioView],
+    differ: Sequence[str] = (),
+    gate: Gate | None = None,
 ) -> str:
-    """`differ`: how the files differ, when compared anyway (--allow-mismatch)."""
+    """`differ`: how the files differ, when compared anyway (--allow-mismatch); `gate`: the
+    --fail-if-worse outcome, the page's first line when given."""
     sweeps = sweep_views(sources, scenarios)
     links = [(f"sweep-{i}", w.title) for i, w in enumerate(sweeps)]
     links += [(f"scenario-{i}", s.name) for i, s in enumerate(scenarios)]
     nav = " ".join(f'<a href="#{anchor}">{escape(name)}</a>' for anchor, name in links)
     body = [
+        *_gate_html(gate),
         "<h1>ckviz report</h1>",
         *_differ_html(differ),
         _verdicts_html(scenarios),
@@ -173,6 +179,17 @@ def render_html(
         f"<title>ckviz report: {escape(', '.join(s.label for s in sources))}</title>\n"
         f"<style>{CSS}</style>\n</head>\n<body>\n" + "\n".join(body) + "\n</body>\n</html>\n"
     )
+
+
+def _gate_html(gate: Gate | None) -> list[str]:
+    if gate is None:
+        return []
+    mark, cls = ("❌", "failed") if gate.failed else ("✅", "passed")
+    lines = [f'<p class="{cls}" id="gate">{mark} ckviz {escape(gate.headline)}</p>']
+    if len(gate.failures) > 1:
+        items = "".join(f"<li>{escape(str(r))}</li>" for r in gate.failures)
+        lines.append(f'<ul class="failed">{items}</ul>')
+    return lines
 
 
 def _differ_html(differ: Sequence[str]) -> list[str]:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from ckviz.model.names import shown_name
 from ckviz.report.findings import findings, sweep_findings
+from ckviz.report.gate import Gate
 from ckviz.report.sources import Source, redis_versions_note
 from ckviz.report.sweeps import sweep_views
 from ckviz.report.tables import (
@@ -26,10 +27,12 @@ def render_markdown(
     sources: Sequence[Source],
     scenarios: Sequence[ScenarioView] | None = None,
     differ: Sequence[str] = (),
+    gate: Gate | None = None,
 ) -> str:
-    """`differ`: how the files differ, when compared anyway (--allow-mismatch)."""
+    """`differ`: how the files differ, when compared anyway (--allow-mismatch); `gate`: the
+    --fail-if-worse outcome, the first line when given."""
     scenarios = scenario_views(sources) if scenarios is None else scenarios
-    out = [*_status_md(sources), "## ckviz report", ""]
+    out = [*_gate_md(gate), *_status_md(sources), "## ckviz report", ""]
     if differ:
         out += ["**Compared despite running different things (--allow-mismatch):**", ""]
         out += [f"- {_inline(line)}" for line in differ] + [""]
@@ -68,6 +71,17 @@ def render_markdown(
                 out += _table_md(table)
     out += [f"<sub>{_inline(DEFINITIONS)}</sub>", ""]
     return "\n".join(out) + "\n"
+
+
+def _gate_md(gate: Gate | None) -> list[str]:
+    """The gate's outcome, then each figure that failed it."""
+    if gate is None:
+        return []
+    mark = "❌" if gate.failed else "✅"
+    lines = [f"**{mark} ckviz {_inline(gate.headline)}**", ""]
+    if len(gate.failures) > 1:
+        lines += [f"- FAILED {_inline(str(r))}" for r in gate.failures] + [""]
+    return lines
 
 
 def _status_md(sources: Sequence[Source]) -> list[str]:

@@ -37,6 +37,8 @@ class Row:
     # each seed's block-bootstrap resamples of its own run (None: a file from before them)
     resamples_by_seed: dict[str, list[float | None] | None] = field(default_factory=dict)
     light_wait_by_seed: dict[str, float] = field(default_factory=dict)
+    worst_share_by_seed: dict[str, float] = field(default_factory=dict)
+    jain_by_seed: dict[str, float] = field(default_factory=dict)
     starved: list[tuple[str, str]] = field(default_factory=list)  # (seed, key), seed order
     same_as: str | None = None  # an earlier row whose every figure this one repeats
     seeds_run: list[str] = field(default_factory=list)
@@ -170,6 +172,8 @@ def _row(label: str, runs: list[RunResult], seeds: Sequence[str], light: str | N
         first=first,
         cost_per_run=_cost_per_run(runs),
         seeds_run=list(dict.fromkeys(r.seed for r in runs)),
+        worst_share_by_seed={r.seed: r.metrics.contention_worst_share_over_weight for r in runs},
+        jain_by_seed={r.seed: r.metrics.contention_jain for r in runs},
     )
     return _demand_aware(row, first, runs, light)
 

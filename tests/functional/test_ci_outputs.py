@@ -167,10 +167,17 @@ def test_summary_markdown_is_written_and_appended_to_the_job_summary(tmp_path: P
         "- FAILED rules: baseline light\\_key\\_mean\\_wait better\\_than sfq"
     )
     assert "## ckviz report" in text and "### rules" in text
-    assert "- sfq cuts light's mean wait from" in text
+    assert "one sample: no interval for waits, so not a claim" in text  # one seed
     assert "| FAILED | rules | baseline light\\_key\\_mean\\_wait better\\_than sfq |" in text
     assert job.read_text(encoding="utf-8") == "earlier step\n" + text
     assert "summary: appended to GITHUB_STEP_SUMMARY" in proc.stderr
+    # --quiet prints no table, yet the failed rule still annotates the run
+    out = str(tmp_path / "quiet.json")
+    proc = ckviz(
+        "--headless", "--scenario", str(path), *QUICK, "--check", "-q", "--out", out, env=env
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert [line for line in proc.stderr.splitlines() if line.startswith("::error")] == [error]
 
 
 def test_output_paths_are_checked_before_running(tmp_path: Path) -> None:

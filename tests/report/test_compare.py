@@ -61,7 +61,7 @@ def test_fail_if_worse_gates_on_fairness_and_the_light_wait(tmp_path: Path) -> N
     worse = files(tmp_path, results(runs()), results(runs(attainment=0.6)))
     proc = ckviz("report", *worse, "--markdown", str(md), "--force", "--fail-if-worse", "5")
     assert proc.returncode == 1
-    assert "ck_handmade/sfq: fair-share attainment 0.9 -> 0.6 (-33.3%)" in proc.stderr
+    assert "ck_handmade/sfq: fair-share attainment 0.9 -> 0.6 (-33.3%;" in proc.stderr
     assert "| sfq | head | 0.600 (one sample) (-33.3%) |" in md.read_text()
     # a 10% longer light-key wait passes a 20% gate and fails a 5% one
     slower = files(tmp_path, results(runs()), results(runs(light=15.4)))
@@ -72,7 +72,7 @@ def test_fail_if_worse_gates_on_fairness_and_the_light_wait(tmp_path: Path) -> N
         == 0
     )
     proc = ckviz("report", *slower, "--markdown", str(md), "--force", "--fail-if-worse", "5")
-    assert proc.returncode == 1 and "light-key mean wait 14 -> 15.4 (+10.0%)" in proc.stderr
+    assert proc.returncode == 1 and "light-key mean wait 14 -> 15.4 (+10.0%;" in proc.stderr
 
 
 def test_fail_if_worse_wants_a_percentage(tmp_path: Path) -> None:
