@@ -2,7 +2,7 @@
 connects runs its own app on its own embedded Redis (as `ckviz SCENARIO` does); stopping the
 server quits every app, which deletes its keys and stops its server.
 Only the page's own origin, on the address served, with the token in the URL serve prints,
-opens a session (tui/web_access.py)."""
+opens a session; at most --max-sessions at once."""
 
 from __future__ import annotations
 
