@@ -180,9 +180,9 @@ def _list(found: Sequence[FoundQueue], nodes: Sequence[Node], as_json: bool) -> 
     return int(ExitCode.OK)
 
 
-def _server_ms(client: object) -> float:
+def _server_ms(client: redis.Redis) -> float:
     """The server's clock for the list's ages (INFO server: TIME may not be allowed)."""
-    info = client.info("server")  # type: ignore[attr-defined]
+    info = client.info("server")
     return int(info["server_time_usec"]) / 1000
 
 

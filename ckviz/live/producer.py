@@ -117,13 +117,7 @@ class Producer:
         q, door = self.queue, self.door
         variant = q.variant(key)
         keys = (
-            q.message(run_id),
-            variant,
-            q.env_queue,
-            q.ck_index,
-            self.master_queue,
-            variant + HELD_SUFFIX,
-            q.env_held,
+            *self._run_keys(run_id, key),
             variant + DEQUEUED_SUFFIX,
             q.env_key(DEQUEUED_SUFFIX),
             q.key(":lengthCounter"),
@@ -203,16 +197,7 @@ class Producer:
         """The run done: its message and slots gone (the queue's own, and the dequeued sets)."""
         q, door = self.queue, self.door
         variant = q.variant(key)
-        keys = (
-            q.message(run_id),
-            variant,
-            q.env_queue,
-            q.ck_index,
-            self.master_queue,
-            variant + HELD_SUFFIX,
-            q.env_held,
-            *self.state_keys,
-        )
+        keys = (*self._run_keys(run_id, key), *self.state_keys)
         self._call(door.ack.sha, keys, (run_id, q.member(key), q.master_member, *door.argv))
         pipe = self.client.pipeline(transaction=False)
         pipe.srem(q.queue_held, run_id)
@@ -221,6 +206,19 @@ class Producer:
         pipe.srem(q.env_key(DEQUEUED_SUFFIX), run_id)
         pipe.decr(q.key(":runningCounter"))
         pipe.execute()
+
+    def _run_keys(self, run_id: str, key: str) -> tuple[str, ...]:
+        """The KEYS every enqueue and ack script starts with (store/messages.py's order)."""
+        q, variant = self.queue, self.queue.variant(key)
+        return (
+            q.message(run_id),
+            variant,
+            q.env_queue,
+            q.ck_index,
+            self.master_queue,
+            variant + HELD_SUFFIX,
+            q.env_held,
+        )
 
     def _call(self, sha: str, keys: Sequence[str], argv: Sequence[Any]) -> Any:
         return self.client.evalsha(sha, len(keys), *keys, *argv)

@@ -24,7 +24,7 @@ from ckviz.errors import RedisUnavailable, ServerRefused, first_line
 from ckviz.live.cost import command_kind, read_cost, stats_of
 from ckviz.live.names import LiveQueue
 from ckviz.live.order import baseline_order, reads_needed, room, vtime_order
-from ckviz.live.picture import Limits, LivePicture, VariantRow, VtimeRead
+from ckviz.live.picture import Limits, LivePicture, ReadCost, VariantRow, VtimeRead
 from ckviz.model.arithmetic import DEFAULT_QUEUE_LIMIT, HELD_SUFFIX
 
 SCREENFUL = 20  # variants a refresh shows, besides those the next order needs
@@ -211,7 +211,7 @@ def _picture(
     keys: list[str],
     screenful: int,
     batch: int,
-    cost: Any,
+    cost: ReadCost,
 ) -> LivePicture:
     now, after = _ms(r1["clock"]), _ms(r2["clock_after"])
     scores, tag_of = dict(index), dict(tags)
