@@ -48,6 +48,9 @@ _FILLERS = frozenset("\u115f\u1160\u3164\uffa0")  # Hangul fillers: drawn as bla
 
 
 def hidden(char: str) -> bool:
+    """Shown as nothing, or reordering what follows; a line break and a tab are layout."""
+    if char in "\n\t":
+        return False
     category = unicodedata.category(char)
     return category in _HIDDEN_CATEGORIES or (category == "Zs" and char != " ") or char in _FILLERS
 

@@ -62,3 +62,8 @@ def test_every_table_escapes_them_and_validate_warns(tmp_path: Path) -> None:
     assert len(warnings) == 2, validate.stderr
     assert "'caf\\xe9' and 'cafe\\u0301'" in warnings[0]
     assert "'a\\u200bb' and 'ab'" in warnings[1]
+
+
+def test_line_breaks_and_tabs_are_layout_not_escaped() -> None:
+    assert shown_name("a\nb\tc") == "a\nb\tc"  # the report's paragraphs keep their breaks
+    assert shown_name("a\rb\x1bc") == "a\\x0db\\x1bc"
