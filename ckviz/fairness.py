@@ -27,6 +27,11 @@ from operator import attrgetter, itemgetter
 from ckviz.model.snapshot import DequeueEvent
 
 MIN_OWED = 3.0  # dequeues a key must be owed before it is judged
+# The one meaning of "starved", for every table note, verdict, finding and the app's words
+STARVED_MEANS = (
+    "starved: owed 3 or more dequeues at instants when another key had runs waiting too, and "
+    "got none of them"
+)
 UNDER_HALF, UNDER_FAIR = 0.5, 0.9  # the attainment bars the run-level shares count
 _DEQUEUED, _FIRST = attrgetter("dequeued_ms"), itemgetter(0)  # no Python call per event
 

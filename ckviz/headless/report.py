@@ -21,7 +21,7 @@ from ckviz.model.results import (
     TreatmentSummary,
 )
 from ckviz.report.sources import Source
-from ckviz.report.tables import ATTAINMENT_SHOWN, DEFINITIONS, attainment_cell
+from ckviz.report.tables import ATTAINMENT_SHOWN, attainment_cell, definitions
 from ckviz.report.verdicts import verdicts
 from ckviz.report.views import Row, ScenarioView, scenario_views
 
@@ -37,19 +37,35 @@ COINCIDE_WHY = {
 
 
 def print_tables(results: Results, console: Console) -> None:
+    """A table per scenario, each with its verdict, then what the columns shown mean, once."""
     starvation = [s for s in results.scenarios if s.between_calls]
     views = {v.name: v for v in _views(results)}
     said = {name: " ".join(verdicts(v)) for name, v in views.items()}
+    shown: set[str] = set()
     for scenario in results.scenarios:
         if scenario.victims is None:
             view = views.get(scenario.name)
             rows = {r.label: r for r in view.views[0].rows} if view and view.views else {}
             table = scenario_table(scenario, results.matrix.seeds[0], said.get(scenario.name), rows)
             console.print(table)
+            shown |= columns_shown(scenario)
         elif not scenario.between_calls:
             console.print(micro_table(scenario))
     if starvation:
         console.print(starvation_table(starvation))
+    if shown:
+        console.print(Text(definitions(*shown)))
+
+
+def columns_shown(scenario: ScenarioResult) -> set[str]:
+    """The figures a scenario's table shows, by their DEFINED names (the verdict names the
+    starved keys, so "starved" is always among them)."""
+    shown = {"attainment", "wait", "worst share", "jain", "starved"}
+    if any(t.light_key for t in scenario.treatments or []):
+        shown.add("makespan")
+    if identical_rows(scenario):
+        shown.add("same")
+    return shown
 
 
 _MICRO_ROWS = (
@@ -151,11 +167,13 @@ def scenario_table(
     firsts = {r.treatment: r for r in scenario.runs if r.seed == first_seed}
     served = {label: per_consumer(r) for label, r in firsts.items()}
     several = any(r.consumers for r in scenario.runs)
-    caption = _footnote(same_as) + (f"\n{CONSUMERS_NOTE}" if several else "")
+    caption = "\n".join(
+        line for line in (shown_name(verdict) if verdict else "", _footnote(same_as)) if line
+    ) + (f"\n{CONSUMERS_NOTE}" if several else "")
     table = Table(
         title=Text(scenario.name, style="bold"),  # `[light.count=10]`, `[/]`: no markup
         title_justify="left",
-        caption=Text(f"{shown_name(verdict)}\n{caption}" if verdict else caption),  # names
+        caption=Text(caption) if caption else None,  # names are the user's: no markup
         caption_justify="left",
     )
     table.add_column("discipline", no_wrap=True)
@@ -222,7 +240,7 @@ def _signature(row: DisciplineSummary, t: TreatmentSummary | None) -> tuple[obje
 
 
 def _footnote(same_as: dict[str, str]) -> str:
-    lines = [DEFINITIONS]
+    lines = []
     if same_as:
         pairs = ", ".join(f"{a} = {b}" for a, b in same_as.items())
         why = [COINCIDE_WHY[a] for a in same_as if a in COINCIDE_WHY]

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
+from ckviz.fairness import STARVED_MEANS
 from ckviz.model.results import CheckResult, Spread
 from ckviz.report.compare import pct_text
 from ckviz.report.sweeps import SweepView, value_text
@@ -16,28 +17,38 @@ from ckviz.report.views import Row, ScenarioView
 # Figures other parts of ckviz may add to a run's metrics: shown when present, skipped when not.
 OPTIONAL_FIGURES = {
     "steps": "Step harness: micro timings",
-    "key_serves": "Virtual time: serves per key (starvation)",
+    "key_serves": "Virtual time: serves per key",
     "vtime_floor_final": "Virtual time: final floor",
 }
 
 MAX_ROWS = 60
 WORST_SHARE = "worst share/weight"
 ATTAINMENT = "fair-share attainment"
-DEFINITIONS = (
-    f"{ATTAINMENT}: the dequeues a key got over those it was owed, each instant's dequeues "
-    "owed max-min fairly by weight to the keys that had runs waiting, none above what it "
-    "asked for (docs/fairness.md); 1 = its fair share. The table gives it for the most "
-    "under-served key (lowest attainment; keys owed under 3 dequeues are not judged), mean "
-    "over seeds ± the half-width of its 95% interval (a t-interval over the seeds; over one "
-    "sample, a bootstrap over the run's own time windows) (min..max), and the share of keys "
-    "below 0.9. "
-    f"{WORST_SHARE}: of the dequeues made while two or more keys had runs "
+# What each figure means, by the column it heads (the terminal says only what it shows)
+DEFINED = {
+    "attainment": f"{ATTAINMENT}: the dequeues a key got over those it was owed, each "
+    "instant's dequeues owed max-min fairly by weight to the keys that had runs waiting, none "
+    "above what it asked for (docs/fairness.md); 1 = its fair share. The table gives it for "
+    "the most under-served key (lowest attainment; keys owed under 3 dequeues are not judged), "
+    "mean over seeds ± the half-width of its 95% interval (a t-interval over the seeds; over "
+    "one sample, a bootstrap over the run's own time windows) (min..max).",
+    "below": "Keys below 0.9: the share of judged keys whose attainment is below 0.9.",
+    "worst share": f"{WORST_SHARE}: of the dequeues made while two or more keys had runs "
     "waiting, each such key's share divided by its weight-proportional share, for the key that "
-    "fared worst, whatever it asked for; 1 = fair, 0 = starved. Jain: Jain's index "
-    "(sum x)^2 / (n sum x^2) of those ratios, 1 = all equal. Mean wait: dequeue time minus "
-    "arrival, averaged over a key's runs; the light key is the one the scenario names as its "
-    "headline. Makespan: when the last run was dequeued. (= X): every figure equals row X's."
-)
+    "fared worst, whatever it asked for; 1 = fair, 0 = none of those dequeues.",
+    "jain": "Jain: Jain's index (sum x)^2 / (n sum x^2) of those ratios, 1 = all equal.",
+    "wait": "Mean wait: dequeue time minus arrival, averaged over a key's runs; the light key "
+    "is the one the scenario names as its headline.",
+    "makespan": "Makespan: when the last run was dequeued.",
+    "same": "(= X): every figure equals row X's.",
+    "starved": STARVED_MEANS[0].upper() + STARVED_MEANS[1:] + ".",
+}
+DEFINITIONS = " ".join(DEFINED.values())
+
+
+def definitions(*shown: str) -> str:
+    """The meanings of the columns `shown` (keys of DEFINED), in DEFINED's order."""
+    return " ".join(text for name, text in DEFINED.items() if name in shown)
 
 
 @dataclass(frozen=True)

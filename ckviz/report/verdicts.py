@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ckviz.fairness import WINDOWS
+from ckviz.fairness import STARVED_MEANS, WINDOWS
 from ckviz.fairness_intervals import Claim, Interval, paired_difference
 from ckviz.report.views import Row, ScenarioView, SourceView
 
@@ -167,10 +167,7 @@ def starvation_finding(view: SourceView) -> str | None:
     starved = starvation(view)
     if not starved:
         return None
-    return (
-        "Starvation: " + "; ".join(starved) + " (owed 3 or more dequeues while other keys "
-        "were served, and got none of them)."
-    )
+    return "Starvation: " + "; ".join(starved) + f" ({STARVED_MEANS})."
 
 
 def verdicts(scenario: ScenarioView) -> list[str]:

@@ -52,7 +52,7 @@ def _verdict(frame: Frame, palette: KeyPalette, short: bool) -> Text:
         out.append(worst_key, palette.style(worst_key)).append(" ")
     out.append(percent(pair[worse]), palette.verdict(pair[worse]))
     times = pair[best] / pair[worse] if pair[worse] > 0 else None
-    return out.append(f" ({times:.1f}x)" if times is not None else " (starved)", BOLD)
+    return out.append(f" ({times:.1f}x)" if times is not None else " (got none)", BOLD)
 
 
 def percent(attainment: float) -> str:

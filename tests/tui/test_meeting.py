@@ -45,7 +45,7 @@ def test_the_banner_says_which_lane_leads_and_by_how_much_in_one_line() -> None:
     short = verdict_line(judged(0.2, 0.9), PALETTE, 78)  # 80 columns, less the padding
     assert cell_len(short.plain) <= 78 and "\n" not in short.plain
     assert short.plain.startswith("▶ sfq leads") and "(4.5x)" in short.plain
-    assert "(starved)" in verdict_line(judged(0.0, 0.9), PALETTE).plain
+    assert "(got none)" in verdict_line(judged(0.0, 0.9), PALETTE).plain
     assert "baseline and sfq: no difference shown" in verdict_line(judged(0.9, 0.92), PALETTE).plain
     assert "too early" in verdict_line(judged(None, 0.9), PALETTE).plain
     # the fairer lane is named in its lane's colour, as in the CDF
