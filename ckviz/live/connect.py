@@ -35,7 +35,7 @@ def attach(url: str) -> list[Node]:
 
 def _named(url: str) -> redis.Redis:
     try:
-        client = connect(url)
+        client = connect(url, driver_info=None)  # no CLIENT SETINFO: SETNAME is the one
         client.client_setname(CLIENT_NAME)
     except redis.exceptions.AuthenticationError as exc:
         raise ServerRefused(f"{redact(url)} refused the login: {first_line(exc)}") from None
@@ -51,7 +51,9 @@ def _primaries(url: str) -> list[str]:
     from redis.cluster import RedisCluster
 
     try:
-        cluster = RedisCluster.from_url(url, decode_responses=True, socket_timeout=5)
+        cluster = RedisCluster.from_url(
+            url, decode_responses=True, socket_timeout=5, driver_info=None
+        )
         nodes = [node_url(url, n.host, int(n.port)) for n in cluster.get_primaries()]  # type: ignore[no-untyped-call]
         cluster.close()
     except (redis.RedisError, RedisClusterException, OSError) as exc:

@@ -189,6 +189,8 @@ def _limits(r1: dict[str, Any]) -> Limits:
     queue_limit = _number(r1["queue_limit"], int)
     if env_limit is None:
         assumed.append(f"env limit {DEFAULT_ENV_LIMIT} (its key is unset)")
+    if burst is None:
+        assumed.append("burst factor 1 (its key is unset)")
     env = int(env_limit if env_limit is not None else DEFAULT_ENV_LIMIT)
     capacity = math.floor(env * (burst if burst is not None else 1.0))
     variant = min(int(queue_limit if queue_limit is not None else DEFAULT_QUEUE_LIMIT), env)

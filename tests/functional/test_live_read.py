@@ -116,6 +116,7 @@ def test_the_picture_holds_the_queue_as_written(
     assert picture.index_total == 2
     assert (picture.env_held, picture.queue_held) == (2, 2)
     assert (picture.limits.env_limit, picture.limits.queue_limit) == (8, 2)
+    assert picture.limits.assumed == ("burst factor 1 (its key is unset)",)
     assert picture.vtime is not None and picture.vtime.floor == 0.0
     assert dict(picture.vtime.idle) == {"beta": 1.0}
     assert picture.cost.server_us > 0 and picture.cost.round_trips == 3

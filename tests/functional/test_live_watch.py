@@ -172,3 +172,34 @@ def test_a_refused_login_is_exit_3_its_password_hidden(
     assert (code, out) == (3, "")
     assert "refused the login" in err and "***" in err
     assert password not in err
+
+
+def test_watch_sends_only_read_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every command the watch sent, from SLOWLOG set to log them all (on a server this test
+    starts: never on a watched one)."""
+    with embedded_server() as server:
+        admin = server.client()
+        producer = Producer(admin, live_queue("engine:runqueue:"), vtime=True, env_limit=3)
+        producer.open()
+        traffic = Traffic(producer, [])
+        traffic.arrive(["a:1", "a:1", "b"], server_now_ms(admin) - 1000)
+        traffic.serve(1, server_now_ms(admin))
+        admin.config_set("slowlog-log-slower-than", 0)
+        admin.config_set("slowlog-max-len", 10_000)
+        admin.slowlog_reset()
+        for args in ([], ["--queue", "send-email", "--once", "--json"]):
+            code, _, err = exits(["watch", "--redis-url", server.url, *args], capsys)
+            assert (code, err) == (0, "")
+        # nobody else talks to this server: every command logged but the admin's is the watch's
+        # (those it sent before it named itself too)
+        sent = {
+            " ".join(str(e["command"], "utf-8").split()[:2]).upper()
+            for e in admin.slowlog_get(10_000)
+            if not e["command"].startswith(b"SLOWLOG")
+        }
+        reads = {str(name).upper() for name in admin.acl_cat("read")}
+    words = {command.split()[0] for command in sent}
+    # SPEC-live 4's list; TIME only because this user may send it (a read-only one reads INFO)
+    assert words - reads <= {"PING", "INFO", "SCAN", "CLIENT", "TIME"}
+    assert {c for c in sent if c.startswith("CLIENT")} == {"CLIENT SETNAME"}
+    assert words >= {"SCAN", "ZRANGE", "ZCARD", "SCARD", "GET", "INFO"}
