@@ -38,5 +38,10 @@ SUBCOMMANDS = {
             "--redis-url URL --queue Q --seconds N --out T",
             "record a live queue as a trace",
         ),
+        Subcommand(
+            "whatif",
+            "--redis-url URL --queue Q [--headless]",
+            "a live queue's state forked: every discipline runs on from it",
+        ),
     )
 }

@@ -3,7 +3,9 @@
 CSV with a header row, or JSON Lines (one object per line), with the fields `key`,
 `arrival_ms`, `hold_ms` and optionally `run_id`, `weight`, the lifecycle's `delay_ms`,
 `ttl_ms` and `attempts` (inputs/trace_fields.py), and `outcome` (what became of the run where it
-was recorded: a note, not replayed). Lines starting with `#` are comments (in a CSV, only
+was recorded: a note, not replayed); a forked start (`ckviz whatif`) adds `age_ms` (a run
+already waiting that long at its arrival) and `start` (`held`: a run holding its slot from
+its arrival, for its hold). Lines starting with `#` are comments (in a CSV, only
 before its header row): where and how the trace was recorded (`ckviz capture` writes them).
 Arrivals are ms since the start, or epoch ms (any arrival >= EPOCH_MS_FROM), then shifted so
 the first arrival is 0. Holds and arrivals may be fractional (rounded to the ms; a hold is at
@@ -26,7 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from ckviz.inputs.files import open_regular
-from ckviz.inputs.trace_fields import LIFE_FIELDS, life_of, to_number, whole_ms, why_not
+from ckviz.inputs.trace_fields import (
+    LIFE_FIELDS,
+    START_FIELDS,
+    life_of,
+    to_number,
+    whole_ms,
+    why_not,
+)
 from ckviz.model.lifecycle import PLAIN, RunLifecycle
 from ckviz.model.queue import PlannedRun, js_string_order, run_id
 from ckviz.model.scenario import (
@@ -38,7 +47,16 @@ from ckviz.model.scenario import (
 )
 
 TRACE_SUFFIXES = (".csv", ".jsonl", ".ndjson")
-FIELDS = ("key", "arrival_ms", "hold_ms", "run_id", "weight", *LIFE_FIELDS, "outcome")
+FIELDS = (
+    "key",
+    "arrival_ms",
+    "hold_ms",
+    "run_id",
+    "weight",
+    *LIFE_FIELDS,
+    "outcome",
+    *START_FIELDS,
+)
 OUTCOMES = ("acked", "dead", "expired", "removed", "open")  # `outcome`'s words: notes only
 COMMENT = "#"
 REQUIRED = FIELDS[:3]
@@ -125,6 +143,7 @@ class _Check:
         self.highest: int | None = None
         self.stamp: tuple[int, int] | None = None  # (mtime ns, size) when it was read
         self.lifecycle = False  # some line gives a lifecycle column
+        self.held_at_start = 0  # lines of runs held at the start (start = held)
 
     def problem(self, text: str) -> None:
         self.count += 1
@@ -141,7 +160,8 @@ class _Check:
                 return
             self.keys[item.key] = None
         self.runs += 1
-        self.lifecycle = self.lifecycle or item.life is not PLAIN
+        self.lifecycle = self.lifecycle or item.life.has_lifecycle
+        self.held_at_start += item.life.held
         if item.weight is not None:
             given = self.weights.setdefault(item.key, (item.weight, item.number))
             if given[0] != item.weight:
@@ -195,7 +215,9 @@ class _Check:
             raise TraceProblems(self.problems + more, self.count)
         weights = {k: self.weights.get(k, (1.0, 0))[0] for k in self.keys}
         path = str(self.path.resolve())
-        return TraceSummary(path, weights, self.runs, shift, self.stamp, self.lifecycle)
+        return TraceSummary(
+            path, weights, self.runs, shift, self.stamp, self.lifecycle, self.held_at_start
+        )
 
 
 def replay(summary: TraceSummary) -> list[PlannedRun]:

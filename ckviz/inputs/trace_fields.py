@@ -10,6 +10,8 @@ from typing import Any
 from ckviz.model.lifecycle import MAX_ATTEMPTS, PLAIN, RunLifecycle
 
 LIFE_FIELDS = ("delay_ms", "ttl_ms", "attempts")
+START_FIELDS = ("age_ms", "start")  # a forked start: a run's age, or `held` (ckviz whatif)
+MAX_AGE_MS = 86_400_000 * 30  # a month: a run queued longer is a stuck queue, not a fork's
 MAX_LIFE_MS = 600_000  # as a scenario key's delay_ms and ttl_ms
 
 
@@ -44,10 +46,13 @@ def why_not(value: float | None, positive: bool = False) -> str:
 
 
 def life_of(record: dict[str, Any], from_text: bool) -> RunLifecycle | str:
-    """The line's lifecycle columns (PLAIN when it gives none), or `field: reason`."""
-    given = {name: record.get(name) for name in LIFE_FIELDS}
+    """The line's lifecycle and start columns (PLAIN when it gives none), or `field: reason`."""
+    given = {name: record.get(name) for name in (*LIFE_FIELDS, *START_FIELDS)}
     if all(value in (None, "") for value in given.values()):
         return PLAIN
+    start = _start_of(given, from_text)
+    if isinstance(start, str):
+        return start
     values: dict[str, int | None] = {}
     for name, low, high in (("delay_ms", 0, MAX_LIFE_MS), ("ttl_ms", 1, MAX_LIFE_MS)):
         values[name] = None
@@ -63,7 +68,24 @@ def life_of(record: dict[str, Any], from_text: bool) -> RunLifecycle | str:
         if exact is None or exact != int(exact) or not 1 <= exact <= MAX_ATTEMPTS:
             return f"attempts: {_out_of(exact, 1, MAX_ATTEMPTS, whole=True)}"
         attempts = int(exact)
-    return RunLifecycle(values["delay_ms"] or 0, values["ttl_ms"], attempts - 1)
+    age, held = start
+    return RunLifecycle(values["delay_ms"] or 0, values["ttl_ms"], attempts - 1, False, age, held)
+
+
+def _start_of(given: dict[str, Any], from_text: bool) -> tuple[int, bool] | str:
+    """(age_ms, held) of a forked start's run, or `field: reason`."""
+    age = 0
+    if given["age_ms"] not in (None, ""):
+        value = whole_ms(given["age_ms"], from_text)
+        if value is None or not 0 <= value <= MAX_AGE_MS:
+            return f"age_ms: {_out_of(value, 0, MAX_AGE_MS)}"
+        age = value
+    start = given["start"]
+    if start not in (None, "", "held"):
+        return "start: not 'held' (a run holding its slot from its arrival) or empty"
+    if start == "held" and age:
+        return "age_ms: a held run has no age (it is not queued)"
+    return age, start == "held"
 
 
 def _out_of(value: float | None, low: int, high: int, whole: bool = False) -> str:

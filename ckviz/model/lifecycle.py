@@ -110,6 +110,16 @@ class RunLifecycle:
     ttl_ms: int | None = None
     fails: int = 0
     fast_path: bool = False
+    # a forked start (ckviz whatif): a run already waiting `age_ms` when the run begins (its
+    # score that much older than its arrival), or already holding its slot (`held`)
+    age_ms: int = 0
+    held: bool = False
+
+    @property
+    def has_lifecycle(self) -> bool:
+        """A delay, a TTL, failures or the fast path: the lifecycle's paths are needed (a
+        forked start's age and hold are not lifecycle: plain runs take them)."""
+        return bool(self.delay_ms or self.ttl_ms is not None or self.fails or self.fast_path)
 
 
 PLAIN = RunLifecycle()

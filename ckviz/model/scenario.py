@@ -219,6 +219,7 @@ class TraceSummary:
     shift_ms: int  # subtracted from every arrival (epoch ms -> ms since the first arrival)
     stamp: tuple[int, int] | None = None  # (mtime ns, size) when read: a replay checks it
     lifecycle: bool = False  # some line gives delay_ms, ttl_ms or attempts
+    held_at_start: int = 0  # runs holding their slots at the start (a forked start's)
 
 
 class VtimeSettings(_Strict):

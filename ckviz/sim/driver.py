@@ -76,10 +76,12 @@ class Driver(Counting):
         more_consumers: Sequence[tuple[Discipline, RunQueue]] = (),
         history: bool = False,
         lifecycle: Lifecycle | None = None,
+        held_at_start: Sequence[PlannedRun] = (),
     ) -> None:
         """`discipline` and `queue` are consumer c1's; `more_consumers` c2..cN's (a discipline
         whose state lives in Redis is one object for all, a client-side one each their own).
-        `lifecycle`: the scenario's runs fail, wait, expire or take the fast path."""
+        `lifecycle`: the scenario's runs fail, wait, expire or take the fast path.
+        `held_at_start`: runs holding their slots when the run begins (a forked start)."""
         self.config = c = config
         self.mixed = c.lineup is not None  # a mixed rollout (model/lineup.py)
         label = c.lineup.label if c.lineup is not None else discipline.name
@@ -99,6 +101,8 @@ class Driver(Counting):
         self.queue = queue  # c1's connection; the display's reads go on it
         self.ledger = Ledger(config.weights, workload)
         self.life = runs_of(lifecycle, self.ledger)
+        if held_at_start:
+            self._seed(held_at_start)
         # Without a lifecycle its per-trip hooks (the sweep, its clock, what it adds to a trip
         # and reads back, the served runs it tallies) are no-ops: they are not called.
         self._lifecycle_on = lifecycle is not None
@@ -134,6 +138,14 @@ class Driver(Counting):
         # ckIndex writes since the last read, and a projection awaiting Redis's word on it
         self._projections = Projections()
         self.last_rescore: Rescore | None = None  # the order the snapshot shows
+
+    def _seed(self, held: Sequence[PlannedRun]) -> None:
+        """Runs already held at t=0: in Redis's held sets and in the books, before anything."""
+        trip = self._home.trip()
+        for run in held:
+            trip.hold_from_start(run.run_id, run.key)
+        trip.send()
+        self.ledger.seed_held(held)
 
     @property
     def workload(self) -> list[PlannedRun]:

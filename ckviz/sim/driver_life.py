@@ -54,8 +54,9 @@ class PlainRuns:
         return None
 
     def arrive(self, trip: Trip, run: PlannedRun, t: int, timestamp: int | None = None) -> int:
-        """The run's enqueue; its score (`timestamp`, else its arrival on the ms clock)."""
-        score = SCORE_BASE + run.arrival_ms if timestamp is None else timestamp
+        """The run's enqueue; its score (`timestamp`, else its arrival on the ms clock, less
+        its age when it was already waiting at a forked start)."""
+        score = SCORE_BASE + run.arrival_ms - run.life.age_ms if timestamp is None else timestamp
         trip.enqueue(run, score)
         return score
 
@@ -131,7 +132,7 @@ class DriverLife(PlainRuns):
     def arrive(self, trip: Trip, run: PlannedRun, t: int, timestamp: int | None = None) -> int:
         """The run's first enqueue; its score (the books queue it until a reply says it
         took the fast path)."""
-        plain = SCORE_BASE + run.arrival_ms if timestamp is None else timestamp
+        plain = SCORE_BASE + run.arrival_ms - run.life.age_ms if timestamp is None else timestamp
         sent = self.life.enqueue(self.ledger, run, t, plain)
         slot = trip.enqueue(run, sent.score, sent.ttl_expires_at, sent.fast_path_at)
         if sent.fast_path_at is not None:

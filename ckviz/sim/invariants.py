@@ -105,13 +105,13 @@ class InvariantChecker(RunLimits):
         dead, expired = len(ledger.dead_lettered), len(ledger.expired)
         if expired > self.expired_seen:
             self.expired_seen, self.master_stale = expired, True
-        done = len(ledger.events) - held_total - ledger.nacks - dead
+        done = len(ledger.events) + ledger.seeded - held_total - ledger.nacks - dead
         parts = (ledger.to_arrive_count, queued_total, held_total, done, dead, expired)
-        if sum(parts) != ledger.total_runs or min(parts) < 0:
+        if sum(parts) != ledger.total_runs + ledger.seeded or min(parts) < 0:
             shown = " + ".join(map(str, parts))
             detail = (
                 f"to arrive + queued + held + done + dead-lettered + expired = {shown}, "
-                f"not {ledger.total_runs}"
+                f"not {ledger.total_runs + ledger.seeded}"
             )
             raise BrokenInvariant(ONE_PLACE, t, [], detail, self.unit)
         if digest.env_queued != queued_total:
@@ -146,8 +146,9 @@ class InvariantChecker(RunLimits):
         book = ledger.books.get(key)
         if book is None:
             raise BrokenInvariant(CK_INDEX, t, [key], "a CK queue of no workload key", self.unit)
-        placed = book.to_arrive + len(book.queued) + book.dequeued - book.nacked + book.expired
-        if placed != self.planned.get(key, 0) or not 0 <= book.held <= book.dequeued:
+        served = book.dequeued + book.seeded  # a forked start's held runs: as served before
+        placed = book.to_arrive + len(book.queued) + served - book.nacked + book.expired
+        if placed != self.planned.get(key, 0) or not 0 <= book.held <= served:
             detail = f"the books place {placed} runs (held {book.held}) of {self.planned.get(key)}"
             raise BrokenInvariant(ONE_PLACE, t, [key], detail, self.unit)
         if queued == NOT_INDEXED:

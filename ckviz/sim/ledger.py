@@ -31,6 +31,7 @@ class KeyBook:
     wait_sum_ms: int = 0
     nacked: int = 0  # serves that ended in a nack (their runs were queued again)
     expired: int = 0  # runs that expired queued, never served
+    seeded: int = 0  # runs holding a slot when the run began (a forked start), never served
 
 
 class Ledger:
@@ -60,6 +61,7 @@ class Ledger:
         self.dead_lettered: set[str] = set()
         self.expired: set[str] = set()
         self.settled = 0  # runs done for good: served for the last time, dead or expired
+        self.seeded = 0  # runs held from the start (a forked start's), outside the workload
 
     @property
     def held_count(self) -> int:
@@ -70,11 +72,26 @@ class Ledger:
         return len(self.workload) - self._next_arrival
 
     def planned_per_key(self) -> dict[str, int]:
-        """Runs per key in the workload (what the books must always add up to)."""
-        planned = dict.fromkeys(self.books, 0)
+        """Runs per key in the workload and held from the start (what the books must always
+        add up to)."""
+        planned = {key: book.seeded for key, book in self.books.items()}
         for run in self.workload:
             planned[run.key] += 1
         return planned
+
+    def seed_held(self, runs: Sequence[PlannedRun]) -> None:
+        """Runs already holding their slots when the run begins (a forked start: ckviz
+        whatif), each until its hold ends; never dequeued, so no event of theirs."""
+        for run in runs:
+            book = self.books[run.key]
+            book.held += 1
+            book.seeded += 1
+            self.seeded += 1
+            self._planned[run.run_id] = run
+            self.holds[run.run_id] = run.hold_ms
+            heapq.heappush(self.releases, (run.hold_ms, -self.seeded, run))
+            self.active.add(run.key)
+            self.touched.add(run.key)
 
     def arrivals_due(self, t: int) -> list[PlannedRun]:
         """The runs that arrive by `t`, each handed out once, in workload order."""

@@ -82,7 +82,11 @@ def open_cell(
     (discipline, queue), *more = lanes
     with _namespace(queue, [other for _, other in more]):
         workload = workload_of(scenario, seed)
-        yield Driver(config, workload, discipline, queue, more, history, lifecycle)
+        held: list[PlannedRun] = []
+        if scenario.replay is not None and scenario.replay.held_at_start:
+            held = [run for run in workload if run.life.held]  # a forked start's
+            workload = [run for run in workload if not run.life.held]
+        yield Driver(config, workload, discipline, queue, more, history, lifecycle, held)
 
 
 # A matrix runs each (scenario, seed) under every discipline (eight in the default), and the

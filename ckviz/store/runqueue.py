@@ -113,6 +113,13 @@ class Trip(LifecycleCalls):
     def ack(self, run_id: str, key: str) -> int:
         return self._add(self._queue.runs.ack(run_id, key), _ignore, scripted=True)
 
+    def hold_from_start(self, run_id: str, key: str) -> None:
+        """A run already holding its slot when a forked start begins (ckviz whatif): in its
+        key's and the env's held sets, as a dequeue would have left it."""
+        k = self._queue.keys
+        self._add(("SADD", k.ck_held(key), run_id), _ignore, scripted=False)
+        self._add(("SADD", k.env_held, run_id), _ignore, scripted=False)
+
     def dequeue(self, max_count: int, now: int) -> int:
         q = self._queue
         return self._add(q.dequeues[(max_count, now)], q.dequeue_reply, scripted=True)

@@ -28,7 +28,9 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert first == f"ckviz {__version__}" and server.startswith("redis-server: ")
 
 
-@pytest.mark.parametrize("command", ["validate", "report", "hunt", "merge", "stress", "capture"])
+@pytest.mark.parametrize(
+    "command", ["validate", "report", "hunt", "merge", "stress", "capture", "whatif"]
+)
 def test_every_subcommand_has_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = exits([command, "--help"], capsys)
     assert (code, err) == (0, "")

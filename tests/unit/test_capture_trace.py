@@ -84,3 +84,37 @@ def test_a_capture_s_trace_reads_back_with_its_provenance(tmp_path: Path) -> Non
         ("r1", "k:1", 0, 800),  # held from the read that saw it to the end: cut there
         ("r2", "k:1", 1100, 130),  # never seen held: half the reads' gap
     ]
+
+
+def test_a_forked_start_s_columns_read_into_ages_and_held_runs(tmp_path: Path) -> None:
+    path = tmp_path / "fork.csv"
+    path.write_text(
+        "key,arrival_ms,hold_ms,run_id,age_ms,start\na,0,50,h1,,held\na,0,20,q1,4000,\n"
+    )
+    summary = read_trace(path)
+    assert (summary.held_at_start, summary.lifecycle) == (1, False)  # not the lifecycle's
+    runs = {run.run_id: run.life for run in replay(summary)}
+    assert (runs["h1"].held, runs["h1"].age_ms, runs["q1"].held, runs["q1"].age_ms) == (
+        True,
+        0,
+        False,
+        4000,
+    )
+
+
+@pytest.mark.parametrize(
+    ("row", "problem"),
+    [
+        ("a,0,5,r,,waiting", "start: not 'held'"),
+        ("a,0,5,r,-1,", "age_ms: must be from 0 to"),
+        ("a,0,5,r,10,held", "age_ms: a held run has no age"),
+    ],
+)
+def test_a_forked_start_s_bad_columns_are_one_line_each(
+    tmp_path: Path, row: str, problem: str
+) -> None:
+    path = tmp_path / "fork.csv"
+    path.write_text(f"key,arrival_ms,hold_ms,run_id,age_ms,start\n{row}\n")
+    with pytest.raises(TraceProblems) as caught:
+        read_trace(path)
+    assert caught.value.lines[0].startswith(f"{path}:2: {problem}")

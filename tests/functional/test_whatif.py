@@ -1,0 +1,138 @@
+"""`ckviz whatif` against a queue on the real layout, on Redis 6.2 and 7: the fork written into
+ckviz's namespace equals the watched state key for key (queued runs in their order and ages,
+held runs, per concurrency key), every discipline runs forward from it headless, the watched
+server is never written (INFO commandstats, and as a read-only ACL user), and a drained queue
+is one line."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import redis
+
+from ckviz.inputs.scenario_files import load
+from ckviz.live.producer import Producer
+from ckviz.live.state import read_queue, variant_held
+from ckviz.live.whatif import fork_of, write_fork
+from ckviz.model.clock import SCORE_BASE
+from ckviz.model.matrix import Treatment
+from ckviz.sim.session import open_cell
+from ckviz.store.keys import KeyLayout
+from ckviz.store.server import RedisServer
+from tests.functional.cli_support import ckviz
+from tests.functional.live_support import QUEUE_NAME, live_queue, read_only_user
+from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
+
+WRITES = ("set", "sadd", "srem", "zadd", "zrem", "del", "evalsha", "eval", "incr", "decr")
+
+
+@pytest.fixture
+def server(request: pytest.FixtureRequest) -> RedisServer:
+    """The test's server: 6.2, then 7 (servers.py's `redis_server`, by its name)."""
+    found: RedisServer = request.getfixturevalue("redis_server")
+    return found
+
+
+def busy_queue(client: redis.Redis, prefix: str) -> Producer:
+    """Twelve runs of four keys (one with a ':'), three of them dequeued and held."""
+    producer = Producer(client, live_queue(prefix), env_limit=3)
+    producer.open()
+    now = int(time.time() * 1000)
+    for i in range(12):
+        producer.enqueue(f"run_{i:03d}", f"tenant:{i % 3}" if i < 9 else "big", now - 9000 + i)
+    assert len(producer.dequeue(3, now)) == 3
+    return producer
+
+
+def writes(client: redis.Redis) -> int:
+    stats = client.info("commandstats")
+    return sum(int(stats.get(f"cmdstat_{name}", {}).get("calls", 0)) for name in WRITES)
+
+
+def test_the_fork_in_ckviz_s_namespace_equals_the_watched_state(
+    server: RedisServer, client: redis.Redis, prefix: str, tmp_path: Path
+) -> None:
+    busy_queue(server.client(), prefix)
+    queue = live_queue(prefix)
+    state = read_queue(server.client(), queue, messages=False)
+    fork = fork_of(state, lambda key: 500)
+    assert (fork.queued, fork.held, fork.env_limit) == (9, 3, 3)
+    scenario = load(str(write_fork(tmp_path, fork, "whatif", ["a test's fork"])))
+    own = f"{prefix}fork:"
+    with open_cell(client, scenario, "seed-a", Treatment(discipline="baseline"), own) as driver:
+        driver._open_instant()  # t=0: the held runs seeded, every queued run enqueued
+        driver._send()
+        layout = KeyLayout(own)
+        for ck, runs in state.queued.items():
+            forked = client.zrange(layout.ck_queue(ck), 0, -1, withscores=True)
+            assert [(rid, int(score) - SCORE_BASE) for rid, score in forked] == [
+                (rid, score - state.read_ms) for rid, score in runs
+            ], ck
+        for ck in {*state.queued, *state.held}:
+            live = server.client().smembers(variant_held(queue, ck))
+            assert client.smembers(layout.ck_held(ck)) == live, ck
+        assert client.smembers(layout.env_held) == state.env_held
+        assert client.zcard(layout.env_queue) == 9
+
+
+def test_whatif_runs_every_discipline_without_writing_the_watched_server(
+    server: RedisServer, prefix: str, tmp_path: Path
+) -> None:
+    watched = server.client()
+    busy_queue(watched, prefix)
+    before = writes(watched)
+    with read_only_user(server, prefix) as url:
+        out = tmp_path / "r.json"
+        done = ckviz(
+            "whatif",
+            "--redis-url",
+            url,
+            "--prefix",
+            prefix,
+            "--queue",
+            QUEUE_NAME,
+            "--headless",
+            "--hold-ms",
+            "50",
+            "--out",
+            str(out),
+        )
+    assert done.returncode == 0, done.stderr
+    assert writes(watched) == before
+    text = out.read_text()
+    assert '"treatment": "vtime"' in text and '"treatment": "baseline"' in text
+    assert '"total_dequeued": 9' in text  # the queued runs; the held ones were served before
+    assert "9 runs queued, 3 held; env limit 3; it runs baseline now" in done.stderr
+
+
+def test_a_fork_never_runs_on_the_watched_server(server: RedisServer, prefix: str) -> None:
+    busy_queue(server.client(), prefix)
+    done = ckviz(
+        "whatif",
+        "--redis-url",
+        server.url,
+        "--own-redis-url",
+        server.url,
+        "--prefix",
+        prefix,
+        "--queue",
+        QUEUE_NAME,
+        "--headless",
+    )
+    assert done.returncode == 2 and "never runs there" in done.stderr
+
+
+def test_a_drained_queue_is_one_line(server: RedisServer, client: redis.Redis, prefix: str) -> None:
+    producer = busy_queue(server.client(), prefix)
+    taken = [(f"run_{i:03d}", f"tenant:{i}") for i in range(3)]
+    while taken:  # served and acked to the last run
+        for rid, key in taken:
+            producer.ack(rid, key)
+        taken = producer.dequeue(3, int(time.time() * 1000) + 10_000)
+    done = ckviz(
+        "whatif", "--redis-url", server.url, "--prefix", prefix, "--queue", QUEUE_NAME, "--headless"
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "no CK'd queue under the prefix" in done.stderr
