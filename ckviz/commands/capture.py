@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from ckviz.commands.parsing import CommandParser, add_quiet
-from ckviz.errors import ExitCode, UsageError, echo
+from ckviz.errors import ExitCode, UsageError, echo, one_line
 from ckviz.live.capture import Capture, run_capture
 from ckviz.live.capture_trace import trace_text
 from ckviz.live.finding import find_queue
@@ -98,9 +98,11 @@ def main(argv: Sequence[str]) -> int:
             f"{(cap.ended_ms - cap.started_ms) / 1000:.1f} s by {_how(cap)}: {out}",
             file=sys.stderr,
         )
-    if cap.stopped == "server gone":
+    if cap.stopped in ("server gone", "server refused"):
+        why = "went away" if cap.stopped == "server gone" else "refused a read"
         print(
-            f"ckviz: error: the server went away ({cap.error}); the trace up to then is in {out}",
+            f"ckviz: error: the server {why} ({one_line(cap.error or '')}); the trace up to then "
+            f"is in {out}",
             file=sys.stderr,
         )
         return int(ExitCode.REDIS)

@@ -11,9 +11,11 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import redis
+
 from ckviz.commands.capture import add_watched_options
 from ckviz.commands.parsing import CommandParser, add_quiet
-from ckviz.errors import UsageError, echo
+from ckviz.errors import RedisUnavailable, ServerRefused, UsageError, echo, first_line
 from ckviz.live.finding import find_queue
 from ckviz.live.state import read_queue
 from ckviz.live.whatif import Fork, fork_of, hold_from_capture, write_fork
@@ -63,7 +65,16 @@ def main(argv: Sequence[str]) -> int:
     own = _own_server(ns)
     hold_of = _holds(ns)
     client, found = find_queue(ns.redis_url, ns.prefix, ns.queue, "whatif")
-    state = read_queue(client, found.queue, messages=False)
+    try:
+        state = read_queue(client, found.queue, messages=False)
+    except redis.ResponseError as exc:  # a user without a read it needs
+        raise ServerRefused(
+            f"whatif: {redact(found.node)} refused a read: {first_line(exc)}"
+        ) from None
+    except (redis.RedisError, OSError) as exc:
+        raise RedisUnavailable(
+            f"whatif: {redact(found.node)} went away while read: {first_line(exc)}"
+        ) from None
     fork = fork_of(state, hold_of)
     if not fork.rows:
         raise UsageError(

@@ -76,7 +76,7 @@ def run_capture(
     cap.recorder = Recorder(notices=notices is not None)
     deadline = time.monotonic() + seconds
     try:
-        _start(client, cap)
+        read_start(client, cap)
         started(cap)
         if notices is not None:
             _follow_notices(client, notices, cap, deadline, stop)
@@ -85,6 +85,8 @@ def run_capture(
             _poll(client, cap, deadline, interval_s, stop)
     except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
         cap.stopped, cap.error = "server gone", first_line(exc)
+    except redis.ResponseError as exc:  # a read refused (an ACL without it): what was seen
+        cap.stopped, cap.error = "server refused", first_line(exc)
     except KeyboardInterrupt:
         cap.stopped = "interrupted"
     finally:
@@ -107,7 +109,7 @@ def _now_ms() -> float:
     return time.time() * 1000
 
 
-def _start(client: redis.Redis, cap: Capture) -> None:
+def read_start(client: redis.Redis, cap: Capture) -> None:
     """The queue as it stands: its runs are `before_start` (arrivals exact, holds cut)."""
     state = read_queue(client, cap.queue)
     t = state.read_ms
@@ -137,7 +139,7 @@ def _poll(
         if more:
             _sleep(wait, stop)
         began = _now_ms()
-        _read_all(client, cap, began)
+        poll_once(client, cap, began)
         cap.precision_ms = max(cap.precision_ms, _now_ms() - last)
         last = began
 
@@ -164,7 +166,7 @@ def _follow_notices(
         if notices.flushed or time.monotonic() >= next_full:
             notices.flushed = False
             next_full = time.monotonic() + SAFETY_POLL_S
-            _read_all(client, cap, seen)
+            poll_once(client, cap, seen)
         cks = _variants_named(cap.queue, named)
         if cks:
             _read(client, cap, cks, seen)
@@ -184,7 +186,7 @@ def _variants_named(queue: LiveQueue, named: Iterable[str]) -> list[str]:
     return list(found)
 
 
-def _read_all(client: redis.Redis, cap: Capture, t_ms: float) -> None:
+def poll_once(client: redis.Redis, cap: Capture, t_ms: float) -> None:
     """ckIndex, then every variant it names or that holds runs the capture knows of."""
     index = zset_pages(client, [cap.queue.ck_index])[cap.queue.ck_index]
     named = [ck for m, _ in index if (ck := ck_of(cap.queue, m)) is not None]

@@ -9,7 +9,9 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,8 +19,12 @@ import redis
 from redis.connection import parse_url
 
 from ckviz.inputs.trace import read_trace, replay
+from ckviz.live.capture import Capture, poll_once, read_start
+from ckviz.live.names import LiveQueue
 from ckviz.model.queue import PlannedRun
+from ckviz.store.messages import message_payload
 from ckviz.store.prefix import delete_prefix
+from ckviz.store.runqueue import RunQueue, Trip
 from ckviz.store.server import RedisServer, embedded_server
 from tests.conftest import REDIS_7
 from tests.functional.capture_support import Producer, trace_header, workload
@@ -38,7 +44,9 @@ def server(request: pytest.FixtureRequest) -> RedisServer:
 
 def start_capture(url: str, prefix: str, out: Path, *more: str) -> subprocess.Popen[str]:
     """`ckviz capture` in a subprocess, returned once it has read the queue's start."""
-    args = ["capture", "--redis-url", url, "--prefix", prefix, "--queue", QUEUE]
+    args = ["capture", "--redis-url", url, "--prefix", prefix]
+    if "--queue" not in more:
+        args += ["--queue", QUEUE]
     proc = subprocess.Popen(
         [sys.executable, "-m", "ckviz", *args, "--out", str(out), *more],
         stderr=subprocess.PIPE,
@@ -200,3 +208,39 @@ def test_a_read_only_acl_user_captures_by_notices(
     assert code == 0, err
     assert password not in out.read_text() + err
     assert sorted((r.run_id, r.key, r.arrival_ms) for r in replayed(out)) == expected_arrivals(runs)
+
+
+def test_retries_and_dead_letters_are_marked(
+    server: RedisServer, client: redis.Redis, prefix: str
+) -> None:
+    """ckviz's own queue (its lifecycle calls: nack, dead-letter), read between each change
+    as a poll reads it: a nacked run's second attempt counted, a dead letter found."""
+    queue = RunQueue(server.client(), prefix, 3)
+    queue.open()
+    now = int(time.time() * 1000)
+    runs = [PlannedRun(f"k:{i}", f"r{i}", 0, 1) for i in range(3)]
+    call(queue, lambda trip: [trip.enqueue(run, now + i) for i, run in enumerate(runs)])
+    found = LiveQueue(prefix, "o-ck", "p-ck", "e-ck", "task/base")
+    cap = Capture(found, "poll", 1.0, now)
+    read_start(client, cap)
+    steps = [
+        lambda trip: trip.dequeue(3, now + 10),
+        lambda trip: trip.nack("k:0", "r0", message_payload(runs[0], now + 50), now + 50),
+        lambda trip: trip.dead_letter("k:1", "r1"),
+        lambda trip: trip.ack("r2", "k:2"),
+        lambda trip: trip.dequeue(1, now + 60),
+        lambda trip: trip.ack("r0", "k:0"),
+    ]
+    for step in steps:
+        call(queue, step)
+        poll_once(client, cap, time.time() * 1000)
+    seen = cap.recorder.runs
+    assert (seen["r0"].attempts, seen["r0"].outcome, len(seen["r0"].holds)) == (2, "acked", 2)
+    assert (seen["r1"].attempts, seen["r1"].outcome) == (1, "dead")
+    assert (seen["r2"].attempts, seen["r2"].outcome) == (1, "acked")
+
+
+def call(queue: RunQueue, add: Callable[[Trip], object]) -> None:
+    trip = queue.trip()
+    add(trip)
+    trip.send()
