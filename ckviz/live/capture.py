@@ -12,7 +12,7 @@ from typing import Literal
 
 import redis
 
-from ckviz.errors import first_line
+from ckviz.errors import RedisUnavailable, ServerRefused, first_line
 from ckviz.live.names import DEQUEUED_SUFFIX, LiveQueue
 from ckviz.live.notices import Notices, NoticesRefused
 from ckviz.live.recorder import Left, Outcome, Recorder
@@ -68,7 +68,9 @@ def run_capture(
             notices = Notices(url, _prefixes(queue))
         except NoticesRefused as exc:
             if method == "notify":
-                raise
+                raise ServerRefused(
+                    f"--method notify: the server sends no notices ({exc})"
+                ) from None
             refused = str(exc)
     now = _now_ms()
     cap = Capture(queue, "notify" if notices else "poll", interval_s * 1000, int(now))
@@ -83,7 +85,7 @@ def run_capture(
             _read(client, cap, _variants_named(queue, notices.wait(LAST_NOTICES_S)), _now_ms())
         else:
             _poll(client, cap, deadline, interval_s, stop)
-    except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+    except (redis.ConnectionError, redis.TimeoutError, OSError, RedisUnavailable) as exc:
         cap.stopped, cap.error = "server gone", first_line(exc)
     except redis.ResponseError as exc:  # a read refused (an ACL without it): what was seen
         cap.stopped, cap.error = "server refused", first_line(exc)

@@ -29,7 +29,7 @@ from ckviz.store.server import RedisServer, embedded_server
 from tests.conftest import REDIS_7
 from tests.functional.capture_support import Producer, trace_header, workload
 from tests.functional.cli_support import ckviz
-from tests.functional.live_support import QUEUE_NAME, read_only_user
+from tests.functional.live_support import QUEUE_NAME, read_only_user, with_user
 from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
 
 QUEUE = QUEUE_NAME
@@ -244,3 +244,53 @@ def call(queue: RunQueue, add: Callable[[Trip], object]) -> None:
     trip = queue.trip()
     add(trip)
     trip.send()
+
+
+def test_a_server_that_sends_no_notices_is_polled_or_refused(
+    server: RedisServer, client: redis.Redis, prefix: str, tmp_path: Path
+) -> None:
+    """A reader allowed no CLIENT TRACKING: auto falls back to polling and says why in the
+    trace; --method notify is one line, exit 3."""
+    runs = workload(keys=2, runs_per_key=2, gap_ms=0, hold_ms=10, after_ms=0)
+    Producer(server.client(), prefix, runs)
+    user = f"ckviz-poll-{uuid.uuid4().hex[:8]}"
+    pattern = f"%R~{prefix}*" if int(server.version.split(".")[0]) >= 7 else f"~{prefix}*"
+    client.execute_command(
+        "ACL",
+        "SETUSER",
+        user,
+        "on",
+        ">pw",
+        "resetkeys",
+        pattern,
+        "-@all",
+        "+@read",
+        "+ping",
+        "+info",
+        "+scan",
+    )
+    try:
+        url = with_user(server.url, user, "pw")
+        out = tmp_path / "trace.csv"
+        proc = start_capture(url, prefix, out, "--seconds", "0.3", "--interval", "0.05")
+        assert finished(proc)[0] == 0
+        refused = ckviz(
+            "capture",
+            "--redis-url",
+            url,
+            "--prefix",
+            prefix,
+            "--queue",
+            QUEUE,
+            "--seconds",
+            "1",
+            "--method",
+            "notify",
+            "--out",
+            str(tmp_path / "n.csv"),
+        )
+    finally:
+        client.acl_deluser(user)
+    assert "(notices refused: CLIENT TRACKING:" in trace_header(out.read_text())["method"]
+    assert refused.returncode == 3 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "--method notify: the server sends no notices" in refused.stderr
