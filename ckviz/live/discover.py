@@ -19,7 +19,9 @@ from ckviz.live.names import INDEX_SUFFIX, LiveQueue, queue_of_index
 
 SCAN_COUNT = 1000  # keys a SCAN call looks at
 MAX_QUEUES = 10_000  # queues listed at most
-DEPTH_VARIANTS = 50  # variants whose runs are counted per queue
+DEPTH_VARIANTS = 50  # variants whose runs are counted per queue, at most
+DEPTH_READS = 20_000  # variants whose runs are counted over all the queues found
+PACKET = 1000  # commands per round trip
 SAMPLE_CALLS = 20  # SCAN calls an empty search looks further with
 _GLOB = re.compile(r"([*?\[\]\\])")
 
@@ -86,36 +88,61 @@ def find_queues(clients: Sequence[tuple[str, redis.Redis]], prefix: str) -> list
 
 
 def _sized(client: redis.Redis, node: str, queues: list[LiveQueue]) -> list[FoundQueue]:
-    """Each queue's size: two pipelined round trips for all of them."""
-    pipe = client.pipeline(transaction=False)
-    for q in queues:
-        pipe.zcard(q.ck_index)
-        pipe.zrange(q.ck_index, 0, DEPTH_VARIANTS - 1, withscores=True)
-        pipe.scard(q.queue_held)
-        pipe.exists(q.key(":ckVtime"))
-    first: list[Any] = pipe.execute()
-    pipe = client.pipeline(transaction=False)
-    for i in range(len(queues)):
-        for member, _ in first[4 * i + 1]:
-            pipe.zcard(queues[i].prefix + str(member))
-    depths = iter(pipe.execute())
+    """Each queue's size, in pipelined round trips of at most PACKET commands each: its
+    variants, held runs, oldest head, and the runs of its first variants (DEPTH_VARIANTS, fewer
+    each when there are many queues: DEPTH_READS in all)."""
+    per_queue = max(1, min(DEPTH_VARIANTS, DEPTH_READS // max(1, len(queues))))
+    first = _pipelined(
+        client,
+        [
+            command
+            for q in queues
+            for command in (
+                ("ZCARD", q.ck_index),
+                ("ZRANGE", q.ck_index, 0, per_queue - 1, "WITHSCORES"),
+                ("SCARD", q.queue_held),
+                ("EXISTS", q.key(":ckVtime")),
+            )
+        ],
+    )
+    heads = [_flat_pairs(first[4 * i + 1]) for i in range(len(queues))]
+    depths = iter(
+        _pipelined(
+            client,
+            [
+                ("ZCARD", q.prefix + member)
+                for q, own in zip(queues, heads, strict=True)
+                for member, _ in own
+            ],
+        )
+    )
     found = []
     for i, q in enumerate(queues):
-        keys, heads, held, vtime = first[4 * i : 4 * i + 4]
-        depth = sum(next(depths) for _ in heads)
-        found.append(
-            FoundQueue(
-                q,
-                node,
-                int(keys),
-                int(depth),
-                int(keys) > len(heads),
-                int(held),
-                float(heads[0][1]) if heads else None,
-                bool(vtime),
-            )
-        )
+        keys, _, held, vtime = first[4 * i : 4 * i + 4]
+        depth = sum(int(next(depths)) for _ in heads[i])
+        oldest = float(heads[i][0][1]) if heads[i] else None
+        bounded = int(keys) > len(heads[i])
+        found.append(FoundQueue(q, node, int(keys), depth, bounded, int(held), oldest, bool(vtime)))
     return found
+
+
+def _pipelined(client: redis.Redis, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
+    """The replies of `commands`, sent PACKET at a time (a server never gets a burst of a
+    whole keyspace's reads at once)."""
+    replies: list[Any] = []
+    for start in range(0, len(commands), PACKET):
+        pipe = client.pipeline(transaction=False)
+        for args in commands[start : start + PACKET]:
+            pipe.execute_command(*args)  # type: ignore[no-untyped-call]
+        replies += pipe.execute()
+    return replies
+
+
+def _flat_pairs(reply: Sequence[Any]) -> list[tuple[str, Any]]:
+    """A ZRANGE WITHSCORES reply as (member, score) pairs, flat or paired by the client."""
+    if reply and isinstance(reply[0], list | tuple):
+        return [(str(m), s) for m, s in reply]
+    return [(str(m), s) for m, s in zip(reply[0::2], reply[1::2], strict=True)]
 
 
 def matching(found: Sequence[FoundQueue], text: str) -> list[FoundQueue]:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from ckviz.live import discover
 from ckviz.live.discover import find_queues, matching
 from ckviz.live.names import LiveQueue, queue_of_index
 from ckviz.live.producer import Producer
@@ -182,3 +183,16 @@ def test_a_head_past_its_ttl_is_dropped_not_served_as_the_picture_says(
     assert traffic.serve(1, int(picture.read_at_ms)) == [("run_000001", "beta")]
     rows = {row.key: row for row in picture.variants}
     assert rows["acme:eu"].head_attempt == 0 and rows["acme:eu"].head_expires_ms == now - 1000
+
+
+def test_with_many_queues_each_counts_fewer_variants_and_says_so(
+    client: redis.Redis, reader: redis.Redis, prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("task/a", "task/b"):
+        _traffic(client, live_queue(prefix, name), vtime=False).arrive(
+            ["x", "x", "y"], server_now_ms(client) - 1000
+        )
+    monkeypatch.setattr(discover, "DEPTH_READS", 2)  # one variant each
+    found = find_queues([("node", reader)], prefix)
+    assert [(f.keys, f.depth, f.depth_bounded) for f in found] == [(2, 2, True), (2, 2, True)]
+    assert found[0].line(0).count("queued 2+") == 1
