@@ -164,6 +164,7 @@ def test_the_url_line_reaches_a_file_at_once_and_names_the_font_size(tmp_path: P
             with urllib.request.urlopen(url.group(1), timeout=5) as reply:
                 page = reply.read().decode()
             assert 'data-font-size="28"' in page
+            assert '<meta name="referrer" content="no-referrer"' in page  # the token stays here
             assert "starting" in page  # shown at once, until the app's first frame
             stop(proc)
         finally:
