@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ckviz.live.picture import picture_schema
 from ckviz.model.matrix import MatrixSpec
 from ckviz.model.results_file import file_schema
 from ckviz.model.scenario import Scenario
@@ -18,6 +19,7 @@ SCHEMAS: dict[str, Any] = {
     "scenario.json": Scenario,
     "matrix.json": MatrixSpec,
     "scenario-steps.json": StepScenario,
+    "live-picture-v1.json": picture_schema,  # `ckviz watch --once --json`
 }
 FOLDER = Path(__file__).resolve().parent.parent / "schemas"
 

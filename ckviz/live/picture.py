@@ -125,3 +125,25 @@ class LivePicture:
         data["cost"]["exact"] = self.cost.exact
         data["empty"] = self.empty
         return {"picture_version": PICTURE_VERSION, **data}
+
+
+def picture_schema() -> dict[str, Any]:
+    """The JSON Schema of `to_json()`'s output (schemas/live-picture-v1.json): the dataclasses'
+    fields, and what `to_json` adds (the version, the queue's base, the cost's exactness and
+    whether the queue is empty)."""
+    from pydantic import TypeAdapter  # only the schema script and its test need it
+
+    schema: dict[str, Any] = TypeAdapter(LivePicture).json_schema(mode="serialization")
+    _add(schema, "picture_version", {"const": PICTURE_VERSION}, first=True)
+    _add(schema, "empty", {"type": "boolean"})
+    _add(schema["$defs"]["LiveQueue"], "base", {"type": "string"})
+    _add(schema["$defs"]["ReadCost"], "exact", {"type": "boolean"})
+    return schema
+
+
+def _add(schema: dict[str, Any], name: str, field: dict[str, Any], first: bool = False) -> None:
+    """A required property `to_json` adds to an object's schema."""
+    properties = schema["properties"]
+    schema["properties"] = {name: field, **properties} if first else {**properties, name: field}
+    schema["required"] = [name, *schema["required"]] if first else [*schema["required"], name]
+    schema["additionalProperties"] = False

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import redis
 
@@ -20,6 +22,8 @@ from ckviz.store.server import RedisServer, embedded_server
 from tests.functional.cli_support import exits
 from tests.functional.live_support import Traffic, live_queue, read_only_user, server_now_ms
 from tests.functional.servers import redis_server  # noqa: F401  (both servers)
+
+SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "live-picture-v1.json"
 
 
 @pytest.fixture
@@ -58,6 +62,7 @@ def test_watch_once_json_is_the_picture_and_its_next_order_is_taken(
     code, out, err = exits([*args, "--once", "--json", "--batch", "3"], capsys)
     assert (code, err) == (0, "")
     picture: dict[str, Any] = json.loads(out)
+    jsonschema.validate(picture, json.loads(SCHEMA.read_text(encoding="utf-8")))
     assert picture["queue"]["name"] == "task/send-email:v2"
     assert picture["limits"]["variant_limit"] == 1
     order = [(p["key"], p["fate"]) for p in picture["next_order"]]
