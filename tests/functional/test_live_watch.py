@@ -208,3 +208,22 @@ def test_watch_sends_only_read_commands(capsys: pytest.CaptureFixture[str]) -> N
     assert words - reads <= {"PING", "INFO", "SCAN", "CLIENT", "TIME"}
     assert {c for c in sent if c.startswith("CLIENT")} == {"CLIENT SETNAME"}
     assert words >= {"SCAN", "ZRANGE", "ZCARD", "SCARD", "GET", "INFO"}
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--interval", "0"], "watch: --interval must be above 0, not 0.0"),
+        (["--batch", "0"], "watch: --batch must be 1..1000, not 0"),
+        (["--queue", "q", "--json"], "watch: --json prints one picture: add --once"),
+        ([], "watch: give --redis-url URL (or set CKVIZ_REDIS_URL)"),
+    ],
+)
+def test_bad_flags_are_one_line_before_any_connection(
+    flags: list[str], said: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CKVIZ_REDIS_URL", raising=False)
+    url = [] if not flags else ["--redis-url", "redis://127.0.0.1:1"]
+    code, out, err = exits(["watch", *url, *flags], capsys)
+    assert (code, out) == (2, "")
+    assert err == f"ckviz: error: {said}\n"
