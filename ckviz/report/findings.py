@@ -18,6 +18,7 @@ from ckviz.report.verdicts import (
     reference,
     signed,
     starvation_finding,
+    who_gained,
 )
 from ckviz.report.views import Row, ScenarioView, SourceView, signature
 
@@ -42,6 +43,7 @@ def findings(scenario: ScenarioView) -> list[str]:
 def source_findings(scenario: ScenarioView, view: SourceView) -> list[str]:
     lines = [starvation_finding(view), _headline_wait(scenario, view)]
     lines.append(_fairness(view, scenario.min_effect))
+    lines.append(_gains(view))
     lines += _identical(view)
     lines += [line for r in view.rows if (line := _cap_effect(scenario, view, r))]
     return [line for line in lines if line]
@@ -151,6 +153,14 @@ def _fairness(view: SourceView, min_effect: float) -> str:
             "than 0.9 of theirs"
         )
     return line + f". {_spike_fairness(view)}"
+
+
+def _gains(view: SourceView) -> str | None:
+    """Who gained: each treatment's most over-served key beside its most under-served one."""
+    said = [line for r in view.rows if r.same_as is None and (line := who_gained(r))]
+    if not said:
+        return None
+    return "Who gained: " + "; ".join(said) + "."
 
 
 def _spike_fairness(view: SourceView) -> str:

@@ -69,7 +69,9 @@ ATTAINMENT_FIGURE = (
     "attainment",
     plots.attainment_svg,
     "Per-key fair-share attainment (first seed): the dequeues each key got over those it was "
-    "owed, lowest first; red below half its share, orange below 0.9, the line at 1 is fair.",
+    "owed, lowest first, the last three bars the most over-served (who gained); red below half "
+    "its share, orange below 0.9, green above 1.1, the line at 1 is fair; each panel's axis "
+    "runs to its highest key.",
 )
 STRIP_FIGURE = (
     "strip",

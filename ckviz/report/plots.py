@@ -11,6 +11,7 @@ import contextlib
 import io
 import itertools
 import math
+import textwrap
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -51,6 +52,14 @@ STYLE: dict[Any, Any] = {  # keys are rcParams names
     "axes.spines.right": False,
 }
 PANEL_COLUMNS = 4
+CHAR_INCHES = 8 * 0.62 / 72  # about one character's width at the style's 8 pt
+
+
+def titled(ax: Axes, text: str, width_in: float) -> None:
+    """The panel's title, wrapped to the panel's width (a long treatment label, a file's
+    name beside it) so it never runs into the next panel's."""
+    ax.set_title(textwrap.fill(text, max(8, int(width_in / CHAR_INCHES))), loc="left")
+
 
 Getter = Callable[[Row], Spread | None]
 
@@ -104,13 +113,16 @@ def caps_svg(scenario: ScenarioView) -> str:
     )
 
 
-MAX_KEY_BARS = 15  # keys per attainment panel: the lowest, as the ones that matter
-BAR_COLOURS = ((0.5, "#c44e52"), (0.9, "#dd8452"), (math.inf, "#4c72b0"))
+MAX_KEY_BARS = 15  # keys per attainment panel: the lowest, and the highest few
+HIGHEST_BARS = 3  # of them, the most over-served: who gained (the axis runs past 1)
+BAR_COLOURS = ((0.5, "#c44e52"), (0.9, "#dd8452"), (1.1, "#4c72b0"), (math.inf, "#55a868"))
 
 
 def attainment_svg(scenario: ScenarioView) -> str:
     """Per treatment (first seed): each judged key's fair-share attainment, lowest first (at
-    most MAX_KEY_BARS of them), red below 0.5, orange below 0.9; the line at 1 is its share."""
+    most MAX_KEY_BARS of them, the last HIGHEST_BARS the most over-served), red below 0.5,
+    orange below 0.9, green above 1.1; the line at 1 is its share, the axis runs to the
+    highest."""
     panels = _panels(scenario)
     cols = min(PANEL_COLUMNS, len(panels))
     rows = math.ceil(len(panels) / cols)
@@ -118,12 +130,13 @@ def attainment_svg(scenario: ScenarioView) -> str:
     with drawing_style():
         size = (2.4 * cols + 0.6, (0.6 + 0.13 * shown) * rows + 0.5)
         fig = Figure(figsize=size, layout="constrained")
-        axes = fig.subplots(rows, cols, sharex=True, squeeze=False).flatten()
+        axes = fig.subplots(rows, cols, squeeze=False).flatten()  # own axis: who gained shows
         for ax, (title, row) in zip(axes, panels, strict=False):
             judged = _judged(row)
-            lowest = sorted(judged.items(), key=lambda kv: (kv[1], kv[0]))[:MAX_KEY_BARS]
+            lowest = _shown_keys(judged)
             below = sum(a < 1 for a in judged.values())
-            ax.set_title(f"{title}: {below} of {len(judged)} keys below 1", loc="left")
+            titled(ax, f"{title}: {below} of {len(judged)} keys below 1", 2.1)
+            ax.set_xlim(0, max(1.1, *(a * 1.05 for _, a in lowest)))
             colours = [next(c for bar, c in BAR_COLOURS if a < bar) for _, a in lowest]
             ax.barh(range(len(lowest)), [a for _, a in lowest], color=colours, height=0.7)
             ax.set_yticks(range(len(lowest)), [k for k, _ in lowest], fontsize=6.5)
@@ -133,6 +146,14 @@ def attainment_svg(scenario: ScenarioView) -> str:
         for ax in axes[len(panels) :]:
             ax.set_visible(False)
         return to_svg(fig)
+
+
+def _shown_keys(judged: dict[str, float]) -> list[tuple[str, float]]:
+    """The lowest keys and, after them, the highest few (all of them when few)."""
+    ordered = sorted(judged.items(), key=lambda kv: (kv[1], kv[0]))
+    if len(ordered) <= MAX_KEY_BARS:
+        return ordered
+    return ordered[: MAX_KEY_BARS - HIGHEST_BARS] + ordered[-HIGHEST_BARS:]
 
 
 def _judged(row: Row) -> dict[str, float]:
@@ -154,7 +175,7 @@ def strip_svg(scenario: ScenarioView) -> str:
         size = (4.6 * cols + 0.4, (0.5 + 0.12 * series) * rows + 0.5)
         fig = Figure(figsize=size, layout="constrained")
         axes = fig.subplots(rows, cols, sharex=True, squeeze=False).flatten()
-        for ax, timeline in _timelines(list(axes), panels):
+        for ax, timeline in _timelines(list(axes), panels, 4.2):
             served = [[b - a for a, b in itertools.pairwise(s.served)] for s in timeline.series]
             edges = list(timeline.t_ms)  # vector cells (no raster image inside the SVG)
             rows_at = [i - 0.5 for i in range(len(served) + 1)]
@@ -175,7 +196,7 @@ def _bar_panels(scenario: ScenarioView, panels: Sequence[tuple[str, Getter, bool
         for ax, (title, get, log) in zip(axes, panels, strict=True):
             for i, view in enumerate(scenario.views):
                 _bars(ax, view, labels, get, i, n)
-            ax.set_title(title, loc="left")
+            titled(ax, title, 2.4)
             if log:
                 _log_x(ax)
             ax.grid(axis="x", linewidth=0.4, alpha=0.5)
@@ -304,7 +325,7 @@ def _grid(
         fig = Figure(figsize=(2.4 * cols + 0.4, 1.9 * rows + 0.7), layout="constrained")
         axes = fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False).flatten()
         handles: dict[str, Artist] = {}
-        for ax, timeline in _timelines(list(axes), panels):
+        for ax, timeline in _timelines(list(axes), panels, 2.1):
             draw(ax, timeline, colour)
             for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
                 handles.setdefault(label, handle)
@@ -320,12 +341,12 @@ def _grid(
 
 
 def _timelines(
-    axes: Sequence[Axes], panels: Sequence[tuple[str, Row]]
+    axes: Sequence[Axes], panels: Sequence[tuple[str, Row]], width_in: float
 ) -> Iterator[tuple[Axes, TimelineResult]]:
     """Each panel's axes, titled, with its first seed's timeline to draw (a panel without one
     says so instead); the axes past the last panel are hidden once every panel is drawn."""
     for ax, (title, row) in zip(axes, panels, strict=False):
-        ax.set_title(title, loc="left")
+        titled(ax, title, width_in)
         timeline = row.first.metrics.timeline
         if timeline is None:
             ax.text(0.5, 0.5, "no timeline in this file", ha="center", transform=ax.transAxes)

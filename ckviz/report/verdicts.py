@@ -87,7 +87,27 @@ def verdict(view: SourceView, min_effect: float) -> str:
     found = comparisons(view)
     claims = [(c, c.claim(min_effect)) for c in found]
     said = _claims(ref, claims) if any(k for _, k in claims) else _no_claim(ref, found, min_effect)
-    return f"{VERDICT} {_seeds_clause(view)}{said}; {_starvation_clause(view)}."
+    fairer = [c.row for c, k in claims if k == "fairer"]
+    gains = [g for r in [ref, *fairer[:1]] if (g := who_gained(r))]
+    return (
+        f"{VERDICT} {_seeds_clause(view)}{said}; {'; '.join([*gains, _starvation_clause(view)])}."
+    )
+
+
+def who_gained(r: Row) -> str | None:
+    """`under baseline (seed-a), burst got 15.2x its fair share, tenant-7 got 0.23`: the most
+    over-served key beside the most under-served one, on the first seed."""
+    gained, lowest = r.gained, r.underserved_key
+    if gained is None or lowest is None:
+        return None
+    low = next((k.fair_share_attainment for k in r.first.metrics.per_key if k.key == lowest), None)
+    if low is None or gained[0] == lowest:
+        return None
+    seed = r.first.seed
+    return (
+        f"under {r.label} ({seed}), {gained[0]} got {gained[1]:.1f}x its fair share, "
+        f"{lowest} got {low:.2f}"
+    )
 
 
 def _seeds_clause(view: SourceView) -> str:

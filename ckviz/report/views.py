@@ -44,6 +44,11 @@ class Row:
     seeds_run: list[str] = field(default_factory=list)
 
     @property
+    def gained(self) -> tuple[str, float] | None:
+        """The first seed's most over-served key and its attainment (ties: the first name)."""
+        return most_over_served(self.first)
+
+    @property
     def attainment_interval(self) -> Interval | None:
         """The most under-served attainment with its 95% interval (fairness_intervals)."""
         return figure_interval(self.attainment_by_seed, self.resamples_by_seed)
@@ -95,6 +100,14 @@ class ScenarioView:
     def has_caps(self) -> bool:
         """Treatments beyond plain disciplines (the caps matrix)."""
         return any(r.label != r.discipline for v in self.views for r in v.rows)
+
+
+def most_over_served(run: RunResult) -> tuple[str, float] | None:
+    """The judged key with the highest attainment on a run (ties: the first name)."""
+    judged = [(k.key, a) for k in run.metrics.per_key if (a := k.fair_share_attainment) is not None]
+    if not judged:
+        return None
+    return min(judged, key=lambda ka: (-ka[1], ka[0]))
 
 
 def scenario_views(sources: Sequence[Source], min_effect: float = MIN_EFFECT) -> list[ScenarioView]:

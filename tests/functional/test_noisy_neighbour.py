@@ -36,6 +36,9 @@ def test_baseline_underserves_a_quiet_tenant_and_the_verdict_says_so(tmp_path: P
     (line,) = verdicts(view)
     assert line.startswith("Verdict: sfq is fairer than baseline: ")
     assert "also fairer than baseline: vtime (difference +" in line
+    # who gained: the flooder, far past its share, beside the worst-served quiet tenant
+    gained = line.split("under baseline (seed-a), burst got ", 1)[1]
+    assert float(gained.split("x its fair share, tenant-", 1)[0]) > 5
     said = findings(view)
     assert said[0].startswith("sfq cuts tenant-1's mean wait from")
     assert not any("No discipline cuts" in s or "raises it" in s for s in said)

@@ -139,3 +139,21 @@ def test_files_from_before_the_demand_aware_figures_say_so(tmp_path: Path) -> No
     runs = [run("baseline", seed, 1300.0) for seed in SEEDS]
     (line,) = verdicts(view_of(tmp_path, runs))
     assert line.startswith("Verdict: no demand-aware figures in these results")
+
+
+def test_the_verdict_and_findings_name_who_gained_beside_who_lost(tmp_path: Path) -> None:
+    runs = []
+    for seed in SEEDS:
+        for label, flood in (("baseline", 15.2), ("sfq", 1.1)):
+            r = fair(label, seed, 0.71 if label == "baseline" else 0.95, 14.0)
+            r.metrics.per_key[0].fair_share_attainment = flood  # heavy
+            r.metrics.per_key[1].fair_share_attainment = r.metrics.most_underserved_attainment
+            runs.append(r)
+    scenario = view_of(tmp_path, runs)
+    (line,) = verdicts(scenario)
+    assert "under baseline (seed-a), heavy got 15.2x its fair share, light got 0.71" in line
+    said = [s for s in findings(scenario) if s.startswith("Who gained: ")]
+    assert said == [
+        "Who gained: under baseline (seed-a), heavy got 15.2x its fair share, light got 0.71; "
+        "under sfq (seed-a), heavy got 1.1x its fair share, light got 0.95."
+    ]

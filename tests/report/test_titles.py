@@ -1,0 +1,97 @@
+"""No chart title runs into another or off its figure, however long the treatment labels and
+file names (each title is measured as matplotlib lays the figure out); the attainment chart
+shows who gained, its axis past 1."""
+
+from __future__ import annotations
+
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ckviz.model.results import RunResult
+from ckviz.report import plots
+from ckviz.report.sources import load_sources
+from ckviz.report.views import ScenarioView, scenario_views
+from tests.report.handmade import SEEDS, key_row, results, run, write
+
+LONG = ["baseline", "vtime-v17+per-key-cap-4+total-cap-16", "codel-sfq-with-a-long-name", "sfq"]
+
+
+def long_runs() -> list[RunResult]:
+    out = []
+    for i, seed in enumerate(SEEDS):
+        for j, label in enumerate(LONG):
+            r = run(label, seed, 14.0 + i + j, discipline="baseline" if j == 1 else label)
+            rows = [key_row(f"tenant-{k:02d}", 10.0) for k in range(20)]
+            for k, row in enumerate(rows):
+                row.fair_share_attainment = 15.2 if k == 0 else 0.4 + k / 40
+            r.metrics.per_key = rows
+            r.metrics.most_underserved_key = "tenant-01"
+            r.metrics.most_underserved_attainment = 0.425
+            out.append(r)
+    return out
+
+
+def scenario(tmp_path: Path) -> ScenarioView:
+    folders = [tmp_path / "main-branch-results", tmp_path / "pull-request-results"]
+    paths = []
+    for folder in folders:
+        folder.mkdir()
+        paths.append(str(write(folder / "results.json", results(long_runs()))))
+    (view,) = scenario_views(load_sources(paths))
+    return view
+
+
+def drawn(monkeypatch: pytest.MonkeyPatch, draw: object, view: ScenarioView) -> Figure:
+    figures: list[Figure] = []
+    monkeypatch.setattr(plots, "to_svg", lambda fig: figures.append(fig) or "<svg/>")
+    draw(view)  # type: ignore[operator]
+    (fig,) = figures
+    return fig
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        plots.fairness_svg,
+        plots.attainment_svg,
+        plots.strip_svg,
+        plots.wait_cdf_svg,
+        plots.service_svg,
+        plots.caps_svg,
+    ],
+)
+def test_no_title_overlaps_another_or_leaves_its_figure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, draw: object
+) -> None:
+    fig = drawn(monkeypatch, draw, scenario(tmp_path))
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    whole = fig.bbox
+    boxes = [
+        t.get_window_extent(renderer)
+        for ax in fig.axes
+        if ax.get_visible()
+        for t in (ax.title, ax._left_title, ax._right_title)
+        if t.get_text()
+    ]
+    assert boxes
+    for box in boxes:
+        assert box.x0 >= whole.x0 - 1 and box.x1 <= whole.x1 + 1, box
+    for a, b in combinations(boxes, 2):
+        assert not a.overlaps(b), (a, b)
+
+
+def test_the_attainment_chart_shows_who_gained_past_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fig = drawn(monkeypatch, plots.attainment_svg, scenario(tmp_path))
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    for ax in shown:
+        assert ax.get_xlim()[1] > 15.2  # the flooder's 15.2x is on the axis
+        names = [t.get_text() for t in ax.get_yticklabels()]
+        assert "tenant-00" in names and "tenant-01" in names  # who gained, who lost
