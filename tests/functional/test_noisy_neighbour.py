@@ -56,8 +56,9 @@ discipline = "{discipline}"
 
 
 def test_fail_if_worse_catches_a_real_regression(tmp_path: Path) -> None:
-    """The same treatment label, run before and after a change that makes it age order: the
-    gate fails on it, and passes the same results compared with themselves."""
+    """The same treatment label whose figures become age order's, as a change to its code
+    that made it age order would: the gate fails on it, and passes the same results compared
+    with themselves. A label that names another discipline in the later file is refused."""
     files = []
     for discipline in ("sfq", "baseline"):
         matrix = tmp_path / f"{discipline}.toml"
@@ -69,7 +70,18 @@ def test_fail_if_worse_catches_a_real_regression(tmp_path: Path) -> None:
     md = str(tmp_path / "r.md")
     same = ckviz("report", files[0], files[0], "--markdown", md, "--force", "--fail-if-worse", "1")
     assert same.returncode == 0, same.stderr
-    worse = ckviz("report", *files, "--markdown", md, "--force", "--fail-if-worse", "10")
+    relabelled = ckviz("report", *files, "--markdown", md, "--force", "--fail-if-worse", "10")
+    assert relabelled.returncode == 2, relabelled.stderr
+    assert "treatment candidate of ck_noisy_neighbour: discipline sfq" in relabelled.stderr
+    sfq, aged = (Results.model_validate_json(Path(f).read_text()) for f in files)
+    by_seed = {r.seed: r.metrics for r in aged.scenarios[0].runs}
+    for r in sfq.scenarios[0].runs:
+        r.metrics = by_seed[r.seed]  # sfq's label and discipline, age order's figures
+    regressed = tmp_path / "regressed.json"
+    regressed.write_text(sfq.model_dump_json(), encoding="utf-8")
+    worse = ckviz("report", files[0], str(regressed), "--markdown", md, "--force",
+                  "--fail-if-worse", "10")  # fmt: skip
     assert worse.returncode == 1, worse.stderr
+    assert worse.stderr.startswith("ckviz: gate failed (--fail-if-worse 10%): ")
     assert "ck_noisy_neighbour/candidate: fair-share attainment" in worse.stderr
     assert "ck_noisy_neighbour/candidate: light-key mean wait" in worse.stderr
