@@ -24,7 +24,8 @@ def test_a_mistyped_subcommand_says_did_you_mean(
     assert (code, out) == (ExitCode.USAGE, "")
     assert err.splitlines() == [
         "ckviz: error: unknown command 'reprot' (did you mean 'ckviz report'?); commands: "
-        "validate, report, check, merge, hunt, stress, serve, replay, or a scenario for the app"
+        "validate, report, check, merge, hunt, stress, serve, replay, watch, capture, whatif, "
+        "or a scenario for the app"
     ]
     for word in ("valdiate", "hnut", "stres", "merg"):
         code, _, err = exits([word], capsys)
