@@ -12,7 +12,7 @@ import io
 import json
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ckviz.inputs.trace_fields import MAX_LIFE_MS
@@ -34,6 +34,7 @@ class Fork:
     queued: int
     held: int
     notes: list[str]
+    vtime: list[str] = field(default_factory=list)  # the TOML lines of its vtime state
 
 
 def fork_of(state: QueueState, hold_of: Callable[[str], int]) -> Fork:
@@ -52,7 +53,22 @@ def fork_of(state: QueueState, hold_of: Callable[[str], int]) -> Fork:
             queued += 1
     env, per_key, notes = _limits(state, held)
     running = "vtime" if state.vtime is not None else "baseline"
-    return Fork(rows, env, per_key, running, queued, held, notes)
+    keys = {row[0] for row in rows}
+    vtime = _vtime_start(state, keys) if state.vtime is not None else []
+    return Fork(rows, env, per_key, running, queued, held, notes, vtime)
+
+
+def _vtime_start(state: QueueState, keys: set[str]) -> list[str]:
+    """The TOML of vtime's state as read: its tags (of the fork's keys: a tag of a key with
+    no run is a stale one), floor and idle set."""
+    lines = ["[vtime_start]"]
+    if state.floor is not None:
+        lines.append(f"floor = {float(state.floor)!r}")
+    tags = {k: t for k, t in (state.vtime or {}).items() if k in keys}
+    for table, values in (("tags", tags), ("idle", state.idle)):
+        lines.append(f"[vtime_start.{table}]")
+        lines += [f"{json.dumps(k)} = {float(v)!r}" for k, v in sorted(values.items())]
+    return lines
 
 
 def _n(value: int) -> str:
@@ -104,7 +120,7 @@ def write_fork(folder: Path, fork: Fork, name: str, header: list[str]) -> Path:
     ]
     if fork.per_key_cap is not None:
         toml += ["[caps]", f"per_key = {fork.per_key_cap}"]
-    toml += ["[trace]", f"path = {json.dumps(TRACE_NAME)}"]
+    toml += ["[trace]", f"path = {json.dumps(TRACE_NAME)}", *fork.vtime]
     path = folder / "whatif.toml"
     path.write_text("\n".join(toml) + "\n", encoding="utf-8")
     return path

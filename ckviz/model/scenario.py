@@ -232,6 +232,15 @@ class VtimeSettings(_Strict):
     )
 
 
+class VtimeStart(_Strict):
+    """vtime's state when a forked start begins (ckviz whatif): the watched queue's tags, floor
+    and idle set, by concurrency key. Written for the vtime disciplines only."""
+
+    floor: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    tags: dict[str, float] = {}
+    idle: dict[str, float] = {}
+
+
 class Scenario(_Strict):
     """A workload and the env it runs in: sampled from `keys`, or replayed from a `trace`."""
 
@@ -255,6 +264,8 @@ class Scenario(_Strict):
     vtime: VtimeSettings = VtimeSettings()  # knobs of the vtime disciplines
     retry: RetrySettings | None = Field(default=None, exclude_if=absent)  # retryOptions
     ttl: TtlSettings | None = Field(default=None, exclude_if=absent)  # the TTL sweep
+    # a forked start's vtime state (ckviz whatif), left out of a dump while unset
+    vtime_start: VtimeStart | None = Field(default=None, exclude_if=absent)
     _replay: TraceSummary | None = PrivateAttr(default=None)  # set when the trace is read
 
     _count_or_mix = field_validator("consumers", mode="before")(scenario_consumers)

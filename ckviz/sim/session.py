@@ -14,17 +14,19 @@ import redis
 from ckviz.defaults import ROOT_PREFIX
 from ckviz.disciplines.base import Discipline
 from ckviz.disciplines.registry import make_discipline, tuning_for
+from ckviz.disciplines.vtime.door import STATE_KEYS as VTIME_STATE_KEYS
 from ckviz.inputs.workload import generate
 from ckviz.model.clock import SCORE_BASE, WALL_NOW
 from ckviz.model.matrix import Treatment
 from ckviz.model.queue import PlannedRun
-from ckviz.model.scenario import Scenario
+from ckviz.model.scenario import Scenario, VtimeStart
 from ckviz.model.steps import StepScenario
 from ckviz.sim.collector import roomy_young_generation
 from ckviz.sim.driver import Driver
 from ckviz.sim.driver_config import DriverConfig
 from ckviz.sim.lifecycle import Lifecycle
 from ckviz.sim.steps import StepRunner
+from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue, share_scripts
 
 
@@ -86,7 +88,26 @@ def open_cell(
         if scenario.replay is not None and scenario.replay.held_at_start:
             held = [run for run in workload if run.life.held]  # a forked start's
             workload = [run for run in workload if not run.life.held]
-        yield Driver(config, workload, discipline, queue, more, history, lifecycle, held)
+        driver = Driver(config, workload, discipline, queue, more, history, lifecycle, held)
+        if scenario.vtime_start is not None:
+            _start_vtime(queue, scenario.vtime_start)
+        yield driver
+
+
+def _start_vtime(queue: RunQueue, start: VtimeStart) -> None:
+    """A forked start's vtime state, for a discipline whose door keeps it (vtime's `ckVtime`,
+    `ckVtimeFloor`, `ckVtimeIdle`); another discipline has no use for it."""
+    names = set(queue.door.state_keys)
+    tags, floor, idle = VTIME_STATE_KEYS
+    trip = queue.trip()
+    if tags in names:
+        trip.start_zset(tags, {ck_member(k): tag for k, tag in start.tags.items()})
+    if idle in names:
+        trip.start_zset(idle, {ck_member(k): tag for k, tag in start.idle.items()})
+    if floor in names and start.floor is not None:
+        trip.start_string(floor, start.floor)
+    if len(trip):
+        trip.send()
 
 
 # A matrix runs each (scenario, seed) under every discipline (eight in the default), and the

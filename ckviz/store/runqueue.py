@@ -120,6 +120,17 @@ class Trip(LifecycleCalls):
         self._add(("SADD", k.ck_held(key), run_id), _ignore, scripted=False)
         self._add(("SADD", k.env_held, run_id), _ignore, scripted=False)
 
+    def start_zset(self, name: str, scores: dict[str, float]) -> None:
+        """A sorted set of a forked start (a discipline's state as it was read), under the
+        queue's base key `B:<name>`, before anything runs."""
+        if scores:
+            pairs = [part for member, score in scores.items() for part in (score, member)]
+            self._add(("ZADD", self._queue.keys.base_key(name), *pairs), _ignore, scripted=False)
+
+    def start_string(self, name: str, value: float) -> None:
+        """A string of a forked start, `B:<name>` (a discipline's floor as it was read)."""
+        self._add(("SET", self._queue.keys.base_key(name), repr(value)), _ignore, scripted=False)
+
     def dequeue(self, max_count: int, now: int) -> int:
         q = self._queue
         return self._add(q.dequeues[(max_count, now)], q.dequeue_reply, scripted=True)

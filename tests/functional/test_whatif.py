@@ -35,9 +35,9 @@ def server(request: pytest.FixtureRequest) -> RedisServer:
     return found
 
 
-def busy_queue(client: redis.Redis, prefix: str) -> Producer:
+def busy_queue(client: redis.Redis, prefix: str, vtime: bool = False) -> Producer:
     """Twelve runs of four keys (one with a ':'), three of them dequeued and held."""
-    producer = Producer(client, live_queue(prefix), env_limit=3)
+    producer = Producer(client, live_queue(prefix), vtime=vtime, env_limit=3)
     producer.open()
     now = int(time.time() * 1000)
     for i in range(12):
@@ -136,3 +136,23 @@ def test_a_drained_queue_is_one_line(server: RedisServer, client: redis.Redis, p
     )
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "no CK'd queue under the prefix" in done.stderr
+
+
+def test_a_vtime_queue_s_tags_and_floor_are_forked_for_vtime(
+    server: RedisServer, client: redis.Redis, prefix: str, tmp_path: Path
+) -> None:
+    busy_queue(server.client(), prefix, vtime=True)
+    queue = live_queue(prefix)
+    state = read_queue(server.client(), queue, messages=False)
+    assert state.vtime and state.floor is not None
+    fork = fork_of(state, lambda key: 500)
+    assert fork.running == "vtime"
+    scenario = load(str(write_fork(tmp_path, fork, "whatif", ["a test's fork"])))
+    own = f"{prefix}fork:"
+    with open_cell(client, scenario, "seed-a", Treatment(discipline="vtime"), own) as driver:
+        layout = KeyLayout(own)
+        tags = client.zrange(layout.base_key("ckVtime"), 0, -1, withscores=True)
+        assert {m.removeprefix(layout.ck_queue("")[len(own) :]): t for m, t in tags} == state.vtime
+        assert float(client.get(layout.base_key("ckVtimeFloor"))) == state.floor
+        driver.run()  # every vtime rule checked from the forked start to the end
+        assert driver.done and len(driver.ledger.events) == 9
