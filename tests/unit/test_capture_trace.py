@@ -13,6 +13,7 @@ from ckviz.live.capture import Capture
 from ckviz.live.capture_trace import trace_text
 from ckviz.live.names import LiveQueue
 from ckviz.live.recorder import Recorder
+from ckviz.live.whatif import hold_from_capture
 
 KEYS = LiveQueue("engine:runqueue:", "o1", "p1", "e1", "task/my-task")
 
@@ -118,3 +119,9 @@ def test_a_forked_start_s_bad_columns_are_one_line_each(
     with pytest.raises(TraceProblems) as caught:
         read_trace(path)
     assert caught.value.lines[0].startswith(f"{path}:2: {problem}")
+
+
+def test_a_fork_s_holds_come_from_a_capture_per_key_then_overall() -> None:
+    hold_of = hold_from_capture({"a": [10, 30], "b": [100]}, default_ms=1000)
+    assert (hold_of("a"), hold_of("b"), hold_of("unseen")) == (20, 100, 47)
+    assert hold_from_capture({}, default_ms=250)("any") == 250
