@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from ckviz.fairness_intervals import Interval, paired_difference
 from ckviz.model.results import Spread
+from ckviz.report.bias import bias_finding
 from ckviz.report.sweeps import SweepView, value_text
 from ckviz.report.verdicts import (
     comparisons,
@@ -41,7 +42,7 @@ def findings(scenario: ScenarioView) -> list[str]:
 
 
 def source_findings(scenario: ScenarioView, view: SourceView) -> list[str]:
-    lines = [starvation_finding(view), _headline_wait(scenario, view)]
+    lines = [starvation_finding(view), bias_finding(view), _headline_wait(scenario, view)]
     lines.append(_fairness(view, scenario.min_effect))
     lines.append(_gains(view))
     lines += _identical(view)

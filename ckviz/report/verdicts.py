@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ckviz.fairness import STARVED_MEANS, WINDOWS
 from ckviz.fairness_intervals import Claim, Interval, paired_difference
+from ckviz.report.bias import bias_clause
 from ckviz.report.views import Row, ScenarioView, SourceView
 
 VERDICT = "Verdict:"
@@ -89,9 +90,9 @@ def verdict(view: SourceView, min_effect: float) -> str:
     said = _claims(ref, claims) if any(k for _, k in claims) else _no_claim(ref, found, min_effect)
     fairer = [c.row for c, k in claims if k == "fairer"]
     gains = [g for r in [ref, *fairer[:1]] if (g := who_gained(r))]
-    return (
-        f"{VERDICT} {_seeds_clause(view)}{said}; {'; '.join([*gains, _starvation_clause(view)])}."
-    )
+    bias = [b] if (b := bias_clause(view)) else []
+    tail = "; ".join([*gains, *bias, _starvation_clause(view)])
+    return f"{VERDICT} {_seeds_clause(view)}{said}; {tail}."
 
 
 def who_gained(r: Row) -> str | None:

@@ -42,6 +42,7 @@ class Row:
     starved: list[tuple[str, str]] = field(default_factory=list)  # (seed, key), seed order
     same_as: str | None = None  # an earlier row whose every figure this one repeats
     seeds_run: list[str] = field(default_factory=list)
+    runs: list[RunResult] = field(default_factory=list)  # every seed's, in the file's order
 
     @property
     def gained(self) -> tuple[str, float] | None:
@@ -185,6 +186,7 @@ def _row(label: str, runs: list[RunResult], seeds: Sequence[str], light: str | N
         first=first,
         cost_per_run=_cost_per_run(runs),
         seeds_run=list(dict.fromkeys(r.seed for r in runs)),
+        runs=runs,
         worst_share_by_seed={r.seed: r.metrics.contention_worst_share_over_weight for r in runs},
         jain_by_seed={r.seed: r.metrics.contention_jain for r in runs},
     )

@@ -68,7 +68,7 @@ def test_the_verdict_names_who_is_fairer_with_its_interval(tmp_path: Path) -> No
     assert line.startswith("Verdict: sfq is fairer than baseline: its most under-served key ")
     assert "gets 0.91 ± 0.06 of its fair share, baseline's 0.21 ± 0.06" in line
     assert "difference +0.70, 95% interval +0.70..+0.70, paired over 2 seeds" in line
-    assert "drr" not in line  # its interval spans 0
+    assert "drr (difference" not in line and "fairer than baseline: drr" not in line  # spans 0
     assert line.endswith("no treatment starved a key.")
 
 
@@ -97,7 +97,7 @@ def test_a_lead_without_a_clear_interval_is_no_difference_shown(tmp_path: Path) 
     # the headline wait: lower on average, but not on every seed: not called a cut
     said = findings(scenario)
     assert not any("cuts light's mean wait from" in s for s in said)
-    assert said[0].startswith(
+    assert said[1].startswith(  # after the consistent bias: light lowest on every seed
         "No cut of light's mean wait is shown: vtime-v17's 1.4 ms against baseline's 1.6 ms "
         "(difference -0.2 ms, 95% interval"
     )
@@ -157,3 +157,25 @@ def test_the_verdict_and_findings_name_who_gained_beside_who_lost(tmp_path: Path
         "Who gained: under baseline (seed-a), heavy got 15.2x its fair share, light got 0.71; "
         "under sfq (seed-a), heavy got 1.1x its fair share, light got 0.95."
     ]
+
+
+def test_a_key_worst_served_on_every_seed_is_a_consistent_bias(tmp_path: Path) -> None:
+    runs = []
+    for i, seed in enumerate(SEEDS):
+        runs.append(fair("vtime", seed, 0.80 + i / 100, 1.0))  # light: lowest on every seed
+        runs.append(fair("sfq", seed, 0.95 - i / 100, 1.0))
+        runs[-1].metrics.most_underserved_key = ["light", "heavy"][i]  # changes with the seed
+        for r in runs[-2:]:
+            r.metrics.per_key[1].fair_share_attainment = r.metrics.most_underserved_attainment
+    scenario = view_of(tmp_path, runs)
+    (line,) = verdicts(scenario)
+    assert "consistent bias: vtime against light on every seed" in line
+    assert "sfq against" not in line
+    (said,) = [s for s in findings(scenario) if s.startswith("Consistent bias")]
+    assert said.startswith(
+        "Consistent bias (not the seeds' luck): under vtime, light is the most under-served "
+        "key on every seed (2)"
+    )
+    assert "(vtime picks by: " in said and "ties by name" in said  # the discipline's rule
+    one = view_of(tmp_path, [r for r in runs if r.seed == SEEDS[0]])  # one seed: no bias
+    assert not any(s.startswith("Consistent bias") for s in findings(one))
