@@ -294,3 +294,25 @@ def test_a_server_that_sends_no_notices_is_polled_or_refused(
     assert "(notices refused: CLIENT TRACKING:" in trace_header(out.read_text())["method"]
     assert refused.returncode == 3 and refused.stderr.count("\n") == 1, refused.stderr
     assert "--method notify: the server sends no notices" in refused.stderr
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_mid_traffic_leaves_a_valid_trace_of_what_was_seen(
+    server: RedisServer, prefix: str, tmp_path: Path, stop: signal.Signals
+) -> None:
+    runs = workload(keys=3, runs_per_key=40, gap_ms=30, hold_ms=20, after_ms=2000)
+    producer = Producer(server.client(), prefix, runs)
+    out = tmp_path / "trace.csv"
+    proc = start_capture(server.url, prefix, out, "--seconds", "60")
+    producer.start()
+    while len(producer.produced.acked) < 10 and not producer.done.is_set():
+        producer.done.wait(0.01)  # until some runs are done, the traffic still running
+    proc.send_signal(stop)
+    code, err = finished(proc)
+    producer.stop.set()
+    assert code == 0, err
+    captured = replayed(out)  # a valid trace: it reads and replays
+    planned = {r.run_id: r.arrival_ms - runs[0].arrival_ms for r in runs}
+    assert 10 <= len(captured) < len(runs)
+    assert all(planned[r.run_id] == r.arrival_ms for r in captured)  # exact, up to the stop
+    assert "stopped: interrupted" in trace_header(out.read_text())["started"]
