@@ -196,10 +196,28 @@ def read_queue(
     state.idle = _tags(queue, top[idle])
     cks = [ck for ck, _ in index] + list(also)
     state.queued, state.held = read_variants(client, queue, cks)
+    drained = _drained_holders(client, queue, state)  # held runs of variants out of ckIndex
+    if drained:
+        more_queued, more_held = read_variants(client, queue, drained)
+        state.queued.update(more_queued)
+        state.held.update(more_held)
     if messages:
         state.messages = read_messages(client, queue, state.run_key())
     state.span_ms = (time.time() - started) * 1000
     return state
+
+
+def _drained_holders(client: redis.Redis, queue: LiveQueue, state: QueueState) -> list[str]:
+    """The variants holding runs the env holds that no variant read holds: a variant whose
+    runs are all held has left ckIndex. Their messages name them (`queue` is the variant, or
+    the queue's name in ckviz's own layout); another queue's runs are left out."""
+    seen = {rid for ids in state.held.values() for rid in ids}
+    unknown = sorted(state.env_held - seen)
+    found: dict[str, None] = {}
+    for message in read_messages(client, queue, unknown).values():
+        if message.queue in (queue.member(message.key), queue.base, queue.name):
+            found[message.key] = None
+    return [ck for ck in found if ck not in state.held]
 
 
 def _tags(queue: LiveQueue, members: list[tuple[str, float]]) -> dict[str, float]:
