@@ -136,7 +136,7 @@ def attainment_svg(scenario: ScenarioView) -> str:
             lowest = _shown_keys(judged)
             below = sum(a < 1 for a in judged.values())
             titled(ax, f"{title}: {below} of {len(judged)} keys below 1", 2.1)
-            ax.set_xlim(0, max(1.1, *(a * 1.05 for _, a in lowest)))
+            ax.set_xlim(0, max([1.1, *(a * 1.05 for _, a in lowest if math.isfinite(a))]))
             colours = [next(c for bar, c in BAR_COLOURS if a < bar) for _, a in lowest]
             ax.barh(range(len(lowest)), [a for _, a in lowest], color=colours, height=0.7)
             ax.set_yticks(range(len(lowest)), [k for k, _ in lowest], fontsize=6.5)
