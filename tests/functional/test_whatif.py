@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from redis.connection import parse_url
 
 from ckviz.inputs.scenario_files import load
 from ckviz.live.producer import Producer
@@ -99,8 +100,10 @@ def test_whatif_runs_every_discipline_without_writing_the_watched_server(
             "--out",
             str(out),
         )
+        password = parse_url(url)["password"]
     assert done.returncode == 0, done.stderr
     assert writes(watched) == before
+    assert password not in done.stderr + done.stdout and "***" in done.stderr  # shown redacted
     text = out.read_text()
     assert '"treatment": "vtime"' in text and '"treatment": "baseline"' in text
     assert '"total_dequeued": 9' in text  # the queued runs; the held ones were served before
