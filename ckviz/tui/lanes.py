@@ -117,14 +117,17 @@ class Lane:
         discipline's instant is many serve attempts, each ranking and rewriting every key of
         ckIndex (tens of ms apiece at 10,000 keys): `cancelled` is asked between them, so esc
         is heard within one. Its dequeues never ride a later trip (its takes are never sure),
-        so round by round it steps as the driver's own instant would."""
+        so round by round it steps as the driver's own instant would. The frame it ends on
+        says what its last instant took, not every run since the frame before the move."""
         driver = self.driver
+        self._dequeued = len(driver.events)
         if not (isinstance(driver, Driver) and driver.plan.rescores):
             driver.step_instant(watched=False)
             return
         start = driver.t
         driver.step()
         while not driver.done and driver.instant_open and driver.t == start and not cancelled():
+            self._dequeued = len(driver.events)
             driver.step()
 
     def close(self) -> None:
