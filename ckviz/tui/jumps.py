@@ -11,6 +11,7 @@ from typing import Literal
 from ckviz.model.snapshot import KeyRow
 from ckviz.tui.frames import Frame, Setup
 from ckviz.tui.lanes import LaneSource
+from ckviz.tui.sampling import Samples
 
 Reached = Callable[[Frame], bool]
 Stop = Callable[[], bool]  # asked between rounds: the user wants the jump to stop here
@@ -22,7 +23,8 @@ def never() -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Jump:
-    """What a long move ends on (only its last frame is recorded), and what to tell the user."""
+    """What a long move ends on (its last frame), the frames kept on the way (ckviz.tui.
+    sampling), and what to tell the user."""
 
     frames: list[Frame] = field(default_factory=list)
     note: str | None = None
@@ -62,15 +64,18 @@ def advance_until(
     source: LaneSource, reached: Reached, instant: bool, stop: Stop = never
 ) -> tuple[list[Frame], str]:
     """Advance one round (or instant) at a time until `reached`, the end, or `stop()`: the
-    last frame and which ("reached", "end", "stopped")."""
-    last: list[Frame] = []
+    frames kept on the way (by logical time, the last one last) and which ("reached", "end",
+    "stopped")."""
+    kept, last = Samples(), list[Frame]()
     while frames := source.advance(instant, 1):
         last = frames[-1:]
+        if kept.due(min(last[0].times)):
+            kept.keep(last)
         if reached(last[0]):
-            return last, "reached"
+            return kept.ending(last), "reached"
         if stop():
-            return last, "stopped"
-    return last, "end"
+            return kept.ending(last), "stopped"
+    return kept.ending(last), "end"
 
 
 def go_to(source: LaneSource, target: int, unit: str, stop: Stop = never) -> Jump:
@@ -84,12 +89,13 @@ def go_to(source: LaneSource, target: int, unit: str, stop: Stop = never) -> Jum
 
 
 def replay_to(source: LaneSource, setup: Setup, target: int, unit: str, stop: Stop = never) -> Jump:
-    """Before the recording's first frame: start over and run to `target`."""
+    """Before the recording's first frame: start over and run to `target` (the start frame
+    first: the recording starts over from it)."""
     start = source.start(setup)
     if start and at_time(target)(start[0]):
         return Jump(start)
     jump = go_to(source, target, unit, stop)
-    return Jump(jump.frames or start, jump.note, jump.severity)
+    return Jump([*start, *jump.frames], jump.note, jump.severity)
 
 
 def until_served(
@@ -98,7 +104,7 @@ def until_served(
     """Round by round until some lane dequeues a run of `key`, or the end (said so)."""
     frames, outcome = advance_until(source, served_again(frame, key), False, stop)
     if outcome == "reached":
-        return Jump(frames, f"{key} served at {when(frames[0], steps)}")
+        return Jump(frames, f"{key} served at {when(frames[-1], steps)}")
     if outcome == "stopped":
         return Jump(frames, f"stopped before {key} was served")
     return Jump(frames, f"{key} was not served again before the end", "warning")

@@ -28,6 +28,7 @@ from ckviz.sim.engine import Engine, Outcome
 from ckviz.sim.history import TrendRecorder
 from ckviz.tui.frames import Fairness, Frame, FrameSource, Setup
 from ckviz.tui.lane_fairness import LaneFairness
+from ckviz.tui.sampling import Samples
 
 
 class LaneSource(FrameSource, Protocol):
@@ -222,13 +223,16 @@ class Lockstep:
         of ms, so esc stops it at once (asked every 256 instants, it took half a minute).
         Stopped by a quit (`closing`), no frame is made: nobody will see it, and at 10,000
         keys it costs a tenth of a second or more before the keys can be deleted."""
+        kept, last = Samples(), list[Frame]()  # frames along the way: the scrubber's after it
         while not cancelled():
             behind = self._behind()
             if not behind:
                 break
             for lane in behind:
                 lane.instant_unwatched(cancelled)
-        return [] if closing() else self._framed()
+            last = self._framed() if kept.due(min(ln.driver.t for ln in self.lanes)) else []
+            kept.keep(last)
+        return [] if closing() else kept.ending(last or self._framed())
 
     def _framed(self) -> list[Frame]:
         frame = self.frame()

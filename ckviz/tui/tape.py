@@ -94,8 +94,10 @@ class Tape:
             if not frames:
                 return None
             self.error = None
-            self.recording.reset(frames[0])
-            return frames[0]
+            self.recording.reset(frames[0])  # the start, then what a replay kept on its way
+            for frame in frames[1:]:
+                self.recording.append(frame)
+            return frames[-1]
         if landing == "redrawn":
             return frames[0] if frames and self.recording.redraw_live(frames[0]) else None
         followed = [self.recording.append(frame) for frame in frames]  # every one recorded

@@ -188,7 +188,7 @@ def test_running_to_the_end_ends_where_stepping_frame_by_frame_ends(
                 while (frame := lockstep.step_instant()) is not None:
                     last = frame
             else:
-                (last,) = lockstep.run_to_end(lambda: False)
+                *_, last = lockstep.run_to_end(lambda: False)  # (and frames on the way)
             assert last.done
             ends.append(final(last))
             states.append(server_state(client, namespace))
@@ -204,10 +204,10 @@ def test_a_cancelled_run_to_the_end_stops_where_it_is(
     lockstep = Lockstep(client, prefix)
     try:
         (first,) = lockstep.start(Setup(many_keys, "seed-a", ("baseline",)))
-        (stopped,) = lockstep.run_to_end(lambda: True)
+        *_, stopped = lockstep.run_to_end(lambda: True)
         assert final(stopped) == final(first) and not stopped.done
         looks = iter([False] * 5 + [True])  # asked before each instant: five, then stopped
-        (partway,) = lockstep.run_to_end(lambda: next(looks))
+        *_, partway = lockstep.run_to_end(lambda: next(looks))
         assert partway.snapshots[0].step >= 5 and not partway.done
         looks = iter([False] * 3 + [True])  # stopped by a quit: no frame is made
         assert lockstep.run_to_end(lambda: next(looks), closing=lambda: True) == []

@@ -3,6 +3,7 @@ everything since the frame before the move (issue 37 item 2)."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import pytest
@@ -28,10 +29,10 @@ def test_the_this_step_runs_after_a_long_move_are_its_last_step_s_and_name_the_w
     try:
         lanes.start(Setup(scenario_files.load_any("ck_skew"), "seed-a", ("sfq",), True, None))
         if move == "go to":
-            (frame,) = go_to(lanes, 1000, "t").frames
+            frame = go_to(lanes, 1000, "t").frames[-1]
         else:
             asks = 300 if move.endswith("stopped") else 10**6
-            (frame,) = lanes.run_to_end(stopped_after(asks))
+            frame = lanes.run_to_end(stopped_after(asks))[-1]
         assert frame.snapshots[0].dequeued > 50  # a long move: many calls since the last frame
         snap = frame.snapshots[0]
         assert snap.decision is not None and snap.decision.winner is not None
@@ -39,5 +40,26 @@ def test_the_this_step_runs_after_a_long_move_are_its_last_step_s_and_name_the_w
         assert len(snap.taken) <= len(served) + 4  # one instant's, not the move's hundreds
         if snap.taken:  # (a last step may take nothing: the why then says the last call's)
             assert snap.taken[0].key == snap.decision.winner.key  # the line names its winner
+    finally:
+        lanes.close()
+
+
+@pytest.mark.parametrize("move", ["go to", "run to the end"])
+def test_a_long_move_keeps_at_least_50_frames_spread_by_time_for_the_scrubber(
+    client: redis.Redis, prefix: str, move: str
+) -> None:
+    lanes = Lockstep(client, prefix)
+    try:
+        lanes.start(Setup(scenario_files.load_any("ck_skew"), "seed-a", ("sfq",), True, None))
+        if move == "go to":
+            frames = go_to(lanes, 2000, "t").frames
+        else:
+            frames = lanes.run_to_end(lambda: False)
+        times = [f.snapshots[0].t for f in frames]
+        assert len(frames) >= 50  # issue 37 item 5: `[` went t=2285 -> 305 -> 0
+        assert times == sorted(set(times))  # one frame a moment, oldest first
+        gaps = [b - a for a, b in itertools.pairwise(times)]
+        assert max(gaps) <= 4 * times[-1] / 50  # spread over the move, not bunched at an end
+        assert frames[-1].done if move != "go to" else times[-1] >= 2000
     finally:
         lanes.close()
