@@ -215,7 +215,7 @@ def _verdicts_html(scenarios: Sequence[ScenarioView]) -> str:
 
 
 def _sources_table(sources: Sequence[Source]) -> Table:
-    header = ["results", "file", "ckviz", "redis", "complete", "seeds", "treatments", "wall s"]
+    header = ["results", "file", "ckviz", "redis", "complete", "seeds run", "treatments", "wall s"]
     rows = []
     for s in sources:
         r = s.results
@@ -227,7 +227,7 @@ def _sources_table(sources: Sequence[Source]) -> Table:
                 r.ckviz_version,
                 f"{r.redis.version} ({r.redis.mode})",
                 complete,
-                ", ".join(r.matrix.seeds),
+                ", ".join(s.seeds_run),
                 ", ".join(r.matrix.disciplines),
                 f"{r.wall_clock_s:.1f}",
             ]

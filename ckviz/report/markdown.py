@@ -42,7 +42,8 @@ def render_markdown(
         state = "" if r.complete else f" **incomplete**: {_inline(r.error or 'cells missing')}"
         out.append(
             f"- {_inline(s.label)}: {len(r.scenarios)} scenarios, {runs} runs "
-            f"({len(r.matrix.disciplines)} treatments), ckviz {_inline(r.ckviz_version)}, "
+            f"({len(r.matrix.disciplines)} treatments; seeds run: {_inline(', '.join(s.seeds_run))}"
+            f"), ckviz {_inline(r.ckviz_version)}, "
             f"redis {_inline(r.redis.version)}{state}"
         )
     note = redis_versions_note(sources)

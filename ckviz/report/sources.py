@@ -22,6 +22,14 @@ class Source:
     path: Path
     results: Results
 
+    @property
+    def seeds_run(self) -> list[str]:
+        """The seeds its runs were made with (the matrix's list may name more: a trace, which
+        replays the same arrivals whatever the seed, runs the first one only)."""
+        ran = {r.seed for s in self.results.scenarios for r in s.runs}
+        listed = [seed for seed in self.results.matrix.seeds if seed in ran]
+        return listed + sorted(ran - set(listed))
+
 
 def load_sources(paths: list[str]) -> list[Source]:
     """Every file read and validated; the first bad one raises a one-line UsageError."""

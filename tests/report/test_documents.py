@@ -198,3 +198,14 @@ def test_a_long_optional_table_is_cut_and_says_so(tmp_path: Path) -> None:
     md = render_markdown(sources)
     assert "| k59 | 59 |" in md and "| k60 |" not in md
     assert "<sub>first 60 of 100 rows</sub>" in md
+
+
+def test_the_report_lists_the_seeds_actually_run(tmp_path: Path) -> None:
+    """A trace runs its matrix's first seed only: the report names that one, not the list."""
+    one = [r for r in skew_like() if r.seed == SEEDS[0]]
+    sources = load_sources([str(write(tmp_path / "trace.json", results(one)))])
+    assert sources[0].results.matrix.seeds == SEEDS  # the matrix listed two
+    md = render_markdown(sources)
+    assert f"seeds run: {SEEDS[0]})" in md and SEEDS[1] not in md
+    page = render_html(sources, scenario_views(sources))
+    assert "<th>seeds run</th>" in page and SEEDS[1] not in page
