@@ -62,3 +62,15 @@ def test_identical_tenants_draw_a_claim_in_at_most_5_percent_of_seed_sets(
     assert len(results.scenarios[0].runs) == SETS * SIZE * len(DISCIPLINES)
     claimed = _claims(results)
     assert len(claimed) <= SETS * 0.05, "\n".join(claimed)
+
+
+def test_ck_balanced_claims_no_difference(tmp_path: Path) -> None:
+    """Four keys of equal load: drr's 0.986 against baseline's 0.981 was once called fairer."""
+    out = tmp_path / "balanced.json"
+    proc = ckviz("--headless", "--scenario", "ck_balanced", "--out", str(out), "-q")
+    assert proc.returncode == 0, proc.stderr
+    results = Results.model_validate_json(out.read_text())
+    (view,) = scenario_views([Source("balanced", out, results)])
+    (line,) = verdicts(view)
+    assert line.startswith("Verdict: no difference shown: baseline's most under-served key")
+    assert "fairer" not in line
