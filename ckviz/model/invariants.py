@@ -26,6 +26,7 @@ ENV_LIMIT = "env-limit"
 TOTAL_CAP = "total-cap"
 CK_INDEX = "ck-index"
 MASTER_QUEUE = "master-queue"
+LENGTH_COUNTER = "length-counter"
 INDEX_AT_HEAD = "ck-index-head"
 FLOOR_MONOTONE = "vtime-floor-monotone"
 TAG_MONOTONE = "vtime-tag-monotone"
@@ -63,6 +64,11 @@ INVARIANTS: tuple[Invariant, ...] = (
         MASTER_QUEUE,
         "the master member is there exactly when ckIndex is non-empty (a TTL sweep may leave it"
         " until a script fixes it)",
+        "ms steps",
+    ),
+    _rule(
+        LENGTH_COUNTER,
+        "the base queue's lengthCounter counts the runs queued, as the reference's scripts keep it",
         "ms steps",
     ),
     # as a rescoring discipline's trip projected it (sim/projection.py)

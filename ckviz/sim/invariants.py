@@ -16,6 +16,7 @@ from ckviz.model.invariants import (
     CK_INDEX,
     DEQUEUED_ONCE,
     ENV_LIMIT,
+    LENGTH_COUNTER,
     MASTER_QUEUE,
     ONE_PLACE,
     PER_KEY_LIMIT,
@@ -23,7 +24,7 @@ from ckviz.model.invariants import (
     BrokenInvariant,
 )
 from ckviz.sim.ledger import Ledger
-from ckviz.store.digest import NOT_INDEXED, QueueDigest
+from ckviz.store.digest import NO_COUNTER, NOT_INDEXED, QueueDigest
 
 # Up to this many keys a check reads whole (the digest: every ckIndex member and every key
 # queued or held; a discipline's state: every tag); past it, only the keys the trip may have
@@ -140,6 +141,7 @@ class InvariantChecker(RunLimits):
                 f"{ledger.queued_keys} keys with runs queued"
             )
             raise BrokenInvariant(CK_INDEX, t, [], detail, self.unit)
+        self._length_counter(t, digest, queued_total)
         self._env(t, digest)
 
     def _key(self, t: int, key: str, queued: int, held: int, ledger: Ledger) -> None:
@@ -168,6 +170,16 @@ class InvariantChecker(RunLimits):
         if held > self.queue_limit:
             detail = f"holds {held} runs; per-key limit {self.queue_limit}"
             raise BrokenInvariant(PER_KEY_LIMIT, t, [key], detail, self.unit)
+
+    def _length_counter(self, t: int, digest: QueueDigest, queued_total: int) -> None:
+        """Every script counts a run in when it joins a CK queue and out when it leaves one, so
+        the counter equals the runs queued (absent only while none ever was: an enqueue sets it
+        up)."""
+        counted = digest.length_counter
+        if counted != queued_total and not (counted == NO_COUNTER and queued_total == 0):
+            shown = "absent" if counted == NO_COUNTER else str(counted)
+            detail = f"lengthCounter is {shown}, the books have {queued_total} runs queued"
+            raise BrokenInvariant(LENGTH_COUNTER, t, [], detail, self.unit)
 
     def _env(self, t: int, digest: QueueDigest) -> None:
         if digest.env_held > self.env_limit:

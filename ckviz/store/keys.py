@@ -58,6 +58,7 @@ class KeyLayout:
     ck_index: str = field(init=False)
     env_held: str = field(init=False)
     env_limit: str = field(init=False)
+    env_burst: str = field(init=False)
     queue_limit: str = field(init=False)
     env_queue: str = field(init=False)
     master_queue: str = field(init=False)
@@ -68,6 +69,7 @@ class KeyLayout:
             "ck_index": f"{p}{BASE}:ckIndex",
             "env_held": f"{p}{_ENV_PATH}{HELD_SUFFIX}",
             "env_limit": f"{p}{_ENV_PATH}:concurrency",
+            "env_burst": f"{p}{_ENV_PATH}:concurrencyBurstFactor",
             "queue_limit": f"{p}{BASE}:concurrency",
             "env_queue": f"{p}{{org:{ORG}}}:env:{ENV}",
             "master_queue": f"{p}masterQueue:shard:0",

@@ -16,6 +16,7 @@ from ckviz.store.keys import (
     KeyLayout,
     ck_member,
 )
+from ckviz.store.lifecycle import COUNTER_TTL_S, LifecycleKeys
 from ckviz.store.packing import Packed, bulk_strings
 from ckviz.store.scripts import Door
 
@@ -71,7 +72,9 @@ _KeyParts = tuple[tuple[str, ...], tuple[Any, ...], bytes, bytes]  # KEYS, ARGV 
 class RunCalls(dict[str, _KeyParts]):
     """A queue's enqueue and ack calls through its door, two per dequeued run. Besides the run
     (its id, its message key, an enqueue's timestamp and payload), such a call names only its
-    concurrency key and the queue: those KEYS and that ARGV tail are packed once per key, and
+    concurrency key and the queue (after the usual KEYS, the lengthCounter and the door's
+    state keys; after the call's own ARGV, the key prefix and counter TTL an enqueue's lazy
+    init takes, then the door's): those KEYS and that ARGV tail are packed once per key, and
     joined with the run's own (hiredis packed all 13-25 arguments anew for each call). Each
     call's bytes are those hiredis packs of its arguments. Only the first RUN_KEYS_KEPT keys
     are kept (among 10,000 keys of two runs each, keeping the last ones packed and dropped a
@@ -81,17 +84,19 @@ class RunCalls(dict[str, _KeyParts]):
 
     def __init__(self, k: KeyLayout, door: Door, state_keys: tuple[str, ...]) -> None:
         super().__init__()
-        self._layout, self._state_keys, self._argv = k, state_keys, door.argv
+        self._layout = k
+        self._tail_keys = (LifecycleKeys(k).length_counter, *state_keys)  # after the usual 7
+        self._argv = (k.prefix, COUNTER_TTL_S, *door.argv)
         self._message = k.prefix + MESSAGE_PREFIX  # then the run id
         self._message_bytes = self._message.encode()
         self._message_size = len(self._message_bytes)
-        numkeys = 7 + len(state_keys)
-        argc = 3 + numkeys + 3 + len(door.argv)  # an ack's: its ARGV is the run id, then the tail
+        numkeys = 7 + len(self._tail_keys)
+        argc = 3 + numkeys + 3 + len(self._argv)  # an ack's: its ARGV is the run id, then the tail
         self._ack = _head(argc, ("EVALSHA", door.ack.sha, numkeys))
         self._enqueue = _head(argc + 2, ("EVALSHA", door.enqueue.sha, numkeys))
 
     def _kept(self, key: str) -> _KeyParts:
-        keys = (*run_keys(self._layout, "", key)[1:], *self._state_keys)  # after the message's
+        keys = (*run_keys(self._layout, "", key)[1:], *self._tail_keys)  # after the message's
         argv = (ck_member(key), MASTER_MEMBER, *self._argv)  # after the run id and its own
         parts = self[key] = (keys, argv, bulk_strings(keys), bulk_strings(argv))
         return parts
@@ -100,7 +105,7 @@ class RunCalls(dict[str, _KeyParts]):
         parts = self.get(key)
         if parts is None:
             if len(self) >= RUN_KEYS_KEPT:  # packed whole by hiredis with the trip (`pack`)
-                keys = (*run_keys(self._layout, run_id, key), *self._state_keys)
+                keys = (*run_keys(self._layout, run_id, key), *self._tail_keys)
                 return (*self._ack[0], *keys, run_id, ck_member(key), MASTER_MEMBER, *self._argv)
             parts = self._kept(key)
         keys, argv, _, _ = parts
@@ -115,7 +120,7 @@ class RunCalls(dict[str, _KeyParts]):
         message = self._message + run_id
         if parts is None:
             if len(self) >= RUN_KEYS_KEPT:  # packed whole by hiredis with the trip (`pack`)
-                keys = (*run_keys(self._layout, run_id, key), *self._state_keys)
+                keys = (*run_keys(self._layout, run_id, key), *self._tail_keys)
                 tail = (ck_member(key), MASTER_MEMBER, *self._argv)
                 return (*args, *keys, run_id, timestamp, payload, *tail)
             parts = self._kept(key)

@@ -44,5 +44,5 @@ def inspect_argvs(prefix: str, listing_limit: int, members: Sequence[str]) -> li
 def join_digests(replies: Sequence[Any]) -> list[Any]:
     """inspect.lua's digest pages as one: the first page's env counts and listing, then every
     page's (member, queued, held) rows (a member counted twice has the same counts in both)."""
-    rows = [value for page in replies[1:] for value in page[5:]]
+    rows = [value for page in replies[1:] for value in page[6:]]
     return [*replies[0], *rows]

@@ -245,9 +245,16 @@ class RunQueue:
             k.queue_limit,
             k.env_queue,
             k.master_queue,
+            k.env_burst,
             *self.state_keys,
         )
-        self.inspect_keys = (k.ck_index, k.env_held, k.env_queue, k.master_queue)
+        self.inspect_keys = (
+            k.ck_index,
+            k.env_held,
+            k.env_queue,
+            k.master_queue,
+            self.lifecycle.length_counter,
+        )
         self.env_limit = env_limit
         self.per_key_limit = per_key_limit
         self.round_trips = 0
@@ -265,10 +272,14 @@ class RunQueue:
         return Trip(self)
 
     def open(self) -> None:
-        """Take a dedicated connection, load the scripts once and set the limits."""
+        """Take a dedicated connection, load the scripts once and set the limits: the env's
+        limit and burst factor in one write, as the reference's `updateEnvConcurrencyLimits`
+        writes both (the scripts read them from their keys)."""
         self.connect()
         self.load_scripts()
-        setup: list[tuple[Any, ...]] = [("SET", self.keys.env_limit, self.env_limit)]
+        k = self.keys
+        env = ("MSET", k.env_limit, self.env_limit, k.env_burst, BURST_FACTOR)
+        setup: list[tuple[Any, ...]] = [env]
         if self.per_key_limit is not None:
             setup.append(("SET", self.keys.queue_limit, self.per_key_limit))
         _refused(setup, self._roundtrip([(args, _ignore, False) for args in setup]))

@@ -15,6 +15,7 @@ from ckviz.model.invariants import (
     DEQUEUED_ONCE,
     ENV_LIMIT,
     INDEX_AT_HEAD,
+    LENGTH_COUNTER,
     ONE_PLACE,
     PER_KEY_LIMIT,
     BrokenInvariant,
@@ -78,6 +79,8 @@ def test_digest_counts_what_redis_holds(
         assert digest.env_held == client.scard(k.env_held) > 0
         assert digest.env_queued == client.zcard(k.env_queue) > 0
         assert digest.index_size == client.zcard(k.ck_index) > 0
+        assert digest.length_counter == int(client.get(driver.queue.lifecycle.length_counter))
+        assert digest.length_counter == digest.env_queued
         assert digest.index_listed == (listing_limit > 0)
         assert digest.master_has_member == (client.zcard(k.master_queue) == 1)
         assert digest.queues["a"] == (client.zcard(k.ck_queue("a")), client.scard(k.ck_held("a")))
@@ -129,11 +132,16 @@ def _run_outside_ck_index(client: redis.Redis, q: RunQueue, d: Driver) -> None:
     client.zadd(q.keys.env_queue, {"stray~0#0": SCORE_BASE})
 
 
+def _length_counter_off(client: redis.Redis, q: RunQueue, d: Driver) -> None:
+    client.incr(q.lifecycle.length_counter)  # a run counted that never joined a queue
+
+
 TAMPERS: list[tuple[Tamper, str, str | None]] = [
     (_extra_held_run, ONE_PLACE, "heavy"),
     (_queued_run_lost, ONE_PLACE, "heavy"),
     (_stranger_in_ck_index, CK_INDEX, "stranger"),
     (_run_outside_ck_index, ONE_PLACE, None),
+    (_length_counter_off, LENGTH_COUNTER, None),
 ]
 
 

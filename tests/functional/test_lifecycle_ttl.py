@@ -54,8 +54,8 @@ def test_a_variant_of_expired_runs_sheds_one_per_call(client: redis.Redis, prefi
         assert len(lanes.queued("a")) == left
     assert lanes.index_score("a") is None  # emptied: out of ckIndex
     assert lanes.master_score() is None
-    # 4 counted, 3 drops counted down; a serve's own count is not modelled by the dequeue yet
-    assert lanes.counter("lengthCounter") == 1
+    # 4 counted in; the 3 drops and b0's serve counted out
+    assert lanes.counter("lengthCounter") == 0
 
 
 def test_the_length_counter_is_floored_on_a_drop(client: redis.Redis, prefix: str) -> None:

@@ -13,6 +13,7 @@ from ckviz.model.invariants import (
     ENV_LIMIT,
     FLOOR_MONOTONE,
     INVARIANTS,
+    LENGTH_COUNTER,
     MASTER_QUEUE,
     NAMES,
     ONE_PLACE,
@@ -26,7 +27,7 @@ from ckviz.model.invariants import (
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.sim.invariants import InvariantChecker
 from ckviz.sim.ledger import KeyBook
-from ckviz.store.digest import NOT_INDEXED, QueueDigest, decode_digest
+from ckviz.store.digest import NO_COUNTER, NOT_INDEXED, QueueDigest, decode_digest
 from ckviz.store.keys import ck_member
 
 
@@ -69,6 +70,7 @@ def good() -> QueueDigest:
         index_size=1,
         index_listed=True,
         queues={"a": (2, 1)},
+        length_counter=2,
     )
 
 
@@ -110,6 +112,9 @@ def with_(**changes: object) -> QueueDigest:
         (with_(index_listed=False, queues={}, index_size=2), {}, CK_INDEX, ()),
         (with_(index_listed=False, queues={"a": (2, 0)}), {}, ONE_PLACE, ("a",)),
         (with_(index_size=2, queues={"a": (2, 1), "c": (0, 0)}), {}, CK_INDEX, ("c",)),
+        # the counter the reference's scripts keep: the runs queued (issue 35)
+        (with_(length_counter=3), {}, LENGTH_COUNTER, ()),
+        (with_(length_counter=NO_COUNTER), {}, LENGTH_COUNTER, ()),
     ],
 )
 def test_each_broken_rule_is_named(
@@ -129,7 +134,7 @@ def test_limits_are_checked_against_what_redis_holds() -> None:
     books.books["a"].queued.pop()
     books.events.append(DequeueEvent("a", "a~0#1", 0, 0))
     books.held_count, books.queued_count = 2, 1
-    digest = with_(env_held=2, env_queued=1, queues={"a": (1, 2)})
+    digest = with_(env_held=2, env_queued=1, queues={"a": (1, 2)}, length_counter=1)
     checker().check(books, digest, books.t)  # type: ignore[arg-type]
     assert broken(digest, books, per_key=1).invariant == PER_KEY_LIMIT
 
@@ -171,14 +176,15 @@ def test_books_that_lose_a_run_are_named() -> None:
 
 
 def test_decode_digest_keeps_colons_and_unicode_in_keys() -> None:
-    reply = [1, 2, 1, 1, 1, ck_member("tenant:42"), 2, 1, ck_member("café-☕"), NOT_INDEXED, 0]
+    reply = [1, 2, 1, 1, 1, 2, ck_member("tenant:42"), 2, 1, ck_member("café-☕"), NOT_INDEXED, 0]
     d = decode_digest(reply)
+    assert d.length_counter == 2
     assert d.queues == {"tenant:42": (2, 1), "café-☕": (NOT_INDEXED, 0)}
     assert (d.env_held, d.env_queued, d.master_has_member, d.index_size) == (1, 2, True, 1)
 
 
 def test_every_invariant_has_a_distinct_name_and_a_harness() -> None:
-    assert len(set(NAMES)) == len(NAMES) == len(INVARIANTS) == 16
+    assert len(set(NAMES)) == len(NAMES) == len(INVARIANTS) == 17
     assert all(i.checked_by and i.rule for i in INVARIANTS)
     assert checked_by("stress") == (
         DEQUEUED_ONCE,

@@ -117,6 +117,7 @@ class LifecycleCalls:
             q.keys.env_limit,
             q.keys.queue_limit,
             life.worker_queue,
+            q.keys.env_burst,
         )
         expires: int | str = "" if ttl_expires_at is None else ttl_expires_at
         member = ttl_member(key, run_id) if expires != "" and q.ttl_system else ""

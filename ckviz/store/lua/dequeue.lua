@@ -2,19 +2,20 @@
 -- scanning ckIndex lowest score first. A served CK queue's entry snaps back to its true
 -- head inside this call, so a score rewritten before the call steers only the first pick.
 -- KEYS: 1 ckIndex, 2 env concurrency set, 3 env limit, 4 per-queue limit (B:concurrency),
---       5 env queue, 6 master queue
--- ARGV: 1 key prefix, 2 now, 3 max count, 4 default env limit, 5 burst factor,
+--       5 env queue, 6 master queue, 7 env burst factor
+-- ARGV: 1 key prefix, 2 now, 3 max count, 4 default env limit, 5 default burst factor,
 --       6 master member, 7 message key prefix (after the key prefix), 8 scan factor,
 --       9 default queue limit, 10 held-set suffix (all from ckviz/model/arithmetic.py),
 --       11 TTL queue ("" or absent: no TTL system), 12 lengthCounter (absent: not kept)
 -- A head whose payload has a ttlExpiresAt at or before now is dropped, not served (it is put
 -- back in the TTL queue for the sweep), and counts as its queue's one visit of the call; a
--- served run's TTL entry goes (SPEC-lifecycle 4.1, 4.2).
+-- served run's TTL entry goes (SPEC-lifecycle 4.1, 4.2). Both leave lengthCounter one lower,
+-- as the reference's tracked dequeue does (decrLengthCounter on every serve).
 local prefix = ARGV[1]
 local now = ARGV[2]
 
 local env_limit = tonumber(redis.call('GET', KEYS[3]) or ARGV[4])
-local limit = math.floor(env_limit * tonumber(ARGV[5]))
+local limit = math.floor(env_limit * tonumber(redis.call('GET', KEYS[7]) or ARGV[5]))
 local held = redis.call('SCARD', KEYS[2])
 if held >= limit then
   return {}
@@ -28,13 +29,10 @@ if #candidates == 0 then
   return {}
 end
 
-local ttl_queue = ARGV[11] or ''
+local ttl_queue, length_counter = ARGV[11] or '', ARGV[12]
 
--- An expired run leaves its queues uncounted and unheld; its message stays for the TTL consumer.
+-- An expired run leaves its queues unheld; its message stays for the TTL consumer.
 local function drop_expired(member, run_id, expires, org_id)
-  if ARGV[12] then
-    floored_decr(ARGV[12])
-  end
   if ttl_queue ~= '' then
     redis.call('ZADD', ttl_queue, expires, member .. '|' .. run_id .. '|' .. org_id)
   end
@@ -55,6 +53,9 @@ for _, member in ipairs(candidates) do
       local expires, org_id = ttl_of(payload)
       redis.call('ZREM', ck_queue, run_id)
       redis.call('ZREM', KEYS[5], run_id)
+      if length_counter then -- served or expired, the run counts out
+        floored_decr(length_counter)
+      end
       if expires and expires <= tonumber(now) then
         drop_expired(member, run_id, expires, org_id)
       else

@@ -3,11 +3,11 @@
 -- The driver's ckIndex read is a plain ZRANGE beside it in the same trip, not a read in here:
 -- handing ckIndex to Lua and back converted every entry twice (at 10,000 keys two thirds of
 -- this script's time, and of a serve's).
--- KEYS: 1 ckIndex, 2 env concurrency set, 3 env queue, 4 master queue
+-- KEYS: 1 ckIndex, 2 env concurrency set, 3 env queue, 4 master queue, 5 lengthCounter
 -- ARGV: 1 key prefix, 2 master member, 3 listing limit, 4 held-set suffix, 5.. ckIndex
 --       members of keys the caller wants counted (reported even when ckIndex lacks them)
 -- Returns {SCARD env set, ZCARD env queue, master has member (0/1), ckIndex size, ckIndex
---          listed (0/1), then per CK queue: member, ZCARD queue (-1 when not in ckIndex: not
+--          listed (0/1), lengthCounter (-1 when the key is absent), then per CK queue: member, ZCARD queue (-1 when not in ckIndex: not
 --          counted), SCARD held set}
 -- ckIndex is listed, every member counted, while it has at most `listing limit` members; past
 -- that only the named CK queues are, so a check costs what the trip touched, not the key count.
@@ -21,6 +21,7 @@ local out = {
   redis.call('ZSCORE', KEYS[4], ARGV[2]) and 1 or 0,
   listed and #members or redis.call('ZCARD', KEYS[1]),
   listed and 1 or 0,
+  tonumber(redis.call('GET', KEYS[5]) or '-1'),
 }
 local n = #out
 local function row(member, queued)

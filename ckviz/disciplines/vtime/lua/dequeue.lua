@@ -8,8 +8,10 @@
 --           drained CK queue parks its tag in the idle set when above the floor; a serving call
 --           raises the floor to the lowest pass-1 served tag and reaps the idle set.
 -- KEYS: 1 ckIndex, 2 env concurrency set, 3 env limit, 4 per-queue limit (B:concurrency),
---       5 env queue, 6 master queue, 7 ckVtime, 8 ckVtimeFloor, 9 ckVtimeIdle
--- ARGV: 1 key prefix, 2 now, 3 max count, 4 default env limit, 5 burst factor, 6 master member,
+--       5 env queue, 6 master queue, 7 env burst factor, 8 ckVtime, 9 ckVtimeFloor,
+--       10 ckVtimeIdle
+-- ARGV: 1 key prefix, 2 now, 3 max count, 4 default env limit, 5 default burst factor,
+--       6 master member,
 --       7 message key prefix (after the key prefix), 8 scan factor, 9 default queue limit,
 --       10 held-set suffix (ckviz/model/arithmetic.py), 11 TTL queue ("": no TTL system),
 --       12 lengthCounter: dequeue.lua's ARGV; then the vtime tail every vtime script takes
@@ -55,11 +57,11 @@ local multiplier = math.max(1, math.floor(tonumber(ARGV[15]) or 3))
 local ttl = ARGV[16]
 local idle_max = tonumber(ARGV[17])
 local ck_index, env_held, env_queue, master = KEYS[1], KEYS[2], KEYS[5], KEYS[6]
-local vtime, floor_key, idle = KEYS[7], KEYS[8], KEYS[9]
+local vtime, floor_key, idle = KEYS[8], KEYS[9], KEYS[10]
 
 -- prologue, as dequeue.lua
 local env_limit = tonumber(call('GET', KEYS[3]) or ARGV[4])
-local capacity = math.floor(env_limit * tonumber(ARGV[5]))
+local capacity = math.floor(env_limit * tonumber(call('GET', KEYS[7]) or ARGV[5]))
 local current = call('SCARD', env_held)
 if current >= capacity then
   return {}
@@ -142,15 +144,13 @@ local function drained(member, served_tag, fate)
 end
 
 -- ARGV 11 and 12 (SPEC-lifecycle 4.1, 4.2): the TTL queue ("" without a TTL system) and the
--- lengthCounter; ttl_of() is the store lib's.
+-- lengthCounter, which every run leaving the queues counts out of (served or expired: the
+-- reference's tracked dequeue decrements it on every serve); ttl_of() is the store lib's.
 local ttl_queue, length_counter = ARGV[11] or '', ARGV[12]
 
 -- An expired ready head leaves its queues uncounted and unheld; its message stays for the TTL
 -- consumer. HEAD puts its TTL entry back (7f01aaf2f0); V17 does not.
 local function drop_expired(member, run_id, expires, org_id)
-  if length_counter and length_counter ~= '' then
-    floored_decr(length_counter)
-  end
   if head and ttl_queue ~= '' then
     call('ZADD', ttl_queue, expires, member .. '|' .. run_id .. '|' .. org_id)
   end
@@ -175,6 +175,9 @@ local function try(member, pass, known_registered)
     local expires, org_id = ttl_of(payload)
     call('ZREM', queue, run_id)
     call('ZREM', env_queue, run_id)
+    if length_counter and payload then -- served or expired (an orphan drop is not counted)
+      floored_decr(length_counter)
+    end
     if expires and expires <= tonumber(now) then
       drop_expired(member, run_id, expires, org_id)
       fate = 'expired'

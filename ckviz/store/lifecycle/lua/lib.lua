@@ -13,18 +13,6 @@ local function release(run_id, ck_held, env_held, ck_dequeued, env_dequeued, run
   end
 end
 
--- A missing lengthCounter starts at the number of runs queued over every ckIndex member.
-local function lazy_init_length(length_counter, ck_index, prefix, counter_ttl)
-  if redis.call('EXISTS', length_counter) == 1 then
-    return
-  end
-  local total = 0
-  for _, member in ipairs(redis.call('ZRANGE', ck_index, 0, -1)) do
-    total = total + redis.call('ZCARD', prefix .. member)
-  end
-  redis.call('SET', length_counter, total, 'EX', counter_ttl)
-end
-
 -- The nack and dead-letter scripts also drop a legacy master entry for the variant itself.
 local function drop_legacy_master(master_queue, member, master_member)
   if member ~= master_member then
@@ -42,12 +30,7 @@ local function nack_requeue()
   local run_id = ARGV[1]
   redis.call('SET', KEYS[1], ARGV[3])
   release(run_id, KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[11])
-  lazy_init_length(KEYS[10], KEYS[4], ARGV[6], ARGV[7])
-  local added = redis.call('ZADD', KEYS[2], ARGV[4], run_id)
-  redis.call('ZADD', KEYS[3], ARGV[4], run_id)
-  if added == 1 then
-    redis.call('INCR', KEYS[10])
-  end
+  queue_counted(run_id, ARGV[4], KEYS[2], KEYS[3], KEYS[4], KEYS[10], ARGV[6], ARGV[7])
   rescore_to_head(KEYS[4], KEYS[2], ARGV[2])
 end
 
@@ -60,11 +43,7 @@ end
 -- dead-letter steps 1-3: out of the variant and env queues (counted down only if it was
 -- queued), ckIndex pointed at the variant's head.
 local function dead_letter_unqueue()
-  local removed = redis.call('ZREM', KEYS[2], ARGV[1])
-  redis.call('ZREM', KEYS[3], ARGV[1])
-  if removed == 1 then
-    floored_decr(KEYS[10])
-  end
+  unqueue_counted(ARGV[1], KEYS[2], KEYS[3], KEYS[10])
   rescore_to_head(KEYS[4], KEYS[2], ARGV[2])
 end
 
@@ -78,7 +57,8 @@ local function dead_letter_file()
 end
 
 -- The enqueue's fast path (SPEC-lifecycle 6), when offered and free: the variant has no ready
--- run, and the env and the variant each have a free slot. The run is held and its message
+-- run, and the env and the variant each have a free slot (the env's limit and burst factor
+-- read from their keys, the defaults when absent, as the dequeue reads them). The run is held and its message
 -- pushed to the worker queue; no queue, index, counter, TTL or registration. True if taken.
 local function fast_path_taken()
   if ARGV[10] ~= '1' then
@@ -88,7 +68,8 @@ local function fast_path_taken()
     return false
   end
   local env_limit = tonumber(redis.call('GET', KEYS[12]) or ARGV[12])
-  if redis.call('SCARD', KEYS[7]) >= math.floor(env_limit * tonumber(ARGV[13])) then
+  local burst = tonumber(redis.call('GET', KEYS[15]) or ARGV[13])
+  if redis.call('SCARD', KEYS[7]) >= math.floor(env_limit * burst) then
     return false
   end
   local queue_limit = math.min(tonumber(redis.call('GET', KEYS[13]) or ARGV[14]), env_limit)
@@ -102,19 +83,14 @@ local function fast_path_taken()
   return true
 end
 
--- The slow enqueue up to the registration: store, count (lazy-init first, INCR only for a
--- run new to the variant, after the TTL entry), queue, TTL entry, ckIndex at the head.
+-- The slow enqueue up to the registration: store, queue and count the run (queue_counted), its
+-- TTL entry, ckIndex at the head.
 local function enqueue_queue()
   local run_id = ARGV[1]
   redis.call('SET', KEYS[1], ARGV[3])
-  lazy_init_length(KEYS[10], KEYS[4], ARGV[6], ARGV[7])
-  local added = redis.call('ZADD', KEYS[2], ARGV[2], run_id)
-  redis.call('ZADD', KEYS[3], ARGV[2], run_id)
+  queue_counted(run_id, ARGV[2], KEYS[2], KEYS[3], KEYS[4], KEYS[10], ARGV[6], ARGV[7])
   if ARGV[8] ~= '' and ARGV[9] ~= '' then
     redis.call('ZADD', KEYS[11], ARGV[8], ARGV[9])
-  end
-  if added == 1 then
-    redis.call('INCR', KEYS[10])
   end
   rescore_to_head(KEYS[4], KEYS[2], ARGV[4])
 end
