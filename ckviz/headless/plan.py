@@ -266,15 +266,27 @@ def _sweep_infos(sweep: Sweep, variants: list[Scenario]) -> dict[str, SweepInfo]
     }
 
 
+MAX_SHARDS = 10_000  # a CI matrix has at most a few hundred jobs (GitHub Actions: 256)
+
+
 def parse_shard(text: str) -> tuple[int, int]:
     """`K/N`: the K-th (1-based) of N slices."""
-    k_text, _, n_text = text.partition("/")
-    if not (k_text.strip().isdigit() and n_text.strip().isdigit()):
+    k_text, _, n_text = (part.strip() for part in text.partition("/"))
+    if not all(part.isascii() and part.isdigit() for part in (k_text, n_text)):
         raise UsageError(f"--shard: expected K/N (e.g. 2/4), got '{echo(text)}'")
-    k, n = int(k_text), int(n_text)
+    k, n = _at_most(k_text, MAX_SHARDS), _at_most(n_text, MAX_SHARDS)
+    if n > MAX_SHARDS:
+        raise UsageError(f"--shard: at most {MAX_SHARDS} shards, got '{echo(text)}'")
     if not 1 <= k <= n:
-        raise UsageError(f"--shard: K must be in 1..N, got {k}/{n}")
+        raise UsageError(f"--shard: K must be in 1..N, got {echo(k_text)}/{n}")
     return k, n
+
+
+def _at_most(digits: str, most: int) -> int:
+    """The number `digits` (0-9) spells, or `most + 1` when it is larger (never converting a
+    number past Python's 4,300-digit limit)."""
+    significant = digits.lstrip("0") or "0"
+    return int(significant) if len(significant) <= len(str(most)) else most + 1
 
 
 def _every_cell_has_a_harness(

@@ -179,7 +179,9 @@ class _Check:
             self.ids.setdefault(item.run_id, item.number)
             self.given_at.add((item.key, index))
             key, mark, n = item.run_id.rpartition(GENERATED_MARK)
-            if mark and n.isdigit() and n == str(int(n)):
+            # a generated index has 0-9 digits only (not `²`) and fewer than 19 (a trace holds at
+            # most 10^7 runs; 5,000 digits are past what int() converts)
+            if mark and n.isascii() and n.isdigit() and len(n) < 19 and n == str(int(n)):
                 self.lookalikes.append((key, int(n), item.run_id, item.number))
         arrival = item.arrival_ms
         self.lowest = arrival if self.lowest is None else min(self.lowest, arrival)

@@ -66,11 +66,13 @@ def parse_lineup(text: str, most: int) -> Lineup:
         name, count_text = name.strip(), count_text.strip()
         if not name:
             raise ValueError(f"empty discipline in '{text}' (expected {MIX_FORM})")
-        if colon and not count_text.isdigit():
+        if colon and not (count_text.isascii() and count_text.isdigit()):  # not `²`, `٣`
             raise ValueError(f"'{item.strip()}': the count after ':' must be a whole number")
-        count = int(count_text) if colon else 1
+        count = _count(count_text, most) if colon else 1
         if count < 1:
             raise ValueError(f"'{item.strip()}': a discipline needs at least 1 consumer")
+        if count > most:  # on its own: the sum of counts past any int is never made
+            raise ValueError(f"'{item.strip()}': at most {most} consumers (one connection each)")
         if any(name == seen for seen, _ in parts):
             raise ValueError(f"'{name}' is listed twice")
         parts.append((name, count))
@@ -78,6 +80,13 @@ def parse_lineup(text: str, most: int) -> Lineup:
     if len(lineup) > most:
         raise ValueError(f"{len(lineup)} consumers in all; at most {most} (one connection each)")
     return lineup
+
+
+def _count(digits: str, most: int) -> int:
+    """The count `digits` (0-9) spell, or `most + 1` when it is larger (a count of 5,000 digits
+    is past what int() converts)."""
+    significant = digits.lstrip("0") or "0"
+    return int(significant) if len(significant) <= len(str(most)) else most + 1
 
 
 def consumers_value(value: object, most: int) -> int | str:

@@ -17,7 +17,7 @@ def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
     """Sort key that orders names as people read them: `reg-2` before `reg-10`, `#9` before
     `#10` (byte order, Redis's, puts `reg-10` first and reads like a FIFO bug)."""
     return tuple(
-        (1, int(part)) if part.isdigit() else (0, part) for part in _DIGITS.split(name) if part
+        (1, int(part)) if part.isdecimal() else (0, part) for part in _DIGITS.split(name) if part
     )
 
 

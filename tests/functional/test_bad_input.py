@@ -147,6 +147,19 @@ FILES = {  # file text -> what the one error line says
         "clock_limit_ms = 0\n" + A + "runs = 3\n",
         "clock_limit_ms: Input should be greater than or equal to 1",
     ),
+    # a count past what an int holds made a traceback (issue 35 item 5, lineup.py:78)
+    "consumers-mix-huge-count": (
+        'consumers = "vtime:99999999999999999999999"\n' + A + "runs = 3\n",
+        "consumers: 'vtime:99999999999999999999999': at most 64 consumers",
+    ),
+    "consumers-table-huge-count": (
+        "consumers = { vtime = 99999999999999999999999 }\n" + A + "runs = 3\n",
+        "consumers: 'vtime:99999999999999999999999': at most 64 consumers",
+    ),
+    "consumers-mix-superscript-count": (
+        'consumers = "vtime:\u00b2"\n' + A + "runs = 3\n",
+        "consumers: 'vtime:\u00b2': the count after ':' must be a whole number",
+    ),
     "clock-limit-past-a-week": (
         "clock_limit_ms = 604800001\n" + A + "runs = 3\n",
         "clock_limit_ms: Input should be less than or equal to 604800000",
@@ -212,6 +225,12 @@ def test_unreadable_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         (["--prefix", "bad prefix"], "--prefix: 'bad prefix' is not a usable prefix"),
         (["--out", "."], "--out: . is a directory"),
         (["--redis", "nowhere"], "--redis: invalid choice"),
+        # counts no int holds, digits that are not 0-9 (issue 35 item 5)
+        (["--consumers", "vtime:99999999999999999999999"], "--consumers: 'vtime:9999999999"),
+        (["--consumers", "vtime:" + "9" * 5000], "at most 64 consumers"),
+        (["--consumers", "vtime:\u00b2"], "the count after ':' must be a whole number"),
+        (["--shard", "\u00b2/3"], "--shard: expected K/N (e.g. 2/4)"),
+        (["--shard", "1/" + "9" * 5000], "--shard: at most 10000 shards"),
     ],
 )
 def test_bad_flags(args: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -61,3 +61,11 @@ def test_natural_key_orders_numbers_as_people_read_them() -> None:
         "reg-100",
         "reg-1000",
     ]
+
+
+def test_natural_key_takes_digits_int_cannot_read_as_text() -> None:
+    """`²` is a digit to str.isdigit() but not to int(): a key `k1²` crashed the app's sort
+    (issue 35 item 5, a sibling of the lineup's)."""
+    from ckviz.model.names import natural_key
+
+    assert sorted(["k1²", "k10", "k2"], key=natural_key) == ["k1²", "k2", "k10"]

@@ -179,3 +179,12 @@ def test_the_bundled_incident_trace_is_as_its_script_writes_it(
     first = min(int(line.split(",")[1]) for line in committed.splitlines()[1:])
     assert first > make_example_trace.EPOCH_MS and scenario.replay.shift_ms == first
     assert generate(scenario, "seed-a")[0].arrival_ms == 0
+
+
+@pytest.mark.parametrize("index", ["\u00b2", "1" * 5000])
+def test_a_run_id_index_no_int_holds_is_just_a_run_id(tmp_path: Path, index: str) -> None:
+    """`a~0#²` and `a~0#` + 5,000 digits made tracebacks (issue 35 item 5): int() of a
+    superscript, or past 4,300 digits. Neither can be a generated id: the run keeps its own."""
+    path = trace(tmp_path, f"key,arrival_ms,hold_ms,run_id\na,0,5,a~0#{index}\nb,1,5,b1\n")
+    summary = read_trace(path)
+    assert [r.run_id for r in replay(summary)] == [f"a~0#{index}", "b1"]
