@@ -16,6 +16,7 @@ from ckviz.errors import UsageError, first_line
 from ckviz.headless.shards import check_parts
 from ckviz.headless.summary import summarized
 from ckviz.inputs.files import read_regular_text
+from ckviz.inputs.json_numbers import too_large
 from ckviz.model.results import Results, RunResult, ScenarioResult
 from ckviz.model.results_file import write_results
 from ckviz.outputs.writer import check_output
@@ -50,7 +51,10 @@ def main(argv: Sequence[str]) -> int:
 
 def load_part(text: str) -> Results:
     try:
-        data = json.loads(read_regular_text(Path(text)))
+        raw = read_regular_text(Path(text))
+        data = json.loads(raw)
+        if (huge := too_large(raw, data)) is not None:
+            raise UsageError(f"{text}: not a ckviz results file ({huge})")
         return Results.model_validate(data)
     except OSError as exc:
         raise UsageError(f"{text}: cannot read ({exc.strerror or exc})") from None

@@ -116,6 +116,7 @@ def caps_svg(scenario: ScenarioView) -> str:
 MAX_KEY_BARS = 15  # keys per attainment panel: the lowest, and the highest few
 HIGHEST_BARS = 3  # of them, the most over-served: who gained (the axis runs past 1)
 BAR_COLOURS = ((0.5, "#c44e52"), (0.9, "#dd8452"), (1.1, "#4c72b0"), (math.inf, "#55a868"))
+NOT_A_NUMBER = "#999999"  # an attainment a results file holds as NaN or Infinity: no bar
 
 
 def attainment_svg(scenario: ScenarioView) -> str:
@@ -137,7 +138,9 @@ def attainment_svg(scenario: ScenarioView) -> str:
             below = sum(a < 1 for a in judged.values())
             titled(ax, f"{title}: {below} of {len(judged)} keys below 1", 2.1)
             ax.set_xlim(0, max([1.1, *(a * 1.05 for _, a in lowest if math.isfinite(a))]))
-            colours = [next(c for bar, c in BAR_COLOURS if a < bar) for _, a in lowest]
+            colours = [
+                next((c for bar, c in BAR_COLOURS if a < bar), NOT_A_NUMBER) for _, a in lowest
+            ]
             ax.barh(range(len(lowest)), [a for _, a in lowest], color=colours, height=0.7)
             ax.set_yticks(range(len(lowest)), [k for k, _ in lowest], fontsize=6.5)
             ax.invert_yaxis()
@@ -150,10 +153,16 @@ def attainment_svg(scenario: ScenarioView) -> str:
 
 def _shown_keys(judged: dict[str, float]) -> list[tuple[str, float]]:
     """The lowest keys and, after them, the highest few (all of them when few)."""
-    ordered = sorted(judged.items(), key=lambda kv: (kv[1], kv[0]))
+    ordered = sorted(judged.items(), key=_lowest_first)
     if len(ordered) <= MAX_KEY_BARS:
         return ordered
     return ordered[: MAX_KEY_BARS - HIGHEST_BARS] + ordered[-HIGHEST_BARS:]
+
+
+def _lowest_first(item: tuple[str, float]) -> tuple[bool, float, str]:
+    """Attainments lowest first, then any that is not a number (NaN sorts nowhere)."""
+    key, attainment = item
+    return (math.isnan(attainment), 0.0 if math.isnan(attainment) else attainment, key)
 
 
 def _judged(row: Row) -> dict[str, float]:

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from ckviz.errors import UsageError
 from ckviz.inputs.files import read_regular_text, why
+from ckviz.inputs.json_numbers import too_large
 from ckviz.model.results import READABLE_VERSIONS, SCHEMA_VERSION, Results
 
 
@@ -70,6 +71,8 @@ def read_results(path: Path) -> Results:
         raise UsageError(f"{path}: not valid JSON: nested too deeply") from None
     except ValueError as exc:  # an integer past Python's 4,300 digits
         raise UsageError(f"{path}: not valid JSON: {str(exc).split(';')[0]}") from None
+    if (huge := too_large(text, data)) is not None:
+        raise UsageError(f"{path}: not a ckviz results file: {huge}")
     version = data.get("schema_version") if isinstance(data, dict) else None
     if version is not None and version not in READABLE_VERSIONS:
         raise UsageError(
