@@ -125,6 +125,7 @@ class Producer:
             q.env_key(":concurrency"),
             q.key(":concurrency"),
             self.worker_queue,
+            q.env_key(":concurrencyBurstFactor"),
             *self.state_keys,
         )
         argv = (
@@ -158,6 +159,7 @@ class Producer:
             q.key(":concurrency"),
             q.env_queue,
             self.master_queue,
+            q.env_key(":concurrencyBurstFactor"),
             *self.state_keys,
         )
         argv = (
@@ -197,8 +199,9 @@ class Producer:
         """The run done: its message and slots gone (the queue's own, and the dequeued sets)."""
         q, door = self.queue, self.door
         variant = q.variant(key)
-        keys = (*self._run_keys(run_id, key), *self.state_keys)
-        self._call(door.ack.sha, keys, (run_id, q.member(key), q.master_member, *door.argv))
+        keys = (*self._run_keys(run_id, key), q.key(":lengthCounter"), *self.state_keys)
+        argv = (run_id, q.member(key), q.master_member, q.prefix, COUNTER_TTL_S, *door.argv)
+        self._call(door.ack.sha, keys, argv)
         pipe = self.client.pipeline(transaction=False)
         pipe.srem(q.queue_held, run_id)
         pipe.srem(variant + DEQUEUED_SUFFIX, run_id)

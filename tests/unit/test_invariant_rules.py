@@ -44,6 +44,7 @@ class Books:
     to_arrive_count: int = 1
     queued_keys: int = 1
     nacks: int = 0
+    seeded: int = 0  # runs held from a forked start
     dead_lettered: set[str] = field(default_factory=set)
     expired: set[str] = field(default_factory=set)
 
