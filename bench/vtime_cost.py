@@ -37,8 +37,9 @@ import redis
 from callgrind import Instructions, counted_server
 
 from ckviz.disciplines.base import Tuning
-from ckviz.disciplines.vtime import VtimeDequeue, VtimeKnobs, version_of
-from ckviz.disciplines.vtime.door import state_keys, vtime_door
+from ckviz.disciplines.vtime.door import state_keys, version_of, vtime_door
+from ckviz.disciplines.vtime.knobs import VtimeKnobs
+from ckviz.disciplines.vtime.values import VtimeDequeue
 from ckviz.model.clock import T0
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.sim.session import new_namespace

@@ -16,6 +16,7 @@ from ckviz.defaults import (
     DEFAULT_SCENARIO,
     DEFAULT_SEED,
 )
+from ckviz.disciplines.vtime.knobs import KNOBS as VTIME_KNOBS
 from ckviz.errors import UsageError
 
 
@@ -42,9 +43,7 @@ HEADLESS_ONLY = {
     "clock_limit_ms": "--clock-limit-ms",
     "per_key_cap": "--per-key-cap",
     "total_cap": "--total-cap",
-    "vtime_quantum": "--vtime-quantum",
-    "vtime_window": "--vtime-window",
-    "vtime_arrival_cap": "--vtime-arrival-cap",
+    **{VTIME_KNOBS.treatment_field(k): VTIME_KNOBS.flag(k) for k in VTIME_KNOBS.knobs},
     "out": "--out",
     "force": "--force",
     "jobs": "--jobs",
@@ -135,27 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="cap on runs held across all keys, enforced by the driver",
     )
-    p.add_argument(
-        "--vtime-quantum",
-        type=float,
-        default=None,
-        metavar="Q",
-        help="vtime: tag advance per serve (default 1)",
-    )
-    p.add_argument(
-        "--vtime-window",
-        type=int,
-        default=None,
-        metavar="N",
-        help="vtime: scan window multiplier, window = N x batch (default 3)",
-    )
-    p.add_argument(
-        "--vtime-arrival-cap",
-        type=float,
-        default=None,
-        metavar="M",
-        help="vtime: a new key registers at most M x quantum above the floor (default 2^32)",
-    )
+    add_knob_flags(p)
     p.add_argument(
         "--out",
         default=None,
@@ -254,4 +233,17 @@ def reject_headless_only(parser: argparse.ArgumentParser, ns: argparse.Namespace
         raise UsageError(
             f"{given[0]} is for --headless (the terminal app ignores it); add --headless to run "
             "the matrix, or drop it to open the app"
+        )
+
+
+def add_knob_flags(p: argparse.ArgumentParser) -> None:
+    """A flag per knob a discipline declares (`--vtime-window` sets a treatment's
+    `vtime_window`, a scenario's `[vtime] window`)."""
+    for knob in VTIME_KNOBS.knobs:
+        p.add_argument(
+            VTIME_KNOBS.flag(knob),
+            type=knob.kind,
+            default=None,
+            metavar=knob.metavar,
+            help=f"{VTIME_KNOBS.family}: {knob.help} (default {knob.shown_default()})",
         )

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import cast
 
 from ckviz.defaults import MAX_CONSUMERS
-from ckviz.disciplines import vtime
 from ckviz.disciplines.base import (
     DEFAULT_TUNING,
     Discipline,
@@ -22,6 +21,7 @@ from ckviz.disciplines.baseline import Baseline
 from ckviz.disciplines.codel import CoDel
 from ckviz.disciplines.drr import DeficitRoundRobin
 from ckviz.disciplines.virtual_clock import sfq, stride
+from ckviz.disciplines.vtime import discipline as vtime
 from ckviz.errors import UsageError
 from ckviz.model.lineup import FLAG_OFF, Lineup, parse_lineup
 from ckviz.model.matrix import Treatment

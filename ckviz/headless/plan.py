@@ -4,7 +4,6 @@ line's flags and checked before any server starts."""
 from __future__ import annotations
 
 import argparse
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -21,6 +20,7 @@ from ckviz.disciplines.registry import (
     check_scenario_mix,
     check_treatment,
 )
+from ckviz.disciplines.vtime.knobs import KNOBS as VTIME_KNOBS
 from ckviz.errors import UsageError, echo
 from ckviz.headless.cells import Cell
 from ckviz.headless.checks import known_names, unknown_names
@@ -362,9 +362,7 @@ def _treatments(ns: argparse.Namespace, matrix: MatrixSpec) -> list[Treatment]:
         "consumers": consumers if isinstance(consumers, int) else None,
         "per_key_cap": per_key,
         "total_cap": total,
-        "vtime_quantum": _knob("--vtime-quantum", ns.vtime_quantum, above=0.0),
-        "vtime_window": _positive("--vtime-window", ns.vtime_window),
-        "vtime_arrival_cap": _knob("--vtime-arrival-cap", ns.vtime_arrival_cap, at_least=0.0),
+        **_knob_flags(ns),
     }
     given = {field: value for field, value in update.items() if value is not None}
     return [t.model_copy(update=given) for t in base] if given else base
@@ -384,18 +382,16 @@ def _mix_alone(ns: argparse.Namespace, matrix: MatrixSpec) -> None:
         )
 
 
-def _knob(
-    flag: str, value: float | None, *, above: float | None = None, at_least: float | None = None
-) -> float | None:
-    if value is None:
-        return None
-    if not math.isfinite(value):
-        raise UsageError(f"{flag}: must be a finite number, got {value}")
-    if above is not None and value <= above:
-        raise UsageError(f"{flag}: must be above {above:g}, got {value:g}")
-    if at_least is not None and value < at_least:
-        raise UsageError(f"{flag}: must be at least {at_least:g}, got {value:g}")
-    return value
+def _knob_flags(ns: argparse.Namespace) -> dict[str, float | None]:
+    """The knob flags given, each checked by its declaration: a treatment's field each."""
+    given: dict[str, float | None] = {}
+    for knob in VTIME_KNOBS.knobs:
+        field = VTIME_KNOBS.treatment_field(knob)  # the flag's dest too
+        value = getattr(ns, field)
+        if value is not None and (problem := knob.problem(value)):
+            raise UsageError(f"{VTIME_KNOBS.flag(knob)}: {problem}")
+        given[field] = value
+    return given
 
 
 def _unique(names: list[str], flag: str) -> None:

@@ -19,7 +19,7 @@ from ckviz.live.picture import Limits, NextPick, VariantRow
 from ckviz.model.arithmetic import SCAN_FACTOR
 from ckviz.model.decision import TOP, shown
 
-WINDOW_MULTIPLIER = VtimeKnobs().window_multiplier  # the reference's default (a knob)
+WINDOW_MULTIPLIER = VtimeKnobs().window  # the reference's default (a knob)
 
 
 @dataclass(frozen=True, slots=True)

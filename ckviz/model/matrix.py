@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from ckviz.defaults import DEFAULT_SEEDS, MAX_CONSUMERS
+from ckviz.disciplines.vtime.knobs import KNOBS as VTIME_KNOBS
 from ckviz.model.lineup import FLAG_OFF, MIX_FORM, Lineup, parse_lineup
 from ckviz.model.names import first_duplicate
 from ckviz.model.scenario import MAX_CLOCK_LIMIT_MS, Caps
@@ -17,7 +25,7 @@ MAX_SWEEP_VALUES = 50
 SweepValue = int | float
 
 
-class Treatment(BaseModel):
+class _Treatment(BaseModel):
     """A discipline, optionally under caps, with the label results use for it. `consumers`:
     how many take turns, or which consumer runs what (a mix, model/lineup.py), whose label
     (model/lineup.py) is then the treatment's discipline."""
@@ -30,11 +38,6 @@ class Treatment(BaseModel):
     total_cap: int | None = Field(default=None, ge=1)
     consumers: int | str | None = Field(
         default=None, description=f"1 to {MAX_CONSUMERS}, or a mix {MIX_FORM}"
-    )
-    vtime_quantum: float | None = Field(default=None, gt=0, le=1e6)
-    vtime_window: int | None = Field(default=None, ge=1, le=1000, description="window multiplier")
-    vtime_arrival_cap: float | None = Field(
-        default=None, ge=0, le=2.0**53, description="arrival cap multiplier (x quantum)"
     )
 
     @model_validator(mode="before")
@@ -99,7 +102,7 @@ class Treatment(BaseModel):
             return len(parse_lineup(given, MAX_CONSUMERS))
         return given
 
-    def facing(self, scenario: int | str) -> Treatment:
+    def facing(self, scenario: int | str) -> Self:
         """This treatment on a scenario whose `consumers` is `scenario`. A scenario's mix says
         how far a rollout has gone: its `baseline` consumers are the flag-off instances, and
         every other consumer runs this treatment's discipline (the one being rolled out), so
@@ -116,6 +119,21 @@ class Treatment(BaseModel):
             return self.model_copy(update={"consumers": len(lineup)})
         update = {"label": self.name, "discipline": lineup.label, "consumers": lineup.form}
         return self.model_copy(update=update)
+
+
+if TYPE_CHECKING:
+
+    class Treatment(_Treatment):
+        """A discipline, optionally under caps, and its disciplines' knobs."""
+
+else:  # and a field per knob vtime declares (ckviz/disciplines/vtime/knobs.py)
+    Treatment = create_model(
+        "Treatment",
+        __base__=_Treatment,
+        __doc__=_Treatment.__doc__,
+        __module__=__name__,
+        **VTIME_KNOBS.treatment_fields(),
+    )
 
 
 class Sweep(BaseModel):

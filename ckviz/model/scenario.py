@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import (
     BaseModel,
@@ -12,11 +12,13 @@ from pydantic import (
     Field,
     PrivateAttr,
     ValidationInfo,
+    create_model,
     field_validator,
     model_validator,
 )
 
 from ckviz.defaults import DEFAULT_CONSUMERS, MAX_CONSUMERS
+from ckviz.disciplines.vtime.knobs import KNOBS as VTIME_KNOBS
 from ckviz.errors import has_control_characters
 from ckviz.model.arithmetic import HELD_SUFFIX
 from ckviz.model.lifecycle import (
@@ -222,13 +224,18 @@ class TraceSummary:
     held_at_start: int = 0  # runs holding their slots at the start (a forked start's)
 
 
-class VtimeSettings(_Strict):
-    """Virtual-time knobs (unset: the reference's defaults)."""
+if TYPE_CHECKING:
 
-    quantum: float | None = Field(default=None, gt=0, le=1e6)
-    window: int | None = Field(default=None, ge=1, le=1000, description="window multiplier")
-    arrival_cap: float | None = Field(
-        default=None, ge=0, le=2.0**53, description="arrival cap multiplier (x quantum)"
+    class VtimeSettings(_Strict):
+        """The vtime disciplines' knobs (unset: the reference's defaults)."""
+
+else:  # one field per knob vtime declares (ckviz/disciplines/vtime/knobs.py)
+    VtimeSettings = create_model(
+        "VtimeSettings",
+        __base__=_Strict,
+        __doc__="The vtime disciplines' knobs (unset: the reference's defaults).",
+        __module__=__name__,
+        **VTIME_KNOBS.table_fields(),
     )
 
 

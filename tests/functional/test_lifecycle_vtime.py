@@ -8,8 +8,9 @@ import pytest
 import redis
 
 from ckviz.disciplines.base import Tuning
-from ckviz.disciplines.vtime import Version, VtimeKnobs, VtimeState
 from ckviz.disciplines.vtime.door import SCRIPTS, state_keys, vtime_door
+from ckviz.disciplines.vtime.knobs import Version, VtimeKnobs
+from ckviz.disciplines.vtime.values import VtimeState
 from ckviz.store.keys import ck_member
 from ckviz.store.scripts import LIFECYCLE
 from tests.functional.lifecycle_support import NOW, Lanes
@@ -273,7 +274,7 @@ def test_head_an_expired_last_run_parks_the_stored_tag(client: redis.Redis, pref
 def test_an_expired_drop_spends_the_pass_1_budget(
     client: redis.Redis, prefix: str, version: Version
 ) -> None:
-    v = VLanes(client, prefix, version, knobs=VtimeKnobs(window_multiplier=1))
+    v = VLanes(client, prefix, version, knobs=VtimeKnobs(window=1))
     v.enqueue("a", "a1", 1000, ttl_expires_at=NOW - 1)
     v.enqueue("a", "a2", 1001)
     v.enqueue("b", "b1", 2000)

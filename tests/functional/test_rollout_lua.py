@@ -13,8 +13,9 @@ import pytest
 import redis
 
 from ckviz.disciplines.base import Tuning
-from ckviz.disciplines.vtime import VtimeDequeue, VtimeKnobs, VtimeState
 from ckviz.disciplines.vtime.door import vtime_door
+from ckviz.disciplines.vtime.knobs import VtimeKnobs
+from ckviz.disciplines.vtime.values import VtimeDequeue, VtimeState
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue
@@ -160,7 +161,7 @@ def test_a_flag_off_enqueue_into_a_parked_key_loses_its_credit_a_flag_on_one_kee
 def test_a_cold_start_over_a_flag_off_backlog_reaches_every_key_within_the_bounds(
     client: redis.Redis, prefix: str, variants: int, batch: int, multiplier: int, bound: int
 ) -> None:
-    r = Rollout(client, prefix, knobs=VtimeKnobs(window_multiplier=multiplier))
+    r = Rollout(client, prefix, knobs=VtimeKnobs(window=multiplier))
     keys = [f"k{i:02d}" for i in range(variants)]
     for i, key in enumerate(keys):
         for run in range(3):

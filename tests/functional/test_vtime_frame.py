@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from ckviz.disciplines.vtime import VirtualTime, VtimeView
+from ckviz.disciplines.vtime.discipline import VirtualTime
+from ckviz.disciplines.vtime.values import VtimeView
 from ckviz.inputs import scenario_files
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario

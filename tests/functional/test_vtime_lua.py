@@ -7,8 +7,9 @@ import pytest
 import redis
 
 from ckviz.disciplines.base import Tuning
-from ckviz.disciplines.vtime import Version, VtimeDequeue, VtimeKnobs, VtimeState
 from ckviz.disciplines.vtime.door import state_keys, vtime_door
+from ckviz.disciplines.vtime.knobs import Version, VtimeKnobs
+from ckviz.disciplines.vtime.values import VtimeDequeue, VtimeState
 from ckviz.model.queue import PlannedRun
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue
@@ -167,7 +168,7 @@ def test_head_stacks_a_new_key_one_quantum_above_the_highest_tag(
 def test_head_arrival_cap_bounds_the_stacking(
     client: redis.Redis, prefix: str, multiplier: float, expected: float
 ) -> None:
-    vq = VQ(client, prefix, "head", knobs=VtimeKnobs(arrival_cap_multiplier=multiplier))
+    vq = VQ(client, prefix, "head", knobs=VtimeKnobs(arrival_cap=multiplier))
     vq.enqueue("hog")
     # arranged state (a test may write it; ckviz never does): hog far above the floor
     client.zadd(state_keys(vq.q.keys).tags, {ck_member("hog"): 1000})
@@ -316,7 +317,7 @@ def test_v17_pass2_runs_only_for_an_underfull_batch_and_serves_registers(
 
 
 def test_knobs_out_of_range_fall_back_like_the_reference(client: redis.Redis, prefix: str) -> None:
-    vq = VQ(client, prefix, "head", knobs=VtimeKnobs(quantum=-3, window_multiplier=0))
+    vq = VQ(client, prefix, "head", knobs=VtimeKnobs(quantum=-3, window=0))
     vq.enqueue("a")
     vq.enqueue("a")
     vq.served(10)

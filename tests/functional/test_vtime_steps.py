@@ -10,8 +10,9 @@ import pytest
 import redis
 
 from ckviz.cli import main
-from ckviz.disciplines.vtime import VtimeDequeue, VtimeKnobs, knobs_for
 from ckviz.disciplines.vtime.door import state_keys
+from ckviz.disciplines.vtime.knobs import VtimeKnobs, knobs_for
+from ckviz.disciplines.vtime.values import VtimeDequeue
 from ckviz.errors import ExitCode
 from ckviz.inputs.scenario_files import load_any
 from ckviz.metrics import step_figures
@@ -242,9 +243,9 @@ def test_knobs_come_from_the_treatment_then_the_scenario_then_the_defaults() -> 
         update={"vtime": VtimeSettings(quantum=2.0, arrival_cap=8.0)}
     )
     plain = knobs_for(scenario, Treatment(discipline="vtime"))
-    assert (plain.quantum, plain.window_multiplier, plain.arrival_cap) == (2.0, 3, 16.0)
+    assert (plain.quantum, plain.window, plain.arrival_cap_tags) == (2.0, 3, 16.0)
     treated = knobs_for(scenario, Treatment(discipline="vtime", vtime_arrival_cap=0.0))
-    assert treated.arrival_cap == 0.0 and treated.quantum == 2.0
+    assert treated.arrival_cap_tags == 0.0 and treated.quantum == 2.0
     default = knobs_for(step_scenario("micro_skew"), Treatment(discipline="vtime"))
     assert default == VtimeKnobs()
 

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ckviz.disciplines.registry import make_discipline
-from ckviz.disciplines.vtime import state_keys
+from ckviz.disciplines.vtime.door import state_keys
 from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.sim.session import new_namespace
 from ckviz.store.keys import ck_member

@@ -7,7 +7,6 @@ import re
 import pytest
 
 from ckviz.commands.root import build_parser
-from ckviz.disciplines import vtime
 from ckviz.disciplines.baseline import Baseline
 from ckviz.disciplines.codel import CoDel
 from ckviz.disciplines.drr import DeficitRoundRobin
@@ -21,7 +20,9 @@ from ckviz.disciplines.registry import (
     tuning_for,
 )
 from ckviz.disciplines.virtual_clock import sfq, stride
+from ckviz.disciplines.vtime import discipline as vtime
 from ckviz.disciplines.vtime.door import SCRIPTS as VTIME
+from ckviz.disciplines.vtime.knobs import VtimeKnobs
 from ckviz.inputs import scenario_files
 from ckviz.model.matrix import Treatment
 from ckviz.model.queue import IndexEntry
@@ -205,7 +206,7 @@ def test_a_cells_knobs_come_through_the_registry() -> None:
     scenario = scenario_files.load("ck_skew")
     treated = Treatment(discipline="vtime", vtime_quantum=2.0)
     tuning = tuning_for("vtime", scenario, treated, trace=True)
-    assert tuning.trace and tuning.knobs == vtime.VtimeKnobs(quantum=2.0)
+    assert tuning.trace and tuning.knobs == VtimeKnobs(quantum=2.0)
     assert tuning_for("sfq", scenario, Treatment(discipline="sfq")).knobs is None
     door = make_discipline("vtime", tuning=tuning).door
     assert door.argv[:2] == ("head", "2") and door.argv[-1] == 1  # version, quantum ... trace

@@ -57,10 +57,10 @@ def vtime_tail(version: Version, knobs: VtimeKnobs, trace: bool) -> tuple[str | 
     return (
         version,
         number_text(knobs.quantum),
-        knobs.window_multiplier,
+        knobs.window,
         knobs.state_ttl_s,
         knobs.idle_max_entries,
-        number_text(knobs.arrival_cap),
+        number_text(knobs.arrival_cap_tags),
         int(trace),
     )
 
