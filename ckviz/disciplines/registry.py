@@ -36,7 +36,8 @@ REGISTRY: dict[str, Listed] = {
     "sfq": Listed(
         lambda w, _: sfq(w),
         "start-time fair queueing: per-key virtual clock, idle keys rejoin at the floor",
-        "lowest start tag (clock); ties: older head, then name",
+        "lowest start tag (clock, at least the floor); "
+        "ties: lower ckIndex score as read, then member",
     ),
     "drr": Listed(
         lambda w, _: DeficitRoundRobin(weights=w),
@@ -46,7 +47,7 @@ REGISTRY: dict[str, Listed] = {
     "stride": Listed(
         lambda w, _: stride(w),
         "stride scheduling: sfq's clock in passes of 10^6/weight",
-        "lowest pass; ties: older head, then name",
+        "lowest pass (at least the floor); ties: lower ckIndex score as read, then member",
     ),
     "codel-sfq": Listed(
         lambda w, _: CoDel(sfq(w)),
@@ -56,7 +57,7 @@ REGISTRY: dict[str, Listed] = {
     "codel-baseline": Listed(
         lambda w, _: CoDel(Baseline()),
         "baseline, plus the same CoDel escalation",
-        "escalating keys (head above target) first, then oldest head",
+        "escalating keys (head above target) first, then lower ckIndex score as read, then member",
     ),
     **vtime.LISTED,  # native virtual time: its state, scripts and knobs live in Redis
 }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ckviz.model.clock import SCORE_BASE, WALL_NOW
 from ckviz.model.queue import Shown
 
 # What became of a candidate, in the dequeue scripts' words (both Luas walk the same way)
@@ -26,6 +27,13 @@ FATES = {
 TOP = 4  # candidates a decision keeps: enough for the window of a one-run call (3) and one more
 
 Rank = tuple[tuple[str, Shown], ...]  # (label, value), most significant first; lower wins
+# A rescoring call's tie-break, last before the member: ckIndex's score as the call read it
+# (ms from the run's start: a head's arrival; a score an earlier rescore wrote sits near the
+# dequeue's `now`, 10^9 ms on, above every head: model/clock.py's WALL_NOW)
+INDEX_SCORE = "ckIndex score"
+RESCORED_FROM = 100_000_000  # a score this far from the run's start is a rescore's
+NOW_FROM_START = WALL_NOW - SCORE_BASE  # where a rescore's scores end (now - n .. now - 1)
+BY_MEMBER = "tied, then by member bytes"  # the dequeue's last tie-break (Redis's order)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +82,7 @@ def why_lost(loser: Candidate, winner: Candidate) -> str:
     words = fate_words(loser.fate)
     if loser.fate in STOPPED:
         return words
-    ranked = _first_difference(loser.rank, winner.rank, winner.key) or "tied, then by name"
+    ranked = _first_difference(loser.rank, winner.rank, winner.key) or BY_MEMBER
     if loser.fate == "served":
         return f"served next: {ranked}"
     return ranked if loser.fate == "later" else f"{ranked} ({words})"
@@ -89,11 +97,17 @@ def _first_difference(loser: Rank, winner: Rank, winner_key: str) -> str:
         if isinstance(value, str) or isinstance(other, str):
             return f"{value} ({winner_key} {other})"
         sign = ">" if value > other else "<"  # a tie-break read the other way (older first)
-        return f"{label} {shown(value)} {sign} {winner_key}'s {shown(other)}"
+        said = f"{label} {shown(value, label)} {sign} {winner_key}'s {shown(other, label)}"
+        return f"tied before it, then {said}" if label == INDEX_SCORE else said
     return ""
 
 
-def shown(value: Shown) -> str:
+def shown(value: Shown, label: str = "") -> str:
+    """`value` as the panes show it (a ckIndex score: `t=204`, or `rescored`)."""
+    if label == INDEX_SCORE and not isinstance(value, str):
+        if value < RESCORED_FROM:
+            return f"t={value:g}"
+        return f"rescored now{value - NOW_FROM_START:+g}"  # its place in that rescore
     if isinstance(value, float):
         return f"{value:g}" if value == int(value) or abs(value) >= 100 else f"{value:.3g}"
     return str(value)

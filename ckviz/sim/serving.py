@@ -23,7 +23,8 @@ from ckviz.disciplines.base import (
     Waiting,
 )
 from ckviz.model.arithmetic import rescore_scores
-from ckviz.model.decision import TOP, Rank
+from ckviz.model.clock import SCORE_BASE
+from ckviz.model.decision import INDEX_SCORE, TOP, Rank
 from ckviz.model.queue import DequeuedRun, IndexEntry, columns_of
 from ckviz.store.keys import KEY_OF, key_of_member
 from ckviz.store.runqueue import Trip
@@ -293,15 +294,14 @@ class _Deciding(NamedTuple):
     now: int
 
     def ranked(self) -> list[tuple[str, Rank]]:
-        """The first members with their ranks, then the tie-break, ckIndex's score as read:
-        how long its head has waited (a score an earlier rescore wrote is no head: its place
-        among those is the tie-break)."""
+        """The first members with their ranks, then the tie-break the order made (by_priority:
+        rank, then ckIndex's score as read, then the member): the score from the run's start
+        (a head's arrival; one an earlier rescore wrote sits above every head)."""
         members, _, scores = columns_of(self.read)
         ranked = []
         for member, rank in zip(self.first, self.ranks, strict=True):
-            score, now = scores[members.index(member)], self.now
-            waited: Rank = (("waited", now - score),) if score <= now else ()
-            ranked.append((key_of_member(member), (*rank, *waited)))
+            read: Rank = ((INDEX_SCORE, float(scores[members.index(member)] - SCORE_BASE)),)
+            ranked.append((key_of_member(member), (*rank, *read)))
         return ranked
 
 

@@ -40,11 +40,29 @@ def explain(out: Text, snapshot: Snapshot, palette: KeyPalette, named: bool = Fa
     if runner_up is None:
         return out.append("none (the only candidate)", DIM)
     out.append(runner_up.key, palette.style(runner_up.key, bold=True))
-    return out.append(f": {why_lost(runner_up, winner)}")
+    out.append(f": {why_lost(runner_up, winner)}")
+    return out.append(floored(snapshot, (winner, runner_up)), DIM)
+
+
+def floored(snapshot: Snapshot, named: tuple[Candidate, ...]) -> str:
+    """` (light-4's clock 1 counts as the floor 14)`: a clock the Discipline pane shows below
+    the floor, which the call ranked at the floor (an idle key rejoins there)."""
+    state = snapshot.discipline_state
+    floor = dict(state.fields).get("floor")
+    if not isinstance(floor, int | float):
+        return ""
+    panes = dict(state.per_key)
+    said = []
+    for candidate in named:
+        for label, value in panes.get(candidate.key, ()):
+            ranked = dict(candidate.rank).get(label)
+            if isinstance(value, int | float) and value < floor and ranked == floor:
+                said.append(f"{candidate.key}'s {label} {shown(value)}")
+    return f" ({' and '.join(said)} counted as the floor {shown(floor)})" if said else ""
 
 
 def ranked(candidate: Candidate) -> str:
-    return ", ".join(f"{label} {shown(value)}" for label, value in candidate.rank)
+    return ", ".join(f"{label} {shown(value, label)}" for label, value in candidate.rank)
 
 
 def why_lines(snapshot: Snapshot, palette: KeyPalette) -> list[Text]:

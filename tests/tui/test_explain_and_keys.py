@@ -128,7 +128,8 @@ async def test_this_step_names_the_winner_and_its_rule(make_app: MakeApp) -> Non
         first = app.screen.query_one(DisciplinePane).plain.splitlines()[0]
         taken = app.player.recording.current.snapshots[0].taken  # type: ignore[union-attr]
         assert taken and first.startswith(f"this step: ▶ {taken[0].key}")
-        wrapped = " ".join(app.screen.query_one(DisciplinePane).plain.splitlines()[:5])
+        lines = app.screen.query_one(DisciplinePane).plain.splitlines()[:8]
+        wrapped = " ".join(" ".join(lines).split())  # a wrap's spaces, one
         assert RULES["sfq"] in wrapped  # the registry's words, wrapped, never cut
         await pilot.press("q")
 

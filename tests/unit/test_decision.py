@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any, cast
 
 from ckviz.disciplines.registry import make_discipline
-from ckviz.model.clock import WALL_NOW
-from ckviz.model.decision import Candidate, Decision, why_lost
+from ckviz.model.clock import SCORE_BASE, WALL_NOW
+from ckviz.model.decision import INDEX_SCORE, Candidate, Decision, why_lost
 from ckviz.model.queue import DequeuedRun, IndexColumns, IndexEntry
 from ckviz.sim.decision import age_ranked, walked
 from ckviz.sim.serving import Rescoring
@@ -33,7 +33,7 @@ def test_the_walk_gives_each_candidate_the_fate_the_lua_would() -> None:
 def test_a_tie_is_broken_by_name_and_a_second_serve_says_so() -> None:
     first = Candidate("light-1", (("clock", 1.0),), "served")
     second = Candidate("light-2", (("clock", 1.0), ("waited", 3)), "served")
-    assert why_lost(second, first) == "served next: tied, then by name"
+    assert why_lost(second, first) == "served next: tied, then by member bytes"
     later = Candidate("light-2", (("clock", 3.0),), "later")
     assert why_lost(later, first) == "clock 3 > light-1's 1"
     assert Decision((first, second)).runner_up == second
@@ -51,16 +51,19 @@ def test_a_rescore_s_decision_keeps_the_ranks_its_discipline_decided_by() -> Non
     # still the ones the discipline had as it decided, whatever it learned since.
     sfq = make_discipline("sfq", {"a": 1.0, "b": 1.0})
     plan = Rescoring(sfq)
-    index = IndexColumns([ck_member("a"), ck_member("b")], ["a", "b"], [100.0, 90.0])
+    scores = [SCORE_BASE + 100.0, SCORE_BASE + 90.0]
+    index = IndexColumns([ck_member("a"), ck_member("b")], ["a", "b"], scores)
     trip = RunQueue(cast(Any, None), "p:", 10, door=sfq.door).trip()
-    plan.before_dequeue(trip, index, 200, WALL_NOW)
+    plan.before_dequeue(trip, index, SCORE_BASE + 200, WALL_NOW)
     sfq.on_serviced("b")  # its clock moves on before anyone asks
     plan.taken([DequeuedRun("r1", 90.0, "b")])
     decided = plan.decided
     assert decided is not None
     assert decided.ranked == [
-        ("b", (("clock", 0.0), ("waited", 110.0))),  # the oldest head wins the clocks' tie
-        ("a", (("clock", 0.0), ("waited", 100.0))),
+        ("b", (("clock", 0.0), (INDEX_SCORE, 90.0))),  # the lower score wins the clocks' tie
+        ("a", (("clock", 0.0), (INDEX_SCORE, 100.0))),
     ]
     assert decided.served == [("b", 90.0)]
+    loser, winner = (Candidate(key, rank, "later") for key, rank in reversed(decided.ranked))
+    assert why_lost(loser, winner) == "tied before it, then ckIndex score t=100 > b's t=90"
     assert sfq.rank_of("b") != (("clock", 0.0),)  # what it would say now
