@@ -40,7 +40,8 @@ def test_baseline_underserves_a_quiet_tenant_and_the_verdict_says_so(tmp_path: P
     gained = line.split("under baseline (seed-a), burst got ", 1)[1]
     assert float(gained.split("x its fair share, tenant-", 1)[0]) > 5
     said = findings(view)
-    assert said[0].startswith("sfq cuts tenant-1's mean wait from")
+    assert said[0].startswith("Consistent bias (not the seeds' luck): under baseline, ")
+    assert said[1].startswith("sfq cuts tenant-1's mean wait from")
     assert not any("No discipline cuts" in s or "raises it" in s for s in said)
     assert "Verdict: sfq is fairer than baseline" in proc.stdout  # the terminal table's footer
 
