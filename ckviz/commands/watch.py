@@ -106,7 +106,7 @@ def main(argv: Sequence[str]) -> int:
     read = _reader(dict(nodes)[chosen.node], chosen, ns)
     if ns.once:
         picture = read()
-        print(json.dumps(picture.to_json()) if ns.json else "\n".join(picture_lines(picture)))
+        print(_json(picture.to_json()) if ns.json else "\n".join(picture_lines(picture)))
         return int(ExitCode.OK)
     run_watch = _app_entry("run_watch")
     if run_watch is None:
@@ -173,11 +173,18 @@ def _list(found: Sequence[FoundQueue], nodes: Sequence[Node], as_json: bool) -> 
             }
             for f in found
         ]
-        print(json.dumps(rows))
+        print(_json(rows))
     else:
         for f in found:
             print(echo(f.line(now_ms), limit=400))
     return int(ExitCode.OK)
+
+
+def _json(data: object) -> str:
+    """One line of JSON in which a name's `##[` is spelled `##\\u005b`: the same string to a
+    JSON reader, inert to a CI log (which acts on `##[` anywhere, and whose neutralising
+    backslash would make the JSON invalid)."""
+    return json.dumps(data).replace("##[", "##\\u005b")
 
 
 def _server_ms(client: redis.Redis) -> float:

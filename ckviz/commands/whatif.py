@@ -83,7 +83,7 @@ def main(argv: Sequence[str]) -> int:
     header = _header(found.queue.base, redact(found.node), fork, state.read_ms)
     if not ns.quiet:
         for line in header[1:]:
-            print(f"whatif: {line}", file=sys.stderr)
+            print(f"whatif: {echo(line, limit=400)}", file=sys.stderr)  # a name is anyone's
     return _in_folder(ns.keep, lambda folder: _run(ns, own, fork, folder, header))
 
 

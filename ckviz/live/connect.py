@@ -35,7 +35,9 @@ def attach(url: str) -> list[Node]:
 
 def _named(url: str) -> redis.Redis:
     try:
-        client = connect(url, driver_info=None)  # no CLIENT SETINFO: SETNAME is the one
+        # no CLIENT SETINFO: SETNAME is the one; bytes that are not UTF-8 (a message, a key
+        # someone else wrote) are read as they are, not a reply that cannot be decoded
+        client = connect(url, driver_info=None, encoding_errors="surrogateescape")
         client.client_setname(CLIENT_NAME)
     except redis.exceptions.AuthenticationError as exc:
         raise ServerRefused(f"{redact(url)} refused the login: {first_line(exc)}") from None

@@ -105,7 +105,7 @@ def _sized(client: redis.Redis, node: str, queues: list[LiveQueue]) -> list[Foun
             )
         ],
     )
-    heads = [_flat_pairs(first[4 * i + 1]) for i in range(len(queues))]
+    heads = [_flat_pairs(_or(first[4 * i + 1], [])) for i in range(len(queues))]
     depths = iter(
         _pipelined(
             client,
@@ -119,7 +119,10 @@ def _sized(client: redis.Redis, node: str, queues: list[LiveQueue]) -> list[Foun
     found = []
     for i, q in enumerate(queues):
         keys, _, held, vtime = first[4 * i : 4 * i + 4]
-        depth = sum(int(next(depths)) for _ in heads[i])
+        depth = sum(int(_or(next(depths), 0)) for _ in heads[i])
+        if isinstance(keys, Exception):  # a `...:ckIndex` that is not a zset: not a CK'd queue
+            continue
+        held = _or(held, 0)  # a key of another type than the layout's: counted as empty
         oldest = float(heads[i][0][1]) if heads[i] else None
         bounded = int(keys) > len(heads[i])
         found.append(FoundQueue(q, node, int(keys), depth, bounded, int(held), oldest, bool(vtime)))
@@ -128,14 +131,26 @@ def _sized(client: redis.Redis, node: str, queues: list[LiveQueue]) -> list[Foun
 
 def _pipelined(client: redis.Redis, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
     """The replies of `commands`, sent PACKET at a time (a server never gets a burst of a
-    whole keyspace's reads at once)."""
+    whole keyspace's reads at once); a command the server refused (WRONGTYPE) gives its
+    error as its reply, for the caller to skip or count as empty."""
     replies: list[Any] = []
     for start in range(0, len(commands), PACKET):
         pipe = client.pipeline(transaction=False)
         for args in commands[start : start + PACKET]:
             pipe.execute_command(*args)  # type: ignore[no-untyped-call]
-        replies += pipe.execute()
+        replies += pipe.execute(raise_on_error=False)
+    for reply in replies:
+        if isinstance(reply, Exception) and not isinstance(reply, redis.ResponseError):
+            raise reply
+        if isinstance(reply, redis.exceptions.NoPermissionError):
+            raise reply
     return replies
+
+
+def _or(reply: Any, instead: Any) -> Any:
+    """A reply, or `instead` where the server refused it (WRONGTYPE: a key of another type
+    than the run queue's layout has under that name)."""
+    return instead if isinstance(reply, Exception) else reply
 
 
 def _flat_pairs(reply: Sequence[Any]) -> list[tuple[str, Any]]:

@@ -20,7 +20,7 @@ from typing import Any
 
 import redis
 
-from ckviz.errors import RedisUnavailable, ServerRefused, first_line
+from ckviz.errors import RedisUnavailable, ServerRefused, echo, first_line
 from ckviz.live.cost import command_kind, read_cost, stats_of
 from ckviz.live.names import LiveQueue
 from ckviz.live.order import baseline_order, reads_needed, room, vtime_order
@@ -130,6 +130,11 @@ def _send(client: redis.Redis, commands: Commands) -> dict[str, Any]:
     except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
         raise RedisUnavailable(f"lost the watched server: {first_line(exc)}") from None
     for (args, _), reply in zip(commands, replies, strict=True):
+        if isinstance(reply, Exception) and str(reply).startswith("WRONGTYPE"):
+            raise ServerRefused(
+                f"{echo(str(args[1]))} is not of the type {args[0]} reads: this queue's keys "
+                "are not the run queue's layout"
+            )
         if isinstance(reply, Exception):
             raise ServerRefused(f"the watched server refused {args[0]}: {first_line(reply)}")
     return {name: reply for (_, name), reply in zip(commands, replies, strict=True)}
