@@ -8,14 +8,14 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import redis
 
 from ckviz.store.server import find_redis_server
+from tests.waiting import within
 
 SLOTS = 16384
 _READY_S = 20.0
@@ -158,14 +158,15 @@ def _state_ok(node: redis.Redis) -> bool:
     return "cluster_state:ok" in str(node.execute_command("CLUSTER", "INFO"))
 
 
-def _wait(ready: object) -> None:
-    deadline = time.monotonic() + _READY_S
-    last: Exception | None = None
-    while time.monotonic() < deadline:
+def _wait(ready: Callable[[], object]) -> None:
+    last: list[Exception] = []
+
+    def holds() -> object:
         try:
-            if ready():  # type: ignore[operator]
-                return
+            return ready()
         except (redis.RedisError, OSError) as exc:
-            last = exc
-        time.sleep(0.05)
-    raise RuntimeError(f"the local cluster did not come up in {_READY_S:.0f}s ({last})")
+            last[:] = [exc]
+            return False
+
+    if not within(holds, _READY_S):
+        raise RuntimeError(f"the local cluster did not come up in {_READY_S:.0f}s ({last})")

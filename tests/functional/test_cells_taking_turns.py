@@ -8,14 +8,20 @@ from __future__ import annotations
 import json
 import os
 import signal
-import time
 from pathlib import Path
 
 from ckviz.errors import ExitCode
 from ckviz.headless.workers import cells_per_worker
 from tests.functional.cli_support import ckviz, without_timing
 from tests.functional.test_faults_cli import assert_nothing_left, error_lines, partial, runs_in
-from tests.functional.trust_support import children_of, ckviz_env, finish, popen_ckviz
+from tests.functional.trust_support import (
+    children_of,
+    ckviz_env,
+    connections_of,
+    finish,
+    popen_ckviz,
+)
+from tests.waiting import wait_until
 
 CORES = os.cpu_count() or 1
 
@@ -50,9 +56,9 @@ def test_a_killed_worker_reports_each_of_its_cells_in_flight(tmp_path: Path) -> 
     args += ("--discipline", "vtime", "--jobs", str(jobs), "--out", str(out))
     with popen_ckviz(*args, env=env) as proc:
         workers = _workers(proc.pid, len(shape))  # forked in the order of `shape`
-        time.sleep(1.0)  # every place of every worker is handed a cell at once
         victim, in_flight = workers[0], shape[0]
-        assert _connections(victim) >= in_flight  # its cells are running, each on its own
+        # every place of every worker is handed a cell at once, each on a connection of its own
+        wait_until(lambda: connections_of(victim) >= in_flight, "the victim's cells running")
         os.kill(victim, signal.SIGKILL)  # as the OOM killer would
         rc, lines = finish(proc, timeout=300)
     assert rc == ExitCode.CHECK_FAILED, lines
@@ -70,26 +76,19 @@ def test_a_killed_worker_reports_each_of_its_cells_in_flight(tmp_path: Path) -> 
 def _workers(ckviz_pid: int, count: int) -> list[int]:
     """The `count` worker processes (forked copies of ckviz: its command line, not the
     server's), in the order they were started."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+
+    def workers() -> list[int] | None:
         found = [
             pid
             for pid in children_of(ckviz_pid)
             if b"redis-server" not in Path(f"/proc/{pid}/cmdline").read_bytes()
         ]
-        if len(found) == count:
-            return sorted(found, key=lambda pid: (_started(pid), pid))
-        time.sleep(0.1)
-    raise AssertionError(f"expected {count} worker processes")
+        return found if len(found) == count else None
+
+    found = wait_until(workers, f"{count} worker processes")
+    return sorted(found, key=lambda pid: (_started(pid), pid))
 
 
 def _started(pid: int) -> int:
     """When `pid` started, in clock ticks since boot (/proc/PID/stat's 22nd field)."""
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
-
-
-def _connections(pid: int) -> int:
-    """The sockets `pid` holds besides its pipe to the parent (a cell's connections)."""
-    fds = Path(f"/proc/{pid}/fd").iterdir()
-    sockets = sum(1 for fd in fds if os.readlink(fd).startswith("socket:"))
-    return sockets - 1

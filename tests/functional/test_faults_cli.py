@@ -4,6 +4,7 @@ exit code says why, one error line, and no process is left behind."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -190,7 +191,7 @@ def test_an_invariant_violation_writes_partial_results_and_exits_1(tmp_path: Pat
             while not stop.is_set():
                 for name in client.scan_iter(match="ckviz:*:env:e-ck:concurrency", count=1000):
                     client.set(name, 40, xx=True)  # never recreate a key ckviz swept
-                time.sleep(0.001)
+                stop.wait(0.001)
 
         tamper = threading.Thread(target=raise_env_limits, daemon=True)
         args = (
@@ -230,7 +231,8 @@ def test_no_redis_server_outlives_a_normal_run(tmp_path: Path) -> None:
         seen: set[int] = set()
         while proc.poll() is None:
             seen |= embedded_redis_pids(env)
-            time.sleep(0.01)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=0.01)  # its end, or the next look
         assert proc.returncode == 0
     assert len(seen) == 1  # ckviz started exactly one server...
     assert wait_gone(seen, timeout=2) == set()  # ...and it is gone when ckviz returns

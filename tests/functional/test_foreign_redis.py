@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -117,7 +116,7 @@ def test_another_prefix_root_is_used_and_swept(server: OwnRedis, tmp_path: Path)
         client = server.client()
         while not stop.is_set():
             seen.update(client.scan_iter(match="*", count=1000))
-            time.sleep(0.005)
+            stop.wait(0.005)
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
@@ -144,7 +143,7 @@ def test_a_failing_run_sweeps_its_namespace_and_nothing_else(
         while not stop.is_set():
             for name in client.scan_iter(match="ckviz:*:env:e-ck:concurrency", count=1000):
                 client.set(name, 40, xx=True)  # XX: never recreate a key ckviz already swept
-            time.sleep(0.001)
+            stop.wait(0.001)
 
     tamper = threading.Thread(target=raise_env_limits, daemon=True)
     tamper.start()

@@ -31,6 +31,7 @@ from tests.functional.misbehaving_server import (
     trickle,
 )
 from tests.functional.trust_support import ckviz_env, run_ckviz, stderr_lines
+from tests.waiting import wait_until
 
 RUN = ("--headless", "--scenario", "ck_skew", "--seeds", "seed-a", "--discipline", "baseline")
 
@@ -108,13 +109,7 @@ def test_a_header_cut_between_two_reads_is_still_seen(taking_turns: bool) -> Non
             url, timeout=0.5, taking_turns=taking_turns
         )  # this one must time out, not be refused ...
 
-    def split(sock: object) -> None:
-        sock.recv(65536)  # type: ignore[attr-defined]
-        sock.sendall(b"*2\r\n$1\r\na\r\n*21474")  # type: ignore[attr-defined]
-        time.sleep(0.1)
-        sock.sendall(b"83647\r\n")  # type: ignore[attr-defined]
-        silent(sock)  # type: ignore[arg-type]
-
+    split = _in_reads(b"*2\r\n$1\r\na\r\n*21474", b"83647\r\n")
     with fake_server(split) as url, pytest.raises(ReplyTooLarge, match="2147483647 elements"):
         ping(
             url, taking_turns=taking_turns
@@ -205,9 +200,7 @@ def test_a_trickling_server_at_first_contact_is_cut_at_the_timeout() -> None:
             *RUN, "--redis-url", url, env=ckviz_env(CKVIZ_REDIS_TIMEOUT="1"), timeout=30
         )
         # the server sees the close at its next write after ckviz exits (every 0.2 s)
-        deadline = time.monotonic() + 5
-        while not held and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: held, "the server to see the connection closed")
     (line,) = stderr_lines(proc)
     assert proc.returncode == ExitCode.REDIS
     assert "no whole reply within 1 s (CKVIZ_REDIS_TIMEOUT)" in line, line

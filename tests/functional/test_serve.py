@@ -11,7 +11,6 @@ import select
 import signal
 import socket
 import subprocess
-import time
 import urllib.request
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -34,6 +33,7 @@ from tests.functional.trust_support import (
     run_ckviz,
 )
 from tests.report.test_report_cli import browser_or_skip
+from tests.waiting import wait_until
 
 SERVE = ("serve", "micro_skew", "--discipline", "vtime")
 T = TypeVar("T")
@@ -50,13 +50,7 @@ def free_port() -> int:
 
 def poll(probe: Callable[[], T | None], what: str, timeout: float = DEADLINE_S) -> T:
     """The first truthy value `probe` gives, asked until the deadline."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = probe()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"not within {timeout:g} s: {what}")
+    return wait_until(probe, what, timeout)  # type: ignore[arg-type]
 
 
 def read_url(proc: subprocess.Popen[str]) -> str:

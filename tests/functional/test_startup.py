@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from ckviz.store.server import (
     find_redis_server,
     server_started_early,
 )
+from tests.waiting import wait_until
 
 # `ckviz` as its entry point runs it, the loaded modules written at the very end
 RUN_AND_LIST = """
@@ -75,11 +75,9 @@ def test_the_embedded_server_exits_when_asked_to_shut_down(tmp_path: Path) -> No
     command += ["--save", "", "--appendonly", "no", "--dir", str(tmp_path)]
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 10
-        while not ask_to_shut_down(socket_path):  # refused until it listens
-            assert time.monotonic() < deadline and server.poll() is None
-            time.sleep(0.01)
-        assert server.wait(timeout=5) == 0  # no signal needed: it exited on its own
+        # refused until it listens
+        wait_until(lambda: server.poll() is None and ask_to_shut_down(socket_path), "SHUTDOWN")
+        assert server.wait(timeout=30) == 0  # no signal needed: it exited on its own
     finally:
         if server.poll() is None:
             server.kill()

@@ -20,6 +20,7 @@ from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import KeySpec, Scenario
 from ckviz.store.launch import private_server_command
 from ckviz.store.server import connect, find_redis_server
+from tests.waiting import wait_until, within
 
 MARK = "CKVIZ_TRUST_TEST_MARK"
 
@@ -105,13 +106,8 @@ def embedded_redis_pids(env: dict[str, str]) -> set[int]:
 
 def wait_gone(pids: Sequence[int] | set[int], timeout: float = 10.0) -> set[int]:
     """The pids still alive (and not zombies) after waiting up to `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    alive = set(pids)
-    while alive and time.monotonic() < deadline:
-        alive = {p for p in alive if _alive(p)}
-        if alive:
-            time.sleep(0.05)
-    return alive
+    within(lambda: not any(map(_alive, pids)), timeout)
+    return {p for p in pids if _alive(p)}
 
 
 def _alive(pid: int) -> bool:
@@ -193,14 +189,17 @@ class OwnRedis:
         self.process = subprocess.Popen(
             command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
         )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                if self.client().ping():
-                    return self
-            except (redis.RedisError, OSError):
-                time.sleep(0.02)
-        raise AssertionError("own redis-server did not start")
+        wait_until(self._answers, "own redis-server to answer")
+        return self
+
+    def _answers(self) -> bool:
+        client = self.client()
+        try:
+            return bool(client.ping())
+        except (redis.RedisError, OSError):
+            return False
+        finally:
+            client.close()
 
     def client(self) -> redis.Redis:
         return connect(self.url, socket_timeout=5)
@@ -258,6 +257,12 @@ def children_of(pid: int) -> set[int]:
         if int(fields[1]) == pid:
             found.add(int(entry.name))
     return found
+
+
+def connections_of(pid: int) -> int:
+    """The sockets `pid` holds besides one (a worker's pipe to its parent): its connections."""
+    fds = Path(f"/proc/{pid}/fd").iterdir()
+    return sum(1 for fd in fds if os.readlink(fd).startswith("socket:")) - 1
 
 
 def finish(proc: subprocess.Popen[str], timeout: float = 90) -> tuple[int, list[str]]:

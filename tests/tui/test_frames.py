@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from rich.cells import cell_len
@@ -16,6 +15,7 @@ from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.status import StatusBar
 from tests.tui.conftest import SIZE, press, settle
 from tests.tui.fake_source import HandMade, frame
+from tests.waiting import within
 
 
 async def test_a_full_total_cap_shows_no_scan_window_and_no_pick() -> None:
@@ -63,10 +63,7 @@ class RunsUntilStopped(HandMade):
     def run_to_end(
         self, cancelled: Callable[[], bool], closing: Callable[[], bool] = lambda: False
     ) -> list[Frame]:
-        deadline = time.monotonic() + 10
-        while not cancelled() and time.monotonic() < deadline:
-            time.sleep(0.005)
-        self.stopped = cancelled()
+        self.stopped = bool(within(cancelled, 10))
         return [self.frames.pop(0)]
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import threading
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.widgets.status import STEPPING, StatusBar
 from tests.tui.conftest import SIZE, press, settle
+from tests.waiting import eventually
 
 MakeApp = Callable[..., CkvizApp]
 
@@ -50,7 +50,7 @@ async def test_quit_in_the_middle_of_play_deletes_every_key(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("p", "+", "+", "+", "+")
-        await asyncio.sleep(0.3)
+        await eventually(lambda: len(app.player.recording.frames) > 2, "play to make frames")
         await pilot.press("q")
     assert list(keys_under(tui_client, namespace)) == []
 
@@ -145,16 +145,14 @@ async def test_play_advances_and_pause_stops(make_app: MakeApp) -> None:
         await settle(pilot)
         await pilot.press("+", "+", "+", "p")
         assert "playing" in status(app)
-        for _ in range(200):
-            await asyncio.sleep(0.02)
-            if len(app.player.recording.frames) > 5:
-                break
+        await eventually(lambda: len(app.player.recording.frames) > 5, "play to make frames")
         await pilot.press("p")
         await settle(pilot)
         assert "paused" in status(app)
         recorded = len(app.player.recording.frames)
         assert recorded > 5
-        await asyncio.sleep(0.2)
+        assert not app.player.playing and app.player.in_flight == 0  # nothing more to come
+        await pilot.pause()
         await settle(pilot)
         assert len(app.player.recording.frames) == recorded
 
@@ -164,10 +162,10 @@ async def test_play_runs_to_the_end(make_app: MakeApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press(*["+"] * 8, "p")
-        for _ in range(500):
-            await asyncio.sleep(0.02)
-            if app.player.recording.current is not None and app.player.recording.current.done:
-                break
+        await eventually(
+            lambda: app.player.recording.current is not None and app.player.recording.current.done,
+            "play to reach the end",
+        )
         await settle(pilot)
         assert "■ done" in status(app)
         assert "240/240 runs out" in status(app)

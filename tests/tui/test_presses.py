@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 import threading
 import time
@@ -19,6 +18,7 @@ from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.pane import panes_in
 from ckviz.tui.widgets.status import StatusBar
 from tests.tui.conftest import SIZE, settle
+from tests.waiting import eventually
 
 HELD_S = 10.0
 
@@ -35,6 +35,15 @@ class HeldFirstStep(Lockstep):
         return super().advance(instant, count)
 
 
+def _asked(app: CkvizApp) -> int:
+    """Steps asked for and not landed: the jobs in flight, and those added up behind them."""
+    player = app.player
+    return player.in_flight + (player.coalesced[1] if player.coalesced else 0)
+
+
+PLAYING = re.compile(r"▶ playing ([\d.]+) instants/s \(533.3 asked\)")
+
+
 async def test_presses_beyond_the_queue_are_added_up_not_dropped(
     tui_client: redis.Redis, namespace: str
 ) -> None:
@@ -46,7 +55,9 @@ async def test_presses_beyond_the_queue_are_added_up_not_dropped(
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             await pilot.press(*["space"] * 20)  # while the first step is held
-            await asyncio.sleep(0.05)
+            await eventually(
+                lambda: _asked(app) == 20, "the 20 steps asked for, as jobs or added up"
+            )
             lanes.go.set()
             await settle(pilot)
             frame = app.player.recording.current
@@ -91,12 +102,12 @@ async def test_play_says_the_speed_it_makes_when_the_lanes_are_slower(
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
             await pilot.press("p", "+", "+", "+", "+")  # 533 instants/s asked
-            await asyncio.sleep(1.0)
-            status = app.screen.query_one(StatusBar).text.plain
+            made = await eventually(
+                lambda: PLAYING.search(app.screen.query_one(StatusBar).text.plain),
+                "the status to say the speed play makes",
+            )
             await pilot.press("p")
             # at most 16 instants a tenth of a second: 160/s, whatever the load
-            made = re.search(r"▶ playing ([\d.]+) instants/s \(533.3 asked\)", status)
-            assert made is not None, status
             assert 0 < float(made.group(1)) <= 160
             await pilot.press("q")
     finally:

@@ -18,6 +18,7 @@ from ckviz.tui.app import CkvizApp
 from ckviz.tui.frames import Frame
 from ckviz.tui.lanes import Lane, Lockstep
 from tests.tui.conftest import SIZE, settle
+from tests.waiting import eventually
 
 MakeApp = Callable[..., CkvizApp]
 HELD_S = 10.0  # the longest the driver waits for the test at its gate (a failing test's bound)
@@ -65,11 +66,6 @@ def own_signals() -> Iterator[None]:
         signal.signal(signum, handler)
 
 
-async def exited(app: CkvizApp) -> None:
-    while app.return_code is None:
-        await asyncio.sleep(0.01)
-
-
 async def at_the_gate(lanes: Gated) -> None:
     assert await asyncio.to_thread(lanes.at_gate.wait, HELD_S), "the run to the end never began"
 
@@ -113,9 +109,9 @@ async def test_quitting_during_a_run_to_the_end_stops_it_and_deletes_every_key(
                 os.kill(os.getpid(), getattr(signal, way))
             else:  # not awaited: quitting waits for the driver thread, held at the gate
                 pressed = asyncio.create_task(pilot.press(way))
-            await asyncio.sleep(0.1)
+            await eventually(lambda: app.player.closed, f"{way} to reach the app")
             lanes.opened.set()
-            await asyncio.wait_for(exited(app), HELD_S)
+            await eventually(lambda: app.return_code is not None, "the app to exit", HELD_S)
             if pressed is not None:
                 await pressed
         assert app.return_value == ExitCode.OK
