@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,6 +40,15 @@ def _own_working_folder(
     folder = tmp_path_factory.mktemp("cwd")
     monkeypatch.chdir(folder)
     return folder
+
+
+@pytest.fixture(autouse=True)
+def keep_signals() -> Iterator[None]:
+    """`ckviz.cli.main` installs SIGINT, SIGTERM and SIGHUP handlers; give pytest its own back."""
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    yield
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
 
 
 @pytest.fixture(autouse=True, scope="session")

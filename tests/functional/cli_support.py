@@ -1,8 +1,14 @@
 """ckviz as a user runs it, for the tests of its command line: in a subprocess (`ckviz`) or
-in this process (`exits`), and results compared with their timing left out."""
+in this process (`ckviz_here`, `exits`), and results compared with their timing left out.
+
+A subprocess costs an interpreter's start and ckviz's imports (a second or more on a loaded
+machine); each command keeps at least one test in a real subprocess, and the tests of what a
+command does with its arguments run it in this process."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +34,19 @@ def ckviz(
         env=env,
         timeout=timeout,
     )
+
+
+def ckviz_here(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`ckviz ARGS` in this process: its exit code and what it printed, as `ckviz` gives them
+    (the test's own empty folder is the working folder unless `cwd` names another)."""
+    out, err = io.StringIO(), io.StringIO()
+    folder = contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext()
+    with folder, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as stop:  # --help, --version
+            code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+    return subprocess.CompletedProcess(["ckviz", *args], code, out.getvalue(), err.getvalue())
 
 
 def exits(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

@@ -56,18 +56,26 @@ def once(reply: bytes) -> Behaviour:
     return behave
 
 
-def timed(behave: Behaviour, held: list[float]) -> Behaviour:
-    """`behave`, appending to `held` how long each connection stayed open, as the server saw
-    it (not counting the client's interpreter start, which a loaded machine makes slow)."""
+def hangs_up_after(seconds: float, behave: Behaviour) -> Behaviour:
+    """`behave`, and the connection closed `seconds` after it began (counted from the
+    connection, not the client's interpreter start): a client that has not given up by then
+    reads the connection's end, not a timeout of its own. So a timeout kept and one not kept
+    end differently, and no test times how long either took."""
 
     def run(sock: socket.socket) -> None:
-        started = time.monotonic()
+        timer = threading.Timer(seconds, _hang_up, (sock,))
+        timer.start()
         try:
             behave(sock)
         finally:
-            held.append(time.monotonic() - started)
+            timer.cancel()
 
     return run
+
+
+def _hang_up(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
 
 
 @contextlib.contextmanager
@@ -143,6 +151,9 @@ class _Replayed:
 
     def sendall(self, data: bytes) -> None:
         self.sock.sendall(data)
+
+    def shutdown(self, how: int) -> None:
+        self.sock.shutdown(how)
 
 
 def _past_handshake(sock: socket.socket) -> _Replayed | socket.socket:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -182,14 +181,12 @@ def test_bad_scenario_file(name: str, tmp_path: Path, capsys: pytest.CaptureFixt
     path = tmp_path / f"{name}.toml"
     path.write_text(text, encoding="utf-8")
     out = tmp_path / "r.json"
-    started = time.monotonic()
     code = main(["--headless", "--scenario", str(path), "--seeds", "seed-a", "--out", str(out)])
     line = one_error_line(capsys)
     assert code == ExitCode.USAGE
     assert needle in line
     assert str(path) in line or f"scenario '{name}'" in line  # the file, or the scenario by name
-    assert not out.exists()
-    assert time.monotonic() - started < 10  # rejected before anything big is built
+    assert not out.exists()  # rejected before a cell ran
 
 
 def test_unreadable_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,7 +6,6 @@ is unchanged; anything else stops the run with RedisUnavailable (exit 3) and one
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ import redis
 from ckviz.errors import ExitCode, RedisUnavailable
 from ckviz.inputs import scenario_files
 from ckviz.sim.session import open_cell
-from tests.functional.trust_support import OwnRedis, own_redis, treatment
+from tests.functional.trust_support import OwnRedis, own_redis, resumed_after, treatment
 
 
 def _run_all(client: redis.Redis, prefix: str, flush_at: tuple[int, ...] = ()) -> tuple[list, int]:
@@ -59,11 +58,9 @@ def test_server_killed_mid_run_stops_with_redis_unavailable(redis_binary: Path) 
     with own_redis(binary=redis_binary) as server, _driver_on(server, "ckviz-test:k:") as driver:
         for _ in range(50):
             driver.step()
-        server.kill()
-        started = time.monotonic()
+        server.kill()  # its socket closes with it: the next trip's write or read fails at once
         with pytest.raises(RedisUnavailable) as caught:
             driver.run()
-        assert time.monotonic() - started < 5
     assert caught.value.exit_code == ExitCode.REDIS
     assert "lost the Redis server mid-run" in str(caught.value)
     assert "\n" not in str(caught.value)
@@ -92,16 +89,10 @@ def test_a_stalled_server_times_out(monkeypatch: pytest.MonkeyPatch, redis_binar
                 for _ in range(20):
                     driver.step()
                 server.pause()
-                started = time.monotonic()
-                try:
-                    with pytest.raises(RedisUnavailable) as caught:
-                        driver.run()
-                finally:
-                    elapsed = time.monotonic() - started
-                    server.resume()
+                with resumed_after(server, 10), pytest.raises(RedisUnavailable) as caught:
+                    driver.run()  # a timeout not kept would see the server back, and go on
         finally:
             client.close()
-        assert elapsed < 5
         assert "timeout" in str(caught.value).lower()
 
 

@@ -23,11 +23,14 @@ from pathlib import Path
 import pyte
 import pytest
 
+import ckviz.commands.replay as replay_command
 from ckviz.inputs.casts import read_cast
 from ckviz.model.controls import ControlFilter
-from tests.functional.cli_support import exits
+from tests.functional.cli_support import ckviz_here, exits
 from tests.functional.test_faults_cli import assert_nothing_left
 from tests.functional.trust_support import ckviz_command, ckviz_env, run_ckviz
+
+pytestmark = pytest.mark.xdist_group("test_record_replay")
 
 WIDTH, HEIGHT = 120, 40
 DEADLINE_S = 30.0  # generous under load; each wait returns as soon as its condition holds
@@ -165,15 +168,41 @@ def write_cast(path: Path, *events: list[object], header: object = None) -> Path
     return path
 
 
+class Clock:
+    """replay's clock, faked: its sleeps are recorded and move the time they ask for at once."""
+
+    def __init__(self) -> None:
+        self.now, self.slept = 0.0, list[float]()
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+@pytest.mark.parametrize(
+    ("args", "ends_at"),
+    [
+        ((), 2.0),
+        (("--speed", "2"), 1.0),
+        (("--speed", "4", "--max-pause", "0.1"), 0.2),  # two pauses of 0.25 s cut to 0.1
+    ],
+)
 def test_replay_honours_the_timing_the_speed_and_the_longest_pause(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], ends_at: float
 ) -> None:
     cast = write_cast(tmp_path / "t.cast", [0, "o", "a"], [1.0, "r", "30x5"], [2.0, "o", "b"])
-    for args, at_least in ((["--speed", "2"], 1.0), (["--speed", "4", "--max-pause", "0.1"], 0.1)):
-        started = time.monotonic()
-        proc = run_ckviz("replay", str(cast), *args, timeout=60)
-        assert proc.returncode == 0 and proc.stdout == "ab", proc.stderr
-        assert time.monotonic() - started >= at_least
+    clock = Clock()
+    monkeypatch.setattr(replay_command, "time", clock)
+    proc = ckviz_here("replay", str(cast), *args)
+    assert proc.returncode == 0 and proc.stdout == "ab", proc.stderr
+    assert clock.now == pytest.approx(ends_at) and len(clock.slept) == 2
+
+
+def test_replay_refuses_a_speed_of_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cast = write_cast(tmp_path / "t.cast", [0, "o", "a"])
     assert exits(["replay", str(cast), "--speed", "0"], capsys)[0] == 2
 
 

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -233,6 +234,19 @@ class OwnRedis:
             except subprocess.TimeoutExpired:
                 self.kill()
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+@contextmanager
+def resumed_after(server: OwnRedis, seconds: float) -> Iterator[None]:
+    """A paused `server` resumed after `seconds`, or on leaving if sooner: a stall that ends,
+    so that a timeout not kept shows as a run that goes on rather than as a slow test."""
+    timer = threading.Timer(seconds, server.resume)
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        server.resume()
 
 
 @contextmanager
