@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ckviz.model.results import Results, RunResult
 from ckviz.report.compare import change_pct, pct_text
-from tests.functional.cli_support import ckviz
+from tests.functional.cli_support import ckviz_here as ckviz
 from tests.report.handmade import SEEDS, results, run, write
 
 

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.functional.cli_support import ckviz
+from tests.functional.cli_support import ckviz, ckviz_here
+
+pytestmark = pytest.mark.xdist_group("test_report_cli")
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 PROBE = """<script>
@@ -42,11 +44,22 @@ def caps_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def test_report_on_real_results_writes_html_and_markdown(
-    caps_results: Path, tmp_path: Path
-) -> None:
-    html, md = tmp_path / "report.html", tmp_path / "report.md"
+@pytest.fixture(scope="module")
+def caps_report(
+    caps_results: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
+    """`ckviz report` on the real results, HTML and Markdown, made once for the tests that
+    read it (a report of six figures takes seconds to draw)."""
+    folder = tmp_path_factory.mktemp("caps-report")
+    html, md = folder / "report.html", folder / "report.md"
     proc = ckviz("report", str(caps_results), "--out", str(html), "--markdown", str(md))
+    return html, md, proc
+
+
+def test_report_on_real_results_writes_html_and_markdown(
+    caps_report: tuple[Path, Path, subprocess.CompletedProcess[str]],
+) -> None:
+    html, md, proc = caps_report
     assert proc.returncode == 0, proc.stderr
     page, text = html.read_text(encoding="utf-8"), md.read_text(encoding="utf-8")
     # fairness, per-key attainment, wait CDFs, service over time, keys over time, caps
@@ -65,7 +78,7 @@ def test_report_on_real_results_writes_html_and_markdown(
 def test_report_defaults_to_report_html_in_the_current_folder(
     caps_results: Path, tmp_path: Path
 ) -> None:
-    proc = ckviz("report", str(caps_results), cwd=tmp_path)
+    proc = ckviz_here("report", str(caps_results), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "report.html").is_file() and not (tmp_path / "report.md").exists()
 
@@ -105,11 +118,11 @@ def headless(browser: str, profile: Path, *args: str) -> subprocess.CompletedPro
 
 
 def test_report_renders_in_a_headless_browser_without_console_errors(
-    caps_results: Path, tmp_path: Path
+    caps_report: tuple[Path, Path, subprocess.CompletedProcess[str]], tmp_path: Path
 ) -> None:
     browser = browser_or_skip()
-    html = tmp_path / "report.html"
-    assert ckviz("report", str(caps_results), "--out", str(html)).returncode == 0
+    html, _, made = caps_report
+    assert made.returncode == 0, made.stderr
     page = html.read_text(encoding="utf-8")
     figures = page.count("<figure")
     probe = tmp_path / "probe.html"  # the report plus a script that reports image sizes
@@ -152,13 +165,13 @@ def png_size(path: Path) -> tuple[int, int]:
 
 @pytest.mark.parametrize("width", [1024, 1920])
 def test_report_tables_are_never_cut_in_a_browser(
-    caps_results: Path, tmp_path: Path, width: int
+    caps_report: tuple[Path, Path, subprocess.CompletedProcess[str]], tmp_path: Path, width: int
 ) -> None:
     """At a laptop's 1024 px and a meeting room's 1920 px: every table fits the page (wrapped),
     none spills past it or hides columns behind a scroll bar; a screenshot is that wide."""
     browser = browser_or_skip()
-    html = tmp_path / "report.html"
-    assert ckviz("report", str(caps_results), "--out", str(html)).returncode == 0
+    html, _, made = caps_report
+    assert made.returncode == 0, made.stderr
     probe = tmp_path / "probe.html"
     probe.write_text(html.read_text(encoding="utf-8").replace("</body>", FIT + "</body>"))
     size = f"--window-size={width},1200"
@@ -192,7 +205,7 @@ def test_a_bad_results_file_is_one_line_naming_it(
         bad.write_bytes(b"\xff\xfe\x00garbage")
     elif content is not None:
         bad.write_text(content, encoding="utf-8")
-    proc = ckviz("report", str(bad), "--out", str(tmp_path / "r.html"))
+    proc = ckviz_here("report", str(bad), "--out", str(tmp_path / "r.html"))
     assert proc.returncode == 2
     (line,) = proc.stderr.strip().splitlines()
     assert line.startswith(f"ckviz: error: {bad}: ") and says in line, line
@@ -200,11 +213,11 @@ def test_a_bad_results_file_is_one_line_naming_it(
 
 
 def test_bad_report_flags_are_usage_errors(tmp_path: Path, caps_results: Path) -> None:
-    proc = ckviz("report")
+    proc = ckviz_here("report")
     assert proc.returncode == 2 and "RESULTS.json" in proc.stderr
-    proc = ckviz("report", str(caps_results), "--out", str(tmp_path))
+    proc = ckviz_here("report", str(caps_results), "--out", str(tmp_path))
     assert proc.returncode == 2 and "is a directory" in proc.stderr
-    proc = ckviz("report", str(caps_results), "--markdown", str(tmp_path / "nope" / "r.md"))
+    proc = ckviz_here("report", str(caps_results), "--markdown", str(tmp_path / "nope" / "r.md"))
     assert proc.returncode == 2 and "does not exist (create it first)" in proc.stderr
 
 
@@ -215,7 +228,7 @@ def test_old_results_without_timelines_still_report(caps_results: Path, tmp_path
             del r["metrics"]["timeline"]
     old = tmp_path / "old.json"
     old.write_text(json.dumps(data))
-    proc = ckviz("report", str(old), "--out", str(tmp_path / "r.html"))
+    proc = ckviz_here("report", str(old), "--out", str(tmp_path / "r.html"))
     assert proc.returncode == 0, proc.stderr
     page = (tmp_path / "r.html").read_text()
     assert [

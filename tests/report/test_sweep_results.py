@@ -11,7 +11,6 @@ from ckviz.cli import main
 from ckviz.inputs import scenario_files
 from ckviz.store.server import RedisServer
 from tests.functional.cli_support import headless, without_timing
-from tests.functional.conftest import keep_signals  # noqa: F401 (an autouse fixture: main sets signals)
 
 MATRIX = """
 scenarios = ["ck_balanced"]
