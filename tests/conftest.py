@@ -19,6 +19,13 @@ from ckviz.store.server import RedisServer, embedded_server, find_redis_server, 
 
 DATA = Path(__file__).parent / "data"
 
+# pytest-xdist's workers run with COLUMNS=80 and LINES=24 set, which ckviz (as every program
+# asking shutil or Textual) takes over the size of the terminal a test gives it: a terminal's
+# size comes from the terminal.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
+
 # Hypothesis fails a case slower than its deadline (200 ms): a wall-clock assert, which a loaded
 # machine or a busy parallel worker trips though nothing is wrong. Speed belongs to bench/.
 settings.register_profile("ckviz", deadline=None)

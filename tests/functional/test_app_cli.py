@@ -7,11 +7,14 @@ import pty
 import subprocess
 import sys
 
+import pytest
 import redis
 
 from ckviz.errors import ExitCode
 from ckviz.store.server import RedisServer
 from tests.functional.cli_support import ckviz
+
+pytestmark = pytest.mark.slow
 
 
 def ckviz_on_a_terminal(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:

@@ -235,6 +235,7 @@ def test_bad_flags(args: list[str], needle: str, capsys: pytest.CaptureFixture[s
     assert needle in one_error_line(capsys)
 
 
+@pytest.mark.slow
 def test_a_bad_timeout_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     proc = run_ckviz(
         "--headless",
@@ -250,6 +251,7 @@ def test_a_bad_timeout_setting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
 
 
 @pytest.mark.parametrize("name", ["malformed", "runs-bool", "newline-in-name", "never-finishes"])
+@pytest.mark.slow
 def test_the_real_command_prints_one_line(name: str, tmp_path: Path) -> None:
     path = tmp_path / f"{name}.toml"
     path.write_text(FILES[name][0], encoding="utf-8")
@@ -276,6 +278,7 @@ ODD_KEYS = [
 ]
 
 
+@pytest.mark.slow
 def test_unicode_and_colons_in_keys_work_end_to_end(tmp_path: Path) -> None:
     runs = {name: 3 + i % 4 for i, name in enumerate(ODD_KEYS)}
     blocks = [

@@ -17,6 +17,8 @@ from ckviz.inputs.trace import TraceProblems, read_trace, replay
 from ckviz.store.server import RedisServer
 from tests.functional.trust_support import run_ckviz, stderr_lines
 
+pytestmark = [pytest.mark.xdist_group("test_bounded_inputs"), pytest.mark.slow]
+
 DEEP = "[" * 100_000 + "]" * 100_000
 ROW = '{"key": "a", "arrival_ms": 0, "hold_ms": 5}\n'
 

@@ -10,6 +10,8 @@ import os
 import signal
 from pathlib import Path
 
+import pytest
+
 from ckviz.errors import ExitCode
 from ckviz.headless.workers import cells_per_worker
 from tests.functional.cli_support import ckviz, without_timing
@@ -34,6 +36,7 @@ def test_the_cells_in_flight_are_spread_over_one_process_per_core() -> None:
     assert cells_per_worker(16, 3, cores=2) == [2, 1]  # nor cells in flight than cells
 
 
+@pytest.mark.slow
 def test_cells_sharing_a_process_give_the_results_of_one_cell_at_a_time(tmp_path: Path) -> None:
     jobs = 3 * CORES  # three cells taking turns in each worker process
     assert max(cells_per_worker(jobs, 24)) == 3
@@ -47,6 +50,7 @@ def test_cells_sharing_a_process_give_the_results_of_one_cell_at_a_time(tmp_path
     assert outs[0] == outs[1]
 
 
+@pytest.mark.slow
 def test_a_killed_worker_reports_each_of_its_cells_in_flight(tmp_path: Path) -> None:
     # ck_many_keys' cells take seconds each: every cell in flight is mid-way when its worker is killed
     out, env = tmp_path / "r.json", ckviz_env()

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -17,6 +19,7 @@ def test_a_test_starts_in_an_empty_folder_of_its_own() -> None:
     assert list(cwd.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_results_file_where_pytest_starts_changes_no_test(tmp_path: Path) -> None:
     """As after `uv run --no-dev ckviz --headless` then `uv run pytest` in one checkout: the
     test that tripped on the first command's results.json, run from a folder holding one."""

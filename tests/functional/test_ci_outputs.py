@@ -16,6 +16,8 @@ from ckviz.inputs import scenario_files
 from ckviz.model.results import CheckResult
 from tests.functional.cli_support import ckviz
 
+pytestmark = pytest.mark.slow
+
 RULES = """
 light_key = "light"
 [[keys]]

@@ -102,6 +102,7 @@ def test_help_counts_nothing_that_can_go_stale(capsys: pytest.CaptureFixture[str
 
 
 @pytest.mark.parametrize("to_stdout", [False, True])
+@pytest.mark.slow
 def test_quiet_prints_nothing_but_writes_the_results(
     redis_server: RedisServer, tmp_path: Path, to_stdout: bool
 ) -> None:
@@ -128,6 +129,7 @@ def test_quiet_prints_nothing_but_writes_the_results(
 LONG_KEY = "tenant-" + "x" * 110 + "-end"
 
 
+@pytest.mark.slow
 def test_piped_tables_print_every_figure_whole(redis_server: RedisServer, tmp_path: Path) -> None:
     """Before, a pipe got 132 columns and the tables cut names and figures with '…'."""
     scenario = tmp_path / "wide.toml"

@@ -27,7 +27,10 @@ from tests.functional.cluster_support import (
 from tests.functional.test_app_cli import ckviz_on_a_terminal
 
 REASON = cluster_support()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=f"no Redis Cluster here: {REASON}")
+pytestmark = [
+    pytest.mark.skipif(REASON is not None, reason=f"no Redis Cluster here: {REASON}"),
+    pytest.mark.xdist_group("test_cluster"),
+]
 CELLS = [
     "--scenario",
     "ck_trickle",
@@ -69,6 +72,7 @@ def test_cells_spread_over_every_primary(cluster: LocalCluster) -> None:
     assert set(routes.values()) == primaries
 
 
+@pytest.mark.slow
 def test_a_matrix_on_the_cluster_gives_the_standalone_results(
     cluster: LocalCluster, redis_server: RedisServer, tmp_path: Path
 ) -> None:
@@ -85,6 +89,7 @@ def test_a_matrix_on_the_cluster_gives_the_standalone_results(
     assert [cluster.node(i).dbsize() for i in range(4)] == [0, 0, 0, 0]  # swept everywhere
 
 
+@pytest.mark.slow
 def test_several_consumers_on_the_cluster_give_the_standalone_results(
     cluster: LocalCluster, redis_server: RedisServer, tmp_path: Path
 ) -> None:
@@ -112,6 +117,7 @@ def test_a_replica_is_refused_before_the_first_cell(cluster: LocalCluster, tmp_p
     assert not (tmp_path / "r.json").exists()
 
 
+@pytest.mark.slow
 def test_the_app_refuses_a_cluster_in_one_line(cluster: LocalCluster) -> None:
     proc = ckviz_on_a_terminal("--redis-url", cluster.url(), timeout=60)
     assert proc.returncode == 3
@@ -121,6 +127,7 @@ def test_the_app_refuses_a_cluster_in_one_line(cluster: LocalCluster) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_a_cluster_not_serving_every_slot_is_refused(tmp_path: Path) -> None:
     folder = Path(tempfile.mkdtemp(prefix="ckviz-cluster-"))
     try:

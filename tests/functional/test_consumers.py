@@ -171,6 +171,7 @@ def test_the_step_harness_calls_each_consumer_once_a_step_in_seeded_order(
     assert sum(c.calls for c in service) == sum(call.called for call in runner.calls)
 
 
+@pytest.mark.slow
 def test_headless_results_are_deterministic_across_jobs(tmp_path: Path) -> None:
     args = (
         "--headless",
@@ -206,6 +207,7 @@ def test_headless_results_are_deterministic_across_jobs(tmp_path: Path) -> None:
     assert "runs per consumer" in proc.stdout
 
 
+@pytest.mark.slow
 def test_one_consumer_writes_no_consumer_fields(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     proc = ckviz(
@@ -285,6 +287,7 @@ def test_bad_consumer_fields_name_the_file_and_field(
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_matrix_and_treatment_consumers_reach_the_cells(tmp_path: Path) -> None:
     """The matrix's `consumers` applies to a treatment without its own; the flag to all."""
     path = tmp_path / "m.toml"

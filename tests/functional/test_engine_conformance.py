@@ -37,6 +37,7 @@ def run(
 
 
 @pytest.mark.parametrize("discipline", tuple(PUBLISHED_SKEW))  # the spike's six
+@pytest.mark.slow
 def test_ck_skew_reproduces_the_published_worst_share(
     client: redis.Redis, prefix: str, discipline: str
 ) -> None:

@@ -88,6 +88,7 @@ def test_the_measured_need_follows_the_names(tmp_path: Path) -> None:
     assert long_need > 300 * OLD_BYTES_PER_RUN  # more than the old estimate of these runs
 
 
+@pytest.mark.slow
 def test_hunt_checks_eviction_too(tmp_path: Path) -> None:
     with own_redis("--maxmemory-policy", "allkeys-lru") as server:
         client = server.client()
@@ -128,6 +129,7 @@ def run_with_risk(server: OwnRedis, out: Path) -> tuple[int, list[str], dict[str
 
 
 @pytest.mark.parametrize("headroom", [40_000, 50_000_000])
+@pytest.mark.slow
 def test_allow_eviction_risk_counts_the_keys_evicted(headroom: int, tmp_path: Path) -> None:
     with own_redis("--maxmemory-policy", "allkeys-lru") as server:
         client = server.client()

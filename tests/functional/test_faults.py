@@ -27,6 +27,7 @@ def _run_all(client: redis.Redis, prefix: str, flush_at: tuple[int, ...] = ()) -
         return list(driver.events), driver.queue.round_trips
 
 
+@pytest.mark.slow
 def test_a_script_flush_mid_run_is_repaired_and_changes_nothing(redis_binary: Path) -> None:
     with own_redis(binary=redis_binary) as server:
         client = server.client()
@@ -38,6 +39,7 @@ def test_a_script_flush_mid_run_is_repaired_and_changes_nothing(redis_binary: Pa
         assert client.keys("ckviz-test:*") == []
 
 
+@pytest.mark.slow
 def test_script_flushes_before_every_step_change_nothing(redis_binary: Path) -> None:
     # sfq's trips carry acks (scripts), then the ckIndex read and the rescore's ZADD: a flush
     # there has the ZADD run ahead of the failed acks, and the repair undoes it first.

@@ -32,6 +32,8 @@ from tests.functional.trust_support import (
     wait_gone,
 )
 
+pytestmark = pytest.mark.slow
+
 MATRIX = (
     "--headless",
     "--scenario",

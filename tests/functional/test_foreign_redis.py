@@ -76,6 +76,7 @@ def server() -> Iterator[OwnRedis]:
         yield s
 
 
+@pytest.mark.slow
 def test_look_alike_keys_are_untouched_by_a_run(server: OwnRedis, tmp_path: Path) -> None:
     before = snapshot(server.url)
     proc = run_ckviz(*RUN, "--redis-url", server.url, "--out", str(tmp_path / "r.json"))
@@ -84,6 +85,7 @@ def test_look_alike_keys_are_untouched_by_a_run(server: OwnRedis, tmp_path: Path
     assert json.loads((tmp_path / "r.json").read_text())["complete"] is True
 
 
+@pytest.mark.slow
 def test_a_used_root_is_refused_and_nothing_is_written(server: OwnRedis, tmp_path: Path) -> None:
     fill(server.client(), UNDER_OUR_ROOT)
     before = snapshot(server.url)
@@ -95,6 +97,7 @@ def test_a_used_root_is_refused_and_nothing_is_written(server: OwnRedis, tmp_pat
     assert not (tmp_path / "r.json").exists()
 
 
+@pytest.mark.slow
 def test_reuse_prefix_shares_the_root_and_leaves_the_others_alone(
     server: OwnRedis, tmp_path: Path
 ) -> None:
@@ -106,6 +109,7 @@ def test_reuse_prefix_shares_the_root_and_leaves_the_others_alone(
     assert snapshot(server.url) == before
 
 
+@pytest.mark.slow
 def test_another_prefix_root_is_used_and_swept(server: OwnRedis, tmp_path: Path) -> None:
     fill(server.client(), UNDER_OUR_ROOT)
     before = snapshot(server.url)
@@ -132,6 +136,7 @@ def test_another_prefix_root_is_used_and_swept(server: OwnRedis, tmp_path: Path)
     assert snapshot(server.url) == before
 
 
+@pytest.mark.slow
 def test_a_failing_run_sweeps_its_namespace_and_nothing_else(
     server: OwnRedis, tmp_path: Path
 ) -> None:
@@ -157,6 +162,7 @@ def test_a_failing_run_sweeps_its_namespace_and_nothing_else(
 
 
 @pytest.mark.parametrize("root", ["", "a b", "ckviz:", "*", "x" * 65, "ckviz\n", "é"])
+@pytest.mark.slow
 def test_unusable_prefixes_are_a_one_line_usage_error(root: str, tmp_path: Path) -> None:
     proc = run_ckviz(*RUN, "--prefix", root, "--out", str(tmp_path / "r.json"))
     assert proc.returncode == ExitCode.USAGE

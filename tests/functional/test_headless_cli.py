@@ -13,6 +13,8 @@ from ckviz.model.results import Results
 from ckviz.store.server import RedisServer
 from tests.functional.cli_support import ckviz, without_timing
 
+pytestmark = pytest.mark.slow
+
 
 def test_skew_headless_writes_schema_valid_results_and_a_table(tmp_path: Path) -> None:
     out = tmp_path / "r.json"

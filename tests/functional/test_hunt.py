@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import redis
 
 from ckviz.hunt.found import write_found
@@ -20,6 +21,8 @@ from ckviz.model.invariants import BrokenInvariant
 from ckviz.model.results import Results
 from ckviz.store.server import RedisServer
 from tests.functional.cli_support import ckviz
+
+pytestmark = pytest.mark.slow
 
 # The example budget decides what a hunt finds; a time cap would make a slow machine find less.
 NO_CAP = 24 * 3600.0

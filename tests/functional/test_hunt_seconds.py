@@ -16,6 +16,8 @@ from ckviz.sim.session import new_namespace
 from ckviz.store.server import RedisServer
 from tests.functional.trust_support import run_ckviz, stderr_lines
 
+pytestmark = pytest.mark.slow
+
 HUNT = ("hunt", "--discipline", "baseline", "--keys", "4")
 
 

@@ -131,6 +131,7 @@ def _results(path: Path, *args: str) -> dict[str, object]:
     return data
 
 
+@pytest.mark.slow
 def test_lifecycle_results_are_deterministic_and_plain_ones_carry_none(tmp_path: Path) -> None:
     args = ["--scenario", "life_dead_letter", "--seeds", "seed-a", "--discipline", "baseline"]
     first = _results(tmp_path / "a.json", *args, "--discipline", "vtime")

@@ -20,6 +20,8 @@ from ckviz.store.keys import ck_member
 from ckviz.store.lifecycle.calls import LifecycleCalls
 from ckviz.store.runqueue import Trip
 
+pytestmark = pytest.mark.xdist_group("test_lifecycle_matrix")
+
 Run = dict[str, Any]
 
 
@@ -63,6 +65,7 @@ def test_the_matrix_bundles_the_specs_shapes() -> None:
         assert shape in listed
 
 
+@pytest.mark.slow
 def test_a_retry_storm_crowds_v17s_pass_1_window_not_the_heads(
     matrix: dict[str, list[Run]],
 ) -> None:
@@ -80,6 +83,7 @@ def test_a_retry_storm_crowds_v17s_pass_1_window_not_the_heads(
     assert all(r > 0 for r in retries)
 
 
+@pytest.mark.slow
 def test_a_light_tenants_runs_expire_behind_a_backlog_under_age_order_only(
     matrix: dict[str, list[Run]],
 ) -> None:
@@ -91,6 +95,7 @@ def test_a_light_tenants_runs_expire_behind_a_backlog_under_age_order_only(
     assert expired["baseline"] > expired["vtime"] and expired["baseline"] > expired["vtime-v17"]
 
 
+@pytest.mark.slow
 def test_at_a_cold_start_the_tie_break_by_member_name_gives_the_a_keys_a_head_start(
     matrix: dict[str, list[Run]],
 ) -> None:
@@ -99,6 +104,7 @@ def test_at_a_cold_start_the_tie_break_by_member_name_gives_the_a_keys_a_head_st
         assert family_wait(run, "a-tenant") < family_wait(run, "z-tenant")
 
 
+@pytest.mark.slow
 def test_a_stranded_keys_runs_are_dead_lettered_by_both_kinds_of_consumer(
     matrix: dict[str, list[Run]],
 ) -> None:
@@ -175,6 +181,7 @@ def test_a_flag_on_dead_letter_parks_a_stranded_tag_a_flag_off_one_leaves_it(
     assert all(after is not None for after, _ in left)
 
 
+@pytest.mark.slow
 def test_a_flag_off_instance_mid_rollout_strands_keys_and_leaves_fairness_in_between(
     matrix: dict[str, list[Run]], tmp_path: Path
 ) -> None:

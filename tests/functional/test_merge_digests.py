@@ -20,6 +20,8 @@ from ckviz.model.results import Results
 from ckviz.store.server import RedisServer
 from tests.functional.cli_support import headless, in_shards
 
+pytestmark = pytest.mark.xdist_group("test_merge_digests")
+
 MATRIX = (
     'scenarios = ["ck_trickle"]\nseeds = ["seed-a", "seed-b"]\ndisciplines = ["baseline", "sfq"]\n'
 )

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ckviz.model.results import Results
 from ckviz.report.findings import findings
 from ckviz.report.sources import load_sources
 from ckviz.report.verdicts import verdicts
 from ckviz.report.views import scenario_views
 from tests.functional.cli_support import ckviz
+
+pytestmark = pytest.mark.slow
 
 
 def test_baseline_underserves_a_quiet_tenant_and_the_verdict_says_so(tmp_path: Path) -> None:

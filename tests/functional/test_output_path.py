@@ -115,6 +115,7 @@ def _small_file_limit() -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
 
 
+@pytest.mark.slow
 def test_a_failed_final_write_saves_the_results_elsewhere(tmp_path: Path) -> None:
     env = ckviz_env()
     out = tmp_path / "r.json"

@@ -21,6 +21,8 @@ from ckviz.sim.session import new_namespace
 from ckviz.store.server import RedisServer
 from tests.functional.trust_support import ckviz_command, ckviz_env, popen_ckviz, wait_for_line
 
+pytestmark = [pytest.mark.xdist_group("test_outputs"), pytest.mark.slow]
+
 ONE_CELL = ("--headless", "--scenario", "ck_trickle", "--discipline", "sfq", "--seeds", "seed-a")
 NOWHERE = ("--redis-url", "unix:///nonexistent/redis.sock")  # refused before it is tried
 

@@ -114,6 +114,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return cast
 
 
+@pytest.mark.slow
 def test_the_recording_is_asciicast_v2_line_by_line(recorded: Path) -> None:
     header, *events = [json.loads(line) for line in recorded.read_text("utf-8").splitlines()]
     assert header["version"] == 2 and type(header["timestamp"]) is int
@@ -127,6 +128,7 @@ def test_the_recording_is_asciicast_v2_line_by_line(recorded: Path) -> None:
     assert [e.data for e in read_cast(recorded, "replay").events] == [d for _, _, d in events]
 
 
+@pytest.mark.slow
 def test_the_recorded_output_draws_the_apps_screens(recorded: Path) -> None:
     """Played into a terminal emulator of the header's size, the output shows the app as it
     was: the scenario drawn with no run out, then one run out after the space."""
@@ -141,6 +143,7 @@ def test_the_recorded_output_draws_the_apps_screens(recorded: Path) -> None:
     assert seen == [0, 1]
 
 
+@pytest.mark.slow
 def test_asciinema_reads_the_recording(recorded: Path) -> None:
     asciinema = shutil.which("asciinema") or str(Path(sys.executable).parent / "asciinema")
     proc = subprocess.run([asciinema, "cat", str(recorded)], capture_output=True, timeout=60)
@@ -149,6 +152,7 @@ def test_asciinema_reads_the_recording(recorded: Path) -> None:
     assert proc.stdout.decode("utf-8") == output
 
 
+@pytest.mark.slow
 def test_replay_plays_the_recording_back(recorded: Path) -> None:
     proc = run_ckviz("replay", str(recorded), "--speed", "20", timeout=60)
     recorded_output = "".join(e.data for e in read_cast(recorded, "replay").events)
@@ -190,6 +194,7 @@ class Clock:
         (("--speed", "4", "--max-pause", "0.1"), 0.2),  # two pauses of 0.25 s cut to 0.1
     ],
 )
+@pytest.mark.slow
 def test_replay_honours_the_timing_the_speed_and_the_longest_pause(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], ends_at: float
 ) -> None:
@@ -228,9 +233,9 @@ def test_replay_refuses_a_speed_of_zero(tmp_path: Path, capsys: pytest.CaptureFi
     ],
 )
 def test_a_bad_cast_is_one_line_naming_it(
-    tmp_path: Path, content: str | None, says: str, capsys: pytest.CaptureFixture[str]
+    content: str | None, says: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = tmp_path / "bad.cast"
+    path = Path("bad.cast")  # in the test's own folder: a name short enough to be echoed whole
     if content is not None:
         path.write_bytes(content.encode("utf-8", "surrogateescape"))
     code, out, err = exits(["replay", str(path)], capsys)

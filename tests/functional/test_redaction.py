@@ -19,6 +19,8 @@ from tests.functional.trust_support import (
     stderr_lines,
 )
 
+pytestmark = pytest.mark.slow
+
 PW = "Pw-9Kx"  # short pieces of it must not show either
 HEADLESS = ("--headless", "--scenario", "ck_trickle", "--discipline", "sfq", "--seeds", "seed-a")
 

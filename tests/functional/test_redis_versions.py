@@ -25,6 +25,7 @@ def test_the_second_server_is_redis_7(redis7_server: RedisServer) -> None:
     assert redis7_server.version.split(".")[0] == "7", redis7_server.version
 
 
+@pytest.mark.slow
 def test_report_says_when_two_files_ran_on_different_redis_versions(
     redis_server: RedisServer,
     redis7_server: RedisServer,

@@ -178,6 +178,7 @@ def test_a_reply_without_end_stops_at_the_size_bound(
         ping(url, timeout=30, taking_turns=taking_turns)
 
 
+@pytest.mark.slow
 def test_a_silent_server_at_first_contact_honours_the_timeout() -> None:
     # it was 5 s whatever the setting: such a wait would read the hang-up at 4 s instead
     with fake_server(hangs_up_after(4, silent)) as url:
@@ -188,6 +189,7 @@ def test_a_silent_server_at_first_contact_honours_the_timeout() -> None:
     assert "no whole reply within 1 s (CKVIZ_REDIS_TIMEOUT)" in line, line
 
 
+@pytest.mark.slow
 def test_a_trickling_server_at_first_contact_is_cut_at_the_timeout() -> None:
     # a reply without end: a wait without bound would read the hang-up at 4 s instead
     with fake_server(hangs_up_after(4, trickle(b"$100000\r\n", every_s=0.2))) as url:
@@ -206,6 +208,7 @@ def test_a_trickling_server_at_first_contact_is_cut_at_the_timeout() -> None:
         (trickle(b"*3\r\n$100000\r\n", every_s=0.2), "no whole reply within 2 s"),
     ],
 )
+@pytest.mark.slow
 def test_mid_run_a_bad_reply_is_one_line_and_the_results_are_kept(
     redis_server: RedisServer, tmp_path: Path, behave: object, said: str
 ) -> None:

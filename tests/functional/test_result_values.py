@@ -37,6 +37,7 @@ def strict_json(text: str) -> object:
     return json.loads(text, parse_constant=refuse)
 
 
+@pytest.mark.slow
 def test_a_weight_whose_fair_share_underflows_is_refused(tmp_path: Path) -> None:
     scenario = tmp_path / "tiny.toml"
     scenario.write_text(TINY)
@@ -75,6 +76,7 @@ def test_a_non_finite_figure_is_written_as_null() -> None:
     assert strict_json(text) == {"a": [1.5, None, "x"], "b": None, "c": None, "d": [1]}
 
 
+@pytest.mark.slow
 def test_a_trace_run_id_equal_to_a_generated_one_is_refused(tmp_path: Path) -> None:
     trace = tmp_path / "t.csv"
     # key a's first run has no run_id, so ckviz names it a~0#0: the id b's run also claims

@@ -14,6 +14,8 @@ from ckviz.model.results import Results
 from ckviz.store.server import RedisServer
 from tests.functional.cli_support import in_shards
 
+pytestmark = pytest.mark.xdist_group("test_results_layouts")
+
 # a plain scenario with [[expect]] rules, and one with the run lifecycle (its rows' nested
 # `lifecycle` object becomes a group of columns)
 MATRIX = """

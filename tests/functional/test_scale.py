@@ -78,6 +78,7 @@ def test_a_baseline_snapshot_reads_the_index_as_redis_holds_it_without_counting_
             assert snap.next_order == tuple(e.key for e in snap.index_read)
 
 
+@pytest.mark.slow
 def test_unwatched_runs_send_the_same_commands_in_fewer_trips(
     client: redis.Redis, prefix: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

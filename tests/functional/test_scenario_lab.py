@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import redis
 
 from ckviz.inputs import scenario_files
@@ -66,6 +67,7 @@ def test_weighted_disciplines_serve_three_to_one(client: redis.Redis, prefix: st
         assert 2.7 <= gold / bronze <= 3.3, (name, gold, bronze)
 
 
+@pytest.mark.slow
 def test_caps_matrix_results_carry_treatments(tmp_path: Path) -> None:
     out = tmp_path / "caps.json"
     proc = ckviz(
@@ -99,6 +101,7 @@ def test_caps_matrix_results_carry_treatments(tmp_path: Path) -> None:
     assert "PASSED" in proc.stdout and "FAILED" not in proc.stdout
 
 
+@pytest.mark.slow
 def test_check_fails_and_names_a_broken_rule(tmp_path: Path) -> None:
     broken = tmp_path / "broken.toml"
     broken.write_text(

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import aiohttp
+import pytest
 
 from ckviz.commands.serve import app_command, build_parser
 from tests.functional.browser_support import Browser
@@ -34,6 +35,8 @@ from tests.functional.trust_support import (
 )
 from tests.report.test_report_cli import browser_or_skip
 from tests.waiting import wait_until
+
+pytestmark = pytest.mark.slow
 
 SERVE = ("serve", "micro_skew", "--discipline", "vtime")
 T = TypeVar("T")

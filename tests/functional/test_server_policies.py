@@ -23,6 +23,8 @@ from tests.functional.trust_support import (
     stderr_lines,
 )
 
+pytestmark = pytest.mark.slow
+
 RUN = ("--headless", "--scenario", "ck_trickle", "--discipline", "sfq", "--seeds", "seed-a")
 SECRET = "s3cret-pw"
 

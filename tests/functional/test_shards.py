@@ -22,6 +22,7 @@ disciplines = ["baseline", "sfq", "vtime"]
 """
 
 
+@pytest.mark.slow
 def test_merged_shards_equal_the_whole_run(redis_server: RedisServer, tmp_path: Path) -> None:
     matrix = tmp_path / "sweep.toml"
     matrix.write_text(MATRIX)

@@ -51,6 +51,7 @@ NOT_ON_THE_PATH = (
 )
 
 
+@pytest.mark.slow
 def test_a_headless_run_loads_no_app_no_other_command_and_no_progress_bar(tmp_path: Path) -> None:
     listed = tmp_path / "modules.json"
     out = tmp_path / "results.json"
@@ -142,6 +143,7 @@ run()
 """
 
 
+@pytest.mark.slow
 def test_workers_fork_before_the_progress_bar_draws_and_before_the_end_loads(
     tmp_path: Path,
 ) -> None:

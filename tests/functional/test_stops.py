@@ -69,6 +69,7 @@ def runs_in(results: dict) -> int:
     [(signal.SIGINT, "1"), (signal.SIGTERM, "1"), (signal.SIGHUP, "1"), (signal.SIGINT, "2"),
      (signal.SIGTERM, "2"), (signal.SIGHUP, "2")],
 )  # fmt: skip
+@pytest.mark.slow
 def test_a_signal_to_the_whole_group_keeps_the_results(
     tmp_path: Path, signum: signal.Signals, jobs: str
 ) -> None:
@@ -83,6 +84,7 @@ def test_a_signal_to_the_whole_group_keeps_the_results(
     assert_nothing_left(env)
 
 
+@pytest.mark.slow
 def test_sighup_to_the_group_on_someone_elses_server_sweeps_and_keeps_the_results(
     tmp_path: Path,
 ) -> None:
@@ -101,6 +103,7 @@ def test_sighup_to_the_group_on_someone_elses_server_sweeps_and_keeps_the_result
     assert_nothing_left(env)
 
 
+@pytest.mark.slow
 def test_the_same_request_repeated_within_two_seconds_is_absorbed(tmp_path: Path) -> None:
     out, env = tmp_path / "r.json", ckviz_env()
     with group(*MATRIX, "--out", str(out), "--jobs", "1", env=env) as proc:
@@ -115,6 +118,7 @@ def test_the_same_request_repeated_within_two_seconds_is_absorbed(tmp_path: Path
 
 
 @pytest.mark.parametrize("jobs", ["2", "4"])  # 4: two cells per worker process here
+@pytest.mark.slow
 def test_asking_again_later_gives_up_on_the_cells_in_flight_and_says_so(
     tmp_path: Path, jobs: str
 ) -> None:
@@ -192,6 +196,7 @@ def test_a_closed_terminal_keeps_the_results_and_prints_no_traceback(tmp_path: P
     assert_nothing_left(env)
 
 
+@pytest.mark.slow
 def test_a_pipe_closed_by_its_reader_keeps_the_results_and_says_so(tmp_path: Path) -> None:
     """`ckviz --headless 2>&1 | head -2`: the reader quits after two lines."""
     out, env = tmp_path / "r.json", ckviz_env()

@@ -109,6 +109,7 @@ def test_a_leaked_slot_is_caught(client: redis.Redis, prefix: str) -> None:
 
 
 @pytest.mark.parametrize("discipline", ["vtime", "vtime-v17"])
+@pytest.mark.slow
 def test_a_tampered_floor_and_tags_are_caught(
     client: redis.Redis, prefix: str, discipline: str
 ) -> None:
@@ -143,6 +144,7 @@ def test_the_plan_of_the_reference_case() -> None:
     assert len({a.run.key for a in plan.declared}) == 6
 
 
+@pytest.mark.slow
 def test_cli_runs_and_sweeps(
     redis_server: RedisServer, client: redis.Redis, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -19,6 +19,7 @@ from ckviz.store.server import RedisServer
 from ckviz.stress.latency import Latencies
 
 
+@pytest.mark.slow
 def test_stress_runs_for_its_seconds_and_writes_its_figures(
     redis_server: RedisServer, client: redis.Redis, capsys: pytest.CaptureFixture[str]
 ) -> None:

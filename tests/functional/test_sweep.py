@@ -89,6 +89,7 @@ def test_a_matrix_needs_scenarios_or_a_sweep() -> None:
         MatrixSpec(disciplines=["baseline"])
 
 
+@pytest.mark.slow
 def test_headless_runs_the_listed_scenarios_then_the_sweep(
     tmp_path: Path, redis_server: RedisServer
 ) -> None:
@@ -105,6 +106,7 @@ def test_headless_runs_the_listed_scenarios_then_the_sweep(
     assert dequeued == [5 + 60, 20 + 60]
 
 
+@pytest.mark.slow
 def test_a_bad_sweep_exits_2_with_one_line(tmp_path: Path) -> None:
     done = ckviz("--headless", "--matrix", str(matrix_file(tmp_path, "heavy.runs = [0]")))
     assert done.returncode == 2

@@ -6,8 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from ckviz.model.results import Results
 from tests.functional.cli_support import ckviz
+
+pytestmark = pytest.mark.slow
 
 QUICK = ("--discipline", "baseline", "--discipline", "sfq")
 SHORT_CLOCK = ("--clock-limit-ms", "600000")  # the clock's limit before it became a setting

@@ -19,6 +19,8 @@ from ckviz.model.snapshot import ViewRequest
 from ckviz.sim.session import open_cell
 from ckviz.store.keys import key_of_member
 
+pytestmark = pytest.mark.slow
+
 SCENARIO = """\
 description = "A heavy backlog and 150 light keys arriving at random: tags spread and tie."
 env_limit = 3

@@ -88,6 +88,7 @@ def test_v17_starves_a_backlog_against_draining_keys_head_gives_it_its_share(
     assert shares["vtime-v17"] < 0.1 * fair
 
 
+@pytest.mark.slow
 def test_an_uncapped_arrival_lets_the_backlog_through_a_fresh_key_flood(
     client: redis.Redis, prefix: str
 ) -> None:
@@ -112,6 +113,7 @@ def test_the_trace_says_what_each_pass_looked_at(client: redis.Redis, prefix: st
     assert all(v.tag == 1.0 for v in visits if v.fate == "served")
 
 
+@pytest.mark.slow
 def test_micro_matrix_is_deterministic(tmp_path: Path) -> None:
     outs = []
     for jobs in ("1", "2"):

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = [pytest.mark.xdist_group("test_wheel"), pytest.mark.slow]
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -10,6 +10,8 @@ import os
 import signal
 from pathlib import Path
 
+import pytest
+
 from ckviz.errors import ExitCode
 from ckviz.headless.runner import WORKER_NICE
 from ckviz.store.server import RedisServer
@@ -23,6 +25,8 @@ from tests.functional.trust_support import (
     process_group,
     wait_for_line,
 )
+
+pytestmark = pytest.mark.slow
 
 MOST_NICE = 19
 

@@ -121,6 +121,7 @@ def runs(draw: st.DrawFn) -> tuple[list[DequeueEvent], dict[str, float], dict[st
 
 @settings(max_examples=300)
 @given(runs(), st.sampled_from([None, 1, 2]), st.sampled_from([None, 1]))
+@pytest.mark.slow
 def test_the_running_tally_is_the_instant_by_instant_definition(
     run: tuple[list[DequeueEvent], dict[str, float], dict[str, int]],
     cap: int | None,
@@ -162,6 +163,7 @@ class EagerTally(Tally):
 
 @settings(max_examples=300)
 @given(runs(), st.sampled_from([None, 1, 2]), st.sampled_from([None, 1]), st.integers(1, 7))
+@pytest.mark.slow
 def test_the_lazy_heap_gives_the_same_floats_as_an_exact_one(
     run: tuple[list[DequeueEvent], dict[str, float], dict[str, int]],
     cap: int | None,

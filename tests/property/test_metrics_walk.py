@@ -5,11 +5,14 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ckviz.metrics import contention, plain_sum
 from ckviz.model.snapshot import DequeueEvent
+
+pytestmark = pytest.mark.slow
 
 
 def recount(

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ckviz.model.results import Results, RunResult
 from ckviz.report.compare import change_pct, pct_text
 from tests.functional.cli_support import ckviz_here as ckviz
@@ -29,6 +31,7 @@ def test_changes_in_percent() -> None:
     assert pct_text(2.0, 2.0) == "±0%" and pct_text(0.0, 3.0) == "new"
 
 
+@pytest.mark.slow
 def test_files_of_different_seeds_are_refused_naming_the_difference(tmp_path: Path) -> None:
     other = results(runs(seeds=["seed-x", "seed-y"]))
     other.matrix.seeds = ["seed-x", "seed-y"]
@@ -51,6 +54,7 @@ def test_different_scenario_contents_are_refused(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "scenario ck_handmade: its contents" in proc.stderr
 
 
+@pytest.mark.slow
 def test_fail_if_worse_gates_on_fairness_and_the_light_wait(tmp_path: Path) -> None:
     md = tmp_path / "r.md"
     same = files(tmp_path, results(runs()), results(runs()))

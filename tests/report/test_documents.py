@@ -9,6 +9,8 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
+
 from ckviz.model.results import CheckResult, StepMetricsResult
 from ckviz.report.html import figure_kinds, render_html
 from ckviz.report.markdown import render_markdown
@@ -60,6 +62,7 @@ def svg_of(data_uri: str) -> str:
     return base64.b64decode(data_uri[len(prefix) :]).decode("utf-8")
 
 
+@pytest.mark.slow
 def test_html_is_well_formed_and_holds_every_figure(tmp_path: Path) -> None:
     page, scenarios = report(tmp_path, skew_like(), skew_like(sfq_light=20.0))
     parser = TagBalance()
@@ -79,6 +82,7 @@ def test_html_is_well_formed_and_holds_every_figure(tmp_path: Path) -> None:
     assert "ck_handmade" in page and "sfq cuts light" in page
 
 
+@pytest.mark.slow
 def test_html_fetches_nothing_and_is_the_same_each_time(tmp_path: Path) -> None:
     page, _ = report(tmp_path, skew_like())
     assert page == report(tmp_path, skew_like())[0]  # fixed SVG ids, no dates
@@ -93,6 +97,7 @@ def test_html_fetches_nothing_and_is_the_same_each_time(tmp_path: Path) -> None:
     assert "<script" not in page and "<link" not in page
 
 
+@pytest.mark.slow
 def test_a_mean_of_equal_values_a_hair_off_them_still_draws(tmp_path: Path) -> None:
     seeds = ["seed-a", "seed-b", "seed-c"]  # (0.1 + 0.1 + 0.1) / 3 > 0.1
     runs = [
@@ -104,6 +109,7 @@ def test_a_mean_of_equal_values_a_hair_off_them_still_draws(tmp_path: Path) -> N
     assert page.count("<figure") == 4
 
 
+@pytest.mark.slow
 def test_a_scenario_without_caps_has_no_caps_figure(tmp_path: Path) -> None:
     runs = [r for r in skew_like() if r.treatment != "per-key-cap"]
     page, scenarios = report(tmp_path, runs)
@@ -163,6 +169,7 @@ STEPS = StepMetricsResult(
 )
 
 
+@pytest.mark.slow
 def test_optional_figures_show_when_present_and_only_then(tmp_path: Path) -> None:
     plain_page, _ = report(tmp_path, skew_like())
     assert "Step harness" not in plain_page and "Virtual time" not in plain_page

@@ -14,7 +14,7 @@ import pytest
 
 from tests.functional.cli_support import ckviz, ckviz_here
 
-pytestmark = pytest.mark.xdist_group("test_report_cli")
+pytestmark = [pytest.mark.xdist_group("test_report_cli"), pytest.mark.slow]
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 PROBE = """<script>

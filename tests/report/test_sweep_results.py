@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from ckviz.cli import main
 from ckviz.inputs import scenario_files
 from ckviz.store.server import RedisServer
@@ -23,6 +25,7 @@ heavy.runs = [5, 20]
 """
 
 
+@pytest.mark.slow
 def test_a_real_sweep_is_recorded_sharded_merged_and_plotted(
     redis_server: RedisServer, tmp_path: Path
 ) -> None:

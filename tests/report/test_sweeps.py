@@ -8,6 +8,8 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 from ckviz.model.results import Results, RunResult
 from ckviz.report.findings import sweep_findings
 from ckviz.report.html import render_html
@@ -17,6 +19,8 @@ from ckviz.report.sweeps import SweepView, sweep_views
 from ckviz.report.views import scenario_views
 from tests.report.handmade import SEEDS, results, skew_like, swept, write
 from tests.report.test_documents import EXTERNAL, TagBalance, svg_of
+
+pytestmark = pytest.mark.slow
 
 SVG = "{http://www.w3.org/2000/svg}"
 KINDS = ["sweep-worst-share", "sweep-jain", "sweep-light-wait", "sweep-cost"]

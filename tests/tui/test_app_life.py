@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from ckviz.model.snapshot import LifeView, Snapshot
@@ -35,6 +36,7 @@ async def go_to(pilot: Pilot[Any], t: int) -> None:
     await settle(pilot)
 
 
+@pytest.mark.slow
 async def test_a_retry_storm_shows_each_retry_and_when_it_is_due(make_app: MakeApp) -> None:
     app = make_app("life_retry_storm", "vtime")
     async with app.run_test(size=SIZE) as pilot:
@@ -79,6 +81,7 @@ async def test_ttl_expiries_and_the_ttl_queue_are_shown(make_app: MakeApp) -> No
         assert [at for *_, at in life.next_expiries] == sorted(at for *_, at in life.next_expiries)
 
 
+@pytest.mark.slow
 async def test_dead_letters_are_counted_per_key(make_app: MakeApp) -> None:
     app = make_app("life_dead_letter", "vtime")
     async with app.run_test(size=SIZE) as pilot:

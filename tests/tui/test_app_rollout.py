@@ -94,6 +94,7 @@ async def test_a_retry_storm_in_a_mix_names_who_nacked_and_when_the_retry_is_due
         assert any("nack" in ln and nack.by in ln for ln in log.splitlines())
 
 
+@pytest.mark.slow
 async def test_a_scenario_files_mix_rolls_out_the_chosen_discipline_and_names_each_caller(
     make_app: MakeApp,
 ) -> None:

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[2] / "ckviz"
 
 
@@ -21,6 +23,7 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
+@pytest.mark.slow
 def test_textual_is_imported_only_inside_the_tui() -> None:
     offenders = []
     for path in PACKAGE.rglob("*.py"):
@@ -46,6 +49,7 @@ def test_only_the_app_commands_reach_into_the_tui() -> None:
     assert offenders == []
 
 
+@pytest.mark.slow
 def test_the_engine_and_the_headless_path_load_no_textual() -> None:
     # a fresh interpreter: what this test process already imported does not count
     engine = sorted(

@@ -6,9 +6,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+import pytest
+
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.widgets.discipline import DisciplinePane
 from tests.tui.conftest import press, settle
+
+pytestmark = pytest.mark.slow
 
 MakeApp = Callable[..., CkvizApp]
 WIDE = (200, 50)  # the discipline pane wide enough for the whole consumers line

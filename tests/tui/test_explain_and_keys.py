@@ -153,6 +153,7 @@ async def test_greater_than_runs_to_the_end_and_plus_minus_change_the_speed(
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_palette_steps_and_runs_to_the_end(make_app: MakeApp) -> None:
     app = make_app("ck_trickle", "drr")
     async with app.run_test(size=SIZE) as pilot:
@@ -171,6 +172,7 @@ async def test_palette_steps_and_runs_to_the_end(make_app: MakeApp) -> None:
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_x_and_the_palettes_screenshot_export_here(
     make_app: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -207,6 +209,7 @@ async def test_x_and_the_palettes_screenshot_export_here(
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_D_picks_the_right_lanes_discipline(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=SIZE) as pilot:
@@ -216,6 +219,7 @@ async def test_D_picks_the_right_lanes_discipline(make_app: MakeApp) -> None:
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_number_keys_focus_a_pane_that_j_k_g_G_scroll(make_app: MakeApp) -> None:
     app = make_app("ck_many_keys", "sfq")
     async with app.run_test(size=SIZE) as pilot:
@@ -241,6 +245,7 @@ async def test_number_keys_focus_a_pane_that_j_k_g_G_scroll(make_app: MakeApp) -
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_z_zooms_the_focused_pane_and_o_sorts_the_keys(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "baseline")
     async with app.run_test(size=SIZE) as pilot:
@@ -268,6 +273,7 @@ async def test_z_zooms_the_focused_pane_and_o_sorts_the_keys(make_app: MakeApp) 
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_pickers_show_each_choices_description(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -298,6 +304,7 @@ def test_the_palette_tells_24_keys_apart() -> None:
 
 
 @pytest.mark.parametrize(("name", "discipline"), [("ck_trickle", "sfq"), ("micro_skew", "vtime")])
+@pytest.mark.slow
 async def test_x_at_the_end_writes_the_results_a_headless_run_writes(
     make_app: MakeApp,
     tmp_path: Path,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from ckviz.inputs import scenario_files
 from ckviz.model.decision import Candidate, Decision
 from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, QueueEvent
@@ -18,6 +20,8 @@ from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from tests.tui.conftest import SIZE, press, settle
 from tests.tui.fake_source import HandMade, frame, snapshot
+
+pytestmark = pytest.mark.slow
 
 KEYS = ("heavy", "light-0", "light-1")
 

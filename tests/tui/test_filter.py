@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from textual.widgets import Input
@@ -21,6 +22,8 @@ from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.key_strip import KeyStripPane
 from ckviz.tui.widgets.wait_compare import WaitComparePane
 from tests.tui.conftest import SIZE, press, settle
+
+pytestmark = pytest.mark.slow
 
 MakeApp = Callable[..., CkvizApp]
 

@@ -49,6 +49,7 @@ def test_offers_follow_the_situation() -> None:
     assert footer_offers(Context(pane="queues"))["sort_keys"].rank > paused["toggle_dark"].rank
 
 
+@pytest.mark.slow
 async def test_the_footer_drops_the_theme_first_and_keeps_w_in_compare_mode(
     make_app: MakeApp,
 ) -> None:
@@ -68,6 +69,7 @@ async def test_the_footer_drops_the_theme_first_and_keeps_w_in_compare_mode(
 
 
 @pytest.mark.parametrize("width", [80, 99, 120, 200])
+@pytest.mark.slow
 async def test_the_footer_fits_and_always_shows_help_and_quit(
     make_app: MakeApp, width: int
 ) -> None:
@@ -92,6 +94,7 @@ async def test_the_footer_fits_and_always_shows_help_and_quit(
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_the_footer_in_compare_mode_filtered_and_step_scenarios(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=(200, 40)) as pilot:
@@ -115,6 +118,7 @@ async def test_the_footer_in_compare_mode_filtered_and_step_scenarios(make_app: 
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_focus_and_zoom_change_the_footer(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=(120, 36)) as pilot:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from rich.cells import cell_len
 
 from ckviz.tui.app import CkvizApp
@@ -18,6 +19,7 @@ from tests.tui.fake_source import HandMade, frame
 from tests.waiting import within
 
 
+@pytest.mark.slow
 async def test_a_full_total_cap_shows_no_scan_window_and_no_pick() -> None:
     keys = ("heavy", "light-0")
     source = HandMade(frame(keys, 2, 1), frame(keys, 1, 2))
@@ -67,6 +69,7 @@ class RunsUntilStopped(HandMade):
         return [self.frames.pop(0)]
 
 
+@pytest.mark.slow
 async def test_the_app_asks_for_the_rows_it_shows_and_esc_stops_a_run_to_the_end() -> None:
     keys = ("heavy", "light-0")
     source = RunsUntilStopped(frame(keys, 0, 1), frame(keys, 0, 5))

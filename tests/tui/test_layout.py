@@ -14,6 +14,8 @@ from ckviz.tui.widgets.pane import Pane
 from ckviz.tui.widgets.status import StatusBar
 from tests.tui.conftest import press, settle
 
+pytestmark = pytest.mark.slow
+
 MakeApp = Callable[..., CkvizApp]
 
 

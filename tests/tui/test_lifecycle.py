@@ -29,6 +29,7 @@ def status(app: CkvizApp) -> str:
     return app.screen.query_one(StatusBar).text.plain
 
 
+@pytest.mark.slow
 async def test_quit_deletes_every_key(
     make_app: MakeApp, tui_client: redis.Redis, namespace: str
 ) -> None:
@@ -43,6 +44,7 @@ async def test_quit_deletes_every_key(
     assert list(keys_under(tui_client, namespace)) == []
 
 
+@pytest.mark.slow
 async def test_quit_in_the_middle_of_play_deletes_every_key(
     make_app: MakeApp, tui_client: redis.Redis, namespace: str
 ) -> None:
@@ -55,6 +57,7 @@ async def test_quit_in_the_middle_of_play_deletes_every_key(
     assert list(keys_under(tui_client, namespace)) == []
 
 
+@pytest.mark.slow
 async def test_pickers_restart_with_the_choice(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=SIZE) as pilot:
@@ -78,6 +81,7 @@ async def test_pickers_restart_with_the_choice(make_app: MakeApp) -> None:
         assert "seed seed-x" in status(app)
 
 
+@pytest.mark.slow
 async def test_compare_mode_picks_each_lane(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "drr", compare_with="stride")
     async with app.run_test(size=SIZE) as pilot:
@@ -99,6 +103,7 @@ def test_unknown_names_are_usage_errors(tui_client: redis.Redis, namespace: str)
         CkvizApp(lanes, "no_such_scenario", "sfq")
 
 
+@pytest.mark.slow
 async def test_help_opens_and_closes(make_app: MakeApp) -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -112,6 +117,7 @@ async def test_help_opens_and_closes(make_app: MakeApp) -> None:
         assert not isinstance(app.screen, HelpScreen)
 
 
+@pytest.mark.slow
 async def test_the_status_says_stepping_while_a_step_is_in_flight(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "sfq")
     release = threading.Event()
@@ -139,6 +145,7 @@ async def test_the_status_says_stepping_while_a_step_is_in_flight(make_app: Make
         assert current is not None and current.times != (0,)
 
 
+@pytest.mark.slow
 async def test_play_advances_and_pause_stops(make_app: MakeApp) -> None:
     app = make_app("ck_trickle", "stride")
     async with app.run_test(size=SIZE) as pilot:
@@ -157,6 +164,7 @@ async def test_play_advances_and_pause_stops(make_app: MakeApp) -> None:
         assert len(app.player.recording.frames) == recorded
 
 
+@pytest.mark.slow
 async def test_play_runs_to_the_end(make_app: MakeApp) -> None:
     app = make_app("ck_balanced", "codel-sfq")
     async with app.run_test(size=SIZE) as pilot:

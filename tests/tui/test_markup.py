@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
@@ -40,6 +42,7 @@ async def test_a_filter_typed_as_markup_is_shown_as_typed(make_app: MakeApp) -> 
     assert app.return_code in (0, None)
 
 
+@pytest.mark.slow
 async def test_keys_named_as_markup_are_shown_as_named(make_app: MakeApp, tmp_path: Path) -> None:
     scenario = tmp_path / "markup.toml"
     scenario.write_text(SCENARIO)
@@ -59,6 +62,7 @@ async def test_keys_named_as_markup_are_shown_as_named(make_app: MakeApp, tmp_pa
     assert app.return_code in (0, None)
 
 
+@pytest.mark.slow
 async def test_a_path_typed_as_markup_is_notified_as_typed(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=SIZE) as pilot:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from rich.cells import cell_len
 from textual.events import MouseMove
 from textual.pilot import Pilot
@@ -22,6 +23,8 @@ from ckviz.tui.widgets.wait_cdf import MARKS, WaitCdfPane
 from tests.tui.conftest import press, settle
 from tests.tui.fake_source import HandMade
 from tests.tui.test_pictures import compare_frame
+
+pytestmark = pytest.mark.slow
 
 MakeApp = Callable[..., CkvizApp]
 PALETTE = KeyPalette(["heavy", "light-1"], ["#1f77b4", "#ff7f0e"], lanes=("#0000ee", "#aa00aa"))

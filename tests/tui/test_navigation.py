@@ -47,6 +47,7 @@ async def palette(pilot: Any, command: str) -> None:
     await press(pilot, "enter")
 
 
+@pytest.mark.slow
 async def test_colon_goes_to_a_time_forward_then_back_within_the_recording(
     make_app: MakeApp,
 ) -> None:
@@ -87,6 +88,7 @@ async def test_going_back_before_the_recording_starts_over(make_app: MakeApp) ->
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_go_to_past_the_end_says_so(make_app: MakeApp) -> None:
     app = make_app("ck_trickle", "drr")
     async with app.run_test(size=SIZE) as pilot:
@@ -101,6 +103,7 @@ async def test_go_to_past_the_end_says_so(make_app: MakeApp) -> None:
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_u_runs_until_the_key_is_served(make_app: MakeApp) -> None:
     # baseline serves heavy's backlog first: light-1 waits many rounds
     app = make_app("ck_skew", "baseline")
@@ -120,6 +123,7 @@ async def test_u_runs_until_the_key_is_served(make_app: MakeApp) -> None:
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_run_until_an_unknown_or_ambiguous_key_is_one_line(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=SIZE) as pilot:
@@ -155,6 +159,7 @@ async def test_until_a_key_with_nothing_left_runs_to_the_end_and_says_so(
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_ctrl_o_opens_a_scenario_file_and_a_bad_one_is_one_line(
     make_app: MakeApp, tmp_path: Path
 ) -> None:
@@ -231,6 +236,7 @@ async def test_x_writes_events_and_per_key_csv(
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_an_export_that_cannot_write_names_the_path(
     make_app: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -250,6 +256,7 @@ async def test_an_export_that_cannot_write_names_the_path(
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_step_scenarios_count_steps_and_show_no_seed(
     make_app: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

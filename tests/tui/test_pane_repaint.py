@@ -17,6 +17,8 @@ from ckviz.tui.app import CkvizApp
 from ckviz.tui.widgets.pane import Pane, panes_in
 from tests.tui.conftest import SIZE, press, settle
 
+pytestmark = pytest.mark.slow
+
 MakeApp = Callable[..., CkvizApp]
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.compare import CompareScreen, LaneView
 from ckviz.tui.screens.main import MainScreen
@@ -15,6 +17,8 @@ from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.status import StatusBar
 from ckviz.tui.widgets.wait_compare import WaitComparePane
 from tests.tui.conftest import SIZE, press, settle
+
+pytestmark = pytest.mark.slow
 
 MakeApp = Callable[..., CkvizApp]
 

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from itertools import pairwise
 
+import pytest
+
 from ckviz.inputs import scenario_files
 from ckviz.model.history import History
 from ckviz.model.snapshot import KeyRow, Snapshot
@@ -99,6 +101,7 @@ def spark_cells(text: str, key: str) -> list[int]:
     return [SPARKS.index(c) for c in cells]
 
 
+@pytest.mark.slow
 async def test_the_share_sparkline_rises_as_a_key_is_served() -> None:
     keys = {"a": (150, 150, 150.0), "b": (150, 150, 150.0)}
     app = CkvizApp(HandMade(single(lane(keys, 299, rising()))), "ck_skew", "baseline")
@@ -138,6 +141,7 @@ async def test_the_starved_lanes_cdf_sits_right_of_the_fair_lanes() -> None:
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_w_swaps_the_wait_table_and_the_cdf_when_narrow() -> None:
     app = CkvizApp(HandMade(compare_frame()), "ck_skew", "baseline", compare_with="sfq")
     async with app.run_test(size=SIZE) as pilot:
@@ -178,6 +182,7 @@ def _key(cell: str) -> str:
     )
 
 
+@pytest.mark.slow
 async def test_baseline_keeps_one_list_in_redis_order(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "baseline")
     async with app.run_test(size=(140, 40)) as pilot:
@@ -189,6 +194,7 @@ async def test_baseline_keeps_one_list_in_redis_order(make_app: MakeApp) -> None
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_a_real_baseline_run_draws_the_light_keys_starving(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "baseline")
     async with app.run_test(size=(140, 44)) as pilot:
@@ -206,6 +212,7 @@ async def test_a_real_baseline_run_draws_the_light_keys_starving(make_app: MakeA
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_6_focuses_the_strip_and_z_zooms_it(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "baseline")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -222,6 +229,7 @@ async def test_6_focuses_the_strip_and_z_zooms_it(make_app: MakeApp) -> None:
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_a_step_harness_run_has_its_pictures_too(make_app: MakeApp) -> None:
     app = make_app("vtime_fresh_flood", "vtime")
     async with app.run_test(size=(120, 40)) as pilot:

@@ -20,6 +20,8 @@ from ckviz.tui.widgets.status import StatusBar
 from tests.tui.conftest import SIZE, settle
 from tests.waiting import eventually
 
+pytestmark = pytest.mark.slow
+
 HELD_S = 10.0
 
 

@@ -8,10 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from ckviz.tui.app import CkvizApp
 from tests.tui.conftest import SIZE, press, settle
+
+pytestmark = pytest.mark.slow
 
 MakeApp = Callable[..., CkvizApp]
 Snap = Callable[..., bool]

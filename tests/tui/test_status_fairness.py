@@ -23,6 +23,8 @@ from ckviz.tui.screens.compare import CompareScreen, LaneView
 from ckviz.tui.widgets.status import StatusBar
 from tests.tui.conftest import press, settle
 
+pytestmark = pytest.mark.slow
+
 MakeApp = Callable[..., CkvizApp]
 
 MANY_KEYS = """\

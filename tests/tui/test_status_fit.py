@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+import pytest
 from rich.cells import cell_len
 from rich.text import Text
 
@@ -30,6 +31,7 @@ def fits(bar: StatusBar) -> list[str]:
     return lines
 
 
+@pytest.mark.slow
 async def test_the_status_lines_fit_80_columns_by_priority(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=(80, 24)) as pilot:

@@ -37,6 +37,7 @@ def pass_line(pane: str, n: int) -> str:
     return next(ln.strip() for ln in pane.splitlines() if ln.strip().startswith(f"pass {n}:"))
 
 
+@pytest.mark.slow
 async def test_micro_skew_steps_call_by_call_showing_each_calls_passes(
     make_app: MakeApp,
 ) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
@@ -45,6 +47,7 @@ async def test_the_line_at_the_end_of_a_run_names_the_last_call_only(make_app: M
         assert "more" not in line, line
 
 
+@pytest.mark.slow
 async def test_the_strip_and_the_cdf_count_steps(make_app: MakeApp) -> None:
     app = make_app("micro_skew", "vtime")
     async with app.run_test(size=(200, 50)) as pilot:

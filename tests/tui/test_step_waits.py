@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from textual.widgets import Input
 
 from ckviz.tui.app import CkvizApp
@@ -14,6 +15,8 @@ from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.status import StatusBar
 from ckviz.tui.widgets.wait_compare import WaitComparePane
 from tests.tui.conftest import press, settle
+
+pytestmark = pytest.mark.slow
 
 MakeApp = Callable[..., CkvizApp]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 import redis
 
 from ckviz.tui.app import CkvizApp
@@ -63,6 +64,7 @@ async def test_vtime_v17_has_no_idle_set_and_says_what_each_candidate_met(
         assert any(f in passes for f in fates)
 
 
+@pytest.mark.slow
 async def test_compare_mode_with_vtime_on_either_side(make_app: MakeApp) -> None:
     for left, right in (("vtime", "baseline"), ("baseline", "vtime-v17")):
         app = make_app("ck_skew", left, compare_with=right)
@@ -84,6 +86,7 @@ async def test_compare_mode_with_vtime_on_either_side(make_app: MakeApp) -> None
                     assert "tags (pass 1 order)" not in compact
 
 
+@pytest.mark.slow
 async def test_a_step_without_a_call_says_so_and_shows_the_last_calls_passes_as_earlier(
     make_app: MakeApp,
 ) -> None:

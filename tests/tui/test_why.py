@@ -71,6 +71,7 @@ def test_each_call_s_winner_is_what_it_took_and_its_runner_up_is_explained(
     assert runner_ups >= 3  # several keys contend: a runner-up lost, and why is known
 
 
+@pytest.mark.slow
 async def test_the_this_step_line_wraps_at_80_columns_and_enter_explains(
     make_app: MakeApp,
 ) -> None:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from textual.widgets import Input
 
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from tests.tui.conftest import press, settle
+
+pytestmark = pytest.mark.slow
 
 MakeApp = Callable[..., CkvizApp]
 SIZE = (120, 36)

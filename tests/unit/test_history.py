@@ -120,6 +120,7 @@ def runs(draw: st.DrawFn) -> list[Step]:
 
 @settings(max_examples=150, deadline=None)
 @given(runs())
+@pytest.mark.slow
 def test_the_last_bucket_share_is_the_metric_from_the_events(steps: list[Step]) -> None:
     recorder = HistoryRecorder(WEIGHTS)
     t = 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import ckviz
 
 ROOT = Path(ckviz.__file__).parent
@@ -83,5 +85,6 @@ def test_relative_and_package_imports_are_resolved() -> None:
     assert imported(tree, "p.a", False, known) == {"p.b", "p.c", "ckviz.d"}
 
 
+@pytest.mark.slow
 def test_no_module_of_ckviz_imports_one_that_imports_it_back() -> None:
     assert cycles(import_graph()) == []

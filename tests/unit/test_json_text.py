@@ -7,6 +7,7 @@ import json
 import math
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -44,6 +45,7 @@ def by_json_dumps(node: Any, depth: int = 0) -> str:
 
 
 @given(values)
+@pytest.mark.slow
 def test_every_value_is_written_as_json_dumps_writes_it(node: Any) -> None:
     assert readable_json(node) == by_json_dumps(node) + "\n"
 

@@ -47,6 +47,7 @@ def write(tmp_path: Path, text: str, name: str = "s.toml") -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_every_bundled_scenario_and_matrix_is_valid() -> None:
     names = scenario_files.bundled_names()
     assert {
@@ -182,6 +183,7 @@ def test_matrix_validation() -> None:
     assert caps.scenarios == ["ck_skew", "ck_trickle", "ck_sybil", "ck_heavy_idle"]
 
 
+@pytest.mark.slow
 def test_validate_command(tmp_path: Path) -> None:
     good = write(tmp_path, GOOD, "good.toml")
     bad = write(tmp_path, "[[keys]]\nname='a'\nruns=0\nrate_per_sec=0\n", "bad.toml")
