@@ -10,7 +10,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.functional.trust_support import ckviz_command, run_ckviz
+from tests.waiting import wait_until
 
 HEADER = {"version": 2, "width": 80, "height": 24, "timestamp": 0}
 HOSTILE = (
@@ -53,10 +53,11 @@ class Tmux:
         self("new-window", "-d", "-n", window, "-e", f"PATH={os.environ['PATH']}", "cat")
         self("set-option", "-w", "-t", f"t:{window}", "remain-on-exit", "on")
         self("respawn-pane", "-k", "-t", f"t:{window}", " ".join(map(quote, command)))
-        deadline = time.monotonic() + DEADLINE_S
-        while self.show(window, "#{pane_dead}") != "1":
-            assert time.monotonic() < deadline, f"{command} did not finish in tmux"
-            time.sleep(0.05)
+        wait_until(
+            lambda: self.show(window, "#{pane_dead}") == "1",
+            f"{command} to finish in tmux",
+            DEADLINE_S,
+        )
 
     def show(self, window: str, what: str) -> str:
         return self("display-message", "-p", "-t", f"t:{window}", what).stdout.strip()

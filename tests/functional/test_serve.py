@@ -11,6 +11,7 @@ import select
 import signal
 import socket
 import subprocess
+import time
 import urllib.request
 from collections.abc import Callable
 from contextlib import AbstractContextManager
