@@ -19,9 +19,9 @@ from ckviz.hunt.found import WORKLOAD_SEED, describe, reproduce_command, scenari
 from ckviz.hunt.objective import Verdict, evaluate
 from ckviz.hunt.search import Finding, Interrupted, hunt
 from ckviz.hunt.space import HuntCase, largest_workload, ms_workloads, step_workloads
-from ckviz.model.clock import on_steps
+from ckviz.model.clock import STEPS
 from ckviz.outputs.writer import check_output, write_output
-from ckviz.sim.steps import STEP_DISCIPLINES
+from ckviz.sim.clocks import disciplines_on
 
 DEFAULT_EXAMPLES = 300
 DEFAULT_SECONDS = 120.0
@@ -85,12 +85,12 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _disciplines(harness: str) -> tuple[str, ...]:
-    return STEP_DISCIPLINES if harness == "steps" else DEFAULT_DISCIPLINES
+    return disciplines_on(STEPS) if harness == "steps" else DEFAULT_DISCIPLINES
 
 
 def _check_args(ns: argparse.Namespace) -> None:
     if ns.harness is None:  # a discipline in Redis hunts in steps unless --harness ms asks
-        native = ns.discipline in STEP_DISCIPLINES and ns.discipline != "baseline"
+        native = ns.discipline in disciplines_on(STEPS) and ns.discipline != "baseline"
         ns.harness = "ms" if ns.discipline in FACTORIES and not native else "steps"
     known = _disciplines(ns.harness)
     if ns.discipline not in known:
@@ -218,7 +218,7 @@ def _compare(
     say(f"comparing it under {len(disciplines)} disciplines")
     header = f"{'discipline':<16} {'attainment':>11} {'contention':>10}"
     print(f"\n{header}  most under-served key (mean wait)")
-    unit = "steps" if on_steps(case.scenario) else "ms"
+    unit = case.scenario.clock.name
     for i, name in enumerate(disciplines):
         if time.monotonic() > deadline:
             print(f"(cut by --seconds: {', '.join(disciplines[i:])} not run)")

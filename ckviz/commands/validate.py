@@ -15,10 +15,10 @@ from ckviz.disciplines.registry import FACTORIES, check_scenario_mix, check_trea
 from ckviz.errors import CkvizError, ExitCode, UsageError, one_line
 from ckviz.headless.checks import known_names, unknown_names
 from ckviz.inputs import scenario_files
-from ckviz.model.clock import on_steps
 from ckviz.model.matrix import MatrixSpec, Treatment
 from ckviz.model.names import code_points, look_alikes
-from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS, Scenario
+from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS
+from ckviz.model.steps import on_steps
 from ckviz.sim.clocks import treatment_runs_on
 from ckviz.sim.feasibility import reject_unfinishable
 
@@ -115,15 +115,16 @@ def _matrix(path: Path) -> tuple[list[str], list[str]]:
         for name in matrix.scenarios:
             scenario = scenario_files.load_any(name)
             check_scenario_mix(scenario.consumers, str(scenario_files.resolve(name)))
-            if not on_steps(scenario):
-                runnable = [t for t in treatments if treatment_runs_on(t, scenario)]
-                warnings += _unfinishable(scenario, list(matrix.seeds), runnable)
+            runnable = [t for t in treatments if treatment_runs_on(t, scenario)]
+            warnings += _unfinishable(scenario, list(matrix.seeds), runnable)
     except CkvizError as exc:
         return [f"{path}: {exc}" if not str(exc).startswith(str(path)) else str(exc)], []
     return [], warnings
 
 
-def _unfinishable(scenario: Scenario, seeds: list[str], treatments: list[Treatment]) -> list[str]:
+def _unfinishable(
+    scenario: scenario_files.AnyScenario, seeds: list[str], treatments: list[Treatment]
+) -> list[str]:
     seeds = seeds[:1] if scenario.replay is not None else seeds
     try:
         reject_unfinishable(scenario, seeds, treatments)

@@ -12,7 +12,6 @@ from ckviz.errors import CkvizError, ExitCode, IncompleteRun, RedisUnavailable
 from ckviz.headless.events import event_lines, spool_events, spool_path
 from ckviz.inputs.trace import TraceProblems
 from ckviz.metrics import RunMetrics, outcome_metrics, step_figures
-from ckviz.model.clock import on_steps
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import (
     ConsumerResult,
@@ -176,7 +175,7 @@ def run_result(
     if outcome.steps is None:
         timeline = service_timeline(events, outcome.weights, scenario.light_key)
     caps = None  # the step harness runs uncapped (its env limit is its only limit)
-    if not on_steps(scenario):
+    if scenario.clock.capped:
         caps = treatment.caps_on(scenario.caps)
     result = _entry(treatment, seed, metrics, timeline, outcome.round_trips, elapsed_ms, caps)
     result = _with_consumers(result, outcome.service)

@@ -9,6 +9,7 @@ from ckviz.errors import UsageError, echo
 from ckviz.inputs import scenario_files
 from ckviz.model.results import CheckResult, Results, ScenarioResult, Spread, TreatmentSummary
 from ckviz.model.scenario import COMPARISONS, Expectation, Scenario
+from ckviz.model.steps import StepScenario
 
 LOWER_IS_BETTER = {
     "light_key_mean_wait",
@@ -31,7 +32,7 @@ def known_names(labels: Iterable[str] = ()) -> list[str]:
     return list(names)
 
 
-def unknown_names(scenario: Scenario, known: Sequence[str]) -> list[str]:
+def unknown_names(scenario: Scenario | StepScenario, known: Sequence[str]) -> list[str]:
     """One `expect[i].field: ...` line per rule field naming no discipline or treatment."""
     problems = []
     for i, rule in enumerate(scenario.expect):
@@ -52,7 +53,9 @@ def summary_line(checks: Sequence[CheckResult]) -> str:
     return "checks: " + ", ".join(counts)
 
 
-def evaluate(scenarios: Sequence[Scenario], results: Sequence[ScenarioResult]) -> list[CheckResult]:
+def evaluate(
+    scenarios: Sequence[Scenario | StepScenario], results: Sequence[ScenarioResult]
+) -> list[CheckResult]:
     """One outcome per rule; a rule whose treatments were not run is reported as skipped."""
     by_name = {r.name: r for r in results}
     outcomes = []
@@ -139,24 +142,21 @@ def rules_for(
     --check`, on a merged sharded file too): each scenario's rules come from the file given
     with --scenario of that name, else from the bundled scenario (a sweep variant: its
     scenario's rules). `where` starts an error line: the command and the results file."""
-    given: dict[str, Scenario] = {}
+    given: dict[str, Scenario | StepScenario] = {}
     for arg in scenario_args:
         loaded = scenario_files.load_any(arg)
-        if isinstance(loaded, Scenario):
-            given[loaded.name] = loaded
+        given[loaded.name] = loaded  # a step scenario's rules: none
     bundled = set(scenario_files.bundled_names())
     scenarios = []
     for entry in results.scenarios:
         name = entry.sweep.scenario if entry.sweep else entry.name
         scenario = given.get(name)
         if scenario is None and name in bundled:
-            loaded = scenario_files.load_any(name)
-            scenario = loaded if isinstance(loaded, Scenario) else None
+            scenario = scenario_files.load_any(name)
         elif scenario is None:
             raise UsageError(
                 f"{where}: scenario '{echo(name)}' is not bundled with ckviz, so its [[expect]] "
                 "rules are not known; give its file with --scenario PATH"
             )
-        if scenario is not None:
-            scenarios.append(scenario.model_copy(update={"name": entry.name}))
+        scenarios.append(scenario.model_copy(update={"name": entry.name}))
     return evaluate(scenarios, results.scenarios)

@@ -23,7 +23,6 @@ from ckviz.headless.report import print_checks, print_tables
 from ckviz.headless.runner import Interrupted
 from ckviz.headless.shards import figures_digest, matrix_digest
 from ckviz.headless.summary import scenario_result
-from ckviz.model.clock import clock_of, on_steps
 from ckviz.model.results import MatrixInfo, RedisInfo, Results, RunResult, ShardInfo
 from ckviz.model.results_file import write_results
 from ckviz.outputs.interrupts import INTERRUPTS
@@ -61,7 +60,7 @@ def finish(plan: MatrixPlan, run: CellsRun, consoles: Consoles) -> int:
     results = assemble(plan, run.server, run.outcomes, run.wall_s, error, complete)
     results.redis.evicted_keys = run.evicted
     if plan.check:
-        results.checks = evaluate([s for s in plan.scenarios if not on_steps(s)], results.scenarios)
+        results.checks = evaluate(plan.scenarios, results.scenarios)  # a step scenario has none
     stderr = consoles.stderr
     # tables go to stderr when the results (or the events) go to stdout, which then holds
     # only the file; --quiet prints none on either
@@ -169,9 +168,7 @@ def assemble(
     complete: bool,
 ) -> Results:
     labels = [t.name for t in plan.treatments]
-    seeds_of = {
-        s.name: plan.seeds if clock_of(s).seeded else plan.seeds[:1] for s in plan.scenarios
-    }
+    seeds_of = {s.name: plan.seeds if s.clock.seeded else plan.seeds[:1] for s in plan.scenarios}
     by_scenario: dict[str, list[RunResult]] = {s.name: [] for s in plan.scenarios}
     scenario_of = {c.index: c.scenario.name for c in plan.cells("")}
     for outcome in sorted(outcomes, key=lambda o: o.index):

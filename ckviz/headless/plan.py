@@ -26,7 +26,7 @@ from ckviz.headless.cells import Cell
 from ckviz.headless.checks import known_names, unknown_names
 from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY, summary_path
 from ckviz.inputs import scenario_files
-from ckviz.model.clock import clock_of, on_steps
+from ckviz.model.clock import STEPS
 from ckviz.model.lineup import parse_lineup
 from ckviz.model.matrix import MatrixSpec, Sweep, Treatment
 from ckviz.model.names import check_seed, first_duplicate
@@ -34,10 +34,9 @@ from ckviz.model.results import SweepInfo
 from ckviz.model.scenario import MAX_CLOCK_LIMIT_MS, Scenario
 from ckviz.model.steps import StepScenario
 from ckviz.outputs.writer import Output, check_output
-from ckviz.sim.clocks import treatment_runs_on
+from ckviz.sim.clocks import disciplines_on, treatment_runs_on
 from ckviz.sim.feasibility import reject_unfinishable
 from ckviz.sim.footprint import Need, need_of
-from ckviz.sim.steps import STEP_DISCIPLINES
 from ckviz.store.cluster import cell_tag
 
 
@@ -77,7 +76,7 @@ class MatrixPlan:
         cells: list[Cell] = []
         for scenario in self.scenarios:
             # a replayed trace is the same under every seed: one run per treatment is enough
-            once = not clock_of(scenario).seeded or scenario.replay is not None
+            once = not scenario.clock.seeded or scenario.replay is not None
             seeds = self.seeds[:1] if once else self.seeds
             for treatment in self.treatments:
                 if treatment_runs_on(treatment, scenario):
@@ -192,13 +191,13 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     clock_limit = check_clock_limit(ns.clock_limit_ms) or matrix.clock_limit_ms
     if clock_limit is not None:  # the step clock counts calls: it has no such limit
         limited = {"clock_limit_ms": clock_limit}
-        scenarios = [s if on_steps(s) else s.model_copy(update=limited) for s in scenarios]
+        scenarios = [s.model_copy(update=limited) if s.clock.capped else s for s in scenarios]
     given_seeds = [check_seed(ns.seed)] if ns.seed else None
     seeds = parse_seeds(ns.seeds) if ns.seeds is not None else given_seeds
     seeds = seeds or list(matrix.seeds)
     treatments = _treatments(ns, matrix)
     _every_cell_has_a_harness(scenarios, treatments)
-    stepped = next((s.name for s in scenarios if on_steps(s)), None)
+    stepped = next((s.name for s in scenarios if not s.clock.capped), None)
     if stepped and (ns.per_key_cap or ns.total_cap):
         flag = "--per-key-cap" if ns.per_key_cap else "--total-cap"
         raise UsageError(
@@ -208,9 +207,8 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     max_count = step_max_count or matrix.max_count
     jobs = _jobs(ns.jobs)
     for scenario in scenarios:
-        if not on_steps(scenario):
-            runnable = [t for t in treatments if treatment_runs_on(t, scenario)]
-            reject_unfinishable(scenario, seeds, runnable)
+        runnable = [t for t in treatments if treatment_runs_on(t, scenario)]
+        reject_unfinishable(scenario, seeds, runnable)
     check = ns.check or ns.junit is not None
     shard = parse_shard(ns.shard) if ns.shard is not None else None
     if shard and check:  # a rule compares treatments a slice may not hold
@@ -305,14 +303,15 @@ def _every_cell_has_a_harness(
                 )
             raise UsageError(
                 f"scenario '{scenario.name}': none of the disciplines ({names}) runs on it; "
-                f"step-harness scenarios run {', '.join(STEP_DISCIPLINES)}, the others "
+                f"step-harness scenarios run {', '.join(disciplines_on(STEPS))}, the others "
                 f"{', '.join(FACTORIES)}"
             )
     for t in treatments:
         if not any(treatment_runs_on(t, s) for s in scenarios):
             raise UsageError(
                 f"--discipline: '{t.discipline}' runs on none of the scenarios "
-                f"(step-harness scenarios and mixed rollouts run {', '.join(STEP_DISCIPLINES)})"
+                "(step-harness scenarios and mixed rollouts run "
+                f"{', '.join(disciplines_on(STEPS))})"
             )
 
 
@@ -322,7 +321,7 @@ def _reject_unknown_rule_names(
     """A rule naming no discipline or treatment is a typo, not a rule to skip."""
     known = known_names(t.name for t in treatments)
     for source, scenario in zip(given, scenarios, strict=True):
-        problems = unknown_names(scenario, known) if not on_steps(scenario) else []
+        problems = unknown_names(scenario, known)  # a step scenario has no rules
         if problems:
             raise UsageError(f"{scenario_files.resolve(source)}: {problems[0]}")
 

@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ckviz.errors import UsageError, echo
-from ckviz.model.clock import on_steps
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import Results, ScenarioResult, ShardInfo, SweepInfo
 from ckviz.model.scenario import Scenario
@@ -56,7 +55,7 @@ def _definition(scenario: Scenario | StepScenario) -> dict[str, Any]:
     """A scenario as it runs: its fields (not its description or rules), and for a replayed
     trace what was read from it."""
     fields = scenario.model_dump(mode="json", exclude={"description", "expect"})
-    replay = scenario.replay if not on_steps(scenario) else None
+    replay = scenario.replay
     if replay is not None:
         fields["replay"] = {
             "weights": replay.weights,

@@ -6,7 +6,6 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from ckviz.model.clock import on_steps
 from ckviz.model.results import (
     DisciplineSummary,
     RunResult,
@@ -17,7 +16,7 @@ from ckviz.model.results import (
     worst_key_mean_wait,
 )
 from ckviz.model.scenario import Scenario
-from ckviz.model.steps import StepScenario
+from ckviz.model.steps import StepScenario, on_steps
 
 
 def scenario_result(
@@ -49,7 +48,7 @@ def scenario_digest(scenario: Scenario | StepScenario) -> str:
     bytes (the same file path may hold another recording)."""
     text = scenario.model_dump_json(exclude={"name", "description", "expect"})
     digest = hashlib.sha256(text.encode("utf-8"))
-    trace = scenario.replay if isinstance(scenario, Scenario) else None
+    trace = scenario.replay
     if trace is not None:
         digest.update(Path(trace.path).read_bytes())
     return digest.hexdigest()[:16]

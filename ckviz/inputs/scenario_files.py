@@ -13,10 +13,9 @@ from pydantic import BaseModel, ValidationError
 from ckviz.errors import UsageError, echo, first_line
 from ckviz.inputs.files import read_regular_text, why
 from ckviz.inputs.trace import TRACE_SUFFIXES, TraceProblems, is_trace, read_trace
-from ckviz.model.clock import on_steps
 from ckviz.model.matrix import MatrixSpec, Sweep, SweepValue
 from ckviz.model.scenario import KeySpec, Scenario, TraceSpec
-from ckviz.model.steps import StepScenario
+from ckviz.model.steps import StepScenario, on_steps
 
 AnyScenario = Scenario | StepScenario
 

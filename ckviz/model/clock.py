@@ -11,11 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from typing_extensions import TypeIs
-
-from ckviz.model.scenario import Scenario
-from ckviz.model.steps import StepScenario
-
 SCORE_BASE = 1_700_000_000_000
 WALL_NOW = SCORE_BASE + 1_000_000_000
 T0 = SCORE_BASE  # the step harness's t0: far in the past of WALL_NOW, as the reference's
@@ -25,23 +20,20 @@ Unit = Literal["ms", "step"]  # what a clock counts: logical milliseconds, or de
 
 @dataclass(frozen=True, slots=True)
 class Clock:
-    """Which clock drives a scenario, and what that means for the code above the engine."""
+    """Which clock drives a scenario (a scenario's `clock`), and what that means for the code
+    above the engine: asked of the clock, never by telling the scenario kinds apart."""
 
     name: Literal["ms", "steps"]
     unit: Unit
     seeded: bool  # its workload is drawn from the seed (a step scenario's is fixed: one seed)
     per_call: int | None  # runs one key can take per dequeue call (None: no such bound)
+    kind: str  # "a step scenario", in words
+    in_redis_only: bool  # it runs only the disciplines whose order is in Redis (sim/clocks.py)
+    capped: bool  # the driver's per-key and total caps, and a clock limit, apply
+    ruled: bool  # its scenarios' [[expect]] rules are checked, and whether a run can finish
 
 
-MILLISECONDS = Clock("ms", "ms", seeded=True, per_call=None)
-STEPS = Clock("steps", "step", seeded=False, per_call=1)
-
-
-def clock_of(scenario: Scenario | StepScenario) -> Clock:
-    """The one place a scenario's kind picks its clock (sim/clocks.py opens the engine)."""
-    return STEPS if isinstance(scenario, StepScenario) else MILLISECONDS
-
-
-def on_steps(scenario: Scenario | StepScenario) -> TypeIs[StepScenario]:
-    """Whether the step clock drives `scenario` (for code that reads its step fields)."""
-    return clock_of(scenario) is STEPS
+MILLISECONDS = Clock(
+    "ms", "ms", True, None, "a millisecond", in_redis_only=False, capped=True, ruled=True
+)
+STEPS = Clock("steps", "step", False, 1, "a step", in_redis_only=True, capped=False, ruled=False)

@@ -21,6 +21,7 @@ from ckviz.defaults import DEFAULT_CONSUMERS, MAX_CONSUMERS
 from ckviz.disciplines.vtime.knobs import KNOBS as VTIME_KNOBS
 from ckviz.errors import has_control_characters
 from ckviz.model.arithmetic import HELD_SUFFIX
+from ckviz.model.clock import MILLISECONDS, Clock
 from ckviz.model.lifecycle import (
     KeyLifecycle,
     RetrySettings,
@@ -320,6 +321,10 @@ class Scenario(_Strict):
         """Every key's name and the entry that declares it (a family shares one): what
         expanded_keys says, without a copy of the entry per key (10,000 of them at scale)."""
         return [(name, spec) for spec in self.keys for name in spec.names()]
+
+    @property
+    def clock(self) -> Clock:
+        return MILLISECONDS
 
     @property
     def replay(self) -> TraceSummary | None:

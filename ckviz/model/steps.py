@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from typing_extensions import TypeIs
 
 from ckviz.defaults import DEFAULT_CONSUMERS
+from ckviz.model.clock import STEPS, Clock
 from ckviz.model.lifecycle import (
     KeyLifecycle,
     RetrySettings,
@@ -23,8 +25,10 @@ from ckviz.model.scenario import (
     CONSUMERS_HELP,
     MAX_KEYS,
     MAX_TOTAL_RUNS,
+    Caps,
     Expectation,
     KeySpec,
+    Scenario,
     VtimeSettings,
     scenario_consumers,
 )
@@ -148,6 +152,18 @@ class StepScenario(_Strict):
         return None  # a step scenario replays no trace
 
     @property
+    def trace(self) -> None:
+        return None
+
+    @property
+    def caps(self) -> Caps:
+        return Caps()  # the step harness runs uncapped (the clock is not `capped`)
+
+    @property
+    def clock(self) -> Clock:
+        return STEPS
+
+    @property
     def expect(self) -> list[Expectation]:
         return []
 
@@ -176,3 +192,9 @@ def _check_name(name: str) -> None:
     except ValidationError as exc:
         reason = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
         raise ValueError(f"key '{name}': {reason}") from None
+
+
+def on_steps(scenario: Scenario | StepScenario) -> TypeIs[StepScenario]:
+    """Whether the step clock drives `scenario`: for code of the step clock that reads its
+    step fields (code above the engine asks the scenario's `clock` instead)."""
+    return scenario.clock is STEPS

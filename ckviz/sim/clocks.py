@@ -1,6 +1,6 @@
 """The clock factory: the engine a scenario's clock needs, opened in its own namespace.
 
-`model.clock.clock_of` says which clock a scenario needs; this opens it (the logical-
+A scenario's `clock` says which clock it needs; this opens it (the logical-
 millisecond `Driver` or the step clock's `StepRunner`) with its cell's keys swept on close,
 and says which disciplines run on each clock.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import redis
 
 from ckviz.disciplines.registry import FACTORIES, runs_in_mix
-from ckviz.model.clock import MILLISECONDS, Clock, clock_of
+from ckviz.model.clock import Clock
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
@@ -37,12 +37,12 @@ class EngineOptions:
 
 def disciplines_on(clock: Clock) -> tuple[str, ...]:
     """The disciplines a clock runs."""
-    return tuple(FACTORIES) if clock is MILLISECONDS else STEP_DISCIPLINES
+    return STEP_DISCIPLINES if clock.in_redis_only else tuple(FACTORIES)
 
 
 def runs_on(discipline: str, scenario: Scenario | StepScenario) -> bool:
     """Whether the scenario's clock has this discipline."""
-    return discipline in disciplines_on(clock_of(scenario))
+    return discipline in disciplines_on(scenario.clock)
 
 
 def treatment_runs_on(treatment: Treatment, scenario: Scenario | StepScenario) -> bool:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ckviz.inputs.workload import generate
-from ckviz.model.clock import on_steps
 from ckviz.model.queue import PlannedRun
 from ckviz.model.scenario import Scenario
-from ckviz.model.steps import FRESH_PREFIX, StepScenario
+from ckviz.model.steps import FRESH_PREFIX, StepScenario, on_steps
 
 MS_SEED = "seed-a"  # a millisecond scenario's runs are those of this seed
 

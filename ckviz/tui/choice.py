@@ -9,7 +9,6 @@ from ckviz.disciplines.registry import FIRST_REDIS_SIDE, check_discipline, runs_
 from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
 from ckviz.inputs.scenario_files import AnyScenario
-from ckviz.model.clock import STEPS, clock_of
 from ckviz.model.lineup import FLAG_OFF, parse_lineup
 from ckviz.model.names import check_seed
 from ckviz.sim.clocks import disciplines_on, runs_on
@@ -36,7 +35,7 @@ def fit_disciplines(
         notes.append(f"{name} does not run on it, {stand_in} does")
     if not notes:
         return disciplines, None
-    kind = "a step" if clock_of(scenario) is STEPS else "a millisecond"
+    kind = scenario.clock.kind
     if isinstance(scenario.consumers, str):
         kind = "a mixed-rollout"
     note = f"{scenario.name} is {kind} scenario: {'; '.join(notes)} (d picks another)"
@@ -46,7 +45,7 @@ def fit_disciplines(
 def runnable_on(scenario: AnyScenario) -> tuple[str, ...]:
     """The disciplines the app can run on `scenario`: its clock's, and when its file names a
     mix (whose flag-on consumers run the lane's discipline) those that can share a queue."""
-    runnable = disciplines_on(clock_of(scenario))
+    runnable = disciplines_on(scenario.clock)
     if isinstance(scenario.consumers, str):
         return tuple(name for name in runnable if runs_in_mix(name))
     return runnable
@@ -77,8 +76,8 @@ def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
             f"flag-on consumers run the discipline; '{discipline}' cannot share a queue "
             f"(choose from {', '.join(runnable_on(scenario))})"
         )
-    clock = clock_of(scenario)
-    if not runs_on(discipline, scenario) and clock is STEPS:  # steps call by call
+    clock = scenario.clock
+    if not runs_on(discipline, scenario) and clock.in_redis_only:  # steps call by call
         raise UsageError(
             f"--discipline: '{discipline}' does not run on the step scenario '{name}' "
             f"(choose from {', '.join(disciplines_on(clock))})"

@@ -17,7 +17,6 @@ from ckviz.defaults import MAX_CONSUMERS
 from ckviz.disciplines.registry import check_treatment
 from ckviz.errors import UsageError
 from ckviz.fairness import OwnLimit
-from ckviz.model.clock import clock_of
 from ckviz.model.history import Trend
 from ckviz.model.lineup import parse_lineup
 from ckviz.model.matrix import Treatment
@@ -68,7 +67,7 @@ class Lane:
     running fairness figures."""
 
     def __init__(self, client: redis.Redis, setup: Setup, discipline: str, prefix: str) -> None:
-        clock = clock_of(setup.scenario)
+        clock = setup.scenario.clock
         treatment = _treatment(setup, discipline)
         for name in treatment.disciplines:
             if runs_on(name, setup.scenario):

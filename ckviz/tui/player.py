@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from ckviz.model.clock import STEPS, clock_of
+from ckviz.model.clock import STEPS
 from ckviz.model.snapshot import FULL_VIEW
 from ckviz.tui.choice import fit_disciplines
 from ckviz.tui.filter import fuzzy_match
@@ -64,7 +64,7 @@ class Player(Tape):
     @property
     def steps(self) -> bool:
         """A step-harness scenario: time is counted in steps, a round is one call."""
-        return clock_of(self.setup.scenario) is STEPS
+        return self.setup.scenario.clock is STEPS
 
     def _stop_long_moves(self) -> None:
         self._stops.all()

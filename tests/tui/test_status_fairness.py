@@ -14,7 +14,6 @@ from textual.widgets import Static
 
 from ckviz.fairness import OwnLimit, key_service
 from ckviz.fairness_so_far import SoFar, headline
-from ckviz.model.clock import clock_of
 from ckviz.model.scenario import Scenario
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.frames import Fairness
@@ -60,7 +59,7 @@ def by_definition(lane: Lane, scenario: Scenario) -> SoFar:
     facts = engine.outcome()
     cap = facts.per_key_cap
     own = OwnLimit(cap, facts.holds) if cap is not None else None
-    per_call = clock_of(scenario).per_call
+    per_call = scenario.clock.per_call
     return headline(key_service(engine.events, scenario.weights(), None, own, per_call, queued))
 
 
