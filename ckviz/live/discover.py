@@ -15,7 +15,7 @@ from typing import Any
 import redis
 
 from ckviz.errors import RedisUnavailable, ServerRefused, first_line
-from ckviz.live.names import INDEX_SUFFIX, LiveQueue, queue_of_index
+from ckviz.live.names import INDEX_SUFFIX, VARIANT_INFIX, LiveQueue, queue_of_index
 
 SCAN_COUNT = 1000  # keys a SCAN call looks at
 MAX_QUEUES = 10_000  # queues listed at most
@@ -120,13 +120,20 @@ def _sized(client: redis.Redis, node: str, queues: list[LiveQueue]) -> list[Foun
     for i, q in enumerate(queues):
         keys, _, held, vtime = first[4 * i : 4 * i + 4]
         depth = sum(int(_or(next(depths), 0)) for _ in heads[i])
-        if isinstance(keys, Exception):  # a `...:ckIndex` that is not a zset: not a CK'd queue
-            continue
+        if isinstance(keys, Exception) or not _indexes_variants(q, heads[i]):
+            continue  # not a CK'd queue's ckIndex
         held = _or(held, 0)  # a key of another type than the layout's: counted as empty
         oldest = float(heads[i][0][1]) if heads[i] else None
         bounded = int(keys) > len(heads[i])
         found.append(FoundQueue(q, node, int(keys), depth, bounded, int(held), oldest, bool(vtime)))
     return found
+
+
+def _indexes_variants(queue: LiveQueue, members: Sequence[tuple[str, Any]]) -> bool:
+    """Whether `members` (the key's first) are variants of `queue`: a variant of a concurrency
+    key ending in `:ckIndex` (`Q:ck:x:ckIndex`) holds run ids and is found by the same SCAN,
+    as a queue whose name holds `:ck:` (which a real one may: its members tell)."""
+    return VARIANT_INFIX not in queue.name or any(queue.is_member(m) for m, _ in members)
 
 
 def _pipelined(client: redis.Redis, commands: Sequence[tuple[Any, ...]]) -> list[Any]:

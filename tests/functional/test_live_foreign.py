@@ -61,6 +61,8 @@ def site(client: redis.Redis, prefix: str) -> Site:
         made.mine.enqueue(f"run_m{i:03d}", KEYS[i % len(KEYS)], now - 20_000 + 97 * i)
     made.mine.enqueue("run_later", "x", now + 60_000)  # a delayed run
     made.mine.enqueue("run_ttl", "late", now - 5000, ttl=now + 600_000)
+    # a concurrency key that ends as a ckIndex key does: its variant is no queue
+    made.colons.enqueue("run_odd", "odd:ckIndex", now - 100)
     for i in range(3):
         made.colons.enqueue(f"run_c{i}", f"k:{i}", now - 1000 + i)
         made.other_org.enqueue(f"run_o{i}", "only", now - 2000 + i)
@@ -79,18 +81,21 @@ def watch_json(capsys: pytest.CaptureFixture[str], url: str, *args: str) -> Any:
 def test_discovery_finds_exactly_the_ck_d_queues_and_their_ids(
     watcher: str, site: Site, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    odd = ForeignQueue(site.mine.client, site.root + PRODUCTION, "o3", "p3", "e3", "q:ck:real")
+    odd.enqueue("run_real", "k", server_now_ms(odd.client))  # a queue whose name holds `:ck:`
     rows = watch_json(capsys, watcher, "--prefix", site.root + PRODUCTION)
     found = [(r["org"], r["project"], r["env"], r["queue"]) for r in rows]
     assert found == [
         ("cm_org1", "proj_a", "env_prod", "task/a:b/c"),
         ("cm_org1", "proj_a", "env_prod", "task/my-task"),
         ("cm_org2", "proj_b", "env_dev", "task/other"),
+        ("o3", "p3", "e3", "q:ck:real"),
     ]
     mine = rows[1]
     assert mine["keys"] == len(site.mine.client.zrange(site.mine.q(":ckIndex"), 0, -1))
     assert mine["held"] == 3  # the queue's own held set
     everything = watch_json(capsys, watcher, "--prefix", site.root)
-    assert len(everything) == 4
+    assert len(everything) == 5
     assert ("org_t", "task/my-task") in [(r["org"], r["queue"]) for r in everything]
 
 
