@@ -28,6 +28,7 @@ class SoFar:
     underserved: str | None
     attainment: float | None
     jain: float | None  # from two judged keys on
+    starved: frozenset[str] = frozenset()  # judged keys that got none (STARVED_MEANS)
 
 
 class ServiceSoFar:
@@ -103,11 +104,14 @@ class ServiceSoFar:
         )
         worst = judged.lowest()
         total, squares, count = judged.total, judged.squares, len(judged.closed)
+        starved = set(judged.none)
         for key in judged.open:  # owed enough, or about to be: paid up to now
             paid = owed[key][0] + weights[key] * (level - since[key][0])
             if paid < MIN_OWED:
                 continue
             attainment = got[key][0] / paid
+            if attainment == 0:
+                starved.add(key)
             count += 1
             total += attainment
             squares += attainment * attainment
@@ -116,7 +120,7 @@ class ServiceSoFar:
         if worst is None:
             return SoFar(None, None, None), changed
         jain = None if count < 2 else (total * total / (count * squares) if squares else 1.0)
-        return SoFar(worst[1], worst[0], jain), changed
+        return SoFar(worst[1], worst[0], jain, frozenset(starved)), changed
 
     def _place_moved(self) -> set[str]:
         """Place the keys that moved since the last look: those keys."""
@@ -157,7 +161,7 @@ def headline(service: Mapping[str, KeyService]) -> SoFar:
     jain = None
     if len(values) >= 2:
         jain = sum(values) ** 2 / (len(values) * squares) if squares else 1.0
-    return SoFar(key, attainment, jain)
+    return SoFar(key, attainment, jain, frozenset(k for k, a in judged.items() if a == 0))
 
 
 class _Judged:
@@ -170,6 +174,7 @@ class _Judged:
         self.books = books
         self.closed: dict[str, float] = {}  # judged keys with no room: their attainment
         self.total = self.squares = 0.0  # of `closed`
+        self.none: set[str] = set()  # the keys of `closed` that got none (starved)
         self._lowest: list[tuple[float, str]] = []  # heap of `closed`, stale entries left
         self.open: set[str] = set()  # open keys owed MIN_OWED, or nearly
         self._waiting: list[tuple[float, int, str]] = []  # (level it is judged at, stamp, key)
@@ -182,6 +187,7 @@ class _Judged:
             self.total -= was
             self.squares -= was * was
         self.open.discard(key)
+        self.none.discard(key)
         self._stamp.pop(key, None)
         books = self.books
         owed = books.owed[key][0]
@@ -198,6 +204,8 @@ class _Judged:
         elif owed >= MIN_OWED:
             attainment = books.got[key][0] / owed
             self.closed[key] = attainment
+            if attainment == 0:
+                self.none.add(key)
             self.total += attainment
             self.squares += attainment * attainment
             heapq.heappush(self._lowest, (attainment, key))

@@ -83,6 +83,7 @@ class Fairness:
     underserved: str | None = None  # the judged key with the lowest attainment (ties: name)
     attainment: float | None = None  # its fair-share attainment
     jain: float | None = None  # Jain's index over the judged keys' attainments
+    starved: frozenset[str] = frozenset()  # judged keys that got none (the ✖ marks)
 
 
 @dataclass(frozen=True, slots=True)

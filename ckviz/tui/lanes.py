@@ -108,7 +108,7 @@ class Lane:
         snap = replace(self.driver.snapshot(view), taken_from=self._taken_from)
         self._dequeued = snap.dequeued
         now = self._fairness.now()
-        fairness = Fairness(now.underserved, now.attainment, now.jain)
+        fairness = Fairness(now.underserved, now.attainment, now.jain, now.starved)
         trend = self._trend.record(snap.t, fairness.attainment, fairness.jain)
         return snap, fairness, trend
 

@@ -83,9 +83,7 @@ def wait_so_far(row: KeyRow, snapshot: Snapshot) -> float | None:
     return row.wait_so_far(snapshot.t, snapshot.score_base)
 
 
-def starved(row: KeyRow, snapshot: Snapshot) -> bool:
-    """Runs queued and none served yet, while the lane has served others."""
-    return row.queued > 0 and row.dequeued == 0 and snapshot.dequeued > 0
+STARVED = "✖"  # a key owed 3 or more dequeues that got none (fairness.STARVED_MEANS)
 
 
 def longest_wait(snapshot: Snapshot) -> tuple[str, float] | None:

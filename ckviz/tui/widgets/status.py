@@ -12,7 +12,7 @@ from ckviz.model.history import Trend
 from ckviz.tui.frames import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.sparkline import sparkline
-from ckviz.tui.text import BOLD, DIM, Part, fitted, longest_wait, ms, ratio
+from ckviz.tui.text import BOLD, DIM, STARVED, Part, fitted, longest_wait, ms, ratio
 
 STEPPING = "⋯ stepping"
 TREND = 8  # cells of each fairness sparkline on the status line
@@ -56,6 +56,8 @@ def fairness_parts(fairness: Fairness, palette: KeyPalette, trend: Trend | None)
         short.append("n/a", DIM)
     else:
         figure = Text(fairness.underserved, palette.style(fairness.underserved)).append(" ")
+        if fairness.underserved in fairness.starved:  # the per-key marks' ✖, the same meaning
+            figure.append(f"{STARVED} ", palette.starved)
         figure.append(ratio(fairness.attainment), palette.verdict(fairness.attainment))
         worst.append_text(figure).append(" of its share", DIM)
         short.append_text(figure)

@@ -8,12 +8,21 @@ from rich.text import Text
 from ckviz.model.snapshot import KeyRow, Snapshot
 from ckviz.tui.frames import Frame
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.text import BOLD, DIM, bar, fit, key_cell, key_width, ms, starved, wait_so_far
+from ckviz.tui.text import (
+    BOLD,
+    DIM,
+    STARVED,
+    bar,
+    fit,
+    key_cell,
+    key_width,
+    ms,
+    wait_so_far,
+)
 from ckviz.tui.widgets.pane import Pane, Rows, new_text, no_match
 
 VALUES = "  wait  out"  # the figures after each lane's bar
 RATIO = 9  # the last column: right lane's wait over the left's
-STARVED = "✖"  # after a lane's figures: runs queued, none served while others were
 BETTER, WORSE = 0.8, 1.25  # ratios outside these are coloured
 
 
@@ -34,6 +43,8 @@ class WaitComparePane(Pane[Frame]):
             for snap, by in zip(snaps, rows, strict=True)
         ]
         pairs = len(snaps) == 2
+        # the verdict's starved (fairness.STARVED_MEANS), so a ✖ and the banner agree
+        starved = [f.starved for f in frame.fairness] or [frozenset()] * len(snaps)
         key_cells = key_width(snaps[0], width // 4)
         room = width - key_cells - 1 - (RATIO if pairs else 0)
         column = max(len(VALUES) + 5, room // len(snaps))
@@ -51,12 +62,13 @@ class WaitComparePane(Pane[Frame]):
             out = new_text()
             key_cell(out, key, palette, key_cells)
             out.append(" ")
-            for snap, by_key, lane in zip(snaps, rows, waits, strict=True):
+            for snap, by_key, lane, judged in zip(snaps, rows, waits, starved, strict=True):
                 row = by_key.get(key)
                 if row is None:
                     out.append(" " * column)
                     continue
-                self._lane_cells(out, row, snap, lane[key], longest, bar_width, palette)
+                cells = (lane[key], longest, bar_width, key in judged)
+                self._lane_cells(out, row, snap, cells, palette)
             if pairs:
                 out.append(*_ratio(waits[0].get(key), waits[1].get(key), palette))
             return out
@@ -69,12 +81,10 @@ class WaitComparePane(Pane[Frame]):
         out: Text,
         row: KeyRow,
         snap: Snapshot,
-        wait: float | None,
-        longest: float,
-        bar_width: int,
+        cells: tuple[float | None, float, int, bool],
         palette: KeyPalette,
     ) -> None:
-        is_starved = starved(row, snap)
+        wait, longest, bar_width, is_starved = cells
         style = palette.starved if is_starved else palette.style(row.key)
         # The bar stops a cell short so it never runs into its number.
         bar(out, wait or 0.0, longest, bar_width - 1, style)
