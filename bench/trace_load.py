@@ -22,7 +22,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from ckviz.inputs.trace import forget_read_traces, read_trace, replay
+from ckviz.inputs.trace import forget_read_traces, read_trace
+from ckviz.inputs.trace_stream import replay
 
 
 def write_trace(path: Path, runs: int, keys: int, run_ids: bool, span_ms: int | None) -> None:

@@ -99,7 +99,8 @@ def _holds(ns: argparse.Namespace) -> Callable[[str], int]:
     default = ns.hold_ms or DEFAULT_HOLD_MS
     if ns.capture is None:
         return lambda key: default
-    from ckviz.inputs.trace import TraceProblems, read_trace, replay
+    from ckviz.inputs.trace import TraceProblems, read_trace
+    from ckviz.inputs.trace_stream import replay
 
     try:
         runs = replay(read_trace(Path(ns.capture)))

@@ -13,7 +13,12 @@ least 1 ms, the clock's tick).
 Without `run_id` a run is `<key>~0#<n>`, n counting that key's lines, as sampled runs are.
 
 Reading streams the file: checking a trace keeps only its keys (and run ids, when given) in
-memory; replaying it builds the runs, once per process (cached)."""
+memory; replaying it reads the file again as the clock reaches each line, so a replay holds
+only the runs in the system, never the whole day. A trace in time order streams as it is
+(runs of the same millisecond put in event order, key then run id, as they are read); one
+that is not (checking notes its first line arriving before the line above it) is sorted out of
+core: runs of SORT_CHUNK at a time sorted into temporary files, then merged as the clock
+goes."""
 
 from __future__ import annotations
 
@@ -37,7 +42,7 @@ from ckviz.inputs.trace_fields import (
     why_not,
 )
 from ckviz.model.lifecycle import PLAIN, RunLifecycle
-from ckviz.model.queue import PlannedRun, js_string_order, run_id
+from ckviz.model.queue import run_id
 from ckviz.model.scenario import (
     MAX_KEYS,
     MAX_TRACE_RUNS,
@@ -102,7 +107,6 @@ def read_trace(path: Path) -> TraceSummary:
 def forget_read_traces() -> None:
     """Drop the traces kept from earlier reads (a benchmark measures a cold read)."""
     _read_unchanged.cache_clear()
-    _replay.cache_clear()
 
 
 @functools.lru_cache(maxsize=2)
@@ -116,8 +120,8 @@ def _read_trace(path: Path) -> TraceSummary:
         stat = path.stat()
         check.stamp = (stat.st_mtime_ns, stat.st_size)
     except OSError:
-        pass  # _lines says why it cannot be read
-    for item in _lines(path):
+        pass  # lines_of says why it cannot be read
+    for item in lines_of(path):
         if isinstance(item, str):
             check.problem(item)
         else:
@@ -144,6 +148,8 @@ class _Check:
         self.stamp: tuple[int, int] | None = None  # (mtime ns, size) when it was read
         self.lifecycle = False  # some line gives a lifecycle column
         self.held_at_start = 0  # lines of runs held at the start (start = held)
+        self.latest: tuple[int, int] | None = None  # (arrival, line) of the last run read
+        self.disorder = 0  # the first line arriving before the one above it (0: none)
 
     def problem(self, text: str) -> None:
         self.count += 1
@@ -184,8 +190,15 @@ class _Check:
             if mark and n.isascii() and n.isdigit() and len(n) < 19 and n == str(int(n)):
                 self.lookalikes.append((key, int(n), item.run_id, item.number))
         arrival = item.arrival_ms
+        self._in_time_order(item)
         self.lowest = arrival if self.lowest is None else min(self.lowest, arrival)
         self.highest = arrival if self.highest is None else max(self.highest, arrival)
+
+    def _in_time_order(self, item: _Line) -> None:
+        """The first line arriving before the line above it: a replay must sort the file."""
+        if self.latest is not None and item.arrival_ms < self.latest[0] and not self.disorder:
+            self.disorder = item.number
+        self.latest = (item.arrival_ms, item.number)
 
     def _generated_twins(self) -> None:
         """A run_id given that equals the one ckviz gives a run without one (`<key>~0#<n>`
@@ -218,48 +231,26 @@ class _Check:
         weights = {k: self.weights.get(k, (1.0, 0))[0] for k in self.keys}
         path = str(self.path.resolve())
         return TraceSummary(
-            path, weights, self.runs, shift, self.stamp, self.lifecycle, self.held_at_start
+            path,
+            weights,
+            self.runs,
+            shift,
+            self.stamp,
+            self.lifecycle,
+            self.held_at_start,
+            dict(self.per_key),
+            self.disorder,
         )
 
 
-def replay(summary: TraceSummary) -> list[PlannedRun]:
-    """The trace's runs in event order (arrival, key, run id), as `generate` orders them; a
-    trace changed since it was checked is a one-line problem, not other runs."""
-    try:
-        stat = os.stat(summary.path)
-    except OSError as exc:
-        raise TraceProblems([f"{summary.path}: cannot read: {exc.strerror or exc}"], 1) from None
-    if summary.stamp is not None and summary.stamp != (stat.st_mtime_ns, stat.st_size):
-        raise TraceProblems([_changed(summary.path)], 1)
-    runs = _replay(summary.path, summary.shift_ms, stat.st_mtime_ns, stat.st_size)
-    if len(runs) != summary.runs or {r.key for r in runs} != summary.weights.keys():
-        raise TraceProblems([_changed(summary.path)], 1)
-    return list(runs)
-
-
-def _changed(path: str) -> str:
+def changed(path: str) -> str:
     return f"{path}: changed since it was checked (its runs differ); run again"
 
 
 GENERATED_MARK = run_id("", 0).removesuffix("0")  # `~0#`: between a key and its run's index
 
 
-@functools.lru_cache(maxsize=2)
-def _replay(path: str, shift: int, mtime_ns: int, size: int) -> tuple[PlannedRun, ...]:
-    per_key: dict[str, int] = {}
-    runs = []
-    for item in _lines(Path(path)):
-        if isinstance(item, str):  # changed since it was checked
-            raise TraceProblems([item], 1)
-        n = per_key.get(item.key, 0)
-        per_key[item.key] = n + 1
-        rid = item.run_id if item.run_id is not None else run_id(item.key, n)
-        runs.append(PlannedRun(item.key, rid, item.arrival_ms - shift, item.hold_ms, item.life))
-    runs.sort(key=lambda r: (r.arrival_ms, js_string_order(r.key), js_string_order(r.run_id)))
-    return tuple(runs)
-
-
-def _lines(path: Path) -> Iterator[_Line | str]:
+def lines_of(path: Path) -> Iterator[_Line | str]:
     """Each run line parsed, or a one-line problem naming `file:line`."""
     try:
         with io.TextIOWrapper(open_regular(path), encoding="utf-8-sig", newline="") as f:

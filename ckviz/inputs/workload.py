@@ -106,7 +106,7 @@ def generate(scenario: Scenario, seed: str) -> list[PlannedRun]:
     """Every run of `scenario` under `seed`, in event order (arrival, key, run id); a trace
     scenario replays its file, the same under every seed."""
     if scenario.replay is not None:
-        from ckviz.inputs.trace import replay  # the trace reader builds on this module
+        from ckviz.inputs.trace_stream import replay  # the trace reader builds on this module
 
         return replay(scenario.replay)
     rng = SeedRandom(seed)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Literal, NamedTuple, Protocol, overload
@@ -125,6 +125,16 @@ class PlannedRun:
     arrival_ms: int
     hold_ms: int
     life: RunLifecycle = PLAIN  # a delay, a TTL, failed attempts, the fast path (or none)
+
+
+@dataclass(frozen=True, slots=True)
+class RunStream:
+    """A workload read as the clock reaches it (a trace's runs, in event order), never held
+    whole: how many runs it has, per key, and the runs themselves, once."""
+
+    runs: Iterator[PlannedRun]
+    per_key: Mapping[str, int]  # runs per key, every key the stream has
+    total: int
 
 
 def js_string_order(text: str) -> bytes:

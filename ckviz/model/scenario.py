@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import (
@@ -223,6 +223,8 @@ class TraceSummary:
     stamp: tuple[int, int] | None = None  # (mtime ns, size) when read: a replay checks it
     lifecycle: bool = False  # some line gives delay_ms, ttl_ms or attempts
     held_at_start: int = 0  # runs holding their slots at the start (a forked start's)
+    per_key: dict[str, int] = field(default_factory=dict)  # runs per key (what the books plan)
+    disorder: int = 0  # the first line arriving before the line above it (0: in time order)
 
 
 if TYPE_CHECKING:

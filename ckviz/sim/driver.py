@@ -23,7 +23,7 @@ from ckviz.model.arithmetic import batch_room, queue_limit
 from ckviz.model.clock import SCORE_BASE, WALL_NOW, Unit
 from ckviz.model.history import History
 from ckviz.model.invariants import ENV_LIMIT, ONE_PLACE
-from ckviz.model.queue import DequeuedRun, IndexEntry, PlannedRun
+from ckviz.model.queue import DequeuedRun, IndexEntry, PlannedRun, RunStream
 from ckviz.model.snapshot import (
     FULL_VIEW,
     ConsumerService,
@@ -70,7 +70,7 @@ class Driver(Counting):
     def __init__(
         self,
         config: DriverConfig,
-        workload: Sequence[PlannedRun],
+        workload: Sequence[PlannedRun] | RunStream,
         discipline: Discipline,
         queue: RunQueue,
         more_consumers: Sequence[tuple[Discipline, RunQueue]] = (),
@@ -382,7 +382,7 @@ class Driver(Counting):
 
     def outcome(self) -> Outcome:
         c, ledger = self.config, self.ledger
-        holds = {run.run_id: run.hold_ms for run in ledger.workload}  # slowdown, per-key caps
+        holds = ledger.served_holds  # slowdown, per-key caps
         trips, sent = self.round_trips, self.commands_sent
         facts = (self.events, dict(c.weights), ledger.total_runs, self.t, trips, sent)
         tallies = self.life.tallies

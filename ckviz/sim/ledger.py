@@ -11,11 +11,11 @@ returns. Nothing here talks to Redis, so several consumers can share a ledger.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ckviz.model.invariants import HEAD_FIRST, BrokenInvariant
-from ckviz.model.queue import PlannedRun
+from ckviz.model.queue import PlannedRun, RunStream
 from ckviz.model.snapshot import DequeueEvent, HeldRun, dequeue_event
 
 
@@ -37,12 +37,30 @@ class KeyBook:
 class Ledger:
     """Per-key books, the dequeue events in order, and the runs holding a slot until when."""
 
-    def __init__(self, weights: Mapping[str, float], workload: Sequence[PlannedRun]) -> None:
-        self.workload = list(workload)
-        self.total_runs = len(self.workload)
+    def __init__(
+        self, weights: Mapping[str, float], workload: Sequence[PlannedRun] | RunStream
+    ) -> None:
+        """`workload`: every run up front (kept in `workload`, for the app and the tests), or a
+        stream read as the clock reaches it (a trace: only the runs in the system are kept)."""
         self.books = {key: KeyBook(weight) for key, weight in weights.items()}
-        for run in self.workload:
-            self.books[run.key].to_arrive += 1
+        if isinstance(workload, RunStream):
+            self.workload: list[PlannedRun] = []
+            self.total_runs = workload.total
+            self._per_key = dict(workload.per_key)
+            source: Iterator[PlannedRun] = workload.runs
+        else:
+            self.workload = list(workload)
+            self.total_runs = len(self.workload)
+            self._per_key = {}
+            for run in self.workload:
+                self._per_key[run.key] = self._per_key.get(run.key, 0) + 1
+            source = iter(self.workload)
+        for key, count in self._per_key.items():
+            self.books[key].to_arrive += count
+        self._source = source
+        self._coming: PlannedRun | None = next(source, None)  # the next run to arrive
+        self._handed = 0  # runs handed out by arrivals_due (or arrived now)
+        self.served_holds: dict[str, int] = {}  # run id -> hold, of every run dequeued
         self.events: list[DequeueEvent] = []
         self.holds: dict[str, int] = {}  # run id -> release time
         self.releases: list[tuple[int, int, PlannedRun]] = []  # heap of (release_ms, seq, run)
@@ -52,8 +70,7 @@ class Ledger:
         self.queues_moved: set[str] = set()  # keys whose queue changed since the view looked
         self.queued_count = 0
         self.queued_keys = 0  # keys with runs queued
-        self._next_arrival = 0
-        self._planned = {run.run_id: run for run in self.workload}
+        self._planned: dict[str, PlannedRun] = {}  # the runs arrived and not yet done
         # the run lifecycle's places and times (docs/lifecycle.md); empty without it
         self.due: dict[str, int] = {}  # run id -> when its current attempt became due
         self.wakes: list[int] = []  # heap of instants a queued run's future score comes due
@@ -68,15 +85,21 @@ class Ledger:
         return len(self.holds)
 
     @property
+    def runs_in_system(self) -> int:
+        """Runs arrived and not done for good: all the books keep of the workload (a stream's
+        runs not yet arrived are still in the file)."""
+        return len(self._planned)
+
+    @property
     def to_arrive_count(self) -> int:
-        return len(self.workload) - self._next_arrival
+        return self.total_runs - self._handed
 
     def planned_per_key(self) -> dict[str, int]:
         """Runs per key in the workload and held from the start (what the books must always
         add up to)."""
         planned = {key: book.seeded for key, book in self.books.items()}
-        for run in self.workload:
-            planned[run.key] += 1
+        for key, count in self._per_key.items():
+            planned[key] += count
         return planned
 
     def seed_held(self, runs: Sequence[PlannedRun]) -> None:
@@ -95,12 +118,15 @@ class Ledger:
 
     def arrivals_due(self, t: int) -> list[PlannedRun]:
         """The runs that arrive by `t`, each handed out once, in workload order."""
-        workload, start = self.workload, self._next_arrival
-        end = start
-        while end < self.total_runs and workload[end].arrival_ms <= t:
-            end += 1
-        self._next_arrival = end
-        return workload[start:end]
+        due: list[PlannedRun] = []
+        run, planned, source = self._coming, self._planned, self._source
+        while run is not None and run.arrival_ms <= t:
+            due.append(run)
+            planned[run.run_id] = run
+            run = next(source, None)
+        self._coming = run
+        self._handed += len(due)
+        return due
 
     def releases_due(self, t: int) -> list[PlannedRun]:
         """The held runs whose hold ends by `t`, earliest first."""
@@ -111,9 +137,7 @@ class Ledger:
         return due
 
     def next_arrival_ms(self) -> int | None:
-        if self._next_arrival < len(self.workload):
-            return self.workload[self._next_arrival].arrival_ms
-        return None
+        return None if self._coming is None else self._coming.arrival_ms
 
     def earliest_release(self) -> int | None:
         return self.releases[0][0] if self.releases else None
@@ -127,7 +151,8 @@ class Ledger:
             book = self.books[run.key] = KeyBook(1.0)
         self.workload.append(run)
         self.total_runs += 1
-        self._next_arrival = self.total_runs  # handed out at once
+        self._handed += 1  # handed out at once
+        self._per_key[run.key] = self._per_key.get(run.key, 0) + 1
         self._planned[run.run_id] = run
         book.to_arrive += 1
         self.enqueued(run, timestamp)
@@ -171,6 +196,7 @@ class Ledger:
         """A held run failed past its last attempt: in the dead-letter queue for good."""
         self._unhold(run)
         self.dead_lettered.add(run.run_id)
+        self._planned.pop(run.run_id, None)  # done for good
         self.settled += 1
         self._maybe_idle(run.key)
 
@@ -185,6 +211,7 @@ class Ledger:
         self.queued_count -= 1
         self.queued_keys -= not book.queued
         self.expired.add(run_id)
+        self._planned.pop(run_id, None)  # done for good
         self.settled += 1
         self.touched.add(key)
         self._maybe_idle(key)
@@ -208,6 +235,7 @@ class Ledger:
 
     def acked(self, run: PlannedRun) -> None:
         del self.holds[run.run_id]
+        self._planned.pop(run.run_id, None)  # done: the books keep only runs in the system
         book = self.books[run.key]
         book.held -= 1
         if not book.held and not book.queued:
@@ -247,6 +275,7 @@ class Ledger:
         book.dequeued += 1
         book.held += 1
         book.wait_sum_ms += t - due  # the event's wait_ms
+        self.served_holds[run_id] = planned.hold_ms
         release = t + planned.hold_ms
         self.holds[run_id] = release
         heapq.heappush(self.releases, (release, len(self.events), planned))

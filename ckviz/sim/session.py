@@ -15,10 +15,11 @@ from ckviz.defaults import ROOT_PREFIX
 from ckviz.disciplines.base import Discipline
 from ckviz.disciplines.registry import make_discipline, tuning_for
 from ckviz.disciplines.vtime.door import STATE_KEYS as VTIME_STATE_KEYS
+from ckviz.inputs.trace_stream import stream
 from ckviz.inputs.workload import generate
 from ckviz.model.clock import SCORE_BASE, WALL_NOW
 from ckviz.model.matrix import Treatment
-from ckviz.model.queue import PlannedRun
+from ckviz.model.queue import PlannedRun, RunStream
 from ckviz.model.scenario import Scenario, VtimeStart
 from ckviz.model.steps import StepScenario
 from ckviz.sim.collector import roomy_young_generation
@@ -83,10 +84,15 @@ def open_cell(
     )
     (discipline, queue), *more = lanes
     with _namespace(queue, [other for _, other in more]):
-        workload = workload_of(scenario, seed)
+        workload: list[PlannedRun] | RunStream
         held: list[PlannedRun] = []
-        if scenario.replay is not None and scenario.replay.held_at_start:
-            held = [run for run in workload if run.life.held]  # a forked start's
+        recorded = scenario.replay  # the app (history) keeps every run: its fairness reads them
+        if recorded is not None and not history and not recorded.held_at_start:
+            workload = stream(recorded)  # read as the clock goes: a day never held whole
+        else:
+            workload = workload_of(scenario, seed)
+        if recorded is not None and recorded.held_at_start and isinstance(workload, list):
+            held = [run for run in workload if run.life.held]  # a forked start's (a few)
             workload = [run for run in workload if not run.life.held]
         driver = Driver(config, workload, discipline, queue, more, history, lifecycle, held)
         if scenario.vtime_start is not None:

@@ -13,7 +13,8 @@ import pytest
 
 from ckviz.cli import main
 from ckviz.errors import ExitCode
-from ckviz.inputs.trace import TraceProblems, read_trace, replay
+from ckviz.inputs.trace import TraceProblems, read_trace
+from ckviz.inputs.trace_stream import replay
 from ckviz.store.server import RedisServer
 from tests.functional.trust_support import run_ckviz, stderr_lines
 

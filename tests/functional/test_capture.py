@@ -18,7 +18,8 @@ import pytest
 import redis
 from redis.connection import parse_url
 
-from ckviz.inputs.trace import read_trace, replay
+from ckviz.inputs.trace import read_trace
+from ckviz.inputs.trace_stream import replay
 from ckviz.live.capture import Capture, poll_once, read_start
 from ckviz.live.names import LiveQueue
 from ckviz.model.queue import PlannedRun

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ckviz.inputs.trace import TraceProblems, read_trace, replay
+from ckviz.inputs.trace import TraceProblems, read_trace
+from ckviz.inputs.trace_stream import replay
 from ckviz.live.capture import Capture
 from ckviz.live.capture_trace import trace_text
 from ckviz.live.names import LiveQueue

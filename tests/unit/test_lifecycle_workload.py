@@ -10,7 +10,8 @@ import pytest
 
 from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
-from ckviz.inputs.trace import TraceProblems, read_trace, replay
+from ckviz.inputs.trace import TraceProblems, read_trace
+from ckviz.inputs.trace_stream import replay
 from ckviz.inputs.workload import generate
 from ckviz.model.lifecycle import PLAIN, RunLifecycle
 from ckviz.model.scenario import Scenario

@@ -10,7 +10,8 @@ import pytest
 
 from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
-from ckviz.inputs.trace import MAX_PROBLEMS, TraceProblems, read_trace, replay
+from ckviz.inputs.trace import MAX_PROBLEMS, TraceProblems, read_trace
+from ckviz.inputs.trace_stream import replay
 from ckviz.inputs.workload import generate
 
 HEADER = "key,arrival_ms,hold_ms\n"
