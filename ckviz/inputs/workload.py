@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ckviz.model.lifecycle import PLAIN, RunLifecycle
@@ -100,6 +101,16 @@ def js_round(x: float) -> int:
 def exp_ms(rng: SeedRandom, mean: float) -> int:
     """An exponential duration in whole ms, at least 1."""
     return max(1, js_round(-math.log(1 - rng.random()) * mean))
+
+
+def each_run(scenario: Scenario, seed: str) -> Iterator[PlannedRun]:
+    """`generate`'s runs one at a time; a trace's read from its file as they are asked for,
+    never all held (a day of 10,000,000 runs)."""
+    if scenario.replay is not None:
+        from ckviz.inputs.trace_stream import stream  # the trace reader builds on this module
+
+        return stream(scenario.replay).runs
+    return iter(generate(scenario, seed))
 
 
 def generate(scenario: Scenario, seed: str) -> list[PlannedRun]:

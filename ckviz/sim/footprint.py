@@ -8,13 +8,13 @@ embedded server or one without an eviction policy writes no sample."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import redis
 
 from ckviz.defaults import DEFAULT_SEED
 from ckviz.errors import RedisUnavailable, first_line
-from ckviz.inputs.workload import generate
+from ckviz.inputs.workload import each_run
 from ckviz.model.clock import SCORE_BASE
 from ckviz.model.queue import PlannedRun, run_id
 from ckviz.model.scenario import Scenario
@@ -37,27 +37,34 @@ FIXED_BYTES = 256 * 1024  # the scripts, the env's keys, the connections' buffer
 AnyScenario = Scenario | StepScenario
 
 
-def planned_runs(scenario: AnyScenario) -> list[PlannedRun]:
+def planned_runs(scenario: AnyScenario) -> Iterable[PlannedRun]:
     """Every run the scenario may enqueue (under the first seed: the names, which is what
-    the memory depends on, do not change with it)."""
+    the memory depends on, do not change with it); a trace's read as they are asked for."""
     if isinstance(scenario, Scenario):
-        return generate(scenario, DEFAULT_SEED)
+        return each_run(scenario, DEFAULT_SEED)
     names = [name for spec in scenario.keys for name in spec.names() for _ in range(spec.runs)]
     arriving = scenario.total_runs - len(names)  # minted and refed between calls: one each
     names += [f"{FRESH_PREFIX}{i}" for i in range(arriving)]
     return [PlannedRun(name, run_id(name, i), 0, 1) for i, name in enumerate(names)]
 
 
-def sample(runs: Sequence[PlannedRun]) -> list[PlannedRun]:
+def sample(runs: Iterable[PlannedRun]) -> tuple[list[PlannedRun], int]:
     """The runs of up to SAMPLE_KEYS keys spread over the workload's keys (first to last),
-    at most SAMPLE_RUNS_PER_KEY of each."""
+    at most SAMPLE_RUNS_PER_KEY of each, and the name bytes of every run: one pass that keeps
+    only each key's first runs (a trace's runs stream by)."""
     by_key: dict[str, list[PlannedRun]] = {}
+    every = 0
     for run in runs:
-        by_key.setdefault(run.key, []).append(run)
+        every += RUN_BYTES + len(run.key.encode()) + len(run.run_id.encode())
+        first = by_key.get(run.key)
+        if first is None:
+            by_key[run.key] = [run]
+        elif len(first) < SAMPLE_RUNS_PER_KEY:
+            first.append(run)
     keys = list(by_key)
     step = max(1, len(keys) // SAMPLE_KEYS)
     chosen = keys[::step][:SAMPLE_KEYS]
-    return [run for key in chosen for run in by_key[key][:SAMPLE_RUNS_PER_KEY]]
+    return [run for key in chosen for run in by_key[key]], every
 
 
 def name_bytes(runs: Sequence[PlannedRun]) -> int:
@@ -88,11 +95,10 @@ def workload_bytes(
     anything itself); where it would take more, the run cannot fit either, and the rough
     figure says so. Without a client to sample on (a cluster node, which may not own the
     sample's slot), the rough figure too."""
-    runs = planned_runs(scenario)
-    if not runs:
+    chosen, every = sample(planned_runs(scenario))
+    if not every:
         return 0
-    chosen = sample(runs)
-    rough = ROUGH_PER_NAME_BYTE * name_bytes(runs)
+    rough = ROUGH_PER_NAME_BYTE * every
     if client is None or ROUGH_PER_NAME_BYTE * name_bytes(chosen) > free // 4:
         return rough
     try:
@@ -101,7 +107,7 @@ def workload_bytes(
         return rough
     except (redis.RedisError, OSError) as exc:
         raise RedisUnavailable(f"measuring what ckviz will write: {first_line(exc)}") from None
-    return int(measured / name_bytes(chosen) * name_bytes(runs) * MARGIN)
+    return int(measured / name_bytes(chosen) * every * MARGIN)
 
 
 Need = Callable[[redis.Redis | None, str, int], int]
