@@ -10,6 +10,7 @@ import redis
 
 from ckviz.errors import CkvizError, ExitCode, IncompleteRun, RedisUnavailable
 from ckviz.headless.events import event_lines, spool_events, spool_path
+from ckviz.headless.progress import LONG_RUNS, CellProgress
 from ckviz.inputs.trace import TraceProblems
 from ckviz.metrics import RunMetrics, outcome_metrics, step_figures
 from ckviz.model.matrix import Treatment
@@ -48,6 +49,7 @@ class Cell:
     node_url: str | None = None  # in a Redis Cluster: the primary owning the cell's slot
     events_spool: str | None = None  # --events: the folder its dequeues are spooled to
     server_run_id: str | None = None  # its server's run id when the matrix began
+    progress: bool = False  # a line on stderr now and then while it runs long (not --quiet)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +96,7 @@ def run_cell(url: str, cell: Cell, clients: Clients | None = None) -> CellOutcom
         with open_engine(
             client, cell.scenario, cell.seed, cell.treatment, cell.prefix, options
         ) as engine:
-            engine.run()
+            engine.run(_progress(cell))
             elapsed_ms = (time.perf_counter() - started) * 1000
             outcome, waiting = engine.outcome(), engine.waiting_since()
         with roomy_young_generation():  # the figures of every key: as many objects as a trip
@@ -116,6 +118,14 @@ def run_cell(url: str, cell: Cell, clients: Clients | None = None) -> CellOutcom
     finally:
         if own:
             clients.close()
+
+
+def _progress(cell: Cell) -> CellProgress | None:
+    """A reporter for a long cell's progress (--quiet, or fewer than LONG_RUNS: none)."""
+    if not cell.progress or cell.scenario.total_runs < LONG_RUNS:
+        return None
+    unit = "steps" if on_steps(cell.scenario) else "ms"
+    return CellProgress(cell_label(cell), cell.scenario.total_runs, unit)
 
 
 def _check_same_server(client: redis.Redis, began_on: str | None) -> None:

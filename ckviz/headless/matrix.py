@@ -38,7 +38,7 @@ def run_matrix(plan: MatrixPlan, choice: ServerChoice, consoles: Consoles) -> in
         with open_workspace(choice, plan.need(), allow_cluster=True) as workspace:
             server = workspace.server
             cells = _routed(plan.my_cells(workspace.namespace), server, workspace.keyspace)
-            cells = [replace(c, events_spool=spool) for c in cells]
+            cells = [replace(c, events_spool=spool, progress=not plan.quiet) for c in cells]
             cells = _with_run_ids(cells, server.url, workspace.client)
             started = time.perf_counter()
             outcomes, stop = _run_with_progress(server, cells, plan.jobs, consoles, plan.quiet)

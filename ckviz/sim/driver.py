@@ -42,7 +42,7 @@ from ckviz.sim.consumers import (
 from ckviz.sim.driver_config import DriverConfig
 from ckviz.sim.driver_life import EVENT_OF, runs_of
 from ckviz.sim.driver_scene import driver_scene
-from ckviz.sim.engine import Counting, Outcome
+from ckviz.sim.engine import Counting, Outcome, Progress
 from ckviz.sim.event_log import EventLog
 from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.invariants import InvariantChecker
@@ -58,6 +58,7 @@ from ckviz.store.runqueue import RunQueue
 from ckviz.store.scripts import LUA_ORDER
 
 RECENT_LIMIT = 200
+PROGRESS_ROUNDS = 4096  # rounds between two words to a progress reporter (a few ms of work)
 
 
 class Driver(Counting):
@@ -176,16 +177,22 @@ class Driver(Counting):
         finally:
             self._ride_takes = False
 
-    def run(self, until_dequeued: int | None = None) -> None:
+    def run(self, progress: Progress | None = None, until_dequeued: int | None = None) -> None:
         """Step to the end (or until at least `until_dequeued` runs are out, for a benchmark).
         Unwatched, so a dequeue sure to take one run may ride with the next trip too (its
-        reply is recorded when that trip returns)."""
+        reply is recorded when that trip returns). `progress` hears the runs dequeued and the
+        logical time every PROGRESS_ROUNDS rounds."""
         self._ride_takes = self._takes_are_certain
         stop = until_dequeued
+        events = self.ledger.events
+        rounds = 0
         try:
             with roomy_young_generation():  # sim/collector.py: why
-                while not self.done and (stop is None or len(self.ledger.events) < stop):
+                while not self.done and (stop is None or len(events) < stop):
                     self.step()
+                    rounds += 1
+                    if progress is not None and rounds % PROGRESS_ROUNDS == 0:
+                        progress(len(events), self.t)
         finally:
             self._ride_takes = False
 

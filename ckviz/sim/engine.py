@@ -9,7 +9,7 @@ A round is one serve attempt (ms) or one step of calls; an instant is everything
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -53,6 +53,9 @@ class Outcome:
     steps: StepOutcome | None = None
     lifecycle: Mapping[str, KeyLife] | None = None  # per key, with the run lifecycle only
     settled: int | None = None  # with it: runs done for good (served last, dead or expired)
+
+
+Progress = Callable[[int, int], None]  # (runs dequeued so far, the clock's time) as a run goes
 
 
 class Counting:
@@ -102,8 +105,8 @@ class Engine(Protocol):
         """Step until the clock moves on (or the run ends)."""
         ...
 
-    def run(self) -> None:
-        """Step to the end, unwatched."""
+    def run(self, progress: Progress | None = None) -> None:
+        """Step to the end, unwatched; `progress` hears how far it is now and then."""
         ...
 
     def snapshot(self, view: ViewRequest = FULL_VIEW) -> Snapshot:

@@ -44,7 +44,7 @@ from ckviz.model.steps import FRESH_PREFIX, StepScenario
 from ckviz.sim.calls import CallRecord
 from ckviz.sim.consumers import Callers, Tally, caller_of, consumer_name, turn_order
 from ckviz.sim.driver_life import EVENT_OF, runs_of
-from ckviz.sim.engine import Counting, Outcome, StepOutcome
+from ckviz.sim.engine import Counting, Outcome, Progress, StepOutcome
 from ckviz.sim.history import HistoryRecorder
 from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker, listing
 from ckviz.sim.ledger import Ledger
@@ -149,9 +149,12 @@ class StepRunner(Counting):
 
     # ---- stepping -------------------------------------------------------------------
 
-    def run(self) -> None:
+    def run(self, progress: Progress | None = None) -> None:
+        """Every step to the end; `progress` hears the serves and the step every 4096 steps."""
         while not self.done:
             self.step()
+            if progress is not None and self.t % 4096 == 0:
+                progress(len(self.events), self.t)
 
     def step_instant(self, watched: bool = True) -> None:
         """A step is the step clock's instant: its calls, then its acks and refeeds."""

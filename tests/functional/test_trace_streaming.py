@@ -11,6 +11,7 @@ import redis
 from ckviz.inputs import scenario_files
 from ckviz.metrics import outcome_metrics
 from ckviz.model.matrix import Treatment
+from ckviz.sim import driver as driver_module
 from ckviz.sim.driver import Driver
 from ckviz.sim.session import open_cell
 
@@ -52,3 +53,15 @@ def test_a_streamed_trace_keeps_only_the_runs_in_the_system_and_runs_the_same(
     assert streamed.ledger.runs_in_system == len(streamed.ledger.holds)
     assert list(streamed.events) == list(held.events) and len(streamed.events) == 600
     assert outcome_metrics(streamed.outcome()) == outcome_metrics(held.outcome())
+
+
+def test_a_run_tells_its_progress_as_it_goes(
+    client: redis.Redis, prefix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(driver_module, "PROGRESS_ROUNDS", 50)
+    scenario = scenario_files.load(str(steady_trace(tmp_path, 600)))
+    heard: list[tuple[int, int]] = []
+    with open_cell(client, scenario, "seed-a", Treatment(discipline="baseline"), prefix) as d:
+        d.run(progress=lambda done, t: heard.append((done, t)))
+    assert len(heard) >= 10 and heard == sorted(heard)  # runs done and time only go forward
+    assert 0 < heard[0][0] < heard[-1][0] <= 600 and heard[-1][1] <= d.t
