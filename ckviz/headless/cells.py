@@ -124,8 +124,7 @@ def _progress(cell: Cell) -> CellProgress | None:
     """A reporter for a long cell's progress (--quiet, or fewer than LONG_RUNS: none)."""
     if not cell.progress or cell.scenario.total_runs < LONG_RUNS:
         return None
-    unit = "steps" if on_steps(cell.scenario) else "ms"
-    return CellProgress(cell_label(cell), cell.scenario.total_runs, unit)
+    return CellProgress(cell_label(cell), cell.scenario.total_runs, cell.scenario.clock.unit)
 
 
 def _check_same_server(client: redis.Redis, began_on: str | None) -> None:

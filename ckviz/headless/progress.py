@@ -12,6 +12,8 @@ import sys
 import time
 from collections.abc import Callable
 
+from ckviz.model.clock import Unit
+
 EVERY_S = 10.0
 LONG_RUNS = 100_000  # a cell of fewer runs is over in seconds: no reporter at all
 
@@ -28,7 +30,7 @@ class CellProgress:
         self,
         label: str,
         total: int,
-        unit: str = "ms",
+        unit: Unit = "ms",
         clock: Callable[[], float] = time.monotonic,
         write: Callable[[str], None] = _to_stderr,
     ) -> None:

@@ -36,7 +36,7 @@ def test_lines_come_at_most_every_ten_seconds_and_say_how_far() -> None:
 
 def test_a_step_cell_counts_steps() -> None:
     clock, lines = Clock(), []
-    progress = CellProgress("micro/vtime/s", 40, "steps", clock=clock, write=lines.append)
+    progress = CellProgress("micro/vtime/s", 40, "step", clock=clock, write=lines.append)
     clock.now += EVERY_S
     progress(40, 12_345)
     assert lines == [
