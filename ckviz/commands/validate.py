@@ -18,7 +18,6 @@ from ckviz.inputs import scenario_files
 from ckviz.model.matrix import MatrixSpec, Treatment
 from ckviz.model.names import code_points, look_alikes
 from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS
-from ckviz.model.steps import on_steps
 from ckviz.sim.clocks import treatment_runs_on
 from ckviz.sim.feasibility import reject_unfinishable
 
@@ -91,9 +90,8 @@ def _scenario(path: Path) -> tuple[list[str], list[str]]:
         "and without invisible characters): tables show them escaped, but pick distinct names"
         for a, b in look_alikes(k.name for k in scenario.keys)
     ]
-    if on_steps(scenario):  # step-harness scenarios have no rules or clock
-        return [], alike
-    # a rule naming no discipline or treatment would be skipped forever
+    # a rule naming no discipline or treatment would be skipped forever (a step scenario has
+    # no rules, and its runs always finish)
     found = [f"{path}: {p}" for p in unknown_names(scenario, known_names())]
     every = [Treatment(discipline=d) for d in FACTORIES]
     runnable = [t for t in every if treatment_runs_on(t, scenario)]

@@ -329,6 +329,14 @@ class Scenario(_Strict):
         return MILLISECONDS
 
     @property
+    def victims(self) -> None:
+        return None  # the step clock's: keys whose waits are reported
+
+    @property
+    def between_calls(self) -> None:
+        return None  # the step clock's: runs arrive between its calls
+
+    @property
     def replay(self) -> TraceSummary | None:
         """The trace this scenario replays, once read (scenario_files.load reads it)."""
         return self._replay

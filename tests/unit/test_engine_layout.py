@@ -46,7 +46,7 @@ DECIDES_BY_CLOCK = re.compile(
 )
 NARROWS_TO_STEPS = re.compile(r"(?<![.\w])on_steps\(\w")
 MOST_PLACES_DECIDING_BY_CLOCK = 3
-MOST_STEP_NARROWINGS = 4  # the step fields: victims, a stress plan, load()'s refusal, validate
+MOST_STEP_NARROWINGS = 2  # a stress plan of the step clock; load()'s refusal of a step file
 
 
 def _above_the_engine(pattern: re.Pattern[str], defs: bool = True) -> list[tuple[Path, str]]:
