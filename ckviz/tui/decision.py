@@ -19,7 +19,8 @@ def this_step(snapshot: Snapshot, palette: KeyPalette) -> Text:
     out = Text(end="").append("this step: ", DIM)  # long: the panes wrap it, never cut
     taken = snapshot.taken
     if snapshot.called is False:  # a step scenario's step with the env full: no Lua call
-        out.append(f"no call ({snapshot.full or 'env full'})", DIM)
+        # its acks come after the call's turn: slots they freed show as free now
+        out.append(f"no call ({snapshot.full or 'the env was full at the call; acks since'})", DIM)
     elif not taken:
         reason = snapshot.full or ("nothing queued" if not snapshot.index_read else "no pick")
         out.append(f"nothing dequeued ({reason})", DIM)

@@ -32,7 +32,7 @@ def _verdict(frame: Frame, palette: KeyPalette, short: bool) -> Text:
     names = [s.discipline for s in snaps[:2]]
     got = [f.attainment for f in fairness[:2]]
     if got[0] is None or got[1] is None:
-        return out.append("verdict: too early, no key owed 3 dequeues yet in both lanes", DIM)
+        return out.append("too early, no key owed 3 dequeues yet in both lanes", DIM)
     a, b = got[0], got[1]
     pair = (a, b)
     if abs(a - b) < MIN_EFFECT:

@@ -1,5 +1,6 @@
 """After a long move (`>`, `:`, `u`) the frame it ends on says what its own last step did, not
-everything since the frame before the move (issue 37 item 2)."""
+everything since the frame before the move (issue 37 item 2), the frames on its way are kept
+(item 5), and a step's line says what held at its call (item 3)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ import pytest
 import redis
 
 from ckviz.inputs import scenario_files
+from ckviz.tui.decision import this_step
 from ckviz.tui.frames import Setup
 from ckviz.tui.jumps import go_to
 from ckviz.tui.lanes import Lockstep
+from ckviz.tui.palette import KeyPalette
+from tests.tui.test_why import stepped
 
 
 def stopped_after(asks: int) -> Callable[[], bool]:
@@ -63,3 +67,17 @@ def test_a_long_move_keeps_at_least_50_frames_spread_by_time_for_the_scrubber(
         assert frames[-1].done if move != "go to" else times[-1] >= 2000
     finally:
         lanes.close()
+
+
+def test_a_step_without_a_call_says_the_env_was_full_then_not_now(
+    client: redis.Redis, prefix: str
+) -> None:
+    """A step scenario's step with the env full makes no call, then its acks free slots: the
+    line beside `0/1 held · free 1` must not say the env is full (issue 37 item 3)."""
+    snaps = [s for s in stepped(client, prefix, "micro_skew", "baseline", 60) if s.called is False]
+    freed = [s for s in snaps if s.full is None]
+    assert freed  # such steps happen: the env full at the call, slots freed by its acks
+    palette = KeyPalette([], [])
+    for snap in freed:
+        line = this_step(snap, palette).plain
+        assert "(env full)" not in line and "was full at the call" in line, line
