@@ -50,9 +50,10 @@ def main(argv: Sequence[str]) -> int:
     scenario_files.TRACE_PATHS.outside = ns.allow_trace_outside
     problems: list[str] = []
     for text in ns.files:
-        path = Path(text)
-        if not path.is_file():
-            problems.append(f"{text}: file not found")
+        try:  # a bundled scenario by name, as --scenario takes it, or a path
+            path = Path(text) if Path(text).is_file() else scenario_files.resolve(text)
+        except UsageError as exc:
+            problems.append(f"{text}: file not found" if "not found" in str(exc) else str(exc))
             continue
         found, warnings = _matrix(path) if is_matrix(path) else _scenario(path)
         problems += found

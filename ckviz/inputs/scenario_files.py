@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
 from importlib import resources
@@ -54,8 +55,13 @@ def resolve(name_or_path: str, folder: Path | None = None, kind: str = "scenario
     bundled = folder / f"{name_or_path}.toml"
     if bundled.is_file():
         return bundled
-    known = ", ".join(sorted(p.stem for p in folder.glob("*.toml")))
-    raise UsageError(f"unknown {kind} '{name_or_path}' (bundled: {known}; or give a .toml path)")
+    names = sorted(p.stem for p in folder.glob("*.toml"))
+    close = difflib.get_close_matches(name_or_path, names, n=1)
+    guess = f"did you mean {close[0]}? " if close else ""
+    known = ", ".join(names)
+    raise UsageError(
+        f"unknown {kind} '{name_or_path}' ({guess}bundled: {known}; or give a .toml path)"
+    )
 
 
 def load(name_or_path: str) -> Scenario:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ckviz.commands import validate
 from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
 from ckviz.model.matrix import MatrixSpec
@@ -209,3 +210,17 @@ def test_named_keys_are_the_expanded_keys() -> None:
     fields = ("runs", "arrival", "rate_per_sec", "hold_ms_mean", "start_at_ms", "weight")
     for (_, spec), key in zip(named, expanded, strict=True):
         assert all(getattr(spec, f) == getattr(key, f) for f in fields)
+
+
+def test_a_mistyped_bundled_name_gets_a_did_you_mean() -> None:
+    with pytest.raises(UsageError, match=r"unknown scenario 'ck_skwe' \(did you mean ck_skew\?"):
+        scenario_files.resolve("ck_skwe")
+
+
+def test_validate_takes_bundled_names_and_suggests_for_a_typo(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert validate.main(["ck_skew", "-q"]) == 0  # a bundled name, as --scenario takes it
+    assert validate.main(["ck_skwe"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "did you mean ck_skew?" in err[0]
