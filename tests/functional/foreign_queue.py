@@ -40,7 +40,7 @@ end
 return 1
 """
 
-# SPEC 3's dequeue, step by step.
+# SPEC 3's dequeue, step by step (with SPEC-lifecycle 4.2's drop of an expired head).
 # KEYS: ckIndex, env held, env limit, env burst, queue limit, env zset, master shard,
 #       queue held, env dequeued, queue dequeued, runningCounter, lengthCounter, worker queue
 # ARGV: prefix, now, max count, default env limit, master member, message prefix
@@ -59,7 +59,18 @@ for _, member in ipairs(candidates) do
   local variant = ARGV[1] .. member
   if redis.call('SCARD', variant .. ':currentConcurrency') < queueLimit then
     local head = redis.call('ZRANGEBYSCORE', variant, '-inf', ARGV[2], 'LIMIT', 0, 1)
-    if #head > 0 then
+    local expired = false
+    if #head > 0 then  -- SPEC-lifecycle 4.2: a ready head past its TTL is dropped, not served
+      local text = redis.call('GET', ARGV[6] .. head[1])
+      local ok, body = pcall(cjson.decode, text or '')
+      local at = ok and type(body) == 'table' and tonumber(body['ttlExpiresAt'])
+      expired = at and at <= tonumber(ARGV[2])
+    end
+    if expired then
+      redis.call('ZREM', variant, head[1])
+      redis.call('ZREM', KEYS[6], head[1])
+      if tonumber(redis.call('GET', KEYS[12]) or '0') > 0 then redis.call('DECR', KEYS[12]) end
+    elseif #head > 0 then
       local run = head[1]
       redis.call('ZREM', variant, run)
       redis.call('ZREM', KEYS[6], run)

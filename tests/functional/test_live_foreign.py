@@ -178,3 +178,22 @@ def test_stale_vtime_keys_of_a_flag_off_queue(
     expected = [(p["key"], p["run_id"]) for p in shown["next_order"] if p["run_id"]]
     taken = mine.dequeue(2, int(shown["read_at_ms"]))
     assert [(t.key(mine.base), t.run_id) for t in taken] == expected
+
+
+def test_heads_past_their_ttl_are_dropped_in_the_order_shown(
+    watcher: str, site: Site, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SPEC-lifecycle 4.2: a ready head past its TTL is dropped, and the drop is the variant's
+    visit of the call (one candidate slot of the baseline's window)."""
+    mine = site.mine
+    now = server_now_ms(mine.client)
+    for i, key in enumerate(["dead:1", "dead 2", "dead:3", "dead:4"]):
+        mine.enqueue(f"run_exp{i}", key, now - 60_000 + i, ttl=now - 10)
+        mine.enqueue(f"run_next{i}", key, now - 100 + i)
+    for batch in (1, 2, 4):
+        shown = picture(capsys, watcher, site, "--batch", str(batch))
+        fates = {p["key"]: p["fate"] for p in shown["next_order"]}
+        expected = [(p["key"], p["run_id"]) for p in shown["next_order"] if p["run_id"]]
+        taken = mine.dequeue(batch, int(shown["read_at_ms"]))
+        assert [(t.key(mine.base), t.run_id) for t in taken] == expected, shown["next_order"]
+        assert "expired" in fates.values() or batch > 1
