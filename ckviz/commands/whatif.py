@@ -19,6 +19,7 @@ from ckviz.errors import RedisUnavailable, ServerRefused, UsageError, echo, firs
 from ckviz.live.finding import find_queue
 from ckviz.live.state import read_queue
 from ckviz.live.whatif import Fork, fork_of, hold_from_capture, write_fork
+from ckviz.model.scenario import key_name_problem
 from ckviz.store.preflight import redact
 
 DEFAULT_HOLD_MS = 1000
@@ -76,6 +77,7 @@ def main(argv: Sequence[str]) -> int:
             f"whatif: {redact(found.node)} went away while read: {first_line(exc)}"
         ) from None
     fork = fork_of(state, hold_of)
+    _nameable(fork, found.queue.base)
     if not fork.rows:
         raise UsageError(
             f"whatif: {echo(found.queue.base)} has no runs queued or held: nothing to fork"
@@ -85,6 +87,17 @@ def main(argv: Sequence[str]) -> int:
         for line in header[1:]:
             print(f"whatif: {echo(line, limit=400)}", file=sys.stderr)  # a name is anyone's
     return _in_folder(ns.keep, lambda folder: _run(ns, own, fork, folder, header))
+
+
+def _nameable(fork: Fork, base: str) -> None:
+    """Every concurrency key of the fork can name a scenario's key: one that cannot (a control
+    character, anyone may write one) is said here, not as a line of a temporary trace."""
+    for key in sorted({row[0] for row in fork.rows}):
+        problem = key_name_problem(key)
+        if problem is not None:
+            raise UsageError(
+                f"whatif: {echo(base)}'s concurrency key '{echo(key)}' cannot be forked: {problem}"
+            )
 
 
 def _own_server(ns: argparse.Namespace) -> list[str]:

@@ -239,3 +239,16 @@ def test_bytes_that_are_not_utf8_are_read_not_a_traceback(
         client.set(made.message_key(f"run_{i}"), b"\xff\xfe{")
     results = watch_and_capture(watcher, prefix, tmp_path, capsys)
     assert [code for code, _ in results] == [0, 0, 0, 0], results
+
+
+def test_a_key_a_scenario_cannot_name_is_said_before_the_fork(
+    watcher: str, client: redis.Redis, prefix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    made = queue(client, prefix)
+    made.enqueue("run_bell", "a\x07b", server_now_ms(client))
+    args = ["whatif", "--redis-url", watcher, "--prefix", prefix, "--queue", "task/q"]
+    code, out, err = exits([*args, "--headless", "--quiet"], capsys)
+    assert code != 0 and out == ""
+    (line,) = err.splitlines()
+    assert "concurrency key 'a\\x07b' cannot be forked" in line, line
+    assert "control characters" in line and "fork.csv" not in line
