@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass
 import redis
 
 from ckviz.errors import CkvizError, ExitCode, IncompleteRun, RedisUnavailable
+from ckviz.fairness import OwnLimit
+from ckviz.fairness_tenants import tenant_figures
 from ckviz.headless.events import event_lines, spool_events, spool_path
 from ckviz.headless.progress import LONG_RUNS, CellProgress
 from ckviz.inputs.trace import TraceProblems
@@ -20,11 +22,13 @@ from ckviz.model.results import (
     MetricsResult,
     RunResult,
     StepMetricsResult,
+    TenantRowResult,
     TimelineResult,
 )
 from ckviz.model.scenario import Caps, Scenario
 from ckviz.model.snapshot import ConsumerService
 from ckviz.model.steps import StepScenario
+from ckviz.model.tenants import is_one_grain
 from ckviz.outputs.writer import OutputError
 from ckviz.sim.clocks import EngineOptions, open_engine
 from ckviz.sim.collector import roomy_young_generation
@@ -188,6 +192,9 @@ def run_result(
         caps = treatment.caps_on(scenario.caps)
     result = _entry(treatment, seed, metrics, timeline, outcome.round_trips, elapsed_ms, caps)
     result = _with_consumers(result, outcome.service)
+    owner = scenario.tenant_of() if isinstance(scenario, Scenario) else None
+    if owner is not None and outcome.steps is None and not is_one_grain(owner):
+        _with_tenants(result.metrics, outcome, owner, waiting)
     if treatment.lineup is not None:
         result.lineup = treatment.lineup.form
     steps = outcome.steps
@@ -198,6 +205,31 @@ def run_result(
         if steps.floor is not None:
             result.metrics.vtime_floor_final = steps.floor
     return result
+
+
+def _with_tenants(
+    metrics: MetricsResult, outcome: Outcome, owner: dict[str, str], waiting: dict[str, int] | None
+) -> None:
+    """The run's figures at the tenant grain (ckviz/fairness_tenants.py), as the key grain's
+    are taken: the same holds, cap and keys left waiting."""
+    own = None
+    if outcome.per_key_cap is not None and outcome.holds:
+        own = OwnLimit(outcome.per_key_cap, outcome.holds)
+    figures = tenant_figures(outcome.events, owner, waiting or None, own)
+    metrics.per_tenant = [
+        TenantRowResult(
+            tenant=t,
+            keys=figures.keys[t],
+            owed=s.owed,
+            dequeued=s.got,
+            fair_share_attainment=s.attainment,
+            starved=s.starved,
+        )
+        for t, s in figures.service.items()
+    ]
+    if figures.most_underserved is not None:
+        metrics.most_underserved_tenant = figures.most_underserved[0]
+        metrics.most_underserved_tenant_attainment = figures.most_underserved[1]
 
 
 def _with_consumers(result: RunResult, service: Sequence[ConsumerService]) -> RunResult:

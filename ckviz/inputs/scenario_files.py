@@ -17,6 +17,7 @@ from ckviz.inputs.trace import TRACE_SUFFIXES, TraceProblems, is_trace, read_tra
 from ckviz.model.matrix import MatrixSpec, Sweep, SweepValue
 from ckviz.model.scenario import KeySpec, Scenario, TraceSpec
 from ckviz.model.steps import StepScenario, on_steps
+from ckviz.model.tenants import tenant_of
 
 AnyScenario = Scenario | StepScenario
 
@@ -137,6 +138,12 @@ def _with_trace(scenario: Scenario, source: Path, trace: Path) -> Scenario:
 
 
 def _light_key_problem(scenario: Scenario, source: Path, keys: dict[str, float]) -> str | None:
+    """Why the scenario's light_key or [tenants] table does not fit the trace's keys."""
+    if scenario.tenants is not None:
+        try:
+            tenant_of(keys, scenario.tenants)
+        except ValueError as exc:
+            return f"{source}: tenants: {exc} (the keys of its trace)"
     if scenario.light_key is None or scenario.light_key in keys:
         return None
     return f"{source}: light_key: '{scenario.light_key}' is not a key of the trace"

@@ -2,7 +2,8 @@
 
 CSV with a header row, or JSON Lines (one object per line), with the fields `key`,
 `arrival_ms`, `hold_ms` and optionally `run_id`, `weight`, the lifecycle's `delay_ms`,
-`ttl_ms` and `attempts` (inputs/trace_fields.py), and `outcome` (what became of the run where it
+`ttl_ms` and `attempts` (inputs/trace_fields.py), `tenant` (the customer owning the key: every
+line of a key gives the same one, or none), and `outcome` (what became of the run where it
 was recorded: a note, not replayed); a forked start (`ckviz whatif`) adds `age_ms` (a run
 already waiting that long at its arrival) and `start` (`held`: a run holding its slot from
 its arrival, for its hold). Lines starting with `#` are comments (in a CSV, only
@@ -37,6 +38,7 @@ from ckviz.inputs.trace_fields import (
     LIFE_FIELDS,
     START_FIELDS,
     life_of,
+    tenant_field,
     to_number,
     whole_ms,
     why_not,
@@ -61,6 +63,7 @@ FIELDS = (
     *LIFE_FIELDS,
     "outcome",
     *START_FIELDS,
+    "tenant",
 )
 OUTCOMES = ("acked", "dead", "expired", "removed", "open")  # `outcome`'s words: notes only
 COMMENT = "#"
@@ -88,6 +91,7 @@ class _Line:
     run_id: str | None
     weight: float | None
     life: RunLifecycle = PLAIN
+    tenant: str | None = None
 
 
 def is_trace(path: Path) -> bool:
@@ -150,6 +154,7 @@ class _Check:
         self.held_at_start = 0  # lines of runs held at the start (start = held)
         self.latest: tuple[int, int] | None = None  # (arrival, line) of the last run read
         self.disorder = 0  # the first line arriving before the one above it (0: none)
+        self.tenants: dict[str, tuple[str, int]] = {}  # key -> (tenant, line that gave it)
 
     def problem(self, text: str) -> None:
         self.count += 1
@@ -174,6 +179,13 @@ class _Check:
                 self.problem(
                     f"{where}: weight: {item.weight:g} differs from the {given[0]:g} "
                     f"given for key '{item.key}' on line {given[1]}"
+                )
+        if item.tenant is not None:
+            owner = self.tenants.setdefault(item.key, (item.tenant, item.number))
+            if owner[0] != item.tenant:
+                self.problem(
+                    f"{where}: tenant: '{item.tenant}' differs from the '{owner[0]}' "
+                    f"given for key '{item.key}' on line {owner[1]}"
                 )
         index = self.per_key.get(item.key, 0)
         self.per_key[item.key] = index + 1
@@ -230,6 +242,7 @@ class _Check:
             raise TraceProblems(self.problems + more, self.count)
         weights = {k: self.weights.get(k, (1.0, 0))[0] for k in self.keys}
         path = str(self.path.resolve())
+        tenants = {k: t for k, (t, _) in self.tenants.items()} or None
         return TraceSummary(
             path,
             weights,
@@ -240,6 +253,7 @@ class _Check:
             self.held_at_start,
             dict(self.per_key),
             self.disorder,
+            tenants,
         )
 
 
@@ -390,7 +404,10 @@ def _parse(
     outcome = record.get("outcome")
     if outcome not in (None, "", *OUTCOMES):
         return f"{path}:{number}: outcome: not one of {', '.join(OUTCOMES)}"
-    return _Line(number, key, arrival, max(1, hold), rid, weight, life)
+    tenant = tenant_field(record)
+    if isinstance(tenant, tuple):
+        return f"{path}:{number}: {tenant[0]}"
+    return _Line(number, key, arrival, max(1, hold), rid, weight, life, tenant)
 
 
 def _shown(text: str) -> str:

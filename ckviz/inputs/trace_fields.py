@@ -1,6 +1,7 @@
-"""A trace line's numbers, and its optional lifecycle columns: `delay_ms` (enqueued that far in
+"""A trace line's numbers, its optional lifecycle columns: `delay_ms` (enqueued that far in
 the future), `ttl_ms` (expires that long after its enqueue) and `attempts` (the attempts the
-run makes: all but the last fail; past the retry budget it is dead-lettered)."""
+run makes: all but the last fail; past the retry budget it is dead-lettered), and its optional
+`tenant` (the customer its key belongs to: model/tenants.py)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,16 @@ def to_number(value: Any, from_text: bool) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return None
     return float(value)
+
+
+def tenant_field(record: dict[str, Any]) -> str | tuple[str] | None:
+    """The line's tenant (None when not given), or (`tenant: reason`,)."""
+    tenant = record.get("tenant")
+    if tenant in (None, ""):
+        return None
+    if not isinstance(tenant, str) or not tenant.isprintable() or len(tenant) > 200:
+        return ("tenant: not a string of at most 200 printable characters",)
+    return tenant
 
 
 def why_not(value: float | None, positive: bool = False) -> str:

@@ -130,6 +130,18 @@ class TimelineResult(_Result):
         return self
 
 
+class TenantRowResult(_Result):
+    """One tenant's service over a run (docs/fairness.md, "Tenants"): owed its equal share
+    among the tenants waiting, whatever the number of its keys."""
+
+    tenant: str
+    keys: list[str]
+    owed: float
+    dequeued: int
+    fair_share_attainment: float | None = None  # got / owed; None: owed under 3 (not judged)
+    starved: bool = False  # as a key is starved (fairness.STARVED_MEANS), at the tenant grain
+
+
 class MetricsResult(_Result):
     total_dequeued: int
     redis_round_trips: int
@@ -152,6 +164,12 @@ class MetricsResult(_Result):
     # own time (docs/fairness.md, "What a claim means"; null: a resample judged no key); the
     # interval of a run that is one sample. Absent in older files.
     attainment_resamples: list[float | None] | None = None
+    # a scenario whose keys belong to tenants ([tenants], or a trace's tenant column), some
+    # tenant holding two keys or more: each tenant's service and the most under-served tenant
+    # (ties by name); absent otherwise and in older files
+    per_tenant: list[TenantRowResult] | None = Field(default=None, exclude_if=_absent)
+    most_underserved_tenant: str | None = Field(default=None, exclude_if=_absent)
+    most_underserved_tenant_attainment: float | None = Field(default=None, exclude_if=_absent)
     # step-harness runs only: times above are in steps, contention is counted per call
     steps: StepMetricsResult | None = None
     key_serves: dict[str, int] | None = None  # serves per key; minted keys summed as "fresh-*"

@@ -30,6 +30,7 @@ from ckviz.model.lifecycle import (
 )
 from ckviz.model.lineup import FLAG_OFF, MIX_FORM, consumers_value, parse_lineup
 from ckviz.model.names import first_duplicate
+from ckviz.model.tenants import table_problem, tenant_of
 
 MAX_KEYS = 200_000
 MAX_TOTAL_RUNS = 500_000
@@ -225,6 +226,7 @@ class TraceSummary:
     held_at_start: int = 0  # runs holding their slots at the start (a forked start's)
     per_key: dict[str, int] = field(default_factory=dict)  # runs per key (what the books plan)
     disorder: int = 0  # the first line arriving before the line above it (0: in time order)
+    tenants: dict[str, str] | None = None  # key -> tenant, from a `tenant` column
 
 
 if TYPE_CHECKING:
@@ -262,6 +264,8 @@ class Scenario(_Strict):
     caps: Caps = Caps()
     trace: TraceSpec | None = None  # before `keys`: the keys' check reads it
     keys: list[KeySpec] = Field(default=[], validate_default=True)
+    # tenant -> key names or glob patterns (model/tenants.py); left out of a dump while unset
+    tenants: dict[str, list[str]] | None = Field(default=None, exclude_if=absent)
     # left out of a dump while unset: a scenario that does not set it keeps its digest
     clock_limit_ms: int | None = Field(
         default=None,
@@ -297,6 +301,20 @@ class Scenario(_Strict):
         if has_control_characters(name):
             raise ValueError("a scenario name may not contain control characters")
         return name
+
+    @field_validator("tenants")
+    @classmethod
+    def _usable_tenants(
+        cls, table: dict[str, list[str]] | None, info: ValidationInfo
+    ) -> dict[str, list[str]] | None:
+        if table is None:
+            return None
+        problem = table_problem(table)
+        if problem is not None:
+            raise ValueError(problem)
+        keys: list[KeySpec] = info.data.get("keys") or []  # a trace's: checked when it is read
+        tenant_of([name for spec in keys for name in spec.names()], table) if keys else None
+        return table
 
     @model_validator(mode="after")
     def _keys_make_sense(self) -> Scenario:
@@ -369,6 +387,14 @@ class Scenario(_Strict):
         traced = self._replay is not None and self._replay.lifecycle
         given = self.retry is not None or self.ttl is not None
         return traced or given or any(spec.has_lifecycle for spec in self.keys)
+
+    def tenant_of(self) -> dict[str, str] | None:
+        """Each key's tenant, when the scenario's [tenants] table or its trace gives them."""
+        keys = list(self.weights())
+        if self.tenants is not None:
+            return tenant_of(keys, self.tenants)
+        given = self._replay.tenants if self._replay is not None else None
+        return {k: given.get(k, k) for k in keys} if given else None
 
     def weights(self) -> dict[str, float]:
         if self._replay is not None:

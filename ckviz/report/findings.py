@@ -12,6 +12,7 @@ from ckviz.fairness_intervals import Interval, paired_difference
 from ckviz.model.results import Spread
 from ckviz.report.bias import bias_finding
 from ckviz.report.sweeps import SweepView, value_text
+from ckviz.report.tenants import tenant_findings
 from ckviz.report.verdicts import (
     comparisons,
     figure_text,
@@ -45,6 +46,7 @@ def source_findings(scenario: ScenarioView, view: SourceView) -> list[str]:
     lines = [starvation_finding(view), bias_finding(view), _headline_wait(scenario, view)]
     lines.append(_fairness(view, scenario.min_effect))
     lines.append(_gains(view))
+    lines += tenant_findings(view, scenario.min_effect)
     lines += _identical(view)
     lines += [line for r in view.rows if (line := _cap_effect(scenario, view, r))]
     return [line for line in lines if line]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ckviz.fairness import STARVED_MEANS, WINDOWS
 from ckviz.fairness_intervals import Claim, Interval, paired_difference
 from ckviz.report.bias import bias_clause
+from ckviz.report.tenants import tenant_verdict
 from ckviz.report.views import Row, ScenarioView, SourceView
 
 VERDICT = "Verdict:"
@@ -91,7 +92,8 @@ def verdict(view: SourceView, min_effect: float) -> str:
     fairer = [c.row for c, k in claims if k == "fairer"]
     gains = [g for r in [ref, *fairer[:1]] if (g := who_gained(r))]
     bias = [b] if (b := bias_clause(view)) else []
-    tail = "; ".join([*gains, *bias, _starvation_clause(view)])
+    tenants = [t] if (t := tenant_verdict(view, ref, min_effect, next(iter(fairer), None))) else []
+    tail = "; ".join([*gains, *bias, *tenants, _starvation_clause(view)])
     return f"{VERDICT} {_seeds_clause(view)}{said}; {tail}."
 
 

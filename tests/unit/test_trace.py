@@ -81,7 +81,7 @@ def test_a_trace_scenario_is_the_same_under_every_seed(tmp_path: Path) -> None:
             ":2: key: a key name may not end with ':currentConcurrency'",
         ),
         ("key,arrival_ms\na,0\n", ":1: the header has no 'hold_ms' column"),
-        ("key,arrival_ms,hold_ms,tenant\n", ":1: unknown column 'tenant'"),
+        ("key,arrival_ms,hold_ms,customer\n", ":1: unknown column 'customer'"),
         (
             "key,arrival_ms,hold_ms,weight\na,0,5,2\na,1,5,3\n",
             ":3: weight: 3 differs from the 2 given for key 'a' on line 2",

@@ -1,0 +1,102 @@
+"""Fairness at the tenant grain (docs/fairness.md, "Tenants"): every instant's dequeues shared
+out equally among the tenants that could take one then (a tenant's room the sum of its keys'
+rooms, each key's as ckviz/fairness.py counts it), water-filled as among keys. A tenant that
+splits its load over many keys is owed no more than one that does not: that is what "fair to
+my customers" asks. Pure functions of the run's dequeue events, like the key grain."""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import groupby
+from operator import attrgetter
+
+from ckviz.fairness import KeyService, OwnLimit, most_underserved, water_fill
+from ckviz.model.snapshot import DequeueEvent
+
+_DEQUEUED = attrgetter("dequeued_ms")
+
+
+@dataclass(frozen=True, slots=True)
+class TenantFigures:
+    """A run's figures at the tenant grain: each tenant's keys and service, the lowest."""
+
+    keys: dict[str, list[str]]  # tenant -> its keys, in the run's key order
+    service: dict[str, KeyService]  # tenant -> owed and got, as a key's
+    most_underserved: tuple[str, float] | None
+
+
+class _Rooms:
+    """Each key's room (its backlog less what its cap and the per-call limit forbid), summed
+    per tenant."""
+
+    def __init__(self, owner: Mapping[str, str], cap: int | None, per_call: int | None) -> None:
+        self.owner, self.cap, self.per_call = owner, cap, per_call
+        self.backlog = dict.fromkeys(owner, 0)
+        self.held = dict.fromkeys(owner, 0)
+        self.room = dict.fromkeys(owner, 0)
+        self.tenant_room = dict.fromkeys(owner.values(), 0)
+
+    def move(self, key: str, backlog: int = 0, held: int = 0) -> None:
+        self.backlog[key] += backlog
+        self.held[key] += held
+        room = self.backlog[key]
+        if self.cap is not None:
+            room = min(room, self.cap - self.held[key])
+        if self.per_call is not None:
+            room = min(room, self.per_call)
+        room = max(room, 0)
+        self.tenant_room[self.owner[key]] += room - self.room[key]
+        self.room[key] = room
+
+
+def tenant_figures(
+    events: Sequence[DequeueEvent],
+    owner: Mapping[str, str],
+    waiting_since: Mapping[str, int] | None = None,
+    own_limit: OwnLimit | None = None,
+    per_call: int | None = None,
+) -> TenantFigures:
+    """What each tenant was owed and got over the run (see the module)."""
+    known = dict(owner)
+    for key in [e.key for e in events] + list(waiting_since or {}):
+        known.setdefault(key, key)
+    rooms = _Rooms(known, own_limit.cap if own_limit else None, per_call)
+    arrivals = sorted([(e.arrival_ms, e.key) for e in events] + list_waiting(waiting_since))
+    owed = dict.fromkeys(rooms.tenant_room, 0.0)
+    beside = dict.fromkeys(rooms.tenant_room, 0.0)
+    got = dict.fromkeys(rooms.tenant_room, 0)
+    got_beside = dict.fromkeys(rooms.tenant_room, 0)
+    releases: list[tuple[int, int, str]] = []
+    arrived = held = 0
+    for now, batch in groupby(sorted(events, key=_DEQUEUED), key=_DEQUEUED):
+        while releases and releases[0][0] <= now:
+            rooms.move(heapq.heappop(releases)[2], held=-1)
+        while arrived < len(arrivals) and arrivals[arrived][0] <= now:
+            rooms.move(arrivals[arrived][1], backlog=1)
+            arrived += 1
+        serves = list(batch)
+        open_rooms = {t: float(r) for t, r in rooms.tenant_room.items() if r > 0}
+        if open_rooms:
+            together = len(open_rooms) >= 2
+            for tenant, share in water_fill(len(serves), open_rooms, {}).items():
+                owed[tenant] += share
+                beside[tenant] += share if together else 0.0
+            for e in serves:
+                got[known[e.key]] += 1
+                got_beside[known[e.key]] += together
+        for e in serves:
+            rooms.move(e.key, backlog=-1, held=1 if own_limit else 0)
+            if own_limit is not None:
+                held += 1
+                heapq.heappush(releases, (now + own_limit.holds[e.run_id], held, e.key))
+    service = {t: KeyService(owed[t], got[t], beside[t], got_beside[t]) for t in owed}
+    keys: dict[str, list[str]] = {}
+    for key, tenant in known.items():
+        keys.setdefault(tenant, []).append(key)
+    return TenantFigures(keys, service, most_underserved(service))
+
+
+def list_waiting(waiting_since: Mapping[str, int] | None) -> list[tuple[int, str]]:
+    return [(since, key) for key, since in (waiting_since or {}).items()]
