@@ -44,9 +44,10 @@ def scenario_result(
 
 
 def scenario_digest(scenario: Scenario | StepScenario) -> str:
-    """sha256 of what the scenario runs: its fields but its words and rules, and a trace's
-    bytes (the same file path may hold another recording)."""
-    text = scenario.model_dump_json(exclude={"name", "description", "expect"})
+    """sha256 of what the scenario runs: its fields but its words, rules and tenants (how it
+    is judged, not what it runs), and a trace's bytes (the same file path may hold another
+    recording)."""
+    text = scenario.model_dump_json(exclude={"name", "description", "expect", "tenants"})
     digest = hashlib.sha256(text.encode("utf-8"))
     trace = scenario.replay
     if trace is not None:
