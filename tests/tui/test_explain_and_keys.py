@@ -64,7 +64,11 @@ def compare_frame() -> Frame:
 
 
 async def test_a_starved_key_gets_the_longest_bar_a_mark_and_a_ratio() -> None:
-    app = CkvizApp(HandMade(compare_frame()), "ck_skew", "baseline", compare_with="sfq")
+    frame = compare_frame()  # the left lane's verdict: light owed enough, got none (starved)
+    judged = (Fairness("light", 0.0, None, frozenset({"light"})), frame.fairness[1])
+    app = CkvizApp(
+        HandMade(replace(frame, fairness=judged)), "ck_skew", "baseline", compare_with="sfq"
+    )
     async with app.run_test(size=(140, 36)) as pilot:
         await settle(pilot)
         text = app.screen.query_one(WaitComparePane).plain

@@ -64,7 +64,7 @@ async def test_baseline_lets_the_heavy_key_hold_every_slot(make_app: MakeApp) ->
         await press(pilot, "n", "n")  # by now a light key was owed enough to be judged
         status = screen.query_one(StatusBar).text.plain
         # at 100 columns the verdict stays, in short words, then the longest wait (Jain goes)
-        assert "under-served light-1 0.00 · longest wait light-" in status, status  # unserved
+        assert "under-served light-1 ✖ 0.00 · longest wait light-" in status, status  # unserved
 
 
 async def test_sfq_serves_a_light_key_within_its_first_instants(make_app: MakeApp) -> None:
