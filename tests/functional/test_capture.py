@@ -301,7 +301,9 @@ def test_a_server_that_sends_no_notices_is_polled_or_refused(
 def test_a_stop_mid_traffic_leaves_a_valid_trace_of_what_was_seen(
     server: RedisServer, prefix: str, tmp_path: Path, stop: signal.Signals
 ) -> None:
-    runs = workload(keys=3, runs_per_key=40, gap_ms=30, hold_ms=20, after_ms=2000)
+    # traffic for ~36 s: the stop lands mid-traffic however long a loaded machine takes
+    # to act on it and make its last read
+    runs = workload(keys=3, runs_per_key=400, gap_ms=30, hold_ms=20, after_ms=2000)
     producer = Producer(server.client(), prefix, runs)
     out = tmp_path / "trace.csv"
     proc = start_capture(server.url, prefix, out, "--seconds", "60")
