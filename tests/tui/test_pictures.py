@@ -207,7 +207,7 @@ async def test_a_real_baseline_run_draws_the_light_keys_starving(make_app: MakeA
         table = app.screen.query_one(KeyQueuesPane).plain
         assert set(spark_cells(table, "light-1")) == {0}, table  # share/weight 0 throughout
         status = app.screen.query_one(StatusBar).text.plain
-        assert "most under-served light-1 0.00 of its share" in status, status
+        assert "most under-served light-1 ✖ 0.00 of its share" in status, status  # starved
         assert status.split("of its share", 1)[1].lstrip().startswith("▁"), status  # its trend
         await pilot.press("q")
 
