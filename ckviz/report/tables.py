@@ -194,7 +194,34 @@ def optional_tables(scenario: ScenarioView) -> list[Table]:
         ]
         if found:
             tables += _shaped(f"{title} (`{name}`)", found)
-    return tables + lifecycle_tables(scenario)
+    return tables + tenant_tables(scenario) + lifecycle_tables(scenario)
+
+
+TENANT_NOTE = (
+    "Each tenant's service on the first seed, at the tenant grain (docs/fairness.md, Tenants): "
+    "every instant's dequeues owed equally among the tenants with runs waiting, whatever the "
+    "number of their keys; fair-share attainment = got / owed, 1 = its fair share."
+)
+
+
+def tenant_tables(scenario: ScenarioView) -> list[Table]:
+    """Each treatment's tenants (first seed), where the runs carry the tenant grain."""
+    several = len(scenario.views) > 1
+    rows = []
+    for view in scenario.views:
+        for r in view.rows:
+            if r.same_as is not None:
+                continue
+            label = f"{r.label} · {view.source}" if several else r.label
+            for t in r.first.metrics.per_tenant or []:
+                a = t.fair_share_attainment
+                got = "-" if a is None else f"{a:.2f}"
+                cells = [label, t.tenant, str(len(t.keys)), f"{t.owed:.1f}", str(t.dequeued)]
+                rows.append([*cells, got])
+    if not rows:
+        return []
+    header = ["treatment", "tenant", "keys", "owed", "got", "fair-share attainment"]
+    return [_capped(Table("Tenants (first seed)", header, rows, TENANT_NOTE))]
 
 
 LIFECYCLE_COLUMNS = (

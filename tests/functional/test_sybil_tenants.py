@@ -10,6 +10,7 @@ import pytest
 from ckviz.model.results import Results
 from ckviz.report.findings import findings
 from ckviz.report.sources import load_sources
+from ckviz.report.tables import tenant_tables
 from ckviz.report.verdicts import verdicts
 from ckviz.report.views import scenario_views
 from tests.functional.cli_support import ckviz
@@ -43,3 +44,7 @@ def test_the_verdict_names_the_honest_tenants_loss_at_the_tenant_grain(tmp_path:
     )
     assert "at the tenant grain, no treatment is fairer than baseline" in line
     assert any(f.startswith("Tenants: ") and "tenant honest got 0.12" in f for f in findings(view))
+    (table,) = tenant_tables(view)
+    rows = {(r[0], r[1]): r[2:] for r in table.rows}
+    assert rows["sfq", "honest"][0] == "1" and rows["sfq", "honest"][-1] == "0.12"
+    assert rows["sfq", "sybil"][0] == "20"
