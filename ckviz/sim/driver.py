@@ -212,8 +212,8 @@ class Driver(Counting):
             outcome = self.life.release(trip, run, self.t)
             if holder is not None:
                 holder.released(outcome)
-            if outcome == "nack" and self.invariants:
-                self.invariants.dequeued_ids.discard(run.run_id)  # it may be dequeued again
+            if self.invariants:
+                self.invariants.released(run.run_id)
             self._projections.writes.reheaded.add(run.key)
             self.recent.add(EVENT_OF[outcome], self.t, run.key, run.run_id, caller_of(holder))
 

@@ -46,7 +46,10 @@ def listing(ledger: Ledger) -> tuple[set[str], int]:
 
 class RunLimits:
     """What a dequeue reply breaks on its own: a run served twice, a limit overrun (from the
-    books, right after the dequeue; a digest then checks them against Redis)."""
+    books, right after the dequeue; a digest then checks them against Redis). It keeps the
+    runs held (dequeued, not yet released), not every run dequeued, so a day-long replay's
+    checker holds what the system holds: a done run handed out again is no queued head of
+    the books (the ledger's head-first check names it)."""
 
     def __init__(
         self, env_limit: int, per_key_cap: int | None, total_cap: int | None, unit: Unit = "ms"
@@ -55,13 +58,19 @@ class RunLimits:
         self.queue_limit = queue_limit(per_key_cap, env_limit)
         self.total_cap = total_cap
         self.unit: Unit = unit
-        self.dequeued_ids: set[str] = set()
+        self.held_ids: set[str] = set()
+        self.dequeued = 0
 
     def on_dequeued(self, t: int, key: str, run_id: str) -> None:
-        if run_id in self.dequeued_ids:
+        if run_id in self.held_ids:
             detail = f"run {run_id!r} dequeued twice"
             raise BrokenInvariant(DEQUEUED_ONCE, t, [key], detail, self.unit)
-        self.dequeued_ids.add(run_id)
+        self.held_ids.add(run_id)
+        self.dequeued += 1
+
+    def released(self, run_id: str) -> None:
+        """The run's hold ended (ack, nack or dead letter): a nacked one may be dequeued again."""
+        self.held_ids.discard(run_id)
 
     def within_limits(self, t: int, key: str, key_held: int, env_held: int) -> None:
         if key_held > self.queue_limit:
@@ -76,8 +85,8 @@ class RunLimits:
 
 
 class InvariantChecker(RunLimits):
-    """The limits, every run id dequeued so far, and the books held against each trip's
-    digest (`check`)."""
+    """The limits, the runs held (dequeued, not yet released), and the books held against each
+    trip's digest (`check`)."""
 
     def __init__(
         self,

@@ -280,8 +280,8 @@ class StepRunner(Counting):
             outcome = self.life.release(trip, run, self.t)
             if holder is not None:
                 holder.released(outcome)
-            if outcome == "nack" and self.invariants:
-                self.invariants.dequeued_ids.discard(run.run_id)  # it may be dequeued again
+            if self.invariants:
+                self.invariants.released(run.run_id)
             if self._logs_releases:
                 by = caller_of(holder)
                 self.recent.append(QueueEvent(EVENT_OF[outcome], self.t, run.key, run.run_id, by))

@@ -42,6 +42,7 @@ def test_every_trip_is_checked_and_checking_costs_no_round_trip(
 ) -> None:
     sc = scenario_files.load("ck_skew")
     runs = {}
+    held: dict[bool, set[str]] = {}
     for check in (True, False):
         cell = open_cell(
             client,
@@ -55,13 +56,14 @@ def test_every_trip_is_checked_and_checking_costs_no_round_trip(
             setup_trips = driver.queue.round_trips
             driver.run()
             runs[check] = (driver.events, driver.queue.round_trips, driver.invariants)
+            held[check] = set(driver.ledger.holds)
     events_on, trips_on, checker = runs[True]
     events_off, trips_off, no_checker = runs[False]
     assert events_on == events_off and len(events_on) == sc.total_runs
     assert trips_on == trips_off
     assert no_checker is None and checker is not None
     assert checker.checks == trips_on - setup_trips  # one digest per trip the driver sent
-    assert len(checker.dequeued_ids) == sc.total_runs
+    assert checker.dequeued == sc.total_runs and checker.held_ids == held[True]
 
 
 @pytest.mark.parametrize("listing_limit", [64, 0])
