@@ -78,14 +78,14 @@ def is_matrix(path: Path) -> bool:
 
 
 def _scenario(path: Path) -> tuple[list[str], list[str]]:
-    found = scenario_files.problems_in(path)
-    if found:
+    """Every problem of the file in one run: the checks below read what of it was valid."""
+    found, scenario = scenario_files.checked(path)
+    if scenario is None:
         return found, []
-    scenario = scenario_files.load_file(path)
     try:
         check_scenario_mix(scenario.consumers, str(path))
     except UsageError as exc:
-        return [str(exc)], []
+        found = [*found, str(exc)]
     alike = [
         f"keys '{code_points(a)}' and '{code_points(b)}' look alike (the same once normalised "
         "and without invisible characters): tables show them escaped, but pick distinct names"
@@ -93,7 +93,9 @@ def _scenario(path: Path) -> tuple[list[str], list[str]]:
     ]
     # a rule naming no discipline or treatment would be skipped forever (a step scenario has
     # no rules, and its runs always finish)
-    found = [f"{path}: {p}" for p in unknown_names(scenario, known_names())]
+    found += [f"{path}: {p}" for p in unknown_names(scenario, known_names())]
+    if found:  # --headless refuses the file anyway: no need to ask whether it could finish
+        return found, alike
     every = [Treatment(discipline=d) for d in FACTORIES]
     runnable = [t for t in every if treatment_runs_on(t, scenario)]
     return found, alike + _unfinishable(scenario, list(DEFAULT_SEEDS), runnable)

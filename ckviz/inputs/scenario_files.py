@@ -15,7 +15,7 @@ from ckviz.errors import UsageError, echo, first_line
 from ckviz.inputs.files import read_regular_text, why
 from ckviz.inputs.trace import TRACE_SUFFIXES, TraceProblems, is_trace, read_trace
 from ckviz.model.matrix import MatrixSpec, Sweep, SweepValue
-from ckviz.model.scenario import KeySpec, Scenario, TraceSpec
+from ckviz.model.scenario import FIELDS_ONLY, KeySpec, Scenario, TraceSpec
 from ckviz.model.steps import StepScenario, on_steps
 from ckviz.model.tenants import tenant_of
 
@@ -23,6 +23,7 @@ AnyScenario = Scenario | StepScenario
 
 Model = TypeVar("Model", bound=BaseModel)
 _TOO_DEEP = "arrays or tables nested too deeply"
+_ALONE = " (nothing else of the file can be checked until it parses)"
 
 
 def bundled_dir() -> Path:
@@ -205,29 +206,108 @@ def _load(path: Path, model: type[Model]) -> Model:
 def problems_in(path: Path, model: type[BaseModel] = Scenario) -> list[str]:
     """Every problem with a file, one line each: `file: key.path: reason` (a trace file's:
     `file:line: field: reason`). A scenario's trace is checked too."""
-    if model is Scenario and is_trace(path):
-        scenario = Scenario(name=path.stem, trace=TraceSpec(path=path.name))
-        return _trace_problems(scenario, path, path)
-    data, problems = _read(path, model)
-    if problems or model is not Scenario:
-        return problems
-    loaded = _model_for(data, Scenario).model_validate(data)
-    if not isinstance(loaded, Scenario) or loaded.trace is None:
-        return []  # a step-harness scenario has no trace
+    if model is Scenario:
+        return checked(path)[0]
+    return _read(path, model)[1]
+
+
+def checked(path: Path) -> tuple[list[str], AnyScenario | None]:
+    """Every problem with a scenario (or trace) file in one pass, not stage by stage: its
+    fields, how its keys fit together, its trace; and the scenario its valid parts make, for
+    the checks that read a loaded one (None when too little of it is valid)."""
+    if is_trace(path):
+        return _trace_checked(Scenario(name=path.stem, trace=TraceSpec(path=path.name)), path, path)
+    data, problems = _read(path, Scenario)
+    if not data:  # unreadable, or not TOML: nothing else can be read
+        return problems, None
+    scenario, more = _valid_part(path, data, problems)
+    problems = problems + more
+    if not isinstance(scenario, Scenario) or scenario.trace is None:
+        return problems, scenario  # a step-harness scenario has no trace
     try:
-        trace = trace_path(path, loaded.trace.path)
+        trace = trace_path(path, scenario.trace.path)
     except UsageError as exc:
-        return [str(exc)]
-    return _trace_problems(loaded, path, trace)
+        return [*problems, str(exc)], scenario
+    found, replayed = _trace_checked(scenario, path, trace)
+    return problems + found, replayed
 
 
-def _trace_problems(scenario: Scenario, source: Path, trace: Path) -> list[str]:
+def _valid_part(
+    path: Path, data: dict[str, Any], known: list[str]
+) -> tuple[AnyScenario | None, list[str]]:
+    """The scenario left once the fields with problems are set aside, and the problems that
+    only show then: pydantic skips the keys' cross-checks (a key declared twice, a light_key
+    that is no key) while any field is bad."""
+    model, more = _model_for(data, Scenario), list[str]()
+    part, keys_lost = data, False
+    for _ in range(4):  # each pass sets aside what the last one found
+        try:
+            valid = model.model_validate(part, context=FIELDS_ONLY)
+            model.model_validate(part)
+            return valid, more  # type: ignore[return-value]
+        except ValidationError as exc:
+            errors = exc.errors()
+        except RecursionError:
+            return None, more
+        for e in errors:
+            line = f"{path}: {_where(e['loc'], part)}: {_reason(e)}"
+            cross = not e["loc"] or e["loc"][0] == "tenants"  # they read the key list
+            if line not in known and line not in more and not (cross and keys_lost):
+                more.append(line)
+        if all(not e["loc"] for e in errors):  # only the cross-checks fail: the fields hold
+            return _fields_only(model, part), more
+        part, lost = _set_aside(part, [e["loc"] for e in errors if e["loc"]])
+        keys_lost = keys_lost or lost
+    return None, more
+
+
+def _fields_only(model: type[BaseModel], part: dict[str, Any]) -> AnyScenario | None:
+    try:
+        return model.model_validate(part, context=FIELDS_ONLY)  # type: ignore[return-value]
+    except ValidationError:
+        return None
+
+
+def _set_aside(
+    data: dict[str, Any], locs: list[tuple[int | str, ...]]
+) -> tuple[dict[str, Any], bool]:
+    """`data` without the values at `locs`: a top-level field falls back to its default, a
+    bad [[keys]] field too (a bad `runs` becomes 1, so the key's name still counts), and a
+    [[keys]] or [[expect]] entry goes when its name or itself is bad. Also: whether a key went."""
+    part = dict(data)
+    entries = {f: list(part[f]) for f in ("keys", "expect") if isinstance(part.get(f), list)}
+    gone: set[tuple[str, int]] = set()
+    for loc in locs:
+        field, index = str(loc[0]), loc[1] if len(loc) > 1 else None
+        if field not in entries or not isinstance(index, int) or index >= len(entries[field]):
+            part.pop(field, None)
+            entries.pop(field, None)
+            continue
+        entry = entries[field][index]
+        if field == "expect" or len(loc) < 3 or loc[2] == "name" or not isinstance(entry, dict):
+            gone.add((field, index))
+            continue
+        entries[field][index] = (
+            {**entry, "runs": 1} if loc[2] == "runs" else _without(entry, loc[2])
+        )
+    for field, listed in entries.items():
+        part[field] = [e for i, e in enumerate(listed) if (field, i) not in gone]
+    return part, any(field == "keys" for field, _ in gone)
+
+
+def _without(entry: dict[str, Any], field: int | str) -> dict[str, Any]:
+    return {k: v for k, v in entry.items() if k != field}
+
+
+def _trace_checked(
+    scenario: Scenario, source: Path, trace: Path
+) -> tuple[list[str], Scenario | None]:
     try:
         summary = read_trace(trace)
     except TraceProblems as exc:
-        return exc.lines
+        return exc.lines, scenario
     problem = _light_key_problem(scenario, source, summary.weights)
-    return [problem] if problem else []
+    return ([problem], scenario) if problem else ([], scenario.with_replay(summary))
 
 
 def _read(path: Path, model: type[BaseModel]) -> tuple[dict[str, Any], list[str]]:
@@ -238,9 +318,9 @@ def _read(path: Path, model: type[BaseModel]) -> tuple[dict[str, Any], list[str]
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        return {}, [f"{path}: not valid TOML: {first_line(exc)}"]
+        return {}, [f"{path}: not valid TOML: {first_line(exc)}{_ALONE}"]
     except RecursionError:  # the parser recurses per level of [ or {
-        return {}, [f"{path}: not valid TOML: {_TOO_DEEP}"]
+        return {}, [f"{path}: not valid TOML: {_TOO_DEEP}{_ALONE}"]
     data.setdefault("name", path.stem)
     try:
         _model_for(data, model).model_validate(data)

@@ -224,3 +224,56 @@ def test_validate_takes_bundled_names_and_suggests_for_a_typo(
     assert validate.main(["ck_skwe"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "did you mean ck_skew?" in err[0]
+
+
+EVERY_STAGE = """
+env_limit = 0
+
+[[keys]]
+name = "a"
+runs = 2
+
+[[keys]]
+name = "a"
+runs = 0
+
+[[keys]]
+name = "b"
+runs = 1
+
+[[keys]]
+name = "caf\\u00e9"
+runs = 1
+
+[[keys]]
+name = "cafe\\u0301"
+runs = 1
+
+[[expect]]
+discipline = "nosuch"
+metric = "makespan_ms"
+at_most = 1
+"""
+
+
+def test_validate_reports_every_stage_s_problems_in_one_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a field error (pydantic), a key declared twice (the cross-field check, which pydantic
+    # skips once a field is bad), a rule naming no discipline and a look-alike warning (the
+    # checks on the loaded scenario): all in one run, each a line naming file and field
+    path = write(tmp_path, EVERY_STAGE)
+    assert validate.main([str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    problems = [line for line in err if "warning" not in line]
+    assert problems[0].startswith(f"{path}: env_limit: ")
+    assert problems[1].startswith(f"{path}: keys[1] (a).runs: ")
+    assert f"{path}: (top level): key 'a' is declared twice" in problems
+    assert f"{path}: expect[0].discipline: no discipline or treatment 'nosuch'" in err[-1]
+    assert len(problems) == 4, err
+    assert sum("look alike" in line for line in err) == 1, err
+
+
+def test_a_toml_syntax_error_is_reported_alone_and_says_so(tmp_path: Path) -> None:
+    (problem,) = scenario_files.problems_in(write(tmp_path, "env_limit = 0\n[[keys]\n"))
+    assert "not valid TOML" in problem and "nothing else" in problem

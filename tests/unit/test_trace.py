@@ -162,8 +162,9 @@ def test_a_toml_scenario_points_at_a_trace_and_adds_light_key_caps_and_rules(
 
 def test_keys_and_a_trace_together_are_refused(tmp_path: Path) -> None:
     toml = trace(tmp_path, '[trace]\npath = "x.csv"\n[[keys]]\nname = "a"\nruns = 1\n', "both.toml")
-    (problem,) = scenario_files.problems_in(toml)
+    problem, missing = scenario_files.problems_in(toml)
     assert problem == f"{toml}: keys: give either [[keys]] or a [trace], not both"
+    assert "x.csv" in missing  # the trace is checked too, in the same run
 
 
 def test_the_bundled_incident_trace_is_as_its_script_writes_it(
