@@ -239,7 +239,7 @@ def _valid_part(
     only show then: pydantic skips the keys' cross-checks (a key declared twice, a light_key
     that is no key) while any field is bad."""
     model, more = _model_for(data, Scenario), list[str]()
-    part, keys_lost = data, False
+    part, aside = data, set[str]()
     for _ in range(4):  # each pass sets aside what the last one found
         try:
             valid = model.model_validate(part, context=FIELDS_ONLY)
@@ -251,14 +251,21 @@ def _valid_part(
             return None, more
         for e in errors:
             line = f"{path}: {_where(e['loc'], part)}: {_reason(e)}"
-            cross = not e["loc"] or e["loc"][0] == "tenants"  # they read the key list
-            if line not in known and line not in more and not (cross and keys_lost):
+            if line not in known and line not in more and not _follows(e["loc"], aside):
                 more.append(line)
         if all(not e["loc"] for e in errors):  # only the cross-checks fail: the fields hold
             return _fields_only(model, part), more
-        part, lost = _set_aside(part, [e["loc"] for e in errors if e["loc"]])
-        keys_lost = keys_lost or lost
+        part, gone = _set_aside(part, [e["loc"] for e in errors if e["loc"]])
+        aside |= gone
     return None, more
+
+
+def _follows(loc: tuple[int | str, ...], aside: set[str]) -> bool:
+    """Whether a problem only follows from a field set aside (reported already): a field
+    back to its default, the keys without their [trace], the cross-checks without a key."""
+    field = str(loc[0]) if loc else ""
+    reads = {"keys": {"trace"}, "tenants": {"keys"}, "": {"keys"}}.get(field, set())
+    return field in aside or bool(reads & aside)
 
 
 def _fields_only(model: type[BaseModel], part: dict[str, Any]) -> AnyScenario | None:
@@ -270,18 +277,27 @@ def _fields_only(model: type[BaseModel], part: dict[str, Any]) -> AnyScenario | 
 
 def _set_aside(
     data: dict[str, Any], locs: list[tuple[int | str, ...]]
-) -> tuple[dict[str, Any], bool]:
-    """`data` without the values at `locs`: a top-level field falls back to its default, a
-    bad [[keys]] field too (a bad `runs` becomes 1, so the key's name still counts), and a
-    [[keys]] or [[expect]] entry goes when its name or itself is bad. Also: whether a key went."""
+) -> tuple[dict[str, Any], set[str]]:
+    """`data` without the values at `locs`: a table's bad field falls back to its default, a
+    bad [[keys]] field too (a bad `runs` becomes 1, so the key's name still counts), a
+    [[keys]] or [[expect]] entry goes when its name or itself is bad, any other field goes
+    whole. Also: the top-level fields that went, whole or in part."""
     part = dict(data)
     entries = {f: list(part[f]) for f in ("keys", "expect") if isinstance(part.get(f), list)}
     gone: set[tuple[str, int]] = set()
+    aside: set[str] = set()
     for loc in locs:
         field, index = str(loc[0]), loc[1] if len(loc) > 1 else None
+        table = part.get(field)
+        if (
+            isinstance(table, dict) and index is not None and index in table
+        ):  # a field of a table such as [trace]
+            part[field] = _without(table, index)
+            continue
         if field not in entries or not isinstance(index, int) or index >= len(entries[field]):
             part.pop(field, None)
             entries.pop(field, None)
+            aside.add(field)
             continue
         entry = entries[field][index]
         if field == "expect" or len(loc) < 3 or loc[2] == "name" or not isinstance(entry, dict):
@@ -292,7 +308,7 @@ def _set_aside(
         )
     for field, listed in entries.items():
         part[field] = [e for i, e in enumerate(listed) if (field, i) not in gone]
-    return part, any(field == "keys" for field, _ in gone)
+    return part, aside | {field for field, _ in gone}
 
 
 def _without(entry: dict[str, Any], field: int | str) -> dict[str, Any]:

@@ -277,3 +277,16 @@ def test_validate_reports_every_stage_s_problems_in_one_run(
 def test_a_toml_syntax_error_is_reported_alone_and_says_so(tmp_path: Path) -> None:
     (problem,) = scenario_files.problems_in(write(tmp_path, "env_limit = 0\n[[keys]\n"))
     assert "not valid TOML" in problem and "nothing else" in problem
+
+
+def test_a_field_set_aside_adds_no_line_of_its_own_and_its_table_is_still_read(
+    tmp_path: Path,
+) -> None:
+    # keys set aside must not add "needs at least one [[keys]]"; a bad [trace] field leaves
+    # its path to be checked
+    (problem,) = scenario_files.problems_in(write(tmp_path, 'keys = 3\nlight_key = "x"\n'))
+    assert problem.endswith("keys: Input should be a valid list")
+    traced = write(tmp_path, '[trace]\npath = "../t.csv"\nbogus = 1\n', "t.toml")
+    found = scenario_files.problems_in(traced)
+    assert f"{traced}: trace.bogus: Extra inputs are not permitted" in found
+    assert any("leads outside the scenario's folder" in line for line in found), found
