@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from itertools import groupby
 from operator import attrgetter
 
-from ckviz.fairness import KeyService, OwnLimit, most_underserved, water_fill
+from ckviz.fairness import KeyService, OwnLimit, attainments, most_underserved, water_fill
 from ckviz.model.snapshot import DequeueEvent
 
 _DEQUEUED = attrgetter("dequeued_ms")
@@ -96,6 +96,12 @@ def tenant_figures(
     for key, tenant in known.items():
         keys.setdefault(tenant, []).append(key)
     return TenantFigures(keys, service, most_underserved(service))
+
+
+def most_over_served(service: Mapping[str, KeyService]) -> tuple[str, float] | None:
+    """The judged tenant served most over its share (ties: the first name), one that got any."""
+    judged = [(t, a) for t, a in attainments(service).items() if a]
+    return min(judged, key=lambda ta: (-ta[1], ta[0])) if judged else None
 
 
 def list_waiting(waiting_since: Mapping[str, int] | None) -> list[tuple[int, str]]:

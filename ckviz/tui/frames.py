@@ -84,6 +84,11 @@ class Fairness:
     attainment: float | None = None  # its fair-share attainment
     jain: float | None = None  # Jain's index over the judged keys' attainments
     starved: frozenset[str] = frozenset()  # judged keys that got none (the ✖ marks)
+    # where keys belong to tenants (some tenant holding two keys or more), as the results'
+    # most_underserved_tenant: the most under-served tenant and the most over-served, each
+    # with its attainment (docs/fairness.md, "Tenants")
+    tenant: tuple[str, float] | None = None
+    tenant_over: tuple[str, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from ckviz.fairness import OwnLimit, key_service
 from ckviz.fairness_so_far import ServiceSoFar, SoFar, headline
+from ckviz.fairness_tenants import most_over_served, tenant_figures
 from ckviz.sim.engine import Engine
 
 
@@ -23,8 +24,10 @@ class LaneFairness:
         weights: Mapping[str, float],
         own: OwnLimit | None,
         per_call: int | None,
+        owner: Mapping[str, str] | None = None,
     ) -> None:
         self._engine = engine
+        self._owner = owner  # key -> tenant: some tenant holds two keys or more
         self._weights = dict(weights)
         self._own = own
         self._per_call = per_call
@@ -46,6 +49,19 @@ class LaneFairness:
         tally.dequeued(events[self._seen :])
         self._seen = len(events)
         return tally.so_far(engine.t)
+
+    def tenants(self) -> tuple[tuple[str, float] | None, tuple[str, float] | None]:
+        """The most under-served tenant and the most over-served so far, each with its
+        attainment: the results' computation (headless/cells.py) over the dequeues so far and
+        the keys waiting, so at a run's end the figure is the results file's. Recomputed at
+        each look: only a scenario with tenants pays for it."""
+        if self._owner is None:
+            return None, None
+        engine = self._engine
+        own = self._own if self._own is not None and self._own.holds else None
+        waiting = engine.waiting_since() or None
+        figures = tenant_figures(engine.events, self._owner, waiting, own)
+        return figures.most_underserved, most_over_served(figures.service)
 
     def _whole(self) -> SoFar:
         """With the run lifecycle a run may come back (a nack), be due later than it arrived

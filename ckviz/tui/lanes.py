@@ -20,7 +20,9 @@ from ckviz.fairness import OwnLimit
 from ckviz.model.history import Trend
 from ckviz.model.lineup import parse_lineup
 from ckviz.model.matrix import Treatment
+from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import FULL_VIEW, Snapshot, ViewRequest
+from ckviz.model.tenants import is_one_grain
 from ckviz.sim.clocks import EngineOptions, disciplines_on, open_engine, runs_on
 from ckviz.sim.driver import Driver
 from ckviz.sim.engine import Engine, Outcome
@@ -90,7 +92,12 @@ class Lane:
         facts = self.driver.outcome()  # the caps and holds, as the results weigh them
         cap = facts.per_key_cap
         own = OwnLimit(cap, facts.holds) if cap is not None else None
-        self._fairness = LaneFairness(self.driver, setup.scenario.weights(), own, clock.per_call)
+        scenario = setup.scenario
+        owner = scenario.tenant_of() if isinstance(scenario, Scenario) else None
+        if owner is not None and (is_one_grain(owner) or facts.steps is not None):
+            owner = None  # every tenant one key: the key grain says it all (as the results)
+        weights = setup.scenario.weights()
+        self._fairness = LaneFairness(self.driver, weights, own, clock.per_call, owner)
         self._dequeued = 0  # dequeues at the last frame: what the next frame took is after it
         self._taken_from = 0  # the last frame's: a frame made again shows the same step
         self._trend = TrendRecorder()
@@ -108,7 +115,8 @@ class Lane:
         snap = replace(self.driver.snapshot(view), taken_from=self._taken_from)
         self._dequeued = snap.dequeued
         now = self._fairness.now()
-        fairness = Fairness(now.underserved, now.attainment, now.jain, now.starved)
+        under, over = self._fairness.tenants()
+        fairness = Fairness(now.underserved, now.attainment, now.jain, now.starved, under, over)
         trend = self._trend.record(snap.t, fairness.attainment, fairness.jain)
         return snap, fairness, trend
 

@@ -20,8 +20,38 @@ def verdict_line(frame: Frame, palette: KeyPalette, width: int = 200) -> Text:
     """`▶ sfq leads (one sample): its most under-served key gets 92% of its fair share,
     baseline's light-3 19% (4.8x)`; `too early` until both lanes have judged a key. Longer
     than `width` cells, the short words (80 columns hold them)."""
-    line = _verdict(frame, palette, short=False)
-    return line if line.cell_len <= width else _verdict(frame, palette, short=True)
+    line = _verdict(frame, palette, short=False).append_text(_tenants(frame, palette, False))
+    if line.cell_len <= width:
+        return line
+    return _verdict(frame, palette, short=True).append_text(_tenants(frame, palette, True))
+
+
+def leader(a: float, b: float) -> int | None:
+    """The lane that leads by at least the report's minimum effect (0 or 1), or None."""
+    return None if abs(a - b) < MIN_EFFECT else (0 if a > b else 1)
+
+
+def _tenants(frame: Frame, palette: KeyPalette, short: bool) -> Text:
+    """Where keys belong to tenants, the same claim at the tenant grain (as the report's
+    verdict adds it): `; at the tenant grain, sfq leads: its most under-served tenant gets
+    95% of its fair share, baseline's honest 12%`."""
+    out = Text(no_wrap=True, overflow="ellipsis", end="")
+    got = [t for f in frame.fairness[:2] if (t := f.tenant) is not None]
+    if len(got) < 2 or len(frame.snapshots) < 2:
+        return out
+    names = [s.discipline for s in frame.snapshots[:2]]
+    pair = (got[0][1], got[1][1])
+    out.append("; tenants: " if short else "; at the tenant grain, ", DIM)
+    best = leader(*pair)
+    if best is None:
+        return out.append(f"no difference shown ({percent(min(pair))}+)", BOLD)
+    worse = 1 - best
+    out.append(names[best], palette.lane(best)).append(" leads", BOLD)
+    out.append(" " if short else ": its most under-served tenant gets ", DIM)
+    out.append(percent(pair[best]), palette.verdict(pair[best]))
+    out.append(" vs " if short else " of its fair share, ", DIM)
+    out.append(f"{names[worse]}'s {got[worse][0]} ", palette.lane(worse))
+    return out.append(percent(pair[worse]), palette.verdict(pair[worse]))
 
 
 def _verdict(frame: Frame, palette: KeyPalette, short: bool) -> Text:
@@ -35,11 +65,11 @@ def _verdict(frame: Frame, palette: KeyPalette, short: bool) -> Text:
         return out.append("too early, no key owed 3 dequeues yet in both lanes", DIM)
     a, b = got[0], got[1]
     pair = (a, b)
-    if abs(a - b) < MIN_EFFECT:
+    best = leader(a, b)
+    if best is None:
         out.append(f"{names[0]} and {names[1]}: no difference shown", BOLD)
         each = "worst keys get" if short else "each lane's most under-served key gets"
         return out.append(f": {each} {percent(min(a, b))}+ of their fair share", DIM)
-    best = 0 if a > b else 1
     worse = 1 - best
     out.append("▶ ", palette.lane(best)).append(names[best], palette.lane(best))
     out.append(" leads" if short else " leads (one sample)", BOLD)

@@ -38,8 +38,10 @@ class Controls:
 # still held, Jain's sparkline, then the under-served key's (at 140 columns both figures and
 # that sparkline stay), the long words, Jain, the longest wait, the play speed; the
 # under-served key and its attainment, the fairness verdict, stay last beside what the app
-# is doing.
-HELD, JAIN_TREND, WORST_TREND, LONG_WORDS, JAIN, LONGEST_WAIT, SPEED = 7, 6, 5, 4, 3, 2, 1
+# is doing (and, where keys belong to tenants, the most under-served tenant; its most
+# over-served goes before all).
+TENANT_OVER, HELD, JAIN_TREND, WORST_TREND, LONG_WORDS, JAIN = 8, 7, 6, 5, 4, 3
+LONGEST_WAIT, SPEED = 2, 1
 
 
 def fairness_parts(fairness: Fairness, palette: KeyPalette, trend: Trend | None) -> list[Part]:
@@ -63,12 +65,27 @@ def fairness_parts(fairness: Fairness, palette: KeyPalette, trend: Trend | None)
         short.append_text(figure)
         if trend is not None:
             trends.append(Part(WORST_TREND, _trend(trend.worst, palette)))
-    parts = [Part(0, worst, short, shorten=LONG_WORDS), *trends]
+    parts = [Part(0, worst, short, shorten=LONG_WORDS), *trends, *tenant_parts(fairness, palette)]
     if fairness.jain is not None:
         jain = Text(" · Jain ", DIM).append(ratio(fairness.jain), palette.verdict(fairness.jain))
         parts.append(Part(JAIN, jain))
         if trend is not None:
             parts.append(Part(JAIN_TREND, _trend(trend.jain, palette)))
+    return parts
+
+
+def tenant_parts(fairness: Fairness, palette: KeyPalette) -> list[Part]:
+    """Where keys belong to tenants: the most under-served tenant and its attainment (the
+    results' most_underserved_tenant at a run's end), then the most over-served."""
+    if fairness.tenant is None:
+        return []
+    name, attainment = fairness.tenant
+    figure = Text(f"{name} ").append(ratio(attainment), palette.verdict(attainment))
+    long = Text(" · most under-served tenant ", DIM).append_text(figure)
+    parts = [Part(0, long, Text(" · tenant ", DIM).append_text(figure), shorten=LONG_WORDS)]
+    if fairness.tenant_over is not None and fairness.tenant_over[0] != name:
+        over, got = fairness.tenant_over
+        parts.append(Part(TENANT_OVER, Text(f", over-served {over} ", DIM).append(ratio(got))))
     return parts
 
 
