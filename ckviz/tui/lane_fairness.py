@@ -28,6 +28,8 @@ class LaneFairness:
     ) -> None:
         self._engine = engine
         self._owner = owner  # key -> tenant: some tenant holds two keys or more
+        self._tenants_at: tuple[int, int] | None = None  # (dequeues, t) of the last look
+        self._tenants: tuple[tuple[str, float] | None, tuple[str, float] | None] = (None, None)
         self._weights = dict(weights)
         self._own = own
         self._per_call = per_call
@@ -58,10 +60,14 @@ class LaneFairness:
         if self._owner is None:
             return None, None
         engine = self._engine
-        own = self._own if self._own is not None and self._own.holds else None
-        waiting = engine.waiting_since() or None
-        figures = tenant_figures(engine.events, self._owner, waiting, own)
-        return figures.most_underserved, most_over_served(figures.service)
+        at = (len(engine.events), engine.t)
+        if at != self._tenants_at:  # a frame made again (another view) costs nothing
+            own = self._own if self._own is not None and self._own.holds else None
+            waiting = engine.waiting_since() or None
+            figures = tenant_figures(engine.events, self._owner, waiting, own)
+            self._tenants = figures.most_underserved, most_over_served(figures.service)
+            self._tenants_at = at
+        return self._tenants
 
     def _whole(self) -> SoFar:
         """With the run lifecycle a run may come back (a nack), be due later than it arrived
