@@ -18,8 +18,8 @@ import pytest
 import redis
 
 from ckviz.disciplines.base import Tuning
-from ckviz.disciplines.vtime import VtimeKnobs
 from ckviz.disciplines.vtime.door import vtime_door
+from ckviz.disciplines.vtime.knobs import VtimeKnobs
 from ckviz.model.queue import PlannedRun
 from ckviz.store.lifecycle import COUNTER_TTL_S
 from ckviz.store.scripts import LUA_ORDER, Door

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from ckviz.inputs.trace import read_trace, replay
+from ckviz.inputs.trace import read_trace
+from ckviz.inputs.trace_stream import replay
 from ckviz.store.server import RedisServer
 from tests.functional.capture_support import trace_header
 from tests.functional.cli_support import exits
