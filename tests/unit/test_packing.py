@@ -13,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ckviz.model.queue import PlannedRun
-from ckviz.store.keys import MASTER_MEMBER, KeyLayout, ck_member, ck_members
+from ckviz.store.keys import BASE, MASTER_MEMBER, KeyLayout, ck_member, ck_members
+from ckviz.store.lifecycle import COUNTER_TTL_S
 from ckviz.store.messages import RUN_KEYS_KEPT, RunCalls, message_payload, run_keys
 from ckviz.store.packing import (
     PACKED_KEPT,
@@ -29,6 +30,11 @@ from ckviz.store.packing import (
     packed_pairs,
 )
 from ckviz.store.scripts import LUA_ORDER, Door
+
+
+def length_counter(k: KeyLayout) -> str:
+    """The base queue's lengthCounter, spelled from SPEC-live 1 (`Q:lengthCounter`)."""
+    return f"{k.prefix}{BASE}:lengthCounter"
 
 
 @pytest.mark.parametrize(
@@ -156,8 +162,10 @@ def test_a_runs_enqueue_and_ack_pack_as_hiredis_does(
     k = KeyLayout(prefix)
     state = tuple(k.base_key(name) for name in door.state_keys)
     calls = RunCalls(k, door, state)
-    keys = (*run_keys(k, run_id, key), *state)
-    tail = (ck_member(key), MASTER_MEMBER, *door.argv)
+    # the usual 7 KEYS, then lengthCounter (counted as the reference counts it), then the
+    # door's state; the ARGV tail: the member, the master member, the prefix and counter TTL
+    keys = (*run_keys(k, run_id, key), length_counter(k), *state)
+    tail = (ck_member(key), MASTER_MEMBER, k.prefix, COUNTER_TTL_S, *door.argv)
     ack = ("EVALSHA", door.ack.sha, len(keys), *keys, run_id, *tail)
     enqueue = ("EVALSHA", door.enqueue.sha, len(keys), *keys, run_id, timestamp, payload, *tail)
     for _ in range(2):  # the key's parts made, then found again
@@ -175,10 +183,10 @@ def test_a_queue_keeps_the_parts_of_its_first_keys_only() -> None:
         calls.ack("run~1", f"key-{i}")
     assert list(calls) == [f"key-{i}" for i in range(RUN_KEYS_KEPT)]
     for key in ("key-0", f"key-{RUN_KEYS_KEPT}"):  # kept, then not (packed by hiredis)
-        keys = run_keys(k, "run~2", key)
-        tail = (ck_member(key), MASTER_MEMBER)
-        ack = ("EVALSHA", LUA_ORDER.ack.sha, 7, *keys, "run~2", *tail)
-        enqueue = ("EVALSHA", LUA_ORDER.enqueue.sha, 7, *keys, "run~2", 5, "{}", *tail)
+        keys = (*run_keys(k, "run~2", key), length_counter(k))
+        tail = (ck_member(key), MASTER_MEMBER, k.prefix, COUNTER_TTL_S)
+        ack = ("EVALSHA", LUA_ORDER.ack.sha, 8, *keys, "run~2", *tail)
+        enqueue = ("EVALSHA", LUA_ORDER.enqueue.sha, 8, *keys, "run~2", 5, "{}", *tail)
         assert calls.ack("run~2", key) == ack
         assert calls.enqueue("run~2", key, 5, "{}") == enqueue
         sent = pack(None, [calls.ack("run~2", key), calls.enqueue("run~2", key, 5, "{}")])
