@@ -6,17 +6,33 @@ temporary folder, `ckviz report` of its results, and the top of that page as a P
 headless Chromium (Debian's `chromium` package; `--chromium PATH` names another binary).
 
     uv run python scripts/make_doc_pictures.py [--only app|report]
+
+The pictures go stale when the app or the report changes, so tests/tui/test_doc_pictures.py
+makes them again and compares what is deterministic, never pixels (fonts differ between
+machines):
+- app.svg: the characters of the screenshot with their cell positions and their styles
+  (`svg_cells`), Textual's per-screenshot id in the class names resolved away;
+- report.png: a PNG holds no text to read back, so the script writes `report.sha256` beside
+  it: the SHA-256 of the report's HTML made from the same results with their wall-clock
+  timings set to 0 (`report_fingerprint`). The timings are the only bytes that differ run to
+  run; everything the page shows otherwise (findings, tables, figures) is in the hash, so a
+  change to the report's content or to the results it is made of changes it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
+import html
+import json
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 IMAGES = Path(__file__).resolve().parent.parent / "docs" / "images"
 APP_SIZE = (140, 42)  # columns, rows: wide enough for the side-by-side layout
@@ -26,6 +42,11 @@ SETTLE_S = 0.3
 
 
 def make_app_picture(out: Path) -> None:
+    out.write_text(render_app_svg(), encoding="utf-8")
+
+
+def render_app_svg() -> str:
+    """ck_skew under sfq after APP_ROUNDS steps at APP_SIZE, as Textual's SVG screenshot."""
     from ckviz.sim.session import new_namespace
     from ckviz.store.prefix import delete_prefix
     from ckviz.store.server import open_server
@@ -41,7 +62,24 @@ def make_app_picture(out: Path) -> None:
         finally:
             delete_prefix(client, namespace)
             client.close()
-    out.write_text(svg, encoding="utf-8")
+    return svg
+
+
+_STYLE = re.compile(r"\.(terminal-\d+-[\w-]+) \{([^}]*)\}")
+_TEXT = re.compile(r'<text class="([^"]+)"([^>]*)>([^<]*)</text>')
+_AT = re.compile(r'\b(x|y)="([^"]+)"')
+
+
+def svg_cells(svg: str) -> list[str]:
+    """Each text run of a Textual SVG screenshot as `x y style text`: what it shows and where,
+    with the class names (which carry a per-screenshot id) replaced by their style."""
+    styles = {name: " ".join(rule.split()) for name, rule in _STYLE.findall(svg)}
+    cells = []
+    for name, attributes, text in _TEXT.findall(svg):
+        at = dict(_AT.findall(attributes))
+        style = styles.get(name, name.split("-", 2)[-1])
+        cells.append(f"{at.get('x')} {at.get('y')} {style} {html.unescape(text)}")
+    return cells
 
 
 async def _stepped_screenshot(app: object) -> str:
@@ -73,13 +111,14 @@ async def _settled(app: object, pilot: object) -> None:
     raise TimeoutError("the app did not settle")
 
 
+CKVIZ = [sys.executable, "-m", "ckviz"]
+
+
 def make_report_picture(out: Path, chromium: str) -> None:
     with tempfile.TemporaryDirectory(prefix="ckviz-pictures-") as folder:
         work = Path(folder)
-        ckviz = [sys.executable, "-m", "ckviz"]
-        headless = [*ckviz, "--headless", "--out", "r.json"]
-        subprocess.run(headless, cwd=work, check=True, stdout=subprocess.DEVNULL)
-        subprocess.run([*ckviz, "report", "r.json", "--out", "report.html"], cwd=work, check=True)
+        _headless_report(work)
+        out.with_suffix(".sha256").write_text(_untimed_report_hash(work) + "\n")
         profile = work / "chromium-profile"
         subprocess.run(
             [
@@ -101,6 +140,42 @@ def make_report_picture(out: Path, chromium: str) -> None:
         )
 
 
+def report_fingerprint() -> str:
+    """The hash stored in report.sha256, made again from a fresh headless run."""
+    with tempfile.TemporaryDirectory(prefix="ckviz-pictures-") as folder:
+        work = Path(folder)
+        _headless_report(work)
+        return _untimed_report_hash(work)
+
+
+def _headless_report(work: Path) -> None:
+    """The default matrix run headless in `work`, and its report as report.html."""
+    headless = [*CKVIZ, "--headless", "--out", "r.json"]
+    subprocess.run(headless, cwd=work, check=True, stdout=subprocess.DEVNULL)
+    report = [*CKVIZ, "report", "r.json", "--out", "report.html"]
+    subprocess.run(report, cwd=work, check=True, stdout=subprocess.DEVNULL)
+
+
+def _untimed_report_hash(work: Path) -> str:
+    """SHA-256 of the report made from work/r.json with its wall-clock timings set to 0."""
+    untimed = work / "untimed"
+    untimed.mkdir()
+    results = json.loads((work / "r.json").read_text(encoding="utf-8"))
+    (untimed / "r.json").write_text(json.dumps(_untimed(results)), encoding="utf-8")
+    report = [*CKVIZ, "report", "r.json", "--out", "report.html"]
+    subprocess.run(report, cwd=untimed, check=True, stdout=subprocess.DEVNULL)
+    return hashlib.sha256((untimed / "report.html").read_bytes()).hexdigest()
+
+
+def _untimed(value: Any) -> Any:
+    """`value` with every wall_clock_* field 0: the only figures that differ run to run."""
+    if isinstance(value, dict):
+        return {k: 0 if k.startswith("wall_clock") else _untimed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_untimed(v) for v in value]
+    return value
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=["app", "report"])
@@ -112,7 +187,7 @@ def main() -> int:
         print(IMAGES / "app.svg")
     if args.only in (None, "report"):
         make_report_picture(IMAGES / "report.png", args.chromium)
-        print(IMAGES / "report.png")
+        print(IMAGES / "report.png", IMAGES / "report.sha256")
     return 0
 
 
