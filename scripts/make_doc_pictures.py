@@ -95,15 +95,20 @@ async def _stepped_screenshot(app: object) -> str:
 
 
 async def _settled(app: object, pilot: object) -> None:
-    """Until the screen stops changing: the step ran on the driver thread and is drawn."""
-    from textual.app import App
+    """Until the step ran on the driver thread and the screen stops changing: the player
+    says when its step is done (a screen unchanged while the step is still to start would
+    leave the picture a step short, as it did one run in two)."""
     from textual.pilot import Pilot
 
-    assert isinstance(app, App) and isinstance(pilot, Pilot)
+    from ckviz.tui.app import CkvizApp
+
+    assert isinstance(app, CkvizApp) and isinstance(pilot, Pilot)
     before = None
     for _ in range(100):
         await app.workers.wait_for_complete()
         await pilot.pause(SETTLE_S)
+        if app.player.busy or app.player.recording.current is None:
+            continue
         now = app.export_screenshot()
         if now == before:
             return
