@@ -20,7 +20,11 @@ OWNERS_FILE = "owners"
 def write_owners(workdir: Path, *pids: int) -> None:
     """Who uses this folder: pid and start time of ckviz and its server, one per line."""
     lines = [f"{pid} {_started(pid)}" for pid in pids]
-    (workdir / OWNERS_FILE).write_text("\n".join(lines) + "\n")
+    # written whole then renamed: another ckviz sweeping at that moment must never read an
+    # empty file (opened, not yet written) and take a live server's folder for a dead one's
+    partial = workdir / f".{OWNERS_FILE}.{os.getpid()}"
+    partial.write_text("\n".join(lines) + "\n")
+    partial.replace(workdir / OWNERS_FILE)
 
 
 def _started(pid: int) -> str | None:
@@ -47,6 +51,8 @@ def remove_stale_workdirs() -> list[Path]:
             owners = (folder / OWNERS_FILE).read_text().split("\n")
         except OSError:
             continue
+        if not any(owners):
+            continue  # not written yet (or by a ckviz before the rename): not known dead
         alive = False
         for line in filter(None, owners):
             pid, _, started = line.partition(" ")
