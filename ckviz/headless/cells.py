@@ -192,7 +192,7 @@ def run_result(
         caps = treatment.caps_on(scenario.caps)
     result = _entry(treatment, seed, metrics, timeline, outcome.round_trips, elapsed_ms, caps)
     result = _with_consumers(result, outcome.service)
-    owner = scenario.tenant_of() if isinstance(scenario, Scenario) else None
+    owner = scenario.tenant_of()
     if owner is not None and outcome.steps is None and not is_one_grain(owner):
         _with_tenants(result.metrics, outcome, owner, waiting)
     if treatment.lineup is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import tomllib
 from importlib import resources
@@ -58,6 +57,8 @@ def resolve(name_or_path: str, folder: Path | None = None, kind: str = "scenario
     if bundled.is_file():
         return bundled
     names = sorted(p.stem for p in folder.glob("*.toml"))
+    import difflib  # only a mistyped name needs it (a headless run imports no more)
+
     close = difflib.get_close_matches(name_or_path, names, n=1)
     guess = f"did you mean {close[0]}? " if close else ""
     known = ", ".join(names)

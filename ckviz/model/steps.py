@@ -184,6 +184,11 @@ class StepScenario(_Strict):
     def between_calls(self) -> bool:
         return bool(self.arrivals.fresh_per_call or self.arrivals.refeed)
 
+    def tenant_of(self) -> None:
+        """No tenants on the step clock (its results judge keys only): empty, as a
+        millisecond scenario's victims are."""
+        return None
+
 
 def _check_name(name: str) -> None:
     """The same name rules as the millisecond scenarios' keys."""

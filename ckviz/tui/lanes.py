@@ -20,7 +20,6 @@ from ckviz.fairness import OwnLimit
 from ckviz.model.history import Trend
 from ckviz.model.lineup import parse_lineup
 from ckviz.model.matrix import Treatment
-from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import FULL_VIEW, Snapshot, ViewRequest
 from ckviz.model.tenants import is_one_grain
 from ckviz.sim.clocks import EngineOptions, disciplines_on, open_engine, runs_on
@@ -93,7 +92,7 @@ class Lane:
         cap = facts.per_key_cap
         own = OwnLimit(cap, facts.holds) if cap is not None else None
         scenario = setup.scenario
-        owner = scenario.tenant_of() if isinstance(scenario, Scenario) else None
+        owner = scenario.tenant_of()
         if owner is not None and (is_one_grain(owner) or facts.steps is not None):
             owner = None  # every tenant one key: the key grain says it all (as the results)
         weights = setup.scenario.weights()
