@@ -131,6 +131,9 @@ def test_an_eviction_refusal_hides_the_password(tmp_path: Path) -> None:
     assert "evicts keys (allkeys-lru)" in only_error(proc, ExitCode.REDIS)
 
 
+# a cluster node on port 0 binds its bus on port 10000: two at once collide (the second never
+# answers), so every such test runs on one worker, one after another
+@pytest.mark.xdist_group("cluster-bus-10000")
 @pytest.mark.parametrize(
     ("command", "needle"),
     [

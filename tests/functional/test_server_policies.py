@@ -141,6 +141,9 @@ def test_a_replica_is_refused_before_the_first_cell(tmp_path: Path) -> None:
     assert not (tmp_path / "r.json").exists()
 
 
+# a cluster node on port 0 binds its bus on port 10000: two at once collide (the second never
+# answers), so every such test runs on one worker, one after another
+@pytest.mark.xdist_group("cluster-bus-10000")
 def test_a_cluster_node_over_a_unix_socket_is_refused_before_the_first_cell(
     tmp_path: Path,
 ) -> None:
