@@ -90,10 +90,12 @@ def run_stress(
         producer = Producer(plan, queues[-2], ops, ledger, stop)
         watcher = Watcher("watcher", queues[-1], ops, ledger, stop)
         agents = [producer, *eaters, watcher]
-        started = time.monotonic()
-        for agent in agents:
-            agent.start()
-        with INTERRUPTS.polled():  # a stop request ends the wait; the figures so far are kept
+        # a stop request ends the wait and the figures so far are kept: polled from before the
+        # first agent starts (a stop between their start and the wait was a bare interrupt)
+        with INTERRUPTS.polled():
+            started = time.monotonic()
+            for agent in agents:
+                agent.start()
             cut = _wait(eaters, ledger, stop, started, seconds)
             elapsed = time.monotonic() - started
             stop.set()
