@@ -31,48 +31,11 @@ from ckviz.tui.live_lines import LiveVtime
 ELSEWHERE = "(elsewhere)"  # who holds the env's slots no variant on screen holds
 
 
-@dataclass(frozen=True, slots=True)
-class Watched:
-    """The queue watched, how often and within what budget (the frames' origin)."""
+class _LiveOrigin:
+    """What every frame of a live queue says of its origin: no seed (its traffic is its own),
+    no second lane, no light key, and keys coloured as they are met."""
 
-    queue: LiveQueue
-    server: str  # the server, as it may be shown (credentials redacted)
-    interval_s: float = 1.0
-    budget_ms: float = 5.0
-
-    @property
-    def title(self) -> str:
-        return self.queue.shown
-
-    @property
-    def seed(self) -> None:
-        return None  # its traffic is its own
-
-    @property
-    def compare(self) -> bool:
-        return False
-
-    @property
-    def light_key(self) -> None:
-        return None
-
-    def key_order(self) -> Sequence[str]:
-        return ()  # not known before the first read: keys are coloured as they are met
-
-
-@dataclass(frozen=True, slots=True)
-class Reading:
-    """One refresh: the queue watched, its picture, and the wait before the next refresh
-    (longer than asked while a refresh costs more than the budget)."""
-
-    watched: Watched
-    picture: LivePicture
-    number: int  # 1 for the first refresh
-    next_wait_s: float
-
-    @property
-    def title(self) -> str:
-        return self.watched.title
+    __slots__ = ()
 
     @property
     def seed(self) -> None:
@@ -88,6 +51,35 @@ class Reading:
 
     def key_order(self) -> Sequence[str]:
         return ()
+
+
+@dataclass(frozen=True, slots=True)
+class Watched(_LiveOrigin):
+    """The queue watched, how often and within what budget (the frames' origin)."""
+
+    queue: LiveQueue
+    server: str  # the server, as it may be shown (credentials redacted)
+    interval_s: float = 1.0
+    budget_ms: float = 5.0
+
+    @property
+    def title(self) -> str:
+        return self.queue.shown
+
+
+@dataclass(frozen=True, slots=True)
+class Reading(_LiveOrigin):
+    """One refresh: the queue watched, its picture, and the wait before the next refresh
+    (longer than asked while a refresh costs more than the budget)."""
+
+    watched: Watched
+    picture: LivePicture
+    number: int  # 1 for the first refresh
+    next_wait_s: float
+
+    @property
+    def title(self) -> str:
+        return self.watched.title
 
     @property
     def backed_off(self) -> bool:
