@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter, itemgetter
 
@@ -20,6 +20,7 @@ from ckviz.fairness import (
     starved_keys,
 )
 from ckviz.fairness_intervals import resampled_attainment
+from ckviz.model.results import KeyLifecycleResult, KeyRowResult, MetricsResult, StepMetricsResult
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.sim.engine import Engine, Outcome
 from ckviz.sim.lifecycle import KeyLife
@@ -28,46 +29,15 @@ from ckviz.sim.lifecycle import KeyLife
 _DEQUEUED, _FIRST = attrgetter("dequeued_ms"), itemgetter(0)
 
 
-@dataclass(frozen=True, slots=True)
-class KeyMetrics:
-    key: str
-    dequeued: int
-    weight: float
-    share: float
-    contention_share_over_weight: float | None  # None: never contended
-    mean_wait: float
-    wait_p50: int
-    wait_p99: int
-    wait_max: int
-    # demand-aware (ckviz/fairness.py): None when not judged / no holds known
-    fair_share_attainment: float | None = None
-    slowdown: float | None = None  # mean wait over mean hold
-    lifecycle: KeyLifecycleFigures | None = None  # a scenario with the run lifecycle only
-
-
-@dataclass(frozen=True, slots=True)
-class KeyLifecycleFigures:
-    """One key's lifecycle tallies, and its waits from first due to successful serve."""
-
-    attempts: int
-    retries: int
-    expired: int
-    dead_lettered: int
-    delayed: int
-    fast_path: int
-    succeeded: int
-    success_wait_mean: float | None
-    success_wait_p50: int | None
-    success_wait_p99: int | None
-    success_wait_max: int | None
-
-
-def lifecycle_figures(tally: KeyLife) -> KeyLifecycleFigures:
+def lifecycle_figures(tally: KeyLife) -> KeyLifecycleResult:
     waits = sorted(tally.success_waits)
     n = len(waits)
-    counts = (tally.attempts, tally.retries, tally.expired, tally.dead_lettered, tally.delayed)
-    return KeyLifecycleFigures(
-        *counts,
+    return KeyLifecycleResult(
+        attempts=tally.attempts,
+        retries=tally.retries,
+        expired=tally.expired,
+        dead_lettered=tally.dead_lettered,
+        delayed=tally.delayed,
         fast_path=tally.fast_path,
         succeeded=n,
         success_wait_mean=plain_sum([float(w) for w in tally.success_waits]) / n if n else None,
@@ -75,26 +45,6 @@ def lifecycle_figures(tally: KeyLife) -> KeyLifecycleFigures:
         success_wait_p99=percentile(waits, 99) if n else None,
         success_wait_max=waits[-1] if n else None,
     )
-
-
-@dataclass(frozen=True, slots=True)
-class RunMetrics:
-    total_dequeued: int
-    contention_worst_share_over_weight: float
-    contention_jain: float
-    makespan_ms: int
-    worst_wait_p99: int
-    worst_wait_max: int
-    per_key: tuple[KeyMetrics, ...]
-    # demand-aware (ckviz/fairness.py): the judged key with the lowest attainment, and so on
-    most_underserved_key: str | None = None
-    most_underserved_attainment: float | None = None
-    share_of_keys_below_0_5: float | None = None
-    share_of_keys_below_0_9: float | None = None
-    starved_keys: tuple[str, ...] = ()
-    # the most under-served attainment of each block-bootstrap resample of the run's own time
-    # (ckviz/fairness_intervals.py): its interval when the run is one sample
-    attainment_resamples: tuple[float | None, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,33 +174,35 @@ def shares_so_far(
     return {k: c * len(counts) / total for k, c in counts.items()} if total else {}
 
 
-def outcome_metrics(outcome: Outcome, waiting: Mapping[str, int] | None = None) -> RunMetrics:
-    """A finished run's figures, on either clock: the step clock counted contention per call
-    as it went (and its minted keys get no row of their own); the millisecond clock's is
-    walked from the events. `waiting`: the engine's keys left with runs (a step run's)."""
+def outcome_metrics(
+    outcome: Outcome, waiting: Mapping[str, int] | None = None, wall_clock_ms: float = 0.0
+) -> MetricsResult:
+    """A finished run's figures, on either clock, as the results file holds them (the one
+    type: nothing copies them on the way): the step clock counted contention per call as it
+    went (and its minted keys get no row of their own); the millisecond clock's is walked
+    from the events. `waiting`: the engine's keys left with runs (a step run's);
+    `wall_clock_ms`: the run's time, as measured by whoever ran it."""
     if outcome.steps is None:
         demand = Demand(outcome.holds or None, outcome.per_key_cap, waiting or None)
-        return _with_lifecycle(run_metrics(outcome.events, outcome.weights, demand), outcome)
-    s = outcome.steps
-    m = step_run_metrics(outcome.events, outcome.weights, s.contention, s.contended, waiting)
-    declared = set(s.declared)
-    m = replace(m, per_key=tuple(k for k in m.per_key if k.key in declared))
-    return _with_lifecycle(m, outcome)
-
-
-def _with_lifecycle(m: RunMetrics, outcome: Outcome) -> RunMetrics:
-    """Each key's lifecycle figures, for a scenario with the run lifecycle (else as it was)."""
+        m = run_metrics(outcome.events, outcome.weights, demand)
+    else:
+        s = outcome.steps
+        m = step_run_metrics(outcome.events, outcome.weights, s.contention, s.contended, waiting)
+        declared = set(s.declared)
+        m.per_key = [k for k in m.per_key if k.key in declared]
+    m.redis_round_trips, m.wall_clock_ms = outcome.round_trips, wall_clock_ms
     tallies = outcome.lifecycle
-    if tallies is None:
-        return m
-    rows = [replace(k, lifecycle=lifecycle_figures(tallies[k.key])) for k in m.per_key]
-    return replace(m, per_key=tuple(rows))
+    if tallies is not None:  # a scenario with the run lifecycle: each key's tallies
+        for k in m.per_key:
+            k.lifecycle = lifecycle_figures(tallies[k.key])
+    return m
 
 
 def run_metrics(
     events: Sequence[DequeueEvent], weights: Mapping[str, float], demand: Demand | None = None
-) -> RunMetrics:
-    """Every per-run figure the results carry."""
+) -> MetricsResult:
+    """Every per-run figure the results carry, from the events alone (no round trips, no
+    time measured: the outcome's, outcome_metrics)."""
     return _figures(events, weights, contention(events, weights), demand or Demand())
 
 
@@ -259,7 +211,7 @@ def _figures(
     weights: Mapping[str, float],
     ratios: Mapping[str, float],
     demand: Demand,
-) -> RunMetrics:
+) -> MetricsResult:
     """The per-run figures from the events and the contended keys' share over weight."""
     values = list(ratios.values())
     windows = Windows()
@@ -268,8 +220,10 @@ def _figures(
     per_key = per_key_metrics(events, weights, ratios, service, demand.holds)
     served = [k for k in per_key if k.dequeued]
     worst = most_underserved(service)
-    return RunMetrics(
+    return MetricsResult(
         total_dequeued=len(events),
+        redis_round_trips=0,
+        wall_clock_ms=0.0,
         contention_worst_share_over_weight=min(values) if values else 1.0,
         contention_jain=jain(values),
         makespan_ms=max((e.dequeued_ms for e in events), default=0),
@@ -280,8 +234,8 @@ def _figures(
         most_underserved_attainment=worst[1] if worst else None,
         share_of_keys_below_0_5=share_below(service, UNDER_HALF),
         share_of_keys_below_0_9=share_below(service, UNDER_FAIR),
-        starved_keys=tuple(starved_keys(service)),
-        attainment_resamples=tuple(resamples) if resamples is not None else None,
+        starved_keys=starved_keys(service),
+        attainment_resamples=resamples,
     )
 
 
@@ -297,36 +251,28 @@ def _service(
     return key_service(events, weights, demand.waiting_since, own, demand.per_call, None, windows)
 
 
-@dataclass(frozen=True, slots=True)
-class StepFigures:
-    """The reference micro-benchmark's figures (its harness: a call per step), in steps."""
-
-    victim_first_serve: int  # -1: no victim served
-    victim_wait_p50: int
-    victim_wait_p95: int
-    victim_wait_p99: int
-    jain_nonzero: float | None  # Jain over non-zero contention counts; None: none
-    drain_step: int  # -1: never drained
-
-
 def step_figures(
     serves: Sequence[DequeueEvent],
     victims: Sequence[str],
     contention_counts: Mapping[str, int],
     drain_step: int,
-) -> StepFigures:
-    """Victim waits are steps since arrival (the step itself for runs enqueued up front)."""
+    calls: int,
+) -> StepMetricsResult:
+    """The reference micro-benchmark's figures (its harness: a call per step), in steps:
+    victim waits are steps since arrival (the step itself for runs enqueued up front); -1
+    where no victim was served or the queue never drained. `calls`: dequeue calls made."""
     chosen = set(victims)
     waits = [e.wait_ms for e in serves if e.key in chosen]
     ordered = sorted(waits)
     counts = [float(c) for c in contention_counts.values() if c > 0]
-    return StepFigures(
+    return StepMetricsResult(
         victim_first_serve=waits[0] if waits else -1,
         victim_wait_p50=percentile(ordered, 50) if waits else -1,
         victim_wait_p95=percentile(ordered, 95) if waits else -1,
         victim_wait_p99=percentile(ordered, 99) if waits else -1,
         jain_nonzero=jain(counts) if counts else None,
         drain_step=drain_step,
+        calls=calls,
     )
 
 
@@ -336,7 +282,7 @@ def step_run_metrics(
     contention_counts: Mapping[str, int],
     contended: set[str],
     waiting_since: Mapping[str, int] | None = None,
-) -> RunMetrics:
+) -> MetricsResult:
     """The per-run figures for a step run: times in steps, contention counted per call."""
     window = sum(contention_counts.values())
     ratios = share_over_weight(contention_counts, window, contended, weights)
@@ -349,7 +295,7 @@ def per_key_metrics(
     ratios: Mapping[str, float],
     service: Mapping[str, KeyService] | None = None,
     holds: Mapping[str, int] | None = None,
-) -> tuple[KeyMetrics, ...]:
+) -> list[KeyRowResult]:
     """A row per key of `weights`, in its order; the events are grouped by key once. Each
     row is made once, its demand-aware figures with it (at 100,000 keys a `replace` per row
     cost as much as the rest of the row)."""
@@ -368,7 +314,7 @@ def per_key_metrics(
         attainment = served.attainment if served else None
         held_ms = held[key] if holds else 0
         rows.append(key_metrics(key, waits[key], len(events), weights, ratios, attainment, held_ms))
-    return tuple(rows)
+    return rows
 
 
 def key_metrics(
@@ -379,12 +325,12 @@ def key_metrics(
     ratios: Mapping[str, float],
     fair_share_attainment: float | None = None,
     held_ms: int = 0,
-) -> KeyMetrics:
+) -> KeyRowResult:
     """One key's row; `held_ms`: its served runs' holds in all (0: unknown, no slowdown)."""
     ordered = sorted(waits)
     n = len(waits)
     mean_wait = plain_sum([float(w) for w in waits]) / n if n else 0.0
-    return KeyMetrics(
+    return KeyRowResult(
         key=key,
         dequeued=n,
         weight=weights.get(key, 1.0),

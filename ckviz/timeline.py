@@ -3,16 +3,17 @@ waited. `ckviz report` draws its service-over-time and wait-CDF figures from it.
 
 Bounded whatever the run's size: cumulative counts at TIMELINE_POINTS instants and wait
 quantiles at WAIT_PERCENTILES, for at most MAX_SERIES series (keys beyond that are pooled into
-one "other keys" series), all from logical times, so the same run gives the same timeline."""
+one "other keys" series), all from logical times, so the same run gives the same timeline.
+Made as the results file holds it (model/results.py's TimelineResult): nothing copies it."""
 
 from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import partial
 
 from ckviz.metrics import percentiles
+from ckviz.model.results import KeySeriesResult, TimelineResult
 from ckviz.model.snapshot import DequeueEvent
 
 TIMELINE_POINTS = 65  # instants 0, makespan/64, ..., makespan
@@ -20,26 +21,9 @@ WAIT_PERCENTILES = tuple(range(0, 101, 5))
 MAX_SERIES = 12  # keys drawn one by one; a figure with more lines is unreadable anyway
 
 
-@dataclass(frozen=True, slots=True)
-class KeySeries:
-    """One key (`keys == 1`) or a pool of `keys` keys: served-so-far counts, wait quantiles."""
-
-    key: str
-    keys: int
-    served: tuple[int, ...]  # runs dequeued by t_ms[i], cumulative
-    wait_quantiles: tuple[int, ...]  # nearest-rank wait at each of WAIT_PERCENTILES
-
-
-@dataclass(frozen=True, slots=True)
-class Timeline:
-    t_ms: tuple[int, ...]
-    wait_percentiles: tuple[int, ...]
-    series: tuple[KeySeries, ...]
-
-
 def service_timeline(
     events: Sequence[DequeueEvent], weights: Mapping[str, float], light_key: str | None = None
-) -> Timeline:
+) -> TimelineResult:
     """The run's timeline; keys in declared order, the pooled rest last."""
     makespan = max((e.dequeued_ms for e in events), default=0)
     t_ms = tuple(makespan * i // (TIMELINE_POINTS - 1) for i in range(TIMELINE_POINTS))
@@ -52,7 +36,7 @@ def service_timeline(
         pooled_waits = [w for k in rest for w in waits[k]]
         label = f"{len(rest)} other keys"
         series.append(_series(label, len(rest), pooled_at, pooled_waits, t_ms))
-    return Timeline(t_ms, WAIT_PERCENTILES, tuple(series))
+    return TimelineResult(t_ms=list(t_ms), wait_percentiles=list(WAIT_PERCENTILES), series=series)
 
 
 def _by_key(
@@ -88,12 +72,14 @@ def _shown_keys(
 
 def _series(
     key: str, keys: int, dequeued_at: list[int], waits: list[int], t_ms: tuple[int, ...]
-) -> KeySeries:
+) -> KeySeriesResult:
+    """One key (`keys == 1`) or a pool of `keys` keys: runs dequeued by each instant of
+    `t_ms` (cumulative), and the nearest-rank wait at each of WAIT_PERCENTILES."""
     times = sorted(dequeued_at)
     ordered = sorted(waits)
-    return KeySeries(
+    return KeySeriesResult(
         key=key,
         keys=keys,
-        served=tuple(map(partial(bisect_right, times), t_ms)),
-        wait_quantiles=percentiles(ordered, WAIT_PERCENTILES),
+        served=list(map(partial(bisect_right, times), t_ms)),
+        wait_quantiles=list(percentiles(ordered, WAIT_PERCENTILES)),
     )

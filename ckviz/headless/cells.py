@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import redis
 
@@ -14,18 +14,15 @@ from ckviz.fairness_tenants import tenant_figures
 from ckviz.headless.events import event_lines, spool_events, spool_path
 from ckviz.headless.progress import LONG_RUNS, CellProgress
 from ckviz.inputs.trace import TraceProblems
-from ckviz.metrics import RunMetrics, outcome_metrics, step_figures
+from ckviz.metrics import outcome_metrics, step_figures
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import (
     ConsumerResult,
-    KeyRowResult,
     MetricsResult,
     RunResult,
-    StepMetricsResult,
     TenantRowResult,
-    TimelineResult,
 )
-from ckviz.model.scenario import Caps, Scenario
+from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import ConsumerService
 from ckviz.model.steps import StepScenario
 from ckviz.model.tenants import is_one_grain
@@ -35,7 +32,7 @@ from ckviz.sim.collector import roomy_young_generation
 from ckviz.sim.engine import Outcome
 from ckviz.store.preflight import refusal
 from ckviz.store.server import connect, server_run_id
-from ckviz.timeline import Timeline, service_timeline
+from ckviz.timeline import service_timeline
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,14 +180,20 @@ def run_result(
     clock counts. `waiting`: the engine's keys left with runs."""
     treatment = treatment.facing(scenario.consumers)  # a scenario's mix (model/matrix.py)
     events = outcome.events
-    metrics = outcome_metrics(outcome, waiting)
-    timeline = None  # step-harness runs carry no timeline (their clock counts steps)
-    if outcome.steps is None:
-        timeline = service_timeline(events, outcome.weights, scenario.light_key)
+    metrics = outcome_metrics(outcome, waiting, round(elapsed_ms, 3))
+    if outcome.steps is None:  # step-harness runs carry no timeline (their clock counts steps)
+        metrics.timeline = service_timeline(events, outcome.weights, scenario.light_key)
     caps = None  # the step harness runs uncapped (its env limit is its only limit)
     if scenario.clock.capped:
         caps = treatment.caps_on(scenario.caps)
-    result = _entry(treatment, seed, metrics, timeline, outcome.round_trips, elapsed_ms, caps)
+    result = RunResult(
+        discipline=treatment.discipline,
+        treatment=treatment.name,
+        seed=seed,
+        per_key_cap=caps.per_key if caps else None,
+        total_cap=caps.total if caps else None,
+        metrics=metrics,
+    )
     result = _with_consumers(result, outcome.service)
     owner = scenario.tenant_of()
     if owner is not None and outcome.steps is None and not is_one_grain(owner):
@@ -199,8 +202,9 @@ def run_result(
         result.lineup = treatment.lineup.form
     steps = outcome.steps
     if steps is not None:
-        figures = step_figures(events, steps.victims, steps.contention, steps.drain_step)
-        result.metrics.steps = StepMetricsResult(**asdict(figures), calls=steps.calls)
+        result.metrics.steps = step_figures(
+            events, steps.victims, steps.contention, steps.drain_step, steps.calls
+        )
         result.metrics.key_serves = steps.key_serves
         if steps.floor is not None:
             result.metrics.vtime_floor_final = steps.floor
@@ -254,45 +258,3 @@ def _consumer_result(c: ConsumerService) -> ConsumerResult:
 
 def cell_label(cell: Cell) -> str:
     return f"{cell.scenario.name}/{cell.treatment.name}/{cell.seed}"
-
-
-def _entry(
-    treatment: Treatment,
-    seed: str,
-    m: RunMetrics,
-    timeline: Timeline | None,
-    trips: int,
-    elapsed_ms: float,
-    caps: Caps | None,
-) -> RunResult:
-    """The run's entry; step-harness runs carry no timeline (their clock counts steps)."""
-    metrics = MetricsResult(
-        total_dequeued=m.total_dequeued,
-        redis_round_trips=trips,
-        wall_clock_ms=round(elapsed_ms, 3),
-        contention_worst_share_over_weight=m.contention_worst_share_over_weight,
-        contention_jain=m.contention_jain,
-        makespan_ms=m.makespan_ms,
-        worst_wait_p99=m.worst_wait_p99,
-        worst_wait_max=m.worst_wait_max,
-        per_key=[KeyRowResult.model_validate(k, from_attributes=True) for k in m.per_key],
-        most_underserved_key=m.most_underserved_key,
-        most_underserved_attainment=m.most_underserved_attainment,
-        share_of_keys_below_0_5=m.share_of_keys_below_0_5,
-        share_of_keys_below_0_9=m.share_of_keys_below_0_9,
-        starved_keys=list(m.starved_keys),
-        attainment_resamples=list(m.attainment_resamples)
-        if m.attainment_resamples is not None
-        else None,
-        timeline=TimelineResult.model_validate(timeline, from_attributes=True)
-        if timeline
-        else None,
-    )
-    return RunResult(
-        discipline=treatment.discipline,
-        treatment=treatment.name,
-        seed=seed,
-        per_key_cap=caps.per_key if caps else None,
-        total_cap=caps.total if caps else None,
-        metrics=metrics,
-    )

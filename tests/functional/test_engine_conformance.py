@@ -6,8 +6,9 @@ import pytest
 import redis
 
 from ckviz.inputs import scenario_files
-from ckviz.metrics import RunMetrics, run_metrics
+from ckviz.metrics import run_metrics
 from ckviz.model.matrix import Treatment
+from ckviz.model.results import MetricsResult
 from ckviz.sim.session import open_cell
 from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
 
@@ -26,7 +27,7 @@ PUBLISHED_SKEW = {
 
 def run(
     client: redis.Redis, prefix: str, scenario: str, discipline: str, seed: str, **caps: int
-) -> RunMetrics:
+) -> MetricsResult:
     sc = scenario_files.load(scenario)
     treatment = Treatment(discipline=discipline, **caps)
     with open_cell(client, sc, seed, treatment, f"{prefix}{discipline}:{seed}:") as driver:

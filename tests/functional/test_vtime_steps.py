@@ -55,7 +55,10 @@ def run(client: redis.Redis, prefix: str, name: str, treatment: Treatment) -> St
 @pytest.mark.parametrize("discipline", ["baseline", "vtime", "vtime-v17"])
 def test_the_published_ck_skew_row(client: redis.Redis, prefix: str, discipline: str) -> None:
     runner = run(client, prefix, "micro_skew", Treatment(discipline=discipline))
-    f = step_figures(runner.events, runner.scenario.victims, runner.contention, runner.drain_step)
+    calls = sum(c.called for c in runner.calls)
+    f = step_figures(
+        runner.events, runner.scenario.victims, runner.contention, runner.drain_step, calls
+    )
     want = ANCHOR["baseline" if discipline == "baseline" else "vtime"]  # V17 = HEAD here
     got = dict(
         first=f.victim_first_serve,

@@ -51,9 +51,9 @@ def events(*pairs: tuple[str, int]) -> list[DequeueEvent]:
 
 def test_step_figures_nearest_rank_and_jain_over_non_zero_counts() -> None:
     serves = events(("h", 0), ("v", 4), ("v", 8), ("h", 12), ("v", 16))
-    f = step_figures(serves, ["v"], {"h": 2, "v": 1, "z": 0}, drain_step=16)
+    f = step_figures(serves, ["v"], {"h": 2, "v": 1, "z": 0}, drain_step=16, calls=5)
     assert (f.victim_first_serve, f.victim_wait_p50, f.victim_wait_p95) == (4, 8, 16)
     # z has a zero count and drops out: (2+1)^2 / (2 * (4+1)) = 0.9
     assert f.jain_nonzero is not None and math.isclose(f.jain_nonzero, 0.9)
-    none = step_figures(serves, ["nobody"], {}, drain_step=-1)
+    none = step_figures(serves, ["nobody"], {}, drain_step=-1, calls=5)
     assert (none.victim_first_serve, none.jain_nonzero, none.drain_step) == (-1, None, -1)

@@ -22,14 +22,14 @@ def test_counts_are_cumulative_at_evenly_spaced_instants() -> None:
     assert (a.key, a.keys, b.key) == ("a", 1, "b")
     assert a.served[0] == 1 and a.served[5] == 2 and a.served[-2] == 2 and a.served[-1] == 3
     assert b.served[9] == 0 and b.served[10] == 1
-    assert tl.wait_percentiles == WAIT_PERCENTILES
+    assert tl.wait_percentiles == list(WAIT_PERCENTILES)
     assert a.wait_quantiles[0] == 0 and a.wait_quantiles[-1] == 620  # min .. max wait
 
 
 def test_a_key_never_served_is_a_flat_line() -> None:
     tl = service_timeline([ev("a", 0, 10)], {"a": 1.0, "idle": 1.0})
     idle = tl.series[1]
-    assert idle.served == (0,) * TIMELINE_POINTS and set(idle.wait_quantiles) == {0}
+    assert idle.served == [0] * TIMELINE_POINTS and set(idle.wait_quantiles) == {0}
 
 
 def test_many_keys_pool_the_least_served_but_keep_the_light_key() -> None:
