@@ -2,7 +2,8 @@
 out equally among the tenants that could take one then (a tenant's room the sum of its keys'
 rooms, each key's as ckviz/fairness.py counts it), water-filled as among keys. A tenant that
 splits its load over many keys is owed no more than one that does not: that is what "fair to
-my customers" asks. Pure functions of the run's dequeue events, like the key grain."""
+my customers" asks. Pure functions of the run's dequeue events, like the key grain; each
+tenant's figures made as the results file holds them (model/results.py's TenantRowResult)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from dataclasses import dataclass
 from itertools import groupby
 from operator import attrgetter
 
-from ckviz.fairness import KeyService, OwnLimit, attainments, most_underserved, water_fill
+from ckviz.fairness import KeyService, OwnLimit, most_underserved, water_fill
+from ckviz.model.results import TenantRowResult
 from ckviz.model.snapshot import DequeueEvent
 
 _DEQUEUED = attrgetter("dequeued_ms")
@@ -20,11 +22,15 @@ _DEQUEUED = attrgetter("dequeued_ms")
 
 @dataclass(frozen=True, slots=True)
 class TenantFigures:
-    """A run's figures at the tenant grain: each tenant's keys and service, the lowest."""
+    """A run's figures at the tenant grain: each tenant's keys and service (in the order its
+    keys first come), and the lowest."""
 
-    keys: dict[str, list[str]]  # tenant -> its keys, in the run's key order
-    service: dict[str, KeyService]  # tenant -> owed and got, as a key's
+    rows: list[TenantRowResult]
     most_underserved: tuple[str, float] | None
+
+    def attainments(self) -> dict[str, float | None]:
+        """Each tenant's fair-share attainment (None: not judged)."""
+        return {row.tenant: row.fair_share_attainment for row in self.rows}
 
 
 class _Rooms:
@@ -95,12 +101,25 @@ def tenant_figures(
     keys: dict[str, list[str]] = {}
     for key, tenant in known.items():
         keys.setdefault(tenant, []).append(key)
-    return TenantFigures(keys, service, most_underserved(service))
+    rows = [
+        TenantRowResult(
+            tenant=t,
+            keys=keys[t],
+            owed=s.owed,
+            dequeued=s.got,
+            fair_share_attainment=s.attainment,
+            starved=s.starved,
+        )
+        for t, s in service.items()
+    ]
+    return TenantFigures(rows, most_underserved(service))
 
 
-def most_over_served(service: Mapping[str, KeyService]) -> tuple[str, float] | None:
-    """The judged tenant served most over its share (ties: the first name), one that got any."""
-    judged = [(t, a) for t, a in attainments(service).items() if a]
+def most_over_served(attained: Mapping[str, float | None]) -> tuple[str, float] | None:
+    """The judged tenant served most over its share (ties: the first name), one that got any:
+    of each tenant's attainment (None: not judged), as a run goes (the app) or as its results
+    hold them (the report)."""
+    judged = [(t, a) for t, a in attained.items() if a]
     return min(judged, key=lambda ta: (-ta[1], ta[0])) if judged else None
 
 

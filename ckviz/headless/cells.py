@@ -20,7 +20,6 @@ from ckviz.model.results import (
     ConsumerResult,
     MetricsResult,
     RunResult,
-    TenantRowResult,
 )
 from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import ConsumerService
@@ -220,17 +219,7 @@ def _with_tenants(
     if outcome.per_key_cap is not None and outcome.holds:
         own = OwnLimit(outcome.per_key_cap, outcome.holds)
     figures = tenant_figures(outcome.events, owner, waiting or None, own)
-    metrics.per_tenant = [
-        TenantRowResult(
-            tenant=t,
-            keys=figures.keys[t],
-            owed=s.owed,
-            dequeued=s.got,
-            fair_share_attainment=s.attainment,
-            starved=s.starved,
-        )
-        for t, s in figures.service.items()
-    ]
+    metrics.per_tenant = figures.rows
     if figures.most_underserved is not None:
         metrics.most_underserved_tenant = figures.most_underserved[0]
         metrics.most_underserved_tenant_attainment = figures.most_underserved[1]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ckviz.disciplines.registry import RULES
 from ckviz.fairness import UNDER_FAIR
 from ckviz.fairness_intervals import Interval, one_sample, paired_difference
+from ckviz.fairness_tenants import most_over_served
 from ckviz.model.results import RunResult
 from ckviz.report.views import Row, SourceView
 
@@ -49,8 +50,10 @@ def tenant_rows(view: SourceView) -> list[TenantRow]:
 
 
 def most_over_served_tenant(run: RunResult) -> tuple[str, float] | None:
-    judged = [(t.tenant, a) for t in run.metrics.per_tenant or [] if (a := t.fair_share_attainment)]
-    return min(judged, key=lambda ta: (-ta[1], ta[0])) if judged else None
+    """The run's most over-served tenant, by the rule the app's status line uses."""
+    return most_over_served(
+        {t.tenant: t.fair_share_attainment for t in run.metrics.per_tenant or []}
+    )
 
 
 def tenants_gained(run: RunResult, label: str) -> str | None:

@@ -65,7 +65,7 @@ class LaneFairness:
             own = self._own if self._own is not None and self._own.holds else None
             waiting = engine.waiting_since() or None
             figures = tenant_figures(engine.events, self._owner, waiting, own)
-            self._tenants = figures.most_underserved, most_over_served(figures.service)
+            self._tenants = figures.most_underserved, most_over_served(figures.attainments())
             self._tenants_at = at
         return self._tenants
 

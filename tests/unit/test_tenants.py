@@ -10,7 +10,7 @@ import pytest
 
 from ckviz.errors import UsageError
 from ckviz.fairness import key_service
-from ckviz.fairness_tenants import tenant_figures
+from ckviz.fairness_tenants import most_over_served, tenant_figures
 from ckviz.inputs import scenario_files
 from ckviz.inputs.trace import TraceProblems, read_trace
 from ckviz.model.snapshot import DequeueEvent
@@ -110,9 +110,12 @@ def test_a_sybil_split_is_fair_per_key_and_the_honest_tenant_pays_per_tenant() -
     assert all(s.attainment == pytest.approx(1.0, abs=0.1) for s in by_key.values())
     owner = {"s-0": "sybil", "s-1": "sybil", "s-2": "sybil", "s-3": "sybil", "honest": "honest"}
     figures = tenant_figures(events, owner)
-    honest, sybil = figures.service["honest"], figures.service["sybil"]
-    assert honest.got == 40 and sybil.got == 160
-    assert honest.attainment is not None and honest.attainment < 0.5  # owed half, got a fifth
-    assert sybil.attainment is not None and sybil.attainment > 1.5
-    assert figures.most_underserved == ("honest", honest.attainment)
-    assert figures.keys == {"sybil": ["s-0", "s-1", "s-2", "s-3"], "honest": ["honest"]}
+    sybil, honest = figures.rows
+    assert honest.dequeued == 40 and sybil.dequeued == 160
+    assert honest.fair_share_attainment is not None
+    assert honest.fair_share_attainment < 0.5  # owed half, got a fifth
+    assert sybil.fair_share_attainment is not None and sybil.fair_share_attainment > 1.5
+    assert figures.most_underserved == ("honest", honest.fair_share_attainment)
+    assert (sybil.tenant, sybil.keys) == ("sybil", ["s-0", "s-1", "s-2", "s-3"])
+    assert (honest.tenant, honest.keys) == ("honest", ["honest"])
+    assert most_over_served(figures.attainments()) == ("sybil", sybil.fair_share_attainment)
