@@ -31,7 +31,7 @@ from ckviz.headless.cells import CellOutcome
 from ckviz.headless.plan import MatrixPlan, default_jobs
 from ckviz.headless.runner import run_cells
 from ckviz.inputs import scenario_files
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell.session import new_namespace
 from ckviz.store.server import open_server
 
 

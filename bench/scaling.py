@@ -51,7 +51,7 @@ from trees import ckviz_argv, env_of, trees_to_measure
 from ckviz.disciplines.registry import FACTORIES, make_discipline
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
-from ckviz.sim.session import new_namespace, open_cell
+from ckviz.sim.cell.session import new_namespace, open_cell
 from ckviz.store import runqueue
 
 try:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# A session's key prefix carries a random token (ckviz/sim/session.py): masked, so the same
+# A session's key prefix carries a random token (ckviz/sim/cell/session.py): masked, so the same
 # call in two runs reads the same.
 _SESSION_TOKEN = re.compile(r":[0-9a-f]{12}:")
 

@@ -33,13 +33,13 @@ TIMED: dict[str, list[tuple[str, str, str]]] = {
         ("embedded_server", "server", "context"),
         ("server_started_early", "early server", "context"),
     ],
-    "ckviz.sim.workspace": [("open_workspace", "workspace", "context")],
+    "ckviz.sim.cell.workspace": [("open_workspace", "workspace", "context")],
     "ckviz.headless.runner": [("run_cells", "cells", "call")],
     "ckviz.headless.matrix": [("assemble", "assemble", "call")],  # until the end had a module
     "ckviz.headless.ending": [("assemble", "assemble", "call")],
     "ckviz.model.results_file": [("write_results", "results", "call")],
     "ckviz.headless.report": [("print_tables", "tables", "call")],
-    "ckviz.sim.namespace": [("sweep_namespace", "sweep", "call")],
+    "ckviz.sim.cell.namespace": [("sweep_namespace", "sweep", "call")],
 }
 
 SPANS: list[tuple[str, float, float]] = []

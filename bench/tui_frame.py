@@ -48,7 +48,7 @@ def timed(times: Times, owner: Any, name: str, part: str) -> None:
 def instrument(times: Times) -> None:
     from textual.screen import Screen
 
-    from ckviz.sim.driver import Driver
+    from ckviz.sim.millisecond_clock.driver import Driver
     from ckviz.tui.lane_fairness import LaneFairness
     from ckviz.tui.screens.main import MainScreen
 

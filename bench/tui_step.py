@@ -129,7 +129,7 @@ def timed_app(*args: Any, **kwargs: Any) -> Any:
 async def open_app(
     client: Any, path: Path, discipline: str, compare: bool, handle_signals: bool = False
 ) -> Any:
-    from ckviz.sim.session import new_namespace
+    from ckviz.sim.cell.session import new_namespace
 
     try:
         from ckviz.tui.lanes import Lockstep

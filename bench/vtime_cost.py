@@ -42,7 +42,7 @@ from ckviz.disciplines.vtime.knobs import VtimeKnobs
 from ckviz.disciplines.vtime.values import VtimeDequeue
 from ckviz.model.clock import T0
 from ckviz.model.queue import DequeuedRun, PlannedRun
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell.session import new_namespace
 from ckviz.store import scripts
 from ckviz.store.keys import ck_member
 from ckviz.store.prefix import delete_prefix

@@ -22,8 +22,7 @@ from ckviz.fairness import (
 from ckviz.fairness_intervals import resampled_attainment
 from ckviz.model.results import KeyLifecycleResult, KeyRowResult, MetricsResult, StepMetricsResult
 from ckviz.model.snapshot import DequeueEvent
-from ckviz.sim.engine import Engine, Outcome
-from ckviz.sim.lifecycle import KeyLife
+from ckviz.sim.engine import Engine, KeyLife, Outcome
 
 # Sort keys that make no Python-level call per event
 _DEQUEUED, _FIRST = attrgetter("dequeued_ms"), itemgetter(0)

@@ -47,7 +47,7 @@ def make_app_picture(out: Path) -> None:
 
 def render_app_svg() -> str:
     """ck_skew under sfq after APP_ROUNDS steps at APP_SIZE, as Textual's SVG screenshot."""
-    from ckviz.sim.session import new_namespace
+    from ckviz.sim.cell.session import new_namespace
     from ckviz.store.prefix import delete_prefix
     from ckviz.store.server import open_server
     from ckviz.tui.app import CkvizApp

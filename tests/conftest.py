@@ -13,7 +13,7 @@ import pytest
 import redis
 from hypothesis import settings
 
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell.session import new_namespace
 from ckviz.store.prefix import delete_prefix
 from ckviz.store.server import RedisServer, embedded_server, find_redis_server, open_server
 

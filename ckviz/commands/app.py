@@ -16,8 +16,7 @@ WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # what textual-serve runs t
 def run_app_command(ns: argparse.Namespace) -> int:
     from ckviz.commands.redis_options import server_choice
     from ckviz.inputs import scenario_files
-    from ckviz.sim.footprint import need_of
-    from ckviz.sim.workspace import open_workspace
+    from ckviz.sim.cell import need_of, open_workspace
     from ckviz.tui.choice import app_choice, compare_choice
 
     consumers, mix = consumers_choice(ns)

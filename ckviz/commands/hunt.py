@@ -73,8 +73,7 @@ def main(argv: Sequence[str]) -> int:
     ns = build_parser().parse_args(list(argv))
     _check_args(ns)
     ns.deadline = started + ns.seconds
-    from ckviz.sim.footprint import need_of
-    from ckviz.sim.workspace import open_workspace
+    from ckviz.sim.cell import need_of, open_workspace
 
     choice = server_choice(ns)
     need = need_of([largest_workload(ns.harness, ns.keys)], lanes=1)

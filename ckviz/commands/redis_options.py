@@ -16,8 +16,7 @@ import os
 from ckviz.defaults import MAX_CONSUMERS, ROOT_PREFIX
 from ckviz.disciplines.registry import MIX_EXAMPLE
 from ckviz.errors import keep_secret
-from ckviz.sim.namespace import check_root
-from ckviz.sim.workspace import ServerChoice
+from ckviz.sim.cell import ServerChoice, check_root
 from ckviz.store.preflight import url_secrets
 
 ENV_REDIS_URL = "CKVIZ_REDIS_URL"

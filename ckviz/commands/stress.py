@@ -93,8 +93,7 @@ def main(argv: Sequence[str]) -> int:
     _check_args(ns)
     out = check_output(ns.out, "--out", ns.force)  # before the run, as --headless checks its own
     from ckviz.inputs import scenario_files
-    from ckviz.sim.footprint import need_of
-    from ckviz.sim.workspace import open_workspace
+    from ckviz.sim.cell import need_of, open_workspace
     from ckviz.stress.run import run_stress
 
     scenario = scenario_files.load_any(ns.scenario)

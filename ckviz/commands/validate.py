@@ -18,8 +18,8 @@ from ckviz.inputs import scenario_files
 from ckviz.model.matrix import MatrixSpec, Treatment
 from ckviz.model.names import code_points, look_alikes
 from ckviz.model.scenario import MAX_KEYS, MAX_TOTAL_RUNS, MAX_TRACE_RUNS
+from ckviz.sim.cell import reject_unfinishable
 from ckviz.sim.clocks import treatment_runs_on
-from ckviz.sim.feasibility import reject_unfinishable
 
 MATRIX_FIELDS = ("scenarios", "disciplines", "treatments")  # no scenario file has these
 

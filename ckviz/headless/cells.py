@@ -27,8 +27,7 @@ from ckviz.model.steps import StepScenario
 from ckviz.model.tenants import is_one_grain
 from ckviz.outputs.writer import OutputError
 from ckviz.sim.clocks import EngineOptions, open_engine
-from ckviz.sim.collector import roomy_young_generation
-from ckviz.sim.engine import Outcome
+from ckviz.sim.engine import Outcome, roomy_young_generation
 from ckviz.store.preflight import refusal
 from ckviz.store.server import connect, server_run_id
 from ckviz.timeline import service_timeline

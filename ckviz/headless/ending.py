@@ -27,7 +27,7 @@ from ckviz.model.results import MatrixInfo, RedisInfo, Results, RunResult, Shard
 from ckviz.model.results_file import write_results
 from ckviz.outputs.interrupts import INTERRUPTS
 from ckviz.outputs.writer import Output, OutputError
-from ckviz.sim.collector import roomy_young_generation
+from ckviz.sim.engine import roomy_young_generation
 from ckviz.store.server import RedisServer
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from ckviz.headless.events import spool_folder
 from ckviz.headless.plan import MatrixPlan
 from ckviz.headless.runner import Interrupted, run_cells
 from ckviz.model.results import RunResult
-from ckviz.sim.workspace import ServerChoice, open_workspace
+from ckviz.sim.cell import ServerChoice, open_workspace
 from ckviz.store.cluster import Keyspace, route_cells
 from ckviz.store.server import RedisServer, connect, server_run_id
 

@@ -34,9 +34,8 @@ from ckviz.model.results import SweepInfo
 from ckviz.model.scenario import MAX_CLOCK_LIMIT_MS, Scenario
 from ckviz.model.steps import StepScenario
 from ckviz.outputs.writer import Output, check_output
+from ckviz.sim.cell import Need, need_of, reject_unfinishable
 from ckviz.sim.clocks import disciplines_on, treatment_runs_on
-from ckviz.sim.feasibility import reject_unfinishable
-from ckviz.sim.footprint import Need, need_of
 from ckviz.store.cluster import cell_tag
 
 

@@ -4,7 +4,7 @@ strip) read.
 Time is cut into at most BUCKETS buckets of equal width (2**level logical ms). When the clock
 passes the last one the width doubles and neighbouring buckets merge, so a run of any length
 keeps at most BUCKETS buckets per key. Everything here is immutable: a snapshot's history
-stays as it was when stepping back. The recorder that fills it lives in ckviz/sim/history.py.
+stays as it was when stepping back. The recorder that fills it lives in ckviz/sim/engine/history.py.
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ INVARIANTS: tuple[Invariant, ...] = (
         "the base queue's lengthCounter counts the runs queued, as the reference's scripts keep it",
         "ms steps",
     ),
-    # as a rescoring discipline's trip projected it (sim/projection.py)
+    # as a rescoring discipline's trip projected it (sim/millisecond_clock/projection.py)
     _rule(INDEX_AT_HEAD, "after an enqueue or ack a key's entry is at its head, or gone", "ms"),
     _rule(FLOOR_MONOTONE, "the vtime floor never decreases", "ms steps stress"),
     _rule(TAG_MONOTONE, "a tag never decreases while its key stays registered", "ms steps stress"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TypeGuard
 
 import redis
 
@@ -18,9 +19,10 @@ from ckviz.model.clock import Clock
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
-from ckviz.sim.engine import Engine
-from ckviz.sim.session import open_cell, open_step_cell
-from ckviz.sim.steps import STEP_DISCIPLINES
+from ckviz.sim.cell.session import open_cell, open_step_cell
+from ckviz.sim.engine.run import Engine
+from ckviz.sim.millisecond_clock.driver import Driver
+from ckviz.sim.step_clock.runner import STEP_DISCIPLINES
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +40,13 @@ class EngineOptions:
 def disciplines_on(clock: Clock) -> tuple[str, ...]:
     """The disciplines a clock runs."""
     return STEP_DISCIPLINES if clock.in_redis_only else tuple(FACTORIES)
+
+
+def ranks_every_attempt(engine: Engine) -> TypeGuard[Driver]:
+    """Whether each serve attempt of the engine's instant ranks and rewrites every key of
+    ckIndex (a rescoring discipline on the millisecond clock): the app steps such an instant
+    attempt by attempt, so that esc is heard between them."""
+    return isinstance(engine, Driver) and engine.plan.rescores
 
 
 def runs_on(discipline: str, scenario: Scenario | StepScenario) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ckviz.model.clock import T0, WALL_NOW
 from ckviz.model.queue import DequeuedRun, PlannedRun
-from ckviz.sim.invariants import LISTING_LIMIT  # the watcher lists state whole up to it
+from ckviz.sim.engine import LISTING_LIMIT  # the watcher lists state whole up to it
 from ckviz.store.runqueue import RunQueue, Trip
 from ckviz.stress.latency import Latencies
 from ckviz.stress.ledger import SharedBooks

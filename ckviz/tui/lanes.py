@@ -22,10 +22,14 @@ from ckviz.model.lineup import parse_lineup
 from ckviz.model.matrix import Treatment
 from ckviz.model.snapshot import FULL_VIEW, Snapshot, ViewRequest
 from ckviz.model.tenants import is_one_grain
-from ckviz.sim.clocks import EngineOptions, disciplines_on, open_engine, runs_on
-from ckviz.sim.driver import Driver
-from ckviz.sim.engine import Engine, Outcome
-from ckviz.sim.history import TrendRecorder
+from ckviz.sim.clocks import (
+    EngineOptions,
+    disciplines_on,
+    open_engine,
+    ranks_every_attempt,
+    runs_on,
+)
+from ckviz.sim.engine import Engine, Outcome, TrendRecorder
 from ckviz.tui.frames import Fairness, Frame, FrameSource, Setup
 from ckviz.tui.lane_fairness import LaneFairness
 from ckviz.tui.sampling import Samples
@@ -128,7 +132,7 @@ class Lane:
         says what its last instant took, not every run since the frame before the move."""
         driver = self.driver
         self._dequeued = len(driver.events)
-        if not (isinstance(driver, Driver) and driver.plan.rescores):
+        if not ranks_every_attempt(driver):
             driver.step_instant(watched=False)
             return
         start = driver.t

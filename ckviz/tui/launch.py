@@ -8,8 +8,8 @@ from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
 from ckviz.errors import ExitCode
 from ckviz.model.results import RedisInfo
 from ckviz.outputs.writer import Output
-from ckviz.sim.collector import YOUNG_THRESHOLD
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell import new_namespace
+from ckviz.sim.engine import YOUNG_THRESHOLD
 from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.casting import recorded
@@ -24,7 +24,7 @@ def tune_gc() -> None:
     which sets off full collections of the whole heap (long pauses: docs/performance.md).
     A larger first threshold keeps those pauses out of stepping. Process-wide, so only the
     process that runs the app calls it (a run to the end raises it the same way, for any
-    caller: sim/collector.py).
+    caller: sim/engine/collector.py).
     """
     gc.set_threshold(YOUNG_THRESHOLD, 20, 20)
 

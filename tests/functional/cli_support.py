@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from ckviz.cli import main
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell.session import new_namespace
 from ckviz.store.server import RedisServer
 
 TIMING = {"wall_clock_s", "wall_clock_ms"}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ckviz.cli import main
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell.session import new_namespace
 from ckviz.store.server import RedisServer
 from tests.functional.cli_support import exits
 

@@ -16,9 +16,9 @@ from ckviz.model.invariants import HEAD_FIRST, ONE_PLACE, BrokenInvariant
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Caps
 from ckviz.model.steps import StepScenario
-from ckviz.sim.consumers import consumer_name, turn_order
-from ckviz.sim.driver import Driver
-from ckviz.sim.session import open_cell, open_step_cell
+from ckviz.sim.cell.session import open_cell, open_step_cell
+from ckviz.sim.engine.consumers import consumer_name, turn_order
+from ckviz.sim.millisecond_clock.driver import Driver
 from tests.functional.cli_support import ckviz, without_timing
 from tests.functional.test_bad_input import one_error_line
 

@@ -14,8 +14,8 @@ from ckviz.disciplines.registry import make_discipline
 from ckviz.inputs import scenario_files
 from ckviz.inputs.workload import generate
 from ckviz.model.queue import DisciplineState, IndexEntry, PlannedRun
-from ckviz.sim.driver import Driver
-from ckviz.sim.driver_config import DriverConfig
+from ckviz.sim.millisecond_clock.config import DriverConfig
+from ckviz.sim.millisecond_clock.driver import Driver
 from ckviz.store.keys import BASE
 from ckviz.store.runqueue import RunQueue
 from ckviz.store.scripts import Door, load_scripts

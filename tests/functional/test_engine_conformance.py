@@ -9,7 +9,7 @@ from ckviz.inputs import scenario_files
 from ckviz.metrics import run_metrics
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import MetricsResult
-from ckviz.sim.session import open_cell
+from ckviz.sim.cell.session import open_cell
 from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
 
 SEEDS = ("seed-a", "seed-b", "seed-c")

@@ -11,8 +11,8 @@ import pytest
 import redis
 
 from ckviz.errors import ExitCode
-from ckviz.sim.footprint import FIXED_BYTES, need_of
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell.footprint import FIXED_BYTES, need_of
+from ckviz.sim.cell.session import new_namespace
 from tests.functional.trust_support import OwnRedis, own_redis, run_ckviz, stderr_lines
 
 OWNER_KEYS = 300

@@ -13,7 +13,7 @@ import redis
 
 from ckviz.errors import ExitCode, RedisUnavailable
 from ckviz.inputs import scenario_files
-from ckviz.sim.session import open_cell
+from ckviz.sim.cell.session import open_cell
 from tests.functional.trust_support import OwnRedis, own_redis, resumed_after, treatment
 
 

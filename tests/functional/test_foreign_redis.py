@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from ckviz.errors import ExitCode
-from ckviz.sim.namespace import PrefixInUse, claim_namespace
+from ckviz.sim.cell.namespace import PrefixInUse, claim_namespace
 from ckviz.store.server import connect
 from tests.functional.trust_support import OwnRedis, own_redis, run_ckviz, stderr_lines
 

@@ -12,7 +12,7 @@ import ckviz.commands.hunt as hunt_command
 import ckviz.hunt.search as hunt_search
 from ckviz.cli import main
 from ckviz.errors import ExitCode
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell.session import new_namespace
 from ckviz.store.server import RedisServer
 from tests.functional.trust_support import run_ckviz, stderr_lines
 

@@ -21,11 +21,11 @@ from ckviz.model.invariants import (
     BrokenInvariant,
 )
 from ckviz.model.matrix import Treatment
-from ckviz.sim import invariants as invariants_module
-from ckviz.sim.driver import Driver
-from ckviz.sim.driver_config import DriverConfig
-from ckviz.sim.projection import IndexProjection, Projected
-from ckviz.sim.session import open_cell
+from ckviz.sim.cell.session import open_cell
+from ckviz.sim.engine import invariants as invariants_module
+from ckviz.sim.millisecond_clock.config import DriverConfig
+from ckviz.sim.millisecond_clock.driver import Driver
+from ckviz.sim.millisecond_clock.projection import IndexProjection, Projected
 from ckviz.store import pages
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue
@@ -242,7 +242,7 @@ def test_a_projected_ck_index_redis_disagrees_with_is_reported(
     client: redis.Redis, prefix: str, monkeypatch: pytest.MonkeyPatch, check: bool
 ) -> None:
     # A rescoring discipline ranks ckIndex as projected from its last read and the writes it
-    # queued (sim/projection.py); the same trip reads it before the rescore. A projection
+    # queued (sim/millisecond_clock/projection.py); the same trip reads it before the rescore. A projection
     # off by one point in one score must be reported, checked or not: the rescore built on
     # it cannot be followed.
     project = IndexProjection.project

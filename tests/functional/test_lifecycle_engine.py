@@ -17,8 +17,8 @@ from ckviz.model.backoff import laid_over_core, retry_delay_ms
 from ckviz.model.key_columns import to_rows
 from ckviz.model.lifecycle import RetrySettings, TtlSettings
 from ckviz.model.scenario import KeySpec, Scenario
-from ckviz.sim.driver import Driver
-from ckviz.sim.session import open_cell
+from ckviz.sim.cell.session import open_cell
+from ckviz.sim.millisecond_clock.driver import Driver
 from ckviz.store.lifecycle import LifecycleKeys
 from tests.functional.trust_support import key, treatment
 

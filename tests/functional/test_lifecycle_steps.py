@@ -9,9 +9,9 @@ import redis
 
 from ckviz.model.matrix import Treatment
 from ckviz.model.steps import StepScenario
-from ckviz.sim.driver_life import DriverLife
-from ckviz.sim.session import open_step_cell
-from ckviz.sim.steps import StepRunner
+from ckviz.sim.cell.session import open_step_cell
+from ckviz.sim.engine.life_commands import DriverLife
+from ckviz.sim.step_clock.runner import StepRunner
 
 HARNESS = {"kind": "steps", "max_count": 2, "hold_steps": 2, "max_steps": 300, "step_ms": 100}
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from ruamel.yaml import YAML
 
 from ckviz.cli import main
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell.session import new_namespace
 from ckviz.store.server import RedisServer
 
 WORKFLOW = Path(__file__).resolve().parents[2] / ".github" / "workflows" / "ckviz-matrix.yml"

@@ -15,7 +15,7 @@ import pytest
 
 from ckviz.cli import main
 from ckviz.errors import ExitCode
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell.session import new_namespace
 from ckviz.store.server import RedisServer
 from tests.functional.trust_support import ckviz_command, ckviz_env
 

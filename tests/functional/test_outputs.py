@@ -17,7 +17,7 @@ import pytest
 
 from ckviz.cli import main
 from ckviz.errors import ExitCode
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell.session import new_namespace
 from ckviz.store.server import RedisServer
 from tests.functional.trust_support import ckviz_command, ckviz_env, popen_ckviz, wait_for_line
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ckviz.cli import main
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell.session import new_namespace
 from ckviz.store.server import RedisServer
 
 RUN = ["--headless", "--scenario", "ck_trickle", "--seeds", "seed-a", "--discipline", "sfq"]

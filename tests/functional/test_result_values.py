@@ -15,7 +15,7 @@ from ckviz.cli import main
 from ckviz.errors import ExitCode
 from ckviz.model.invariants import BrokenInvariant
 from ckviz.model.json_text import readable_json
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell.session import new_namespace
 from ckviz.store.server import RedisServer
 from tests.functional.trust_support import run_ckviz
 

@@ -22,7 +22,7 @@ from ckviz.model.lineup import enqueuer, parse_lineup
 from ckviz.model.matrix import Treatment
 from ckviz.model.queue import PlannedRun
 from ckviz.model.steps import StepScenario
-from ckviz.sim.session import open_cell, open_step_cell
+from ckviz.sim.cell.session import open_cell, open_step_cell
 from ckviz.store.runqueue import RunQueue
 from tests.functional.cli_support import without_timing
 from tests.functional.test_bad_input import one_error_line

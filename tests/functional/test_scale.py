@@ -13,7 +13,7 @@ import redis
 
 from ckviz.inputs import scenario_files
 from ckviz.model.matrix import Treatment
-from ckviz.sim.session import open_cell
+from ckviz.sim.cell.session import open_cell
 from ckviz.store import runqueue
 from ckviz.store.scripts import load_scripts
 

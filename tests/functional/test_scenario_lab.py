@@ -10,7 +10,7 @@ import redis
 
 from ckviz.inputs import scenario_files
 from ckviz.model.matrix import Treatment
-from ckviz.sim.session import open_cell
+from ckviz.sim.cell.session import open_cell
 from tests.functional.cli_support import ckviz
 from tests.unit.test_scenario_files import CAPS_TREATMENTS
 

@@ -12,7 +12,7 @@ import redis
 
 from ckviz.errors import ExitCode, ServerRefused
 from ckviz.model.queue import PlannedRun
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell.session import new_namespace
 from ckviz.store.preflight import refusal
 from ckviz.store.runqueue import RunQueue
 from tests.functional.trust_support import (

@@ -65,7 +65,9 @@ def test_a_headless_run_loads_no_app_no_other_command_and_no_progress_bar(tmp_pa
     assert done.returncode == 0, done.stderr
     modules = json.loads(listed.read_text())
     assert json.loads(out.read_text())["complete"] is True
-    assert "ckviz.sim.driver" in modules and "ckviz.headless.report" in modules  # a real run
+    assert (
+        "ckviz.sim.millisecond_clock.driver" in modules and "ckviz.headless.report" in modules
+    )  # a real run
     loaded = [m for m in modules if m.startswith(NOT_ON_THE_PATH)]
     assert loaded == []
 

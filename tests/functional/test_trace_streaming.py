@@ -11,9 +11,9 @@ import redis
 from ckviz.inputs import scenario_files
 from ckviz.metrics import outcome_metrics
 from ckviz.model.matrix import Treatment
-from ckviz.sim import driver as driver_module
-from ckviz.sim.driver import Driver
-from ckviz.sim.session import open_cell
+from ckviz.sim.cell.session import open_cell
+from ckviz.sim.millisecond_clock import driver as driver_module
+from ckviz.sim.millisecond_clock.driver import Driver
 
 
 def steady_trace(folder: Path, runs: int) -> Path:

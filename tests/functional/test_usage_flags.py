@@ -15,8 +15,8 @@ from ckviz.commands.root import HEADLESS_ONLY, build_parser
 from ckviz.disciplines.registry import FACTORIES, SUMMARIES
 from ckviz.errors import ExitCode
 from ckviz.inputs import scenario_files
-from ckviz.sim.session import new_namespace
-from ckviz.sim.steps import STEP_DISCIPLINES
+from ckviz.sim.cell.session import new_namespace
+from ckviz.sim.step_clock.runner import STEP_DISCIPLINES
 from ckviz.store.server import RedisServer
 from tests.functional.cli_support import exits
 

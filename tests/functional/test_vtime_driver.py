@@ -14,8 +14,8 @@ from ckviz.inputs import scenario_files
 from ckviz.metrics import run_metrics
 from ckviz.model.invariants import FLOOR_MONOTONE, TAG_MONOTONE, TAGS_KNOWN, BrokenInvariant
 from ckviz.model.matrix import Treatment
-from ckviz.sim.driver import Driver
-from ckviz.sim.session import open_cell
+from ckviz.sim.cell.session import open_cell
+from ckviz.sim.millisecond_clock.driver import Driver
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import Trip
 from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)

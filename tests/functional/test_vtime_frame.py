@@ -16,7 +16,7 @@ from ckviz.inputs import scenario_files
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import ViewRequest
-from ckviz.sim.session import open_cell
+from ckviz.sim.cell.session import open_cell
 from ckviz.store.keys import key_of_member
 
 pytestmark = pytest.mark.slow

@@ -26,8 +26,8 @@ from ckviz.model.invariants import (
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import Results
 from ckviz.model.steps import StepScenario, VtimeSettings
-from ckviz.sim.session import open_step_cell
-from ckviz.sim.steps import StepRunner
+from ckviz.sim.cell.session import open_step_cell
+from ckviz.sim.step_clock.runner import StepRunner
 from ckviz.store.keys import ck_member
 from tests.functional.cli_support import without_timing
 from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)

@@ -19,7 +19,7 @@ from ckviz.live.state import read_queue, variant_held
 from ckviz.live.whatif import fork_of, write_fork
 from ckviz.model.clock import SCORE_BASE
 from ckviz.model.matrix import Treatment
-from ckviz.sim.session import open_cell
+from ckviz.sim.cell.session import open_cell
 from ckviz.store.keys import KeyLayout
 from ckviz.store.server import RedisServer
 from tests.functional.cli_support import ckviz

@@ -14,7 +14,7 @@ from ckviz.disciplines.registry import DEFAULT_DISCIPLINES
 from ckviz.inputs.workload import generate
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
-from ckviz.sim.session import new_namespace, open_cell
+from ckviz.sim.cell.session import new_namespace, open_cell
 from tests.property.test_driver_properties import SETTINGS, caps, scenarios, step_and_check_limits
 
 

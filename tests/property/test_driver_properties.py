@@ -14,8 +14,8 @@ from ckviz.disciplines.registry import DEFAULT_DISCIPLINES
 from ckviz.inputs.workload import generate
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import KeySpec, Scenario
-from ckviz.sim.driver import Driver
-from ckviz.sim.session import new_namespace, open_cell
+from ckviz.sim.cell.session import new_namespace, open_cell
+from ckviz.sim.millisecond_clock.driver import Driver
 
 KEY_NAMES = ["a", "b", "heavy", "tenant:42", "tenant", "café-☕", "k~0#1", " x "]
 

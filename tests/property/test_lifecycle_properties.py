@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from ckviz.model.lifecycle import RetrySettings, TtlSettings
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import KeySpec, Scenario
-from ckviz.sim.session import new_namespace, open_cell
+from ckviz.sim.cell.session import new_namespace, open_cell
 
 KEY_NAMES = ["a", "b", "heavy", "tenant:42"]
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from ckviz.disciplines.registry import make_discipline
 from ckviz.disciplines.vtime.door import state_keys
 from ckviz.model.queue import DequeuedRun, PlannedRun
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell.session import new_namespace
 from ckviz.store.keys import ck_member
 from ckviz.store.lifecycle import ttl_member
 from ckviz.store.lifecycle.client import nack_payload

@@ -10,7 +10,7 @@ import pytest
 import redis
 
 from ckviz.errors import ExitCode, UsageError
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell.session import new_namespace
 from ckviz.store.prefix import keys_under
 from ckviz.store.server import RedisServer, open_server
 from ckviz.tui.app import CkvizApp

@@ -12,7 +12,7 @@ import pytest
 from ckviz.inputs import scenario_files
 from ckviz.model.history import History
 from ckviz.model.snapshot import KeyRow, Snapshot
-from ckviz.sim.history import HistoryRecorder
+from ckviz.sim.engine.history import HistoryRecorder
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.frames import Fairness, Frame, Setup
 from ckviz.tui.sparkline import SPARKS

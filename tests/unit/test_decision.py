@@ -9,8 +9,8 @@ from ckviz.disciplines.registry import make_discipline
 from ckviz.model.clock import SCORE_BASE, WALL_NOW
 from ckviz.model.decision import INDEX_SCORE, Candidate, Decision, why_lost
 from ckviz.model.queue import DequeuedRun, IndexColumns, IndexEntry
-from ckviz.sim.decision import age_ranked, walked
-from ckviz.sim.serving import Rescoring
+from ckviz.sim.engine.decision import age_ranked, walked
+from ckviz.sim.engine.serving import Rescoring
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue
 

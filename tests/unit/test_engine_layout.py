@@ -3,6 +3,7 @@ Redis-side discipline lives in its package, not wired by hand through the rest o
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -22,6 +23,25 @@ def test_the_clock_is_told_apart_in_at_most_two_places() -> None:
         if re.search(r"isinstance\([^)]*StepScenario", line)
     ]
     assert 1 <= len(checks) <= 2, checks
+
+
+# what code above sim/ may import of it (an import-linter contract says it too)
+SIM_SURFACES = {"ckviz.sim.engine", "ckviz.sim.clocks", "ckviz.sim.cell"}
+
+
+def test_code_above_sim_imports_only_the_engine_the_clock_factory_and_the_cell() -> None:
+    reached = {
+        (str(path.relative_to(CKVIZ)), name)
+        for path, text in _modules().items()
+        if (CKVIZ / "sim") not in path.parents
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for name in ([node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        + [a.name for a in node.names if isinstance(node, ast.Import)]
+        if name.startswith("ckviz.sim")
+    }
+    assert reached, "nothing above sim/ runs an engine?"
+    assert {(path, name) for path, name in reached if name not in SIM_SURFACES} == set()
 
 
 def test_vtime_lives_in_its_package() -> None:

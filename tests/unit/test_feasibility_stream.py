@@ -1,4 +1,4 @@
-"""The finish bound in one pass over runs streaming by (sim/feasibility.py): the same bound,
+"""The finish bound in one pass over runs streaming by (sim/cell/feasibility.py): the same bound,
 word for word, as sorting every hold of the workload held whole."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections import defaultdict
 import pytest
 
 from ckviz.model.queue import PlannedRun
-from ckviz.sim.feasibility import FinishBound, earliest_finish
+from ckviz.sim.cell.feasibility import FinishBound, earliest_finish
 
 
 def busy(holds: list[int], slots: int) -> int:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from ckviz.metrics import contention
 from ckviz.model.history import BUCKETS, TrackLayers, squeeze
 from ckviz.model.snapshot import DequeueEvent
-from ckviz.sim.history import HistoryRecorder, TrendRecorder
+from ckviz.sim.engine.history import HistoryRecorder, TrendRecorder
 
 WEIGHTS = {"a": 1.0, "b": 2.0, "c": 1.0}
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ckviz.disciplines.base import by_priority
 from ckviz.disciplines.registry import make_discipline
 from ckviz.model.queue import IndexColumns, IndexEntry, columns_of
-from ckviz.sim.collector import YOUNG_THRESHOLD, roomy_young_generation
+from ckviz.sim.engine.collector import YOUNG_THRESHOLD, roomy_young_generation
 
 entries = st.lists(
     st.tuples(st.sampled_from("abcdefgh"), st.integers(0, 50)), unique_by=lambda t: t[0], min_size=1

@@ -25,8 +25,8 @@ from ckviz.model.invariants import (
     checked_by,
 )
 from ckviz.model.snapshot import DequeueEvent
-from ckviz.sim.invariants import InvariantChecker
-from ckviz.sim.ledger import KeyBook
+from ckviz.sim.engine.invariants import InvariantChecker
+from ckviz.sim.engine.ledger import KeyBook
 from ckviz.store.digest import NO_COUNTER, NOT_INDEXED, QueueDigest, decode_digest
 from ckviz.store.keys import ck_member
 

@@ -1,4 +1,4 @@
-"""The wait CDF's figures kept from the keys that moved (sim/waits.py) are those of every key's
+"""The wait CDF's figures kept from the keys that moved (sim/engine/waits.py) are those of every key's
 wait so far walked and sorted, on random runs of enqueues (some due later), serves and a clock
 that moves on."""
 
@@ -10,8 +10,8 @@ import random
 import pytest
 
 from ckviz.model.snapshot import Waits, wait_so_far
-from ckviz.sim.ledger import KeyBook
-from ckviz.sim.waits import MAX_LISTS, KeptWaits
+from ckviz.sim.engine.ledger import KeyBook
+from ckviz.sim.engine.waits import MAX_LISTS, KeptWaits
 
 BASE = 1_000_000
 

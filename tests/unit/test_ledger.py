@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ckviz.model.queue import PlannedRun
-from ckviz.sim.ledger import Ledger
+from ckviz.sim.engine.ledger import Ledger
 
 BASE = 1_000
 

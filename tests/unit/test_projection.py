@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from ckviz.model.arithmetic import rescore_scores
 from ckviz.model.queue import IndexEntry
-from ckviz.sim.ledger import KeyBook
-from ckviz.sim.projection import IndexProjection
+from ckviz.sim.engine.ledger import KeyBook
+from ckviz.sim.millisecond_clock.projection import IndexProjection
 from ckviz.store.keys import ck_member
 
 WALL_NOW = 1_701_000_000_000

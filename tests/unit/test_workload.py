@@ -7,7 +7,7 @@ import pytest
 
 from ckviz.inputs import scenario_files
 from ckviz.inputs.workload import SeedRandom, exp_ms, generate, js_round, run_id
-from ckviz.sim.session import workload_of
+from ckviz.sim.cell.session import workload_of
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from ckviz.model.backoff import RetryOptions, laid_over_core
 from ckviz.model.invariants import EXPIRED_ONCE, ONE_PLACE, BrokenInvariant
 from ckviz.model.lifecycle import RetrySettings, TtlSettings
 from ckviz.model.queue import PlannedRun
-from ckviz.sim.ledger import Ledger
+from ckviz.sim.engine.ledger import Ledger
 from ckviz.store.lifecycle.client import fast_path_offer, nack_step
 from ckviz.store.messages import message_payload
 

@@ -1,4 +1,4 @@
-"""What only the step clock knows of its moment (sim/snapshot.py builds the rest): one
+"""What only the step clock knows of its moment (sim/engine/snapshot.py builds the rest): one
 picture per call.
 
 Times are in steps (a step stands where the millisecond driver has a millisecond): a run
@@ -17,13 +17,13 @@ from ckviz.model.decision import Decision
 from ckviz.model.queue import DisciplineState, IndexEntry, Shown
 from ckviz.model.snapshot import KeyRow, QueueEvent, ViewRequest
 from ckviz.model.steps import StepScenario
-from ckviz.sim.calls import CallRecord
-from ckviz.sim.decision import call_decision
-from ckviz.sim.driver_life import PlainRuns
-from ckviz.sim.ledger import Ledger
-from ckviz.sim.life_view import life_view
-from ckviz.sim.serving import Decided
-from ckviz.sim.snapshot import Scene
+from ckviz.sim.engine.decision import call_decision
+from ckviz.sim.engine.ledger import Ledger
+from ckviz.sim.engine.life_commands import PlainRuns
+from ckviz.sim.engine.life_view import life_view
+from ckviz.sim.engine.serving import Decided
+from ckviz.sim.engine.snapshot import Scene
+from ckviz.sim.step_clock.calls import CallRecord
 from ckviz.store.runqueue import RunQueue
 
 RECENT_EVENTS = 200  # the Events pane's history, as many as the millisecond driver keeps
@@ -46,7 +46,9 @@ class StepEngine(Protocol):
     def next_consumer(self) -> str: ...
 
     @property
-    def recent(self) -> Sequence[QueueEvent]: ...  # the Events pane's (sim/steps.py: which)
+    def recent(
+        self,
+    ) -> Sequence[QueueEvent]: ...  # the Events pane's (runner.py: which)
 
 
 def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:

@@ -23,7 +23,7 @@ from ckviz.model.invariants import (
     TOTAL_CAP,
     BrokenInvariant,
 )
-from ckviz.sim.ledger import Ledger
+from ckviz.sim.engine.ledger import Ledger
 from ckviz.store.digest import NO_COUNTER, NOT_INDEXED, QueueDigest
 
 # Up to this many keys a check reads whole (the digest: every ckIndex member and every key

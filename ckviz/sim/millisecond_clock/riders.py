@@ -1,4 +1,4 @@
-"""Dequeues that ride with the next trip (sim/driver.py): ones sure to take exactly one run,
+"""Dequeues that ride with the next trip (driver.py): ones sure to take exactly one run,
 and ones sure to take nothing; their replies are checked and recorded when that trip returns."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import Any
 
 from ckviz.model.invariants import ONE_PLACE, BrokenInvariant
 from ckviz.model.queue import DequeuedRun
-from ckviz.sim.consumers import Consumer
+from ckviz.sim.engine.consumers import Consumer
 
 Record = Callable[[DequeuedRun, Consumer], None]
 

@@ -1,4 +1,4 @@
-"""What only the millisecond clock knows of its moment (sim/snapshot.py builds the rest):
+"""What only the millisecond clock knows of its moment (sim/engine/snapshot.py builds the rest):
 the keys a view asks for from the books, ckIndex as shown, the order and whose turn is next.
 Read from the driver's public surface (a protocol here: the driver imports this module)."""
 
@@ -10,15 +10,15 @@ from typing import Protocol
 from ckviz.model.decision import Decision
 from ckviz.model.queue import IndexEntry
 from ckviz.model.snapshot import ViewRequest
-from ckviz.sim.consumers import Consumer, Turns
-from ckviz.sim.decision import call_decision, latest
-from ckviz.sim.driver_life import PlainRuns
-from ckviz.sim.event_log import EventLog
-from ckviz.sim.ledger import Ledger
-from ckviz.sim.life_view import life_view
-from ckviz.sim.serving import InRedis, Queued, Rescore, ServePlan
-from ckviz.sim.snapshot import Scene
-from ckviz.sim.view import IndexPeek, KeyView
+from ckviz.sim.engine.consumers import Consumer, Turns
+from ckviz.sim.engine.decision import call_decision, latest
+from ckviz.sim.engine.ledger import Ledger
+from ckviz.sim.engine.life_commands import PlainRuns
+from ckviz.sim.engine.life_view import life_view
+from ckviz.sim.engine.serving import InRedis, Queued, Rescore, ServePlan
+from ckviz.sim.engine.snapshot import Scene
+from ckviz.sim.engine.view import IndexPeek, KeyView
+from ckviz.sim.millisecond_clock.event_log import EventLog
 
 
 class Limits(Protocol):

@@ -8,14 +8,15 @@ and refeeds that follow a call travel at the front of the next call's trip (a st
 env full sends nothing), so the server executes the reference's command sequence in the same
 order; only the packets differ.
 
-Several consumers (sim/consumers.py): each step, every consumer makes one call (none when the
+Several consumers (sim/engine/consumers.py): each step, every consumer makes one call (none when the
 env is full at its turn), in an order drawn from the seed and the step, each on its own
 connection; the backlog is counted before each call; the acks and refeeds follow the step's
 last call.
 
-The books are the engine's (sim/ledger.py), in steps: a run arrives at the step it is enqueued
-before (`Ledger.arrive_now`) and holds its slot `hold_steps` steps; checked, each call's trip
-carries the digest the invariant checker holds them against, as the millisecond clock's do.
+The books are the engine's (sim/engine/ledger.py), in steps: a run arrives at the step it is
+enqueued before (`Ledger.arrive_now`) and holds its slot `hold_steps` steps; checked, each
+call's trip carries the digest the invariant checker holds them against, as the millisecond
+clock's do.
 """
 
 from __future__ import annotations
@@ -41,16 +42,16 @@ from ckviz.model.snapshot import (
     ViewRequest,
 )
 from ckviz.model.steps import FRESH_PREFIX, StepScenario
-from ckviz.sim.calls import CallRecord
-from ckviz.sim.consumers import Callers, Tally, caller_of, consumer_name, turn_order
-from ckviz.sim.driver_life import EVENT_OF, runs_of
-from ckviz.sim.engine import Counting, Outcome, Progress, StepOutcome
-from ckviz.sim.history import HistoryRecorder
-from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker, listing
-from ckviz.sim.ledger import Ledger
-from ckviz.sim.lifecycle import Lifecycle
-from ckviz.sim.snapshot import Header, Scene, snapshot_of
-from ckviz.sim.step_scene import RECENT_EVENTS, step_scene
+from ckviz.sim.engine.consumers import Callers, Tally, caller_of, consumer_name, turn_order
+from ckviz.sim.engine.history import HistoryRecorder
+from ckviz.sim.engine.invariants import LISTING_LIMIT, InvariantChecker, listing
+from ckviz.sim.engine.ledger import Ledger
+from ckviz.sim.engine.life_commands import EVENT_OF, runs_of
+from ckviz.sim.engine.lifecycle import Lifecycle
+from ckviz.sim.engine.run import Counting, Outcome, Progress, StepOutcome
+from ckviz.sim.engine.snapshot import Header, Scene, snapshot_of
+from ckviz.sim.step_clock.calls import CallRecord
+from ckviz.sim.step_clock.scene import RECENT_EVENTS, step_scene
 from ckviz.store.runqueue import RunQueue, Trip
 
 STEP_DISCIPLINES: tuple[str, ...] = IN_REDIS  # a call is one script: the order is in Redis
@@ -83,7 +84,7 @@ class StepRunner(Counting):
         `more_queues`: the connections of consumers c2..cN (c1's is `queue`), who take turns
         in an order drawn from `seed` and the step. `lineup`: a mixed rollout, whose consumers
         run the disciplines it names (each queue opened with its door; `discipline` is the
-        mix's label; model/lineup.py and sim/consumers.Callers say who makes which call)."""
+        mix's label; model/lineup.py and sim/engine/consumers.Callers say who makes which call)."""
         self.scenario = scenario
         self.discipline = discipline
         self.queue = queue
@@ -103,7 +104,9 @@ class StepRunner(Counting):
         self.t = 0
         self.done = False
         self.ledger = Ledger(scenario.weights(), ())  # declared keys first, then minted ones
-        self.life = runs_of(lifecycle, self.ledger)  # sim/driver_life.py, as the ms clock's
+        self.life = runs_of(
+            lifecycle, self.ledger
+        )  # sim/engine/life_commands.py, as the ms clock's
         self._lives = {n: s for s in scenario.keys if s.has_lifecycle for n in s.names()}
         self._fails = SeedRandom(f"{seed}/fail")  # which runs fail, as a sampled workload's
         self.calls: list[CallRecord] = []
@@ -334,7 +337,7 @@ class StepRunner(Counting):
     # ---- what the lanes and the results read --------------------------------------------
 
     def snapshot(self, view: ViewRequest = FULL_VIEW) -> Snapshot:
-        """Where the run stands after its last call (sim/snapshot.py, step_scene.py)."""
+        """Where the run stands after its last call (sim/engine/snapshot.py, step_scene.py)."""
         return snapshot_of(self, view)
 
     def scene(self, view: ViewRequest) -> Scene:

@@ -63,10 +63,10 @@ class Scene:
     history_at: int  # the history's "now"
     carried: Mapping[str, KeyRow] | None = None
     figures: KeyFigures | None = None
-    decision: Decision | None = None  # the last call's (sim/decision.py)
+    decision: Decision | None = None  # the last call's (decision.py)
     call_from: int | None = None  # the step clock's: events[call_from:] are its last call's
     called: bool | None = None  # the step clock's: whether its last step made a call
-    life: LifeView | None = None  # the run lifecycle's, for the rows carried (sim/life_view.py)
+    life: LifeView | None = None  # the run lifecycle's, for the rows carried (life_view.py)
 
 
 class Pictured(Protocol):

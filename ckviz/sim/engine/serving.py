@@ -34,7 +34,7 @@ _SERIALS = itertools.count()  # which serve attempt decided last, over every con
 
 @dataclass(slots=True)
 class Decided:
-    """What a serve attempt decided, kept for the picture (sim/decision.py reads it): the
+    """What a serve attempt decided, kept for the picture (decision.py reads it): the
     best-ranked candidates with what the discipline ranked them by as it decided (empty for the
     Lua's own order: ckIndex's scores are its ranks), and what the call took, once its reply is
     in (key, head score)."""

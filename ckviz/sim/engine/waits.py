@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Mapping
 
 from ckviz.model.snapshot import CDF_LEVELS, Waits, cdf_rank
-from ckviz.sim.ledger import KeyBook
+from ckviz.sim.engine.ledger import KeyBook
 
 IDLE = -1  # the list of keys whose wait does not move with the clock
 MAX_LISTS = 32  # past this many lists (keys served that many different times), sort instead

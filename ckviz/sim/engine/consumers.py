@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from ckviz.disciplines.base import Discipline
 from ckviz.model.lineup import enqueuer
 from ckviz.model.snapshot import ConsumerService
-from ckviz.sim.serving import ServePlan, serve_plan
+from ckviz.sim.engine.serving import ServePlan, serve_plan
 from ckviz.store.runqueue import RunQueue, Trip
 
 

@@ -4,11 +4,11 @@ SPEC section 5, made steppable. Round trips are saved without changing what the 
 sees: commands are queued in an *outbox* and sent together, and a dequeue attempt that is
 certain to take nothing (the env is full, or nothing is queued) is still sent, but rides
 with the next trip instead of costing its own; a rescoring discipline ranks ckIndex as
-projected after the outbox's writes (sim/projection.py), confirmed by the read the same trip
+projected after the outbox's writes (projection.py), confirmed by the read the same trip
 carries. The server executes exactly the reference's command sequence; only the packets
 differ.
 
-Several consumers (sim/consumers.py) take turns at the dequeue, each on its own connection;
+Several consumers (sim/engine/consumers.py) take turns at the dequeue, each on its own connection;
 enqueues and acks ride with the next trip, whoever sends it. With more than one, a dequeue goes
 out in its own turn: the ride-alongs are single-consumer savings.
 """
@@ -30,8 +30,8 @@ from ckviz.model.snapshot import (
     Snapshot,
     ViewRequest,
 )
-from ckviz.sim.collector import roomy_young_generation
-from ckviz.sim.consumers import (
+from ckviz.sim.engine.collector import roomy_young_generation
+from ckviz.sim.engine.consumers import (
     Callers,
     Consumer,
     Turns,
@@ -39,21 +39,21 @@ from ckviz.sim.consumers import (
     consumers_of,
     state_keeper,
 )
-from ckviz.sim.driver_config import DriverConfig
-from ckviz.sim.driver_life import EVENT_OF, runs_of
-from ckviz.sim.driver_scene import driver_scene
-from ckviz.sim.engine import Counting, Outcome, Progress
-from ckviz.sim.event_log import EventLog
-from ckviz.sim.history import HistoryRecorder
-from ckviz.sim.invariants import InvariantChecker
-from ckviz.sim.ledger import Ledger
-from ckviz.sim.lifecycle import Lifecycle
-from ckviz.sim.projection import Projections
-from ckviz.sim.riders import record_ridden, takes_are_certain
-from ckviz.sim.serving import Rescore, ServePlan
-from ckviz.sim.snapshot import Header, Scene, snapshot_of
-from ckviz.sim.trip_reads import TripReads
-from ckviz.sim.view import IndexPeek, KeyView, MovedQueues, QueuedKeys
+from ckviz.sim.engine.history import HistoryRecorder
+from ckviz.sim.engine.invariants import InvariantChecker
+from ckviz.sim.engine.ledger import Ledger
+from ckviz.sim.engine.life_commands import EVENT_OF, runs_of
+from ckviz.sim.engine.lifecycle import Lifecycle
+from ckviz.sim.engine.run import Counting, Outcome, Progress
+from ckviz.sim.engine.serving import Rescore, ServePlan
+from ckviz.sim.engine.snapshot import Header, Scene, snapshot_of
+from ckviz.sim.engine.view import IndexPeek, KeyView, MovedQueues, QueuedKeys
+from ckviz.sim.millisecond_clock.config import DriverConfig
+from ckviz.sim.millisecond_clock.event_log import EventLog
+from ckviz.sim.millisecond_clock.projection import Projections
+from ckviz.sim.millisecond_clock.riders import record_ridden, takes_are_certain
+from ckviz.sim.millisecond_clock.scene import driver_scene
+from ckviz.sim.millisecond_clock.trip_reads import TripReads
 from ckviz.store.runqueue import RunQueue
 from ckviz.store.scripts import LUA_ORDER
 
@@ -187,7 +187,7 @@ class Driver(Counting):
         events = self.ledger.events
         rounds = 0
         try:
-            with roomy_young_generation():  # sim/collector.py: why
+            with roomy_young_generation():  # sim/engine/collector.py: why
                 while not self.done and (stop is None or len(events) < stop):
                     self.step()
                     rounds += 1
@@ -277,7 +277,7 @@ class Driver(Counting):
 
     def _rank_after_writes(self) -> None:
         """Give the discipline ckIndex as it stands after the outbox's writes: projected from
-        the last read, confirmed by the same trip (sim/projection.py), checked or not; read
+        the last read, confirmed by the same trip (projection.py), checked or not; read
         when the lifecycle wrote it (its nacks, sweeps and drops are not projected)."""
         if self._index_stale or not self.life.projected:
             self._send(read_index=True)
@@ -326,7 +326,7 @@ class Driver(Counting):
     # ---- bookkeeping --------------------------------------------------------------------
 
     def _send(self, read_index: bool = False) -> list[Any]:
-        """Send the outbox, with its reads at its end (sim/trip_reads.py): ckIndex's if asked."""
+        """Send the outbox, with its reads at its end (trip_reads.py): ckIndex's if asked."""
         outbox, self._outbox = self._outbox, self._home.trip()
         via = self.turns.current.queue  # the trip goes on the connection of whose turn it is
         expected_one, expected_empty = self._expect_one, self._expect_empty
@@ -377,7 +377,7 @@ class Driver(Counting):
         if invariants is not None:
             invariants.within_limits(t, key, book.held, len(self.ledger.holds))
         if consumer is not None:
-            consumer.discipline.on_serviced(key)  # its own state only (sim/consumers.py)
+            consumer.discipline.on_serviced(key)  # its own state only (sim/engine/consumers.py)
 
     # ---- what the lanes and the results read --------------------------------------------
 
@@ -396,7 +396,7 @@ class Driver(Counting):
         settled = None if tallies is None else ledger.settled
         return Outcome("ms", *facts, self.service(), c.per_key_cap, holds, None, tallies, settled)
 
-    # ---- what the UI reads (sim/snapshot.py and driver_scene.py draw the picture) --------
+    # ---- what the UI reads (sim/engine/snapshot.py and driver_scene.py draw the picture) --------
 
     def snapshot(self, view: ViewRequest = FULL_VIEW) -> Snapshot:
         """An immutable picture of this moment, with the per-key rows `view` asks for."""

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from ckviz.model.invariants import INDEX_AT_HEAD, BrokenInvariant
 from ckviz.model.queue import IndexColumns, IndexEntry, columns_of
-from ckviz.sim.ledger import KeyBook
+from ckviz.sim.engine.ledger import KeyBook
 from ckviz.store.keys import KEY_OF, ck_member, key_of_member
 from ckviz.store.replies import IndexPairs
 from ckviz.store.runqueue import Trip

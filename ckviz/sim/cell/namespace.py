@@ -13,7 +13,7 @@ import redis
 
 from ckviz.defaults import ROOT_PREFIX
 from ckviz.errors import RedisUnavailable, ServerRefused, UsageError
-from ckviz.sim.session import new_namespace
+from ckviz.sim.cell.session import new_namespace
 from ckviz.store.cluster import Keyspace
 from ckviz.store.prefix import count_prefix, delete_prefix, first_key
 from ckviz.store.preflight import refusal

@@ -15,8 +15,8 @@ import redis
 from ckviz.defaults import ROOT_PREFIX
 from ckviz.errors import KeysLeft
 from ckviz.outputs.interrupts import ForcedQuit
-from ckviz.sim.footprint import Need
-from ckviz.sim.namespace import claim_namespace, sweep_namespace
+from ckviz.sim.cell.footprint import Need
+from ckviz.sim.cell.namespace import claim_namespace, sweep_namespace
 from ckviz.store.cluster import Keyspace
 from ckviz.store.preflight import check_eviction, evicted_keys
 from ckviz.store.server import RedisServer, open_server

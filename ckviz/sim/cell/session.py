@@ -22,11 +22,11 @@ from ckviz.model.matrix import Treatment
 from ckviz.model.queue import PlannedRun, RunStream
 from ckviz.model.scenario import Scenario, VtimeStart
 from ckviz.model.steps import StepScenario
-from ckviz.sim.collector import roomy_young_generation
-from ckviz.sim.driver import Driver
-from ckviz.sim.driver_config import DriverConfig
-from ckviz.sim.lifecycle import Lifecycle
-from ckviz.sim.steps import StepRunner
+from ckviz.sim.engine.collector import roomy_young_generation
+from ckviz.sim.engine.lifecycle import Lifecycle
+from ckviz.sim.millisecond_clock.config import DriverConfig
+from ckviz.sim.millisecond_clock.driver import Driver
+from ckviz.sim.step_clock.runner import StepRunner
 from ckviz.store.keys import ck_member
 from ckviz.store.runqueue import RunQueue, share_scripts
 
@@ -64,7 +64,7 @@ def open_cell(
         discipline = made.get(name) or make_discipline(name, weights, tuning)
         if not discipline.door.rescores:  # its state is in Redis: one object for all
             made[name] = discipline
-        # a client-side discipline's state is each consumer's own (sim/consumers.py)
+        # a client-side discipline's state is each consumer's own (sim/engine/consumers.py)
         queue = RunQueue(client, prefix, scenario.env_limit, caps.per_key, discipline.door)
         lanes.append((discipline, queue))
     lifecycle = None

@@ -11,8 +11,8 @@ import heapq
 from collections.abc import Iterable
 
 from ckviz.model.snapshot import KeyLifeRow, LifeView
-from ckviz.sim.driver_life import DriverLife, PlainRuns
-from ckviz.sim.ledger import Ledger
+from ckviz.sim.engine.ledger import Ledger
+from ckviz.sim.engine.life_commands import DriverLife, PlainRuns
 
 NEXT_EXPIRIES = 3  # the TTL queue's entries a snapshot carries
 

@@ -2,7 +2,7 @@
 candidates, each with what its discipline ranked it by as it decided, and what the dequeue
 made of it.
 
-A rescoring discipline's ranks are its own, kept as it decided (sim/serving.py); the Lua's own
+A rescoring discipline's ranks are its own, kept as it decided (serving.py); the Lua's own
 order ranks by ckIndex's score (the served runs' scores as the call read them, the others'
 as they stand: the call left them so); a discipline in Redis reports its candidates itself.
 What the dequeue made of a candidate it did not serve follows dequeue.lua's walk over the
@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from ckviz.model.arithmetic import SCAN_FACTOR, dequeue_budget, queue_limit
 from ckviz.model.decision import TOP, Candidate, Decision, Rank
 from ckviz.model.queue import IndexEntry
-from ckviz.sim.serving import Decided
+from ckviz.sim.engine.serving import Decided
 
 HEAD = "head at"  # a ckIndex score, in the clock's units from the run's start
 

@@ -1,6 +1,6 @@
 """The millisecond driver's lifecycle commands (docs/lifecycle.md): what it adds to its trips
 for a scenario with the run lifecycle, and what it reads back. The decisions and the books
-are sim/lifecycle.py's, shared with the step clock.
+are lifecycle.py's, shared with the step clock.
 
 Within an instant: the releases (ack, nack or dead-letter), then the TTL sweep when one is
 due, then the arrivals (each enqueue's reply says whether it took the fast path), then the
@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 from ckviz.model.clock import SCORE_BASE, WALL_NOW
 from ckviz.model.queue import PlannedRun
-from ckviz.sim.ledger import Ledger
-from ckviz.sim.lifecycle import KeyLife, Lifecycle
+from ckviz.sim.engine.ledger import Ledger
+from ckviz.sim.engine.lifecycle import KeyLife, Lifecycle
 from ckviz.store.runqueue import Trip
 
 FastServe = Callable[[PlannedRun], None]  # record a run the fast path handed to a worker
@@ -35,8 +35,10 @@ class PlainRuns:
     when their hold ends, served by a dequeue whose `now` is above every timestamp."""
 
     tallies: Mapping[str, KeyLife] | None = None
-    certain = True  # a dequeue's take may be predicted (sim/driver.py)
-    projected = True  # ckIndex after a trip's writes may be projected (sim/projection.py)
+    certain = True  # a dequeue's take may be predicted (sim/millisecond_clock/driver.py)
+    projected = (
+        True  # ckIndex after a trip's writes may be projected (sim/millisecond_clock/projection.py)
+    )
     drops = 0  # expired heads dequeues dropped so far
 
     def __init__(self, ledger: Ledger) -> None:

@@ -15,8 +15,8 @@ from typing import Protocol
 
 from ckviz.model.clock import Unit
 from ckviz.model.snapshot import FULL_VIEW, ConsumerService, DequeueEvent, Snapshot, ViewRequest
-from ckviz.sim.ledger import Ledger
-from ckviz.sim.lifecycle import KeyLife
+from ckviz.sim.engine.ledger import Ledger
+from ckviz.sim.engine.lifecycle import KeyLife
 from ckviz.store.runqueue import RunQueue
 
 
@@ -110,7 +110,7 @@ class Engine(Protocol):
         ...
 
     def snapshot(self, view: ViewRequest = FULL_VIEW) -> Snapshot:
-        """An immutable picture of this moment (sim/snapshot.py builds it)."""
+        """An immutable picture of this moment (snapshot.py builds it)."""
         ...
 
     def waiting_since(self) -> dict[str, int]:

@@ -21,7 +21,7 @@ from ckviz.model.matrix import Treatment
 from ckviz.model.queue import PlannedRun
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario, on_steps
-from ckviz.sim.collector import roomy_young_generation
+from ckviz.sim.engine.collector import roomy_young_generation
 
 
 @dataclass(frozen=True, slots=True)

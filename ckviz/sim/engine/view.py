@@ -17,8 +17,8 @@ from typing import NamedTuple
 from ckviz.model.names import natural_key
 from ckviz.model.queue import IndexEntry
 from ckviz.model.snapshot import SORTS, KeyFigures, KeyRow, ViewRequest, Waits, wait_so_far
-from ckviz.sim.ledger import KeyBook, Ledger
-from ckviz.sim.waits import KeptWaits
+from ckviz.sim.engine.ledger import KeyBook, Ledger
+from ckviz.sim.engine.waits import KeptWaits
 from ckviz.store.runqueue import RunQueue
 
 

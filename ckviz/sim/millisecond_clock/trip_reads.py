@@ -10,9 +10,9 @@ from typing import Any
 
 from ckviz.disciplines.base import LedgerCheck
 from ckviz.model.queue import IndexEntry
-from ckviz.sim.invariants import LISTING_LIMIT, InvariantChecker, listing
-from ckviz.sim.ledger import Ledger
-from ckviz.sim.serving import ServePlan
+from ckviz.sim.engine.invariants import LISTING_LIMIT, InvariantChecker, listing
+from ckviz.sim.engine.ledger import Ledger
+from ckviz.sim.engine.serving import ServePlan
 from ckviz.store.digest import QueueDigest
 from ckviz.store.runqueue import Trip
 
