@@ -14,8 +14,7 @@ from ckviz.model.results import (
     TimelineResult,
 )
 from ckviz.model.snapshot import DequeueEvent
-from ckviz.sim.engine import Outcome, StepOutcome
-from ckviz.sim.engine.lifecycle import KeyLife
+from ckviz.sim.engine import KeyLife, Outcome, StepOutcome
 from ckviz.timeline import service_timeline
 
 # What the run's cell adds to the figures, from facts beyond the events (headless/cells.py):
