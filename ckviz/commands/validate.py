@@ -83,7 +83,7 @@ def _scenario(path: Path) -> tuple[list[str], list[str]]:
     if scenario is None:
         return found, []
     try:
-        check_scenario_mix(scenario.consumers, str(path))
+        check_scenario_mix(scenario.mix, str(path))
     except UsageError as exc:
         found = [*found, str(exc)]
     alike = [
@@ -115,7 +115,7 @@ def _matrix(path: Path) -> tuple[list[str], list[str]]:
             check_treatment(t, f"{path}: {field}")
         for name in matrix.scenarios:
             scenario = scenario_files.load_any(name)
-            check_scenario_mix(scenario.consumers, str(scenario_files.resolve(name)))
+            check_scenario_mix(scenario.mix, str(scenario_files.resolve(name)))
             runnable = [t for t in treatments if treatment_runs_on(t, scenario)]
             warnings += _unfinishable(scenario, list(matrix.seeds), runnable)
     except CkvizError as exc:

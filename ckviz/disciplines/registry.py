@@ -81,7 +81,9 @@ MIX_EXAMPLE = f"{FIRST_REDIS_SIDE}:2,{FLAG_OFF}:1"  # what help and error lines 
 
 def check_discipline(name: str, where: str = "--discipline") -> str:
     """`name` if a discipline is registered under it (every clock's are), else the usage
-    error naming `where` and the choices."""
+    error naming `where` and the choices. A name is checked once, where it comes in (a flag,
+    a file, the app's arguments: check_treatment for a treatment); what runs it takes it as
+    checked (make_discipline, tuning_for)."""
     if name not in REGISTRY:
         known = ", ".join(REGISTRY)
         raise UsageError(f"{where}: unknown discipline '{name}' (choose from {known})")
@@ -111,14 +113,15 @@ def check_mix(text: str, where: str) -> Lineup:
         lineup = parse_lineup(text, MAX_CONSUMERS)
     except ValueError as exc:
         raise UsageError(f"{where}: {exc}") from None
-    check_treatment(Treatment(discipline=lineup.label, consumers=lineup.form), where)
+    check_treatment(Treatment.mixed(lineup), where)
     return lineup
 
 
-def check_scenario_mix(consumers: int | str, where: str) -> None:
-    """A scenario's `consumers`, if a mix, names disciplines that can share a queue."""
-    if isinstance(consumers, str):
-        check_mix(consumers, f"{where}: consumers")
+def check_scenario_mix(mix: Lineup | None, where: str) -> None:
+    """A scenario's mix (its `mix`, read with the file), if any, names disciplines that can
+    share a queue."""
+    if mix is not None:
+        check_treatment(Treatment.mixed(mix), f"{where}: consumers")
 
 
 def runs_in_mix(name: str) -> bool:
@@ -129,8 +132,9 @@ def runs_in_mix(name: str) -> bool:
 
 def tuning_for(name: str, scenario: object, treatment: Treatment, trace: bool = False) -> Tuning:
     """What a cell gives discipline `name` beyond weights: its knobs (from the treatment,
-    then `scenario`, then its defaults) and whether its dequeue says what it looked at."""
-    knobs = REGISTRY[check_discipline(name, "discipline")].knobs
+    then `scenario`, then its defaults) and whether its dequeue says what it looked at.
+    `name` was checked where it came in (check_discipline)."""
+    knobs = REGISTRY[name].knobs
     return Tuning(knobs(scenario, treatment) if knobs is not None else None, trace)
 
 
@@ -154,5 +158,5 @@ def under_concurrency(name: str) -> UnderConcurrency | None:
 def make_discipline(
     name: str, weights: Weights | None = None, tuning: Tuning = DEFAULT_TUNING
 ) -> Discipline:
-    """A fresh discipline; an unknown name is a usage error."""
-    return REGISTRY[check_discipline(name, "discipline")].make(weights or {}, tuning)
+    """A fresh discipline of `name`, checked where it came in (check_discipline)."""
+    return REGISTRY[name].make(weights or {}, tuning)

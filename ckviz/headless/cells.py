@@ -176,7 +176,7 @@ def run_result(
     """A run's entry in the results, finished or not (the app exports a run part way): its
     figures (one path for both clocks), its service per consumer, and what only the step
     clock counts. `waiting`: the engine's keys left with runs."""
-    treatment = treatment.facing(scenario.consumers)  # a scenario's mix (model/matrix.py)
+    treatment = treatment.facing(scenario.mix)  # a scenario's mix (model/matrix.py)
     events = outcome.events
     metrics = outcome_metrics(outcome, waiting, round(elapsed_ms, 3))
     if outcome.steps is None:  # step-harness runs carry no timeline (their clock counts steps)

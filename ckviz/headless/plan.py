@@ -179,7 +179,7 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     sources = names or list(matrix.scenarios)
     scenarios = [scenario_files.load_any(n) for n in sources]
     for source, scenario in zip(sources, scenarios, strict=True):
-        check_scenario_mix(scenario.consumers, str(scenario_files.resolve(source)))
+        check_scenario_mix(scenario.mix, str(scenario_files.resolve(source)))
     sweeps: dict[str, SweepInfo] = {}
     if not names and matrix.sweep is not None:
         variants = scenario_files.swept(matrix.sweep, ns.matrix or DEFAULT_MATRIX)

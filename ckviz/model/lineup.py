@@ -89,6 +89,11 @@ def _count(digits: str, most: int) -> int:
     return int(significant) if len(significant) <= len(str(most)) else most + 1
 
 
+def mix_of(consumers: int | str | None, most: int) -> Lineup | None:
+    """A `consumers` value (checked when read) as the mix it names; None for a count."""
+    return parse_lineup(consumers, most) if isinstance(consumers, str) else None
+
+
 def consumers_value(value: object, most: int) -> int | str:
     """A `consumers` value as scenario files take it: a count (1 to `most`), a mix
     `name:count,...` or a table `{name = count, ...}` (in the order written), a mix given in

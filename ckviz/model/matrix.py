@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Self
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     create_model,
     field_validator,
     model_validator,
@@ -15,7 +17,7 @@ from pydantic import (
 
 from ckviz.defaults import DEFAULT_SEEDS, MAX_CONSUMERS
 from ckviz.disciplines.vtime.knobs import KNOBS as VTIME_KNOBS
-from ckviz.model.lineup import FLAG_OFF, MIX_FORM, Lineup, parse_lineup
+from ckviz.model.lineup import FLAG_OFF, MIX_FORM, Lineup, mix_of, parse_lineup
 from ckviz.model.names import first_duplicate
 from ckviz.model.scenario import MAX_CLOCK_LIMIT_MS, Caps
 
@@ -39,6 +41,12 @@ class _Treatment(BaseModel):
     consumers: int | str | None = Field(
         default=None, description=f"1 to {MAX_CONSUMERS}, or a mix {MIX_FORM}"
     )
+    _lineup: Lineup | None = PrivateAttr(default=None)  # `consumers` read, when a mix
+
+    @classmethod
+    def mixed(cls, lineup: Lineup) -> Self:
+        """The treatment a mix is on its own (the flag's): the mix names each discipline."""
+        return cls(discipline=lineup.label, consumers=lineup.form)
 
     @model_validator(mode="before")
     @classmethod
@@ -65,6 +73,19 @@ class _Treatment(BaseModel):
             parse_lineup(value, MAX_CONSUMERS)
         return value
 
+    @model_validator(mode="after")
+    def _read_the_mix(self) -> Self:
+        """A mix read once, when the treatment is made: its users take `lineup`."""
+        self._lineup = _read(self.consumers)
+        return self
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy (pydantic's, which validates nothing) whose mix is its `consumers`'."""
+        copy = super().model_copy(update=update, deep=deep)
+        if update and "consumers" in update:
+            copy._lineup = _read(copy.consumers)
+        return copy
+
     @property
     def name(self) -> str:
         return self.label or self.discipline
@@ -72,9 +93,7 @@ class _Treatment(BaseModel):
     @property
     def lineup(self) -> Lineup | None:
         """Which consumer runs what, when a mix (None: every consumer runs `discipline`)."""
-        if isinstance(self.consumers, str):
-            return parse_lineup(self.consumers, MAX_CONSUMERS)
-        return None
+        return self._lineup
 
     @property
     def disciplines(self) -> tuple[str, ...]:
@@ -95,30 +114,39 @@ class _Treatment(BaseModel):
             per_key=self.per_key_cap or scenario.per_key, total=self.total_cap or scenario.total
         )
 
-    def consumers_on(self, scenario: int | str) -> int:
-        """How many consumers take turns: the treatment's (or the flag's), else the scenario's."""
-        given = self.consumers or scenario
-        if isinstance(given, str):
-            return len(parse_lineup(given, MAX_CONSUMERS))
-        return given
+    def consumers_on(self, scenario: int) -> int:
+        """How many consumers take turns: the treatment's (or the flag's), else the scenario's
+        (its `consumer_count`)."""
+        if self._lineup is not None:
+            return len(self._lineup)
+        return self.consumers if isinstance(self.consumers, int) else scenario
 
-    def facing(self, scenario: int | str) -> Self:
-        """This treatment on a scenario whose `consumers` is `scenario`. A scenario's mix says
-        how far a rollout has gone: its `baseline` consumers are the flag-off instances, and
-        every other consumer runs this treatment's discipline (the one being rolled out), so
-        under `baseline` all of them do. The treatment's own consumers (a count or a mix, its
-        own or the flag's) win over the scenario's; a count scenario changes nothing."""
-        if self.consumers is not None or not isinstance(scenario, str):
+    def facing(self, mix: Lineup | None) -> Self:
+        """This treatment on a scenario whose consumers are `mix` (its `mix`: None for a
+        count). A scenario's mix says how far a rollout has gone: its `baseline` consumers are
+        the flag-off instances, and every other consumer runs this treatment's discipline (the
+        one being rolled out), so under `baseline` all of them do. The treatment's own
+        consumers (a count or a mix, its own or the flag's) win over the scenario's; a count
+        scenario changes nothing."""
+        if self.consumers is not None or mix is None:
             return self
         parts: dict[str, int] = {}
-        for name, count in parse_lineup(scenario, MAX_CONSUMERS).parts:
+        for name, count in mix.parts:
             name = name if name == FLAG_OFF else self.discipline
             parts[name] = parts.get(name, 0) + count
         lineup = Lineup(tuple(parts.items()))
         if len(parts) == 1:  # one discipline for all: consumers taking turns, not a mix
             return self.model_copy(update={"consumers": len(lineup)})
-        update = {"label": self.name, "discipline": lineup.label, "consumers": lineup.form}
-        return self.model_copy(update=update)
+        copy = super().model_copy(
+            update={"label": self.name, "discipline": lineup.label, "consumers": lineup.form}
+        )
+        copy._lineup = lineup  # as read from the form it was given
+        return copy
+
+
+def _read(consumers: int | str | None) -> Lineup | None:
+    """A treatment's consumers as a mix, when one (checked by its field's validator)."""
+    return mix_of(consumers, MAX_CONSUMERS)
 
 
 if TYPE_CHECKING:

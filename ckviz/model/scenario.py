@@ -28,7 +28,7 @@ from ckviz.model.lifecycle import (
     TtlSettings,
     absent,
 )
-from ckviz.model.lineup import FLAG_OFF, MIX_FORM, consumers_value, parse_lineup
+from ckviz.model.lineup import FLAG_OFF, MIX_FORM, Lineup, consumers_value, mix_of, parse_lineup
 from ckviz.model.names import first_duplicate
 from ckviz.model.tenants import table_problem, tenant_of
 
@@ -285,8 +285,25 @@ class Scenario(_Strict):
     # a forked start's vtime state (ckviz whatif), left out of a dump while unset
     vtime_start: VtimeStart | None = Field(default=None, exclude_if=absent)
     _replay: TraceSummary | None = PrivateAttr(default=None)  # set when the trace is read
+    _mix: Lineup | None = PrivateAttr(default=None)  # `consumers` read, when a mix
 
     _count_or_mix = field_validator("consumers", mode="before")(scenario_consumers)
+
+    @model_validator(mode="after")
+    def _read_the_mix(self) -> Scenario:
+        """A mix read once, when the scenario is: its users take `mix`."""
+        self._mix = mix_of(self.consumers, MAX_CONSUMERS)
+        return self
+
+    @property
+    def mix(self) -> Lineup | None:
+        """Which consumer runs what, when `consumers` is a mix (None: a count)."""
+        return self._mix
+
+    @property
+    def consumer_count(self) -> int:
+        """How many consumers take turns, a mix's or a count."""
+        return len(self._mix) if self._mix is not None else int(self.consumers)
 
     @field_validator("keys")
     @classmethod

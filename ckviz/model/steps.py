@@ -9,10 +9,18 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from typing_extensions import TypeIs
 
-from ckviz.defaults import DEFAULT_CONSUMERS
+from ckviz.defaults import DEFAULT_CONSUMERS, MAX_CONSUMERS
 from ckviz.model.clock import STEPS, Clock
 from ckviz.model.lifecycle import (
     KeyLifecycle,
@@ -21,6 +29,7 @@ from ckviz.model.lifecycle import (
     absent,
     optional,
 )
+from ckviz.model.lineup import Lineup, mix_of
 from ckviz.model.scenario import (
     CONSUMERS_HELP,
     MAX_KEYS,
@@ -107,7 +116,25 @@ class StepScenario(_Strict):
     retry: RetrySettings | None = Field(default=None, exclude_if=absent)
     ttl: TtlSettings | None = Field(default=None, exclude_if=absent)
 
+    _mix: Lineup | None = PrivateAttr(default=None)  # `consumers` read, when a mix
+
     _count_or_mix = field_validator("consumers", mode="before")(scenario_consumers)
+
+    @model_validator(mode="after")
+    def _read_the_mix(self) -> StepScenario:
+        """A mix read once, when the scenario is: its users take `mix`."""
+        self._mix = mix_of(self.consumers, MAX_CONSUMERS)
+        return self
+
+    @property
+    def mix(self) -> Lineup | None:
+        """Which consumer runs what, when `consumers` is a mix (None: a count)."""
+        return self._mix
+
+    @property
+    def consumer_count(self) -> int:
+        """How many consumers take turns, a mix's or a count."""
+        return len(self._mix) if self._mix is not None else int(self.consumers)
 
     @property
     def has_lifecycle(self) -> bool:

@@ -57,7 +57,7 @@ def runs_on(discipline: str, scenario: Scenario | StepScenario) -> bool:
 def treatment_runs_on(treatment: Treatment, scenario: Scenario | StepScenario) -> bool:
     """Whether the scenario's clock has every discipline the treatment's consumers run there
     (on a scenario whose consumers are a mix, Treatment.facing: each must share a queue)."""
-    facing = treatment.facing(scenario.consumers)
+    facing = treatment.facing(scenario.mix)
     mixed = facing.lineup is not None
     names = facing.disciplines
     return all(runs_on(n, scenario) and (runs_in_mix(n) or not mixed) for n in names)
@@ -75,7 +75,7 @@ def open_engine(
     """A ready engine on the scenario's clock whose keys all start with `prefix`; they are
     deleted when it closes."""
     o = options
-    treatment = treatment.facing(scenario.consumers)  # a scenario's mix (model/matrix.py)
+    treatment = treatment.facing(scenario.mix)  # a scenario's mix (model/matrix.py)
     cell: contextlib.AbstractContextManager[Engine]
     if isinstance(scenario, StepScenario):  # the step clock
         cell = open_step_cell(

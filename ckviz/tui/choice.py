@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED, MAX_CONSUMERS
+from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
 from ckviz.disciplines.registry import FIRST_REDIS_SIDE, check_discipline, runs_in_mix
 from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
 from ckviz.inputs.scenario_files import AnyScenario
-from ckviz.model.lineup import FLAG_OFF, parse_lineup
+from ckviz.model.lineup import FLAG_OFF
 from ckviz.model.names import check_seed
 from ckviz.sim.clocks import disciplines_on, runs_on
 
@@ -36,7 +36,7 @@ def fit_disciplines(
     if not notes:
         return disciplines, None
     kind = scenario.clock.kind
-    if isinstance(scenario.consumers, str):
+    if scenario.mix is not None:
         kind = "a mixed-rollout"
     note = f"{scenario.name} is {kind} scenario: {'; '.join(notes)} (d picks another)"
     return tuple(chosen), note
@@ -46,7 +46,7 @@ def runnable_on(scenario: AnyScenario) -> tuple[str, ...]:
     """The disciplines the app can run on `scenario`: its clock's, and when its file names a
     mix (whose flag-on consumers run the lane's discipline) those that can share a queue."""
     runnable = disciplines_on(scenario.clock)
-    if isinstance(scenario.consumers, str):
+    if scenario.mix is not None:
         return tuple(name for name in runnable if runs_in_mix(name))
     return runnable
 
@@ -54,9 +54,8 @@ def runnable_on(scenario: AnyScenario) -> tuple[str, ...]:
 def _default_for(scenario: AnyScenario) -> str:
     """No --discipline: a scenario's mix opens as written (its first flag-on discipline),
     else the app's default where it runs (sfq), else what does (STAND_IN on steps)."""
-    if isinstance(scenario.consumers, str):
-        named = parse_lineup(scenario.consumers, MAX_CONSUMERS).names
-        return next(name for name in named if name != FLAG_OFF)
+    if scenario.mix is not None:
+        return next(name for name in scenario.mix.names if name != FLAG_OFF)
     return fit_disciplines(scenario, (DEFAULT_DISCIPLINE,))[0][0]
 
 
@@ -70,7 +69,7 @@ def app_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
     scenario = scenario_files.load_any(name)
     discipline = check_discipline(ns.discipline[0] if ns.discipline else _default_for(scenario))
     counted = isinstance(getattr(ns, "consumers", None), int)  # a count runs no mix
-    if isinstance(scenario.consumers, str) and not counted and not runs_in_mix(discipline):
+    if scenario.mix is not None and not counted and not runs_in_mix(discipline):
         raise UsageError(
             f"--discipline: scenario '{name}' is a mixed rollout ({scenario.consumers}), whose "
             f"flag-on consumers run the discipline; '{discipline}' cannot share a queue "

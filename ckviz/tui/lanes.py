@@ -59,9 +59,8 @@ def _treatment(setup: Setup, discipline: str) -> Treatment:
     discipline), on the scenario's consumers (a scenario's mix: Treatment.facing)."""
     given = setup.consumers
     if isinstance(given, str):
-        lineup = parse_lineup(given, MAX_CONSUMERS)
-        return Treatment(discipline=lineup.label, consumers=lineup.form)
-    facing = Treatment(discipline=discipline, consumers=given).facing(setup.scenario.consumers)
+        return Treatment.mixed(parse_lineup(given, MAX_CONSUMERS))
+    facing = Treatment(discipline=discipline, consumers=given).facing(setup.scenario.mix)
     if facing.lineup is not None:
         check_treatment(facing, f"scenario '{setup.scenario.name}': consumers")
     return facing

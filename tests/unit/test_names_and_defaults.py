@@ -6,11 +6,12 @@ import pytest
 
 from ckviz.commands.root import build_parser
 from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED, ROOT_PREFIX
-from ckviz.disciplines.registry import FACTORIES, check_discipline, make_discipline
+from ckviz.disciplines import registry
+from ckviz.disciplines.registry import FACTORIES, check_discipline, make_discipline, tuning_for
 from ckviz.errors import UsageError, first_line
 from ckviz.model.matrix import Treatment
 from ckviz.model.names import first_duplicate
-from ckviz.model.scenario import Caps
+from ckviz.model.scenario import Caps, Scenario
 from ckviz.tui.choice import app_choice
 
 
@@ -19,9 +20,21 @@ def test_an_unknown_discipline_is_a_usage_error_naming_where_and_the_choices() -
         check_discipline("fifo")
     with pytest.raises(UsageError, match=r"^matrix 'm': unknown discipline 'fifo'"):
         check_discipline("fifo", "matrix 'm'")
-    with pytest.raises(UsageError, match="drr"):
-        make_discipline("fifo")
     assert check_discipline(DEFAULT_DISCIPLINE) in FACTORIES
+
+
+def test_a_discipline_name_is_checked_where_it_comes_in_not_again_where_it_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    checked: list[str] = []
+    monkeypatch.setattr(registry, "check_discipline", lambda name, where="": checked.append(name))
+    treatment = Treatment(discipline="vtime")
+    scenario = Scenario.model_validate({"name": "s", "keys": [{"name": "a", "runs": 1}]})
+    make_discipline("sfq", {"a": 1.0}, tuning_for("sfq", scenario, treatment))
+    make_discipline("vtime", tuning=tuning_for("vtime", scenario, treatment))
+    assert checked == []
+    registry.check_treatment(treatment, "matrix 'm'")
+    assert checked == ["vtime"]
 
 
 def test_first_duplicate() -> None:

@@ -6,6 +6,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from ckviz.model import lineup as lineup_module
+from ckviz.model import matrix as matrix_module
+from ckviz.model.lineup import Lineup
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
@@ -58,20 +61,41 @@ def test_a_bad_mix_says_what_is_wrong_with_the_consumers_field(value: object, ne
 def test_the_flag_on_consumers_of_a_scenarios_mix_run_the_treatments_discipline(
     discipline: str, mix: str, expected: str
 ) -> None:
-    facing = Treatment(discipline=discipline).facing(mix)
+    facing = Treatment(discipline=discipline).facing(scenario(mix).mix)
     assert facing.consumers == expected
     assert facing.name == discipline  # the results group its runs under the treatment
     assert facing.lineup is not None and facing.discipline == facing.lineup.label
 
 
 def test_under_baseline_every_consumer_is_flag_off_and_the_treatments_own_consumers_win() -> None:
-    assert Treatment(discipline="baseline").facing("vtime:2,baseline:1") == Treatment(
+    mix = scenario("vtime:2,baseline:1").mix
+    assert Treatment(discipline="baseline").facing(mix) == Treatment(
         discipline="baseline", consumers=3
     )
     own = Treatment(discipline="vtime", consumers=2)
-    assert own.facing("vtime:2,baseline:1") is own
+    assert own.facing(mix) is own
     flag_mix = Treatment(discipline="vtime:1+baseline:1", consumers="vtime:1,baseline:1")
-    assert flag_mix.facing("vtime:2,baseline:1") is flag_mix
+    assert flag_mix.facing(mix) is flag_mix
     plain = Treatment(discipline="vtime")
-    assert plain.facing(3) is plain
-    assert plain.facing("vtime:2,baseline:1").consumers_on(1) == 3
+    assert plain.facing(scenario(3).mix) is plain
+    assert plain.facing(mix).consumers_on(1) == 3
+
+
+def test_a_mix_is_read_once_when_its_file_is_and_carried(monkeypatch: pytest.MonkeyPatch) -> None:
+    given = scenario("vtime:2,baseline:1")
+    flag_mix = Treatment(discipline="vtime:1+baseline:1", consumers="vtime:1,baseline:1")
+    plain = Treatment(discipline="vtime")
+    wider = flag_mix.model_copy(update={"consumers": "vtime:3,baseline:1"})
+
+    def read_again(text: str, most: int) -> Lineup:
+        raise AssertionError(f"'{text}' read again")
+
+    monkeypatch.setattr(lineup_module, "parse_lineup", read_again)
+    monkeypatch.setattr(matrix_module, "parse_lineup", read_again)
+    assert given.mix is not None and given.consumer_count == 3
+    facing = plain.facing(given.mix)
+    assert facing.lineup == given.mix and facing.disciplines == ("vtime", "baseline")
+    assert facing.per_consumer(facing.consumers_on(1)) == ("vtime", "vtime", "baseline")
+    assert flag_mix.consumers_on(given.consumer_count) == 2
+    assert flag_mix.lineup is flag_mix.lineup
+    assert wider.lineup is not None and len(wider.lineup) == 4  # a copy's mix is its own

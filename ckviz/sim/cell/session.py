@@ -58,7 +58,7 @@ def open_cell(
     weights = scenario.weights()
     made: dict[str, Discipline] = {}
     lanes = []
-    count = consumers or treatment.consumers_on(scenario.consumers)
+    count = consumers or treatment.consumers_on(scenario.consumer_count)
     for name in treatment.per_consumer(count):  # a mix's each its own (model/lineup.py)
         tuning = tuning_for(name, scenario, treatment, trace)
         discipline = made.get(name) or make_discipline(name, weights, tuning)
@@ -166,7 +166,7 @@ def open_step_cell(
     `consumers` (default: the treatment's, else the scenario's) call in turn each step, in an
     order drawn from `seed` and the step. `history`: the run's past in time buckets (steps)."""
     # the step harness reads what every call looked at (its checks and the app use it)
-    count = consumers or treatment.consumers_on(scenario.consumers)
+    count = consumers or treatment.consumers_on(scenario.consumer_count)
     doors = {
         name: make_discipline(name, tuning=tuning_for(name, scenario, treatment, True)).door
         for name in treatment.disciplines
