@@ -45,6 +45,8 @@ from ckviz.tui.themes import PROJECTOR, THEMES
 from ckviz.tui.widgets.filter_bar import FilterBar
 from ckviz.tui.widgets.status import Controls
 
+PROGRESS_EVERY_S = 0.25  # a long move's progress line is drawn again this often
+
 
 def terminal_fds() -> list[int]:
     """stdout and stderr, those on a terminal (Textual writes to one of them)."""
@@ -89,6 +91,7 @@ class CkvizApp(App[int]):
         self.redis = redis  # the server the lanes run on, as the results file names it
         self.palette = KeyPalette([], [])
         self._timer: Timer | None = None
+        self._progress_timer: Timer | None = None  # redraws a long move's progress line
         self._handle_signals = handle_signals
 
     # ---- lifecycle ----------------------------------------------------------------------
@@ -99,6 +102,7 @@ class CkvizApp(App[int]):
         self.install_screen(CompareScreen(self.player), "compare")
         await self.push_screen("compare" if self.player.setup.compare else "single")
         self._timer = self.set_interval(SPEEDS[self.player.speed][0], self._tick, pause=True)
+        self._progress_timer = self.set_interval(PROGRESS_EVERY_S, self._show_progress, pause=True)
         self.theme_changed_signal.subscribe(self, lambda _theme: self._repaint())
         if self._handle_signals:
             loop = asyncio.get_running_loop()
@@ -148,6 +152,8 @@ class CkvizApp(App[int]):
         elif isinstance(move, Ask):
             self._await_job(self.player.submit(move), move.landing)
             self._show_controls()  # "stepping" until the frame arrives (on_stepped)
+            if self.player.progress is not None and self._progress_timer is not None:
+                self._progress_timer.resume()  # a long move: its progress, until it lands
         elif isinstance(move, Refused):
             if move.note is None:
                 self.bell()
@@ -243,11 +249,18 @@ class CkvizApp(App[int]):
             round(instants / interval, 1),
             player.running_to_end,
             player.pace.rate(),
+            None if player.progress is None else player.progress.line(),
         )
 
     def _show(self, frame: Frame) -> None:
         if frame.setup.compare == self.player.setup.compare and self._view().is_mounted:
             self._view().show(frame, self.palette, self._controls())
+
+    def _show_progress(self) -> None:
+        """A long move runs: its progress line again (the driver thread moved it on)."""
+        if self.player.progress is None and self._progress_timer is not None:
+            self._progress_timer.pause()
+        self._show_controls()
 
     def _show_controls(self) -> None:
         frame = self.player.recording.current

@@ -4,13 +4,14 @@ served. Textual-free: the app runs these on its driver thread and shows the fram
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ckviz.model.snapshot import KeyRow
+from ckviz.model.snapshot import Snapshot
 from ckviz.tui.frames import Frame, Setup
 from ckviz.tui.lanes import LaneSource
+from ckviz.tui.progress import Heard
 from ckviz.tui.sampling import Samples
 
 Reached = Callable[[Frame], bool]
@@ -36,39 +37,36 @@ def at_time(target: int) -> Reached:
     return lambda frame: min(frame.times) >= target
 
 
-def served_count(rows: Sequence[KeyRow], key: str, hint: list[int]) -> int:
-    """Runs of `key` dequeued so far; `hint` remembers its row (rows keep the scenario order,
-    so a step looks at one row, not every key)."""
-    if hint and hint[0] < len(rows) and rows[hint[0]].key == key:
-        return rows[hint[0]].dequeued
-    for i, row in enumerate(rows):
-        if row.key == key:
-            hint[:] = [i]
-            return row.dequeued
-    return 0
+def served_count(snapshot: Snapshot, key: str) -> int:
+    """Runs of `key` dequeued so far, by its row (the jump's view carries it: Player)."""
+    row = snapshot.rows.get(key)
+    return 0 if row is None else row.dequeued
 
 
 def served_again(frame: Frame, key: str) -> Reached:
     """Some lane has dequeued a run of `key` since `frame`."""
-    hints: list[list[int]] = [[] for _ in frame.snapshots]
-    before = [served_count(s.keys, key, h) for s, h in zip(frame.snapshots, hints, strict=True)]
+    before = [served_count(s, key) for s in frame.snapshots]
 
     def reached(now: Frame) -> bool:
-        counts = zip(now.snapshots, hints, before, strict=True)
-        return any(served_count(s.keys, key, h) > b for s, h, b in counts)
+        return any(served_count(s, key) > b for s, b in zip(now.snapshots, before, strict=True))
 
     return reached
 
 
+def nowhere(_t: int, _out: int) -> None:
+    return None
+
+
 def advance_until(
-    source: LaneSource, reached: Reached, instant: bool, stop: Stop = never
+    source: LaneSource, reached: Reached, instant: bool, stop: Stop = never, heard: Heard = nowhere
 ) -> tuple[list[Frame], str]:
     """Advance one round (or instant) at a time until `reached`, the end, or `stop()`: the
     frames kept on the way (by logical time, the last one last) and which ("reached", "end",
-    "stopped")."""
+    "stopped"). `heard` hears where the lanes stand after each round."""
     kept, last = Samples(), list[Frame]()
     while frames := source.advance(instant, 1):
         last = frames[-1:]
+        heard(min(last[0].times), sum(s.dequeued for s in last[0].snapshots))
         if kept.due(min(last[0].times)):
             kept.keep(last)
         if reached(last[0]):
@@ -78,9 +76,11 @@ def advance_until(
     return kept.ending(last), "end"
 
 
-def go_to(source: LaneSource, target: int, unit: str, stop: Stop = never) -> Jump:
+def go_to(
+    source: LaneSource, target: int, unit: str, stop: Stop = never, heard: Heard = nowhere
+) -> Jump:
     """Forward to the first instant at or after `target`."""
-    frames, outcome = advance_until(source, at_time(target), True, stop)
+    frames, outcome = advance_until(source, at_time(target), True, stop, heard)
     if outcome == "reached":
         return Jump(frames)
     if outcome == "stopped":
@@ -88,21 +88,33 @@ def go_to(source: LaneSource, target: int, unit: str, stop: Stop = never) -> Jum
     return Jump(frames, f"the run ended before {unit} {target}", "warning")
 
 
-def replay_to(source: LaneSource, setup: Setup, target: int, unit: str, stop: Stop = never) -> Jump:
+def replay_to(
+    source: LaneSource,
+    setup: Setup,
+    target: int,
+    unit: str,
+    stop: Stop = never,
+    heard: Heard = nowhere,
+) -> Jump:
     """Before the recording's first frame: start over and run to `target` (the start frame
     first: the recording starts over from it)."""
     start = source.start(setup)
     if start and at_time(target)(start[0]):
         return Jump(start)
-    jump = go_to(source, target, unit, stop)
+    jump = go_to(source, target, unit, stop, heard)
     return Jump([*start, *jump.frames], jump.note, jump.severity)
 
 
 def until_served(
-    source: LaneSource, frame: Frame, key: str, steps: bool, stop: Stop = never
+    source: LaneSource,
+    frame: Frame,
+    key: str,
+    steps: bool,
+    stop: Stop = never,
+    heard: Heard = nowhere,
 ) -> Jump:
     """Round by round until some lane dequeues a run of `key`, or the end (said so)."""
-    frames, outcome = advance_until(source, served_again(frame, key), False, stop)
+    frames, outcome = advance_until(source, served_again(frame, key), False, stop, heard)
     if outcome == "reached":
         return Jump(frames, f"{key} served at {when(frames[-1], steps)}")
     if outcome == "stopped":

@@ -32,6 +32,7 @@ from ckviz.sim.clocks import (
 from ckviz.sim.engine import Engine, Outcome, TrendRecorder
 from ckviz.tui.frames import Fairness, Frame, FrameSource, Setup
 from ckviz.tui.lane_fairness import LaneFairness
+from ckviz.tui.progress import Heard
 from ckviz.tui.sampling import Samples
 
 
@@ -43,10 +44,14 @@ class LaneSource(FrameSource, Protocol):
         ...
 
     def run_to_end(
-        self, cancelled: Callable[[], bool], closing: Callable[[], bool] = lambda: False
+        self,
+        cancelled: Callable[[], bool],
+        closing: Callable[[], bool] = lambda: False,
+        heard: Heard | None = None,
     ) -> list[Frame]:
         """Step every lane to its end without a frame per step, checking `cancelled` between
-        chunks; the one frame of where they stopped (none if `closing` then: a quit)."""
+        chunks (and telling `heard` where the lanes stand); the frames kept on the way and the
+        one of where they stopped (none if `closing` then: a quit)."""
         ...
 
     def outcomes(self) -> list[Outcome]:
@@ -223,7 +228,10 @@ class Lockstep:
         return [] if frame is None else [frame]
 
     def run_to_end(
-        self, cancelled: Callable[[], bool], closing: Callable[[], bool] = lambda: False
+        self,
+        cancelled: Callable[[], bool],
+        closing: Callable[[], bool] = lambda: False,
+        heard: Heard | None = None,
     ) -> list[Frame]:
         """Lanes step instants in lockstep as `advance` would, building no snapshot on the
         way (a driver steps the same whether or not it is looked at). `cancelled` is asked
@@ -231,17 +239,33 @@ class Lockstep:
         flag costs nothing beside a round trip, and one such attempt at 10,000 keys takes tens
         of ms, so esc stops it at once (asked every 256 instants, it took half a minute).
         Stopped by a quit (`closing`), no frame is made: nobody will see it, and at 10,000
-        keys it costs a tenth of a second or more before the keys can be deleted."""
+        keys it costs a tenth of a second or more before the keys can be deleted. `heard`
+        hears where the lanes stand as often as `cancelled` is asked (the progress line)."""
         kept, last = Samples(), list[Frame]()  # frames along the way: the scrubber's after it
-        while not cancelled():
+        asked = cancelled if heard is None else self._telling(cancelled, heard)
+        while not asked():
             behind = self._behind()
             if not behind:
                 break
             for lane in behind:
-                lane.instant_unwatched(cancelled)
+                lane.instant_unwatched(asked)
             last = self._framed() if kept.due(min(ln.driver.t for ln in self.lanes)) else []
             kept.keep(last)
         return [] if closing() else kept.ending(last or self._framed())
+
+    def where(self) -> tuple[int, int]:
+        """The slowest lane's time and the runs out over every lane (no frame made)."""
+        drivers = [lane.driver for lane in self.lanes]
+        return min((d.t for d in drivers), default=0), sum(len(d.events) for d in drivers)
+
+    def _telling(self, cancelled: Callable[[], bool], heard: Heard) -> Callable[[], bool]:
+        """`cancelled`, telling `heard` where the lanes stand each time it is asked."""
+
+        def asked() -> bool:
+            heard(*self.where())
+            return cancelled()
+
+        return asked
 
     def _framed(self) -> list[Frame]:
         frame = self.frame()

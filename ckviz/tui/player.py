@@ -14,14 +14,16 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from ckviz.errors import CkvizError
 from ckviz.model.clock import STEPS
 from ckviz.model.snapshot import FULL_VIEW
 from ckviz.tui.choice import fit_disciplines
 from ckviz.tui.filter import fuzzy_match
 from ckviz.tui.frames import Frame, Setup
-from ckviz.tui.jumps import go_to, replay_to, until_served
+from ckviz.tui.jumps import Jump, go_to, replay_to, until_served
 from ckviz.tui.lanes import LaneSource
-from ckviz.tui.moves import BELL, Ask, Export, Move, Refused, Show
+from ckviz.tui.moves import BELL, Ask, Export, Landing, Move, Refused, Show
+from ckviz.tui.progress import Goal, MoveProgress
 from ckviz.tui.recording import HISTORY_LIMIT, Bookmarks
 from ckviz.tui.tape import Tape
 
@@ -58,6 +60,7 @@ class Player(Tape):
         self.marks = Bookmarks()  # `m` marks a moment of the run shown, `'` goes back to it
         self.home_lane = 0  # the lane compare mode came from (its discipline is kept on leaving)
         self._stops = Stops()
+        self.progress: MoveProgress | None = None  # the long move running (`>`, `:`, `u`)
 
     # ---- what the app reads -----------------------------------------------------------------
 
@@ -68,6 +71,28 @@ class Player(Tape):
 
     def _stop_long_moves(self) -> None:
         self._stops.all()
+
+    def landed(self, frames: list[Frame], landing: Landing) -> Frame | None:
+        shown = super().landed(frames, landing)
+        if not self.in_flight:
+            self.progress = None  # the long move (if any) is over
+        return shown
+
+    def failed(self, error: CkvizError) -> None:
+        super().failed(error)
+        self.progress = None
+
+    def _progress(
+        self, goal: Goal, what: str, target: int | None = None, fresh: bool = False
+    ) -> MoveProgress:
+        """A long move's progress, from the live frame (`fresh`: a replay from the start)."""
+        live = self.recording.current
+        snaps = () if live is None else live.snapshots
+        out = sum(s.dequeued for s in snaps)
+        start = (0, 0) if fresh or live is None else (min(live.times), out)
+        total, unit = sum(s.total_runs for s in snaps), "step" if self.steps else "ms"
+        self.progress = MoveProgress(goal, what, start, total, target, unit)
+        return self.progress
 
     def toggle_compare(self) -> Ask:
         """Compare mode on (the discipline beside baseline, or baseline beside sfq), or off
@@ -126,8 +151,12 @@ class Player(Tape):
         self._go_live()
         self._stops.run.clear()
         self.running_to_end = True
-        source, stopped = self.source, self._stops.run.is_set
-        return Ask(lambda: source.run_to_end(stopped, self._closing))
+        source, stopped, heard = (
+            self.source,
+            self._stops.run.is_set,
+            self._progress("end", "running to the end").heard,
+        )
+        return Ask(lambda: source.run_to_end(stopped, self._closing, heard))
 
     def stop(self) -> bool:
         """esc: stop a run to the end, or a long move, where it is; False if none runs."""
@@ -154,11 +183,13 @@ class Player(Tape):
             if live.done:
                 return Refused(f"the run ended before {unit} {target}")
             source, stop = self.source, self._stops.fresh_jump()
-            return Ask(lambda: go_to(source, target, unit, stop))
+            heard = self._progress("time", f"going to {unit} {target}", target).heard
+            return Ask(lambda: go_to(source, target, unit, stop, heard))
         if (frame := recording.seek(lambda f: min(f.times) >= target)) is not None:
             return Show(frame)
         source, setup, stop = self.source, self.setup, self._stops.fresh_jump()
-        return Ask(lambda: replay_to(source, setup, target, unit, stop), "fresh")
+        heard = self._progress("time", f"going to {unit} {target}", target, fresh=True).heard
+        return Ask(lambda: replay_to(source, setup, target, unit, stop, heard), "fresh")
 
     def until_served(self, typed: str, keys: list[str]) -> Move:
         """Round by round until a run of the key `typed` names (exactly, or as the one fuzzy
@@ -176,7 +207,20 @@ class Player(Tape):
         if frame is None or frame.done:
             return BELL
         source, steps, stop = self.source, self.steps, self._stops.fresh_jump()
-        return Ask(lambda: until_served(source, frame, key, steps, stop))
+        heard = self._progress("served", f"until {key} is served").heard
+        view = self.view_request()
+
+        def serve() -> Jump:
+            # the key's row in every frame on the way: a frame carries a screenful of rows
+            # (at 10,000 keys, light-5000's is not among them) and its count tells served
+            source.set_view(replace(view, also=(*view.also, key)))
+            try:
+                now = source.reframe()  # its count before the move, whichever frame is shown
+                return until_served(source, now[0] if now else frame, key, steps, stop, heard)
+            finally:
+                source.set_view(view)
+
+        return Ask(serve)
 
     def _closing(self) -> bool:
         """Asked on the driver thread once a long move stopped: a quit wants no frame."""

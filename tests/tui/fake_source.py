@@ -11,6 +11,7 @@ from ckviz.model.queue import DisciplineState, IndexEntry
 from ckviz.model.snapshot import EventLog, HeldRun, KeyRow, Snapshot, ViewRequest
 from ckviz.store.keys import ck_member
 from ckviz.tui.frames import Fairness, Frame, Setup
+from ckviz.tui.progress import Heard
 
 BASE = 1_700_000_000_000
 
@@ -39,7 +40,10 @@ class HandMade:
         return []  # made by hand: nothing to make again
 
     def run_to_end(
-        self, cancelled: Callable[[], bool], closing: Callable[[], bool] = lambda: False
+        self,
+        cancelled: Callable[[], bool],
+        closing: Callable[[], bool] = lambda: False,
+        heard: Heard | None = None,
     ) -> list[Frame]:
         last, self.frames = self.frames[-1:], []
         return last

@@ -9,6 +9,7 @@ from rich.cells import cell_len
 
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.frames import Frame
+from ckviz.tui.progress import Heard
 from ckviz.tui.text import fit
 from ckviz.tui.viewing import VIEW_ROWS
 from ckviz.tui.widgets.ck_index import CkIndexPane
@@ -63,7 +64,10 @@ class RunsUntilStopped(HandMade):
     stopped = False
 
     def run_to_end(
-        self, cancelled: Callable[[], bool], closing: Callable[[], bool] = lambda: False
+        self,
+        cancelled: Callable[[], bool],
+        closing: Callable[[], bool] = lambda: False,
+        heard: Heard | None = None,
     ) -> list[Frame]:
         self.stopped = bool(within(cancelled, 10))
         return [self.frames.pop(0)]
@@ -83,7 +87,8 @@ async def test_the_app_asks_for_the_rows_it_shows_and_esc_stops_a_run_to_the_end
         assert source.views[-1].sort == "queued" and len(source.views) == 2
         await pilot.press("greater_than_sign")
         await pilot.pause()
-        assert "running to the end (esc stops)" in app.screen.query_one(StatusBar).text.plain
+        status = app.screen.query_one(StatusBar).text.plain
+        assert "running to the end · t=" in status and "(esc stops)" in status
         await pilot.press("escape")
         await settle(pilot)
         assert source.stopped and app.player.recording.current.snapshots[0].step == 5  # type: ignore[union-attr]

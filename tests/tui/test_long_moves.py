@@ -11,11 +11,14 @@ import pytest
 import redis
 
 from ckviz.inputs import scenario_files
+from ckviz.tui import viewing
 from ckviz.tui.decision import this_step
 from ckviz.tui.frames import Setup
-from ckviz.tui.jumps import go_to
+from ckviz.tui.jumps import Jump, go_to
 from ckviz.tui.lanes import Lockstep
+from ckviz.tui.moves import Ask
 from ckviz.tui.palette import KeyPalette
+from ckviz.tui.player import Player
 from tests.tui.test_why import stepped
 
 
@@ -81,3 +84,29 @@ def test_a_step_without_a_call_says_the_env_was_full_then_not_now(
     for snap in freed:
         line = this_step(snap, palette).plain
         assert "(env full)" not in line and "was full at the call" in line, line
+
+
+def test_run_until_served_stops_for_a_key_outside_the_rows_a_frame_carries(
+    client: redis.Redis, prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 10,000 keys a frame carries 100 rows: `u` on light-5000 ran to the end, its row never
+    in the frames it looked at. Here a frame carries 2 rows of ck_skew's 6 keys."""
+    monkeypatch.setattr(viewing, "VIEW_ROWS", 2)
+    setup = Setup(scenario_files.load_any("ck_skew"), "seed-a", ("sfq",), True, None)
+    player = Player(Lockstep(client, prefix), setup)
+    try:
+        start = player.wait(player.start(setup))
+        assert start is not None and "light-4" not in start.snapshots[0].rows
+        served = []
+        for _ in range(2):  # its first run served, then its next (not the one served before)
+            move = player.until_served("light-4", list(setup.key_order()))
+            assert isinstance(move, Ask)
+            result = player.submit(move).result()
+            assert isinstance(result, Jump) and result.note is not None
+            assert result.note.startswith("light-4 served at"), result.note
+            player.landed(result.frames, move.landing)
+            served.append(result.frames[-1].snapshots[0].rows["light-4"].dequeued)
+            player.wait(player.advance(instant=False))  # a frame without light-4's row
+        assert served == [1, 2]
+    finally:
+        player.close()

@@ -9,6 +9,7 @@ from dataclasses import replace
 from ckviz.tui.frames import Frame
 from ckviz.tui.moves import BELL, Ask, Refused, Show
 from ckviz.tui.player import Player
+from ckviz.tui.progress import Heard
 from ckviz.tui.tape import MAX_QUEUED
 from tests.tui.fake_source import HandMade, frame
 from tests.waiting import within
@@ -114,7 +115,10 @@ class RunsUntilStopped(HandMade):
         self.closing = False  # whether the stop was a quit (asked once stopped)
 
     def run_to_end(
-        self, cancelled: Callable[[], bool], closing: Callable[[], bool] = lambda: False
+        self,
+        cancelled: Callable[[], bool],
+        closing: Callable[[], bool] = lambda: False,
+        heard: Heard | None = None,
     ) -> list[Frame]:
         if within(cancelled, 10):
             self.stopped.set()

@@ -17,6 +17,7 @@ from ckviz.store.prefix import keys_under
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.frames import Frame
 from ckviz.tui.lanes import Lane, Lockstep
+from ckviz.tui.progress import Heard
 from tests.tui.conftest import SIZE, settle
 from tests.waiting import eventually
 
@@ -38,11 +39,14 @@ class Gated(Lockstep):
         self.after_gate = 0
 
     def run_to_end(
-        self, cancelled: Callable[[], bool], closing: Callable[[], bool] = lambda: False
+        self,
+        cancelled: Callable[[], bool],
+        closing: Callable[[], bool] = lambda: False,
+        heard: Heard | None = None,
     ) -> list[Frame]:
         self.running = True
         try:
-            return super().run_to_end(cancelled, closing)
+            return super().run_to_end(cancelled, closing, heard)
         finally:
             self.running = False
 

@@ -32,6 +32,7 @@ class Controls:
     instants_per_s: float = 1.0  # what `speed` means: logical instants played a second
     running_to_end: bool = False  # a run to the end is in flight (esc stops it)
     achieved: float | None = None  # instants a second play really made lately (None: unknown)
+    progress: str | None = None  # a long move's progress line (ckviz.tui.progress), while it runs
 
 
 # What goes first when the bottom line is too narrow (the highest first): the note on slots
@@ -116,7 +117,9 @@ def state_parts(frame: Frame, controls: Controls) -> list[Part]:
     if controls.replay is not None:
         shown, recorded = controls.replay
         then.append(f" │ replay: frame {shown} of {recorded} recorded", BOLD)
-    if controls.stepping:
+    if controls.stepping and controls.progress is not None:
+        then.append(f" │ ⋯ {controls.progress}", BOLD)
+    elif controls.stepping:
         then.append(f" │ {RUNNING if controls.running_to_end else STEPPING}", BOLD)
     return [Part(0, now, short, SPEED), Part(HELD, _still_held(frame)), Part(0, then)]
 
