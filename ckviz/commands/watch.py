@@ -18,7 +18,8 @@ from ckviz.commands.parsing import CommandParser
 from ckviz.commands.redis_options import ENV_REDIS_URL
 from ckviz.errors import ExitCode, UsageError, echo, one_line
 from ckviz.live.connect import Node, attach
-from ckviz.live.discover import FoundQueue, find_queues, matching, nothing_found
+from ckviz.live.discover import FoundQueue, find_queues, nothing_found
+from ckviz.live.finding import named_one
 from ckviz.live.lines import picture_lines
 from ckviz.live.names import DEFAULT_PREFIX
 from ckviz.live.picture import LivePicture
@@ -102,7 +103,7 @@ def main(argv: Sequence[str]) -> int:
             budget_ms=ns.budget_ms,
         )
         return code
-    chosen = _chosen(found, ns.queue)
+    chosen = named_one(found, ns.queue, "watch")
     read = _reader(dict(nodes)[chosen.node], chosen, ns)
     if ns.once:
         picture = read()
@@ -191,14 +192,3 @@ def _server_ms(client: redis.Redis) -> float:
     """The server's clock for the list's ages (INFO server: TIME may not be allowed)."""
     info = client.info("server")
     return int(info["server_time_usec"]) / 1000
-
-
-def _chosen(found: Sequence[FoundQueue], text: str) -> FoundQueue:
-    named = matching(found, text)
-    if len(named) == 1:
-        return named[0]
-    if not named:
-        listed = ", ".join(repr(f.queue.name) for f in found[:5])
-        raise UsageError(f"watch: no queue matches --queue {echo(text)!r}; found {listed}")
-    listed = ", ".join(repr(f.queue.base) for f in named[:5])
-    raise UsageError(f"watch: --queue {echo(text)!r} matches {len(named)} queues: {listed}")

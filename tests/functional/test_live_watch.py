@@ -99,6 +99,25 @@ def test_a_queue_matching_nothing_is_refused(
     assert "no queue matches --queue 'nope'; found 'task/send-email:v2'" in err
 
 
+def test_a_queue_matching_several_is_one_line_naming_them(
+    client: redis.Redis,
+    watcher_url: str,
+    prefix: str,
+    traffic: Traffic,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Several queues named: refused in one line that lists them, never one of them guessed."""
+    sms = Producer(client, live_queue(prefix, "task/send-sms"), env_limit=4)
+    sms.open()
+    Traffic(sms, []).arrive(["k"], server_now_ms(client) - 1000)
+    for more in (["--once", "--json"], []):
+        args = ["watch", "--redis-url", watcher_url, "--prefix", prefix, "--queue", "send", *more]
+        code, out, err = exits(args, capsys)
+        assert (code, out) == (2, "") and len(err.splitlines()) == 1
+        assert "--queue 'send' matches 2 queues: " in err
+        assert ":queue:task/send-email:v2'" in err and ":queue:task/send-sms'" in err
+
+
 def test_without_a_terminal_the_app_is_not_started(
     watcher_url: str, prefix: str, traffic: Traffic, capsys: pytest.CaptureFixture[str]
 ) -> None:
