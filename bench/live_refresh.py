@@ -1,19 +1,25 @@
 """Benchmark: what `ckviz watch` costs the watched server, per refresh.
 
 A queue on the real layout (ckviz's producer) with 10,000 and with 100,000 keys (variants),
-two runs each, a few held, flag off (baseline) and on (vtime). For each: the server time of
-one refresh (`read_picture`: INFO commandstats before and after, the refresh's own commands'
-usec), min and median over --repeat refreshes, and the slowest single command the watcher
-sent (SLOWLOG, with slowlog-log-slower-than 0: set on ckviz's own embedded server only, never
-on a server it watches). Then the discovery (SCAN over the whole keyspace) once. Targets: at
-most 5 ms of server time per refresh, no command over 1 ms. Prints a table; not a test.
+two runs each, ten held, flag off (baseline) and on (vtime). For each: the server time of one
+refresh (`read_picture`, measured: INFO commandstats before and after, the refresh's own
+commands' usec, the first INFO included), min and median over --repeat refreshes, and the
+slowest single command the watcher sent (SLOWLOG, logging every command only while the
+refreshes run: set on ckviz's own embedded server only, never on a server it watches; a log
+filled by the build and emptied at once made the next commands pay for the memory freed).
+Then the discovery (SCAN over the whole keyspace) once. The machine's load average is printed
+with each line: on a shared machine the minimum is the refresh's own cost, the median what
+the scheduler added. Targets: at most 5 ms of server time per refresh, no command over 1 ms.
+Prints a table; not a test.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 import redis
@@ -44,11 +50,19 @@ def build(client: redis.Redis, keys: int, vtime: bool) -> LiveQueue:
     return queue
 
 
-def slowest_us(admin: redis.Redis) -> tuple[float, float, str]:
-    """The watcher's commands since the last reset, from SLOWLOG: the slowest single one's
-    usec, and the slowest kind's median usec with its name (on a loaded machine the single
-    slowest is whichever command the scheduler preempted; a kind's median is its own cost)."""
+def logged(admin: redis.Redis, work: Callable[[], Any]) -> tuple[Any, float, float, str]:
+    """`work()` with SLOWLOG logging every command; its result, the watcher's slowest single
+    command's usec, and the slowest kind's median usec with its name (on a loaded machine the
+    single slowest is whichever command the scheduler preempted; a kind's median is its own
+    cost)."""
+    admin.slowlog_reset()
+    admin.config_set("slowlog-log-slower-than", 0)  # ckviz's own server only
+    try:
+        result = work()
+    finally:
+        admin.config_set("slowlog-log-slower-than", 10_000)
     entries: list[dict[str, Any]] = admin.slowlog_get(100_000)
+    admin.slowlog_reset()
     kinds: dict[str, list[float]] = {}
     for e in entries:
         if _text(e.get("client_name")) == CLIENT_NAME:
@@ -56,37 +70,43 @@ def slowest_us(admin: redis.Redis) -> tuple[float, float, str]:
             kind = " ".join(words[:2]) if words[0] == "INFO" else words[0]
             kinds.setdefault(kind, []).append(float(e["duration"]))
     if not kinds:
-        return 0.0, 0.0, ""
+        return result, 0.0, 0.0, ""
     single = max(max(d) for d in kinds.values())
     kind = max(kinds, key=lambda k: statistics.median(kinds[k]))
-    return single, statistics.median(kinds[kind]), kind
+    return result, single, statistics.median(kinds[kind]), kind
 
 
 def _text(value: Any) -> str:
     return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
 
 
+def load() -> str:
+    return "load {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+
+
 def measure(admin: redis.Redis, reader: redis.Redis, queue: LiveQueue, repeat: int) -> str:
-    admin.slowlog_reset()
-    costs = [read_picture(reader, queue).cost.server_us for _ in range(repeat)]
-    single, median, kind = slowest_us(admin)
+    def refreshes() -> list[Any]:
+        return [read_picture(reader, queue, measured=True).cost for _ in range(repeat)]
+
+    costs, single, median, kind = logged(admin, refreshes)
+    us = [c.server_us for c in costs]
     return (
-        f"refresh {min(costs) / 1000:6.3f} / {statistics.median(costs) / 1000:6.3f} ms "
-        f"(min / median of {repeat}); slowest command: {kind} {median / 1000:.3f} ms "
+        f"refresh {min(us) / 1000:6.3f} / {statistics.median(us) / 1000:6.3f} ms "
+        f"(min / median of {repeat}), {costs[-1].commands} commands in "
+        f"{costs[-1].round_trips} trips; slowest command: {kind} {median / 1000:.3f} ms "
         f"(median), any single one {single / 1000:.3f} ms"
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     args = parser.parse_args()
     with embedded_server() as server:
         admin = server.client()
-        admin.config_set("slowlog-log-slower-than", 0)  # ckviz's own server only
         admin.config_set("slowlog-max-len", 100_000)
-        print(f"Redis {server.version}, embedded")
+        print(f"Redis {server.version}, embedded; {load()}")
         for keys in args.sizes:
             for vtime in (False, True):
                 began = time.perf_counter()
@@ -95,13 +115,13 @@ def main() -> None:
                 (_, reader), *_ = attach(server.url)
                 name = "vtime" if vtime else "baseline"
                 line = measure(admin, reader, queue, args.repeat)
-                print(f"{keys:>7,} keys {name:<8}  {line}   (built in {built:.0f} s)")
+                print(f"{keys:>7,} keys {name:<8}  {line}   (built in {built:.0f} s; {load()})")
         (_, reader), *_ = attach(server.url)
-        admin.slowlog_reset()
         began = time.perf_counter()
-        found = find_queues([(server.url, reader)], PREFIX)
+        found, single, median, kind = logged(
+            admin, lambda: find_queues([(server.url, reader)], PREFIX)
+        )
         took = time.perf_counter() - began
-        single, median, kind = slowest_us(admin)
         print(
             f"discover: {len(found)} queues in {took:.2f} s (client); slowest command: {kind} "
             f"{median / 1000:.3f} ms (median), any single one {single / 1000:.3f} ms"

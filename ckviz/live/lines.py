@@ -18,10 +18,10 @@ def picture_lines(picture: LivePicture) -> list[str]:
         echo(p.queue.shown, limit=200),
         f"read at {read_at} (server time, {p.span_ms:g} ms across "
         f"{p.cost.round_trips} round trips); "
-        f"cost {p.cost.server_us:g} us of server time"
-        + ("" if p.cost.exact else f" (estimated: {p.cost.others_calls} others' calls meanwhile)"),
+        f"cost {p.cost.server_us:g} us of server time{_how(p)}",
         f"{p.discipline}: {p.index_total} keys queued; env holds {p.env_held} of "
         f"{limits.env_capacity}, the queue {p.queue_held}; a key may hold {limits.variant_limit}",
+        f"{p.discipline} because {p.discipline_from}",
     ]
     lines += [f"assumed: {a}" for a in limits.assumed]
     if p.vtime is not None:
@@ -42,6 +42,15 @@ def picture_lines(picture: LivePicture) -> list[str]:
         lines.append(echo(f"next {n}. {pick.key}{run}: {pick.fate}: {pick.why}", 300))
     lines += [f"torn: {note}" for note in p.torn]
     return lines
+
+
+def _how(p: LivePicture) -> str:
+    """How the cost was had: measured alone, measured among others' calls, or priced."""
+    if not p.cost.measured:
+        return f" (priced at the cost per command measured {p.cost.measured_ago} refreshes ago)"
+    if p.cost.others_calls:
+        return f" (estimated: {p.cost.others_calls} others' calls meanwhile)"
+    return ""
 
 
 def _age(ms: float | None) -> str:

@@ -22,6 +22,14 @@ from ckviz.model.decision import TOP, shown
 WINDOW_MULTIPLIER = VtimeKnobs().window  # the reference's default (a knob)
 
 
+class Unread(Exception):
+    """The order reached a variant whose row (or due head's message) was not read yet."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
 @dataclass(frozen=True, slots=True)
 class Room:
     """What the next call may take: its budget, or why nothing."""
@@ -52,6 +60,21 @@ def span(ms: float) -> str:
     return f"{'-' if ms < 0 else ''}{minutes} min {seconds} s"
 
 
+def walk(
+    discipline: str,
+    tags: Sequence[tuple[str, float]],
+    index: Sequence[tuple[str, float]],
+    take: int,
+    now: float,
+) -> list[str]:
+    """The variants the next call may look at, in the order it looks at them (at most)."""
+    window = take * WINDOW_MULTIPLIER
+    due = [key for key, score in index if score <= now]
+    if discipline == "vtime":
+        return list(dict.fromkeys([key for key, _ in tags[: 2 * window]] + due))
+    return due[: take * SCAN_FACTOR]
+
+
 def reads_needed(batch: int) -> tuple[int, int]:
     """(ckIndex entries, vtime tags) a refresh must read to work out a call of `batch`."""
     window = batch * WINDOW_MULTIPLIER
@@ -67,8 +90,10 @@ class _Call:
         limits: Limits,
         now: float,
         orphans_dropped: bool = False,
+        complete: bool = True,
     ) -> None:
         self.variants, self.limits, self.now = variants, limits, now
+        self.complete = complete  # False: a variant not in `variants` is unread, not empty
         self.orphans_dropped = orphans_dropped  # vtime's dequeue drops a head without a message
         self.picks: list[NextPick] = []
         self.served = 0
@@ -76,6 +101,8 @@ class _Call:
     def try_variant(self, key: str, rank: tuple[tuple[str, float | int], ...], lead: str) -> str:
         """Look at one variant as the script does; its fate."""
         row = self.variants.get(key)
+        if row is None and not self.complete:
+            raise Unread(key)
         limit = self.limits.variant_limit
         if row is not None and row.held >= limit:
             self._add(key, "limit", None, rank, f"at its limit: holds {row.held} of {limit}")
@@ -120,12 +147,14 @@ def baseline_order(
     limits: Limits,
     take: int,
     now: float,
+    complete: bool = True,
 ) -> tuple[NextPick, ...]:
     """The baseline dequeue's order: `index` is ckIndex's first entries (concurrency key,
-    score), lowest first."""
+    score), lowest first. Not `complete`: a variant it reaches that `variants` lacks raises
+    Unread (the reader reads it and asks again)."""
     due = [(key, score) for key, score in index if score <= now]
     window = take * SCAN_FACTOR
-    call = _Call(variants, limits, now)
+    call = _Call(variants, limits, now, complete=complete)
     for i, (key, score) in enumerate(due):
         rank = (("ckIndex score", score),)
         if i >= window + TOP:
@@ -148,12 +177,13 @@ def vtime_order(
     limits: Limits,
     take: int,
     now: float,
+    complete: bool = True,
 ) -> tuple[NextPick, ...]:
     """vtime HEAD's order: `tags` is ckVtime's first entries (concurrency key, tag) in its
-    order (tag, then name), `index` ckIndex's."""
+    order (tag, then name), `index` ckIndex's (`complete`: as baseline_order's)."""
     window = take * WINDOW_MULTIPLIER
     scan = tags[: 2 * window]
-    call = _Call(variants, limits, now, orphans_dropped=True)
+    call = _Call(variants, limits, now, orphans_dropped=True, complete=complete)
     budget, tried = window, set()
     for i, (key, tag) in enumerate(scan):
         rank = (("pass", 1), ("tag", tag))

@@ -74,7 +74,9 @@ class NextPick:
 
 @dataclass(frozen=True, slots=True)
 class ReadCost:
-    """What the refresh cost the server, from INFO commandstats before and after."""
+    """What the refresh cost the server, from INFO commandstats before and after, or (between
+    measurements: ckviz.live.cost.Meter) its commands priced at the usec per call measured
+    `measured_ago` refreshes before."""
 
     server_us: float  # the refresh's own commands' usec (others' interleaved ones taken out)
     commands: int  # commands sent
@@ -82,10 +84,16 @@ class ReadCost:
     slowest_us: float  # the costliest command kind's usec per call
     others_calls: int  # calls of the same kinds by other clients meanwhile (0: exact)
     wall_ms: float  # the refresh as the client timed it (network included)
+    measured_ago: int = 0  # 0: measured around this refresh; n: priced from n refreshes before
+
+    @property
+    def measured(self) -> bool:
+        return self.measured_ago == 0
 
     @property
     def exact(self) -> bool:
-        return self.others_calls == 0
+        """Measured, with no other client's calls of its kinds meanwhile."""
+        return self.measured and self.others_calls == 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +103,8 @@ class LivePicture:
     queue: LiveQueue
     read_at_ms: float  # the server's time when the read began (ms since the epoch)
     span_ms: float  # server time from the first read to the last
-    discipline: str  # "baseline", or "vtime" when Q:ckVtime exists
+    discipline: str  # "baseline", or "vtime" when Q:ckVtime exists and is not stale
+    discipline_from: str  # what the discipline was told from (ckviz.live.flag)
     index_total: int  # ckIndex members (variants with runs queued)
     variants: tuple[VariantRow, ...]  # a screenful: ckIndex order, then vtime's scan
     length_counter: int | None  # Q:lengthCounter as stored (None: absent)

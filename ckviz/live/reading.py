@@ -1,80 +1,149 @@
-"""One refresh of a live queue (SPEC-live 3): read commands only, each bounded, in three
-pipelined round trips (the second reads the variants the first found, the third the messages
-of the heads the next dequeue may take), with INFO commandstats around them for the cost, and
-the server's clock for the read time.
+"""One refresh of a live queue (SPEC-live 3): read commands only, each bounded, in pipelined
+round trips. The first reads ckIndex's and ckVtime's first entries, the limits, the counters
+and the vtime keys' TTL; the second the variants on screen and the first the next dequeue
+looks at (their depth, head and held runs, and their tags); the third the messages of their
+due heads. A variant the next order reaches beyond those is read in one more pair of trips:
+a refresh reads what its picture shows and its next order needs, not every tagged key.
 
 No MULTI (a watcher must not write, and a picture refreshed a second later need not be
 atomic): other clients' commands may run between these, so the reads are checked against
-each other and every sign of a write in between is noted (`LivePicture.torn`).
+each other and every sign of a write in between is noted (`LivePicture.torn`). What it cost
+the server: INFO commandstats around it on a measured refresh, else priced (cost.Meter).
 """
 
 from __future__ import annotations
 
-import json
-import math
 import time
 import weakref
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import redis
 
 from ckviz.errors import RedisUnavailable, ServerRefused, echo, first_line
-from ckviz.live.cost import command_kind, read_cost, stats_of
+from ckviz.live.cost import Meter, command_kind, stats_of
+from ckviz.live.flag import Flag, Head, infer_flag
 from ckviz.live.names import LiveQueue
-from ckviz.live.order import baseline_order, reads_needed, room, vtime_order
-from ckviz.live.picture import Limits, LivePicture, ReadCost, VariantRow, VtimeRead
-from ckviz.model.arithmetic import DEFAULT_QUEUE_LIMIT, HELD_SUFFIX
+from ckviz.live.order import Unread, baseline_order, reads_needed, room, vtime_order, walk
+from ckviz.live.picture import LivePicture, ReadCost, VariantRow
+from ckviz.live.replies import (
+    DEFAULT_ENV_LIMIT,
+    clock_ms,
+    head,
+    limits_of,
+    message_fields,
+    pairs,
+    torn_notes,
+    variant_row,
+    vtime_read,
+    whole,
+)
+from ckviz.model.arithmetic import HELD_SUFFIX
+
+__all__ = ["BATCH", "DEFAULT_ENV_LIMIT", "SCREENFUL", "read_picture"]
 
 SCREENFUL = 20  # variants a refresh shows, besides those the next order needs
 BATCH = 10  # the dequeue's max count the next order is worked out for
-DEFAULT_ENV_LIMIT = 10  # what the dequeue's caller passes when the env's limit is unset
-_CLOCKS: weakref.WeakKeyDictionary[redis.Redis, bool] = weakref.WeakKeyDictionary()
-
-
-def read_picture(
-    client: redis.Redis, queue: LiveQueue, screenful: int = SCREENFUL, batch: int = BATCH
-) -> LivePicture:
-    """One refresh of `queue` (a client with decode_responses=True)."""
-    started = time.perf_counter()
-    allowed = _CLOCKS.get(client)
-    if allowed is None:
-        allowed = _CLOCKS[client] = _time_allowed(client)
-    clock: tuple[Any, ...] = ("TIME",) if allowed else ("INFO", "server")
-    index_reads, tag_reads = reads_needed(batch)
-    first = _first_trip(queue, max(index_reads, screenful), max(tag_reads, screenful), screenful)
-    first.insert(1, (clock, "clock"))
-    r1 = _send(client, first)
-    index = _pairs(r1["index"], queue)
-    tags = _pairs(r1["tags"], queue)
-    keys = list(dict.fromkeys([key for key, _ in index] + [key for key, _ in tags]))
-    second = _second_trip(queue, keys)
-    r2 = _send(client, second)
-    due = _due_heads(r2, keys, _ms(r1["clock"]))
-    third = [
-        *((("GET", queue.message(run)), f"message {key}") for key, run in due.items()),
-        # read again, to see a write that came between the trips
-        (("ZCARD", queue.ck_index), "index_total_after"),
-        (("SCARD", queue.env_held), "env_held_after"),
-        (clock, "clock_after"),
-        (("INFO", "commandstats"), "stats"),
-    ]
-    r3 = _send(client, third)
-    wall_ms = (time.perf_counter() - started) * 1000
-    sent = Counter(command_kind(args) for args, _ in first + second + third[:-1])
-    cost = read_cost(stats_of(r1["stats"]), stats_of(r3["stats"]), sent, 3, wall_ms)
-    return _picture(queue, r1, r2 | r3, index, tags, keys, screenful, batch, cost)
-
+MAX_TRIPS = 12  # a refresh's round trips at most (the order's walk is bounded: a safety net)
 
 Commands = list[tuple[tuple[Any, ...], str]]  # (args, the reply's name)
 
 
-def _first_trip(queue: LiveQueue, index_n: int, tags_n: int, screenful: int) -> Commands:
+@dataclass(slots=True)
+class _Session:
+    """What holds from one refresh of a connection to the next: the clock it may read (TIME,
+    or INFO server for a user without it) and its cost meter."""
+
+    clock: tuple[Any, ...]
+    meter: Meter
+
+
+_SESSIONS: weakref.WeakKeyDictionary[redis.Redis, _Session] = weakref.WeakKeyDictionary()
+
+
+def read_picture(
+    client: redis.Redis,
+    queue: LiveQueue,
+    screenful: int = SCREENFUL,
+    batch: int = BATCH,
+    measured: bool = False,
+) -> LivePicture:
+    """One refresh of `queue` (a client with decode_responses=True); `measured`: INFO
+    commandstats around it whatever the meter says (the bench measures every refresh)."""
+    started = time.perf_counter()
+    session = _SESSIONS.get(client)
+    if session is None:
+        session = _SESSIONS[client] = _Session(_clock_of(client), Meter())
+    trips = _Trips(client, queue, session.clock, measured or session.meter.due())
+    read = _Read(queue, trips.send(_first_trip(queue, screenful, batch)), screenful, batch)
+    read.take(trips.send(read.rows_trip(read.first_keys())))
+    messages = read.messages_trip()
+    if messages:
+        read.take(trips.send(messages))
+    flag, order = _settle(read, trips)
+    cost = trips.close(session.meter, (time.perf_counter() - started) * 1000)
+    return read.picture(flag, order, trips.after, cost)
+
+
+class _Trips:
+    """The refresh's round trips: each one's replies by name, every command kind sent counted,
+    and every trip after the first ends with the reads that show a write in between."""
+
+    def __init__(
+        self, client: redis.Redis, queue: LiveQueue, clock: tuple[Any, ...], measuring: bool
+    ) -> None:
+        self.client, self.clock, self.measuring = client, clock, measuring
+        self.ck_index, self.env_held = queue.ck_index, queue.env_held
+        self.sent: Counter[str] = Counter()
+        self.count = 0
+        self.before: dict[str, Any] = {}
+        self.after: dict[str, Any] = {}
+
+    def send(self, commands: Commands) -> dict[str, Any]:
+        if self.count >= MAX_TRIPS:
+            raise ServerRefused("a refresh needed more round trips than it may take")
+        if self.count == 0:
+            commands = [((*self.clock,), "clock"), *commands]
+            if self.measuring:
+                commands.insert(0, (("INFO", "commandstats"), "stats"))
+        else:
+            commands = [*commands, *self.closing]
+        self.count += 1
+        replies = _send(self.client, commands)
+        self.sent.update(command_kind(args) for args, _ in commands)
+        self.after = {name: replies[name] for _, name in self.closing} if self.count > 1 else {}
+        if self.count == 1:
+            self.before = replies
+        return replies
+
+    @property
+    def closing(self) -> Commands:
+        return [
+            (("ZCARD", self.ck_index), "index_total_after"),
+            (("SCARD", self.env_held), "env_held_after"),
+            ((*self.clock,), "clock_after"),
+        ]
+
+    def close(self, meter: Meter, wall_ms: float) -> ReadCost:
+        """The refresh's cost: measured (a last trip of INFO commandstats), or priced."""
+        if not self.measuring:
+            return meter.estimated(self.sent, self.count, wall_ms)
+        stats = _send(self.client, [(("INFO", "commandstats"), "stats")])["stats"]
+        # the second INFO's own call is not yet counted when it answers: the first is
+        return meter.measured(
+            stats_of(self.before["stats"]), stats_of(stats), self.sent, self.count + 1, wall_ms
+        )
+
+
+def _first_trip(queue: LiveQueue, screenful: int, batch: int) -> Commands:
+    index_n, tags_n = reads_needed(batch)
+    index_n = max(index_n, screenful)
     vt = queue.key
     return [
-        (("INFO", "commandstats"), "stats"),
         (("ZRANGE", queue.ck_index, 0, index_n - 1, "WITHSCORES"), "index"),
+        (("ZRANGE", queue.ck_index, -1, -1, "WITHSCORES"), "newest"),
         (("ZCARD", queue.ck_index), "index_total"),
         (("GET", queue.env_key(":concurrency")), "env_limit"),
         (("GET", queue.env_key(":concurrencyBurstFactor")), "env_burst"),
@@ -85,39 +154,194 @@ def _first_trip(queue: LiveQueue, index_n: int, tags_n: int, screenful: int) -> 
         (("GET", vt(":runningCounter")), "running"),
         (("ZRANGE", vt(":ckVtime"), 0, tags_n - 1, "WITHSCORES"), "tags"),
         (("ZCARD", vt(":ckVtime")), "tags_total"),
+        (("PTTL", vt(":ckVtime")), "tags_pttl"),
         (("GET", vt(":ckVtimeFloor")), "floor"),
+        (("PTTL", vt(":ckVtimeFloor")), "floor_pttl"),
         (("ZRANGE", vt(":ckVtimeIdle"), 0, screenful - 1, "WITHSCORES"), "idle"),
         (("ZCARD", vt(":ckVtimeIdle")), "idle_total"),
     ]
 
 
-def _second_trip(queue: LiveQueue, keys: Sequence[str]) -> Commands:
-    commands: Commands = []
-    for key in keys:
-        variant = queue.variant(key)
-        commands += [
-            (("ZCARD", variant), f"depth {key}"),
-            (("ZRANGE", variant, 0, 0, "WITHSCORES"), f"head {key}"),
-            (("SCARD", variant + HELD_SUFFIX), f"held {key}"),
+class _Read:
+    """What one refresh has read so far, and what it reads next."""
+
+    def __init__(self, queue: LiveQueue, r1: dict[str, Any], screenful: int, batch: int) -> None:
+        self.queue, self.r1, self.screenful, self.batch = queue, r1, screenful, batch
+        self.now = clock_ms(r1["clock"])
+        self.index = pairs(r1["index"], queue)
+        self.tags = pairs(r1["tags"], queue)
+        self.newest = pairs(r1["newest"], queue)
+        self.limits = limits_of(r1["env_limit"], r1["env_burst"], r1["queue_limit"])
+        self.env_held = int(r1["env_held"])
+        self.room = room(self.limits, self.env_held, batch)
+        self.has_vtime = bool(int(r1["tags_total"]) or r1["floor"] is not None)
+        self.replies: dict[str, Any] = {}  # every later trip's replies by name
+        self.tag_of = dict(self.tags)
+        self._asked: list[str] = []  # the variants of the last rows trip
+
+    def first_keys(self) -> list[str]:
+        """The variants on screen (ckIndex's first), the newest head (a sign of the flag) and
+        the first the next call looks at under either discipline."""
+        take = max(1, self.room.take)
+        screen = [key for key, _ in self.index[: self.screenful]]
+        calls = [
+            k
+            for d in self.disciplines
+            for k in walk(d, self.tags, self.index, take, self.now)[:take]
         ]
-    return commands
+        return list(dict.fromkeys(screen + [k for k, _ in self.newest] + calls))
+
+    @property
+    def disciplines(self) -> tuple[str, ...]:
+        return ("baseline", "vtime") if self.has_vtime else ("baseline",)
+
+    @property
+    def rows_read(self) -> list[str]:
+        return [name[len("depth ") :] for name in self.replies if name.startswith("depth ")]
+
+    def rows_trip(self, keys: Sequence[str]) -> Commands:
+        """Each variant's depth, head and held runs; with vtime keys, their tags (ZMSCORE)."""
+        commands: Commands = []
+        for key in keys:
+            variant = self.queue.variant(key)
+            commands += [
+                (("ZCARD", variant), f"depth {key}"),
+                (("ZRANGE", variant, 0, 0, "WITHSCORES"), f"head {key}"),
+                (("SCARD", variant + HELD_SUFFIX), f"held {key}"),
+            ]
+        if self.has_vtime and keys:
+            members = [self.queue.member(key) for key in keys]
+            commands.append((("ZMSCORE", self.queue.key(":ckVtime"), *members), "tags of"))
+        self._asked = list(keys)
+        return commands
+
+    def take(self, replies: dict[str, Any]) -> None:
+        """A later trip's replies: the rows, the tags of those read, the messages."""
+        if "tags of" in replies:
+            for key, tag in zip(self._asked, replies.pop("tags of"), strict=True):
+                if tag is not None:
+                    self.tag_of[key] = float(tag)
+        self.replies |= replies
+
+    def due_unmessaged(self) -> list[tuple[str, str]]:
+        """(key, head run) of each variant read whose head is due and whose message is not."""
+        found = []
+        for key in self.rows_read:
+            run = head(self.replies[f"head {key}"])
+            if run is not None and run[1] <= self.now and f"message {key}" not in self.replies:
+                found.append((key, run[0]))
+        return found
+
+    def messages_trip(self) -> Commands:
+        return [
+            (("GET", self.queue.message(run)), f"message {key}")
+            for key, run in self.due_unmessaged()
+        ]
+
+    def flag(self) -> Flag:
+        pttl = int(self.r1["tags_pttl"])
+        heads = []
+        for key in self.rows_read:
+            found = head(self.replies[f"head {key}"])
+            _, attempt = message_fields(self.replies.get(f"message {key}"))
+            if found is not None and attempt is not None:
+                heads.append(Head(key, found[0], found[1], attempt))
+        return infer_flag(
+            self.has_vtime,
+            pttl if pttl != -2 else int(self.r1["floor_pttl"]),
+            heads,
+            self.now,
+        )
+
+    def rows(self) -> dict[str, VariantRow]:
+        """The variants read whose due head's message is read too (what the order may use)."""
+        waiting = {key for key, _ in self.due_unmessaged()}
+        scores = dict(self.index + self.newest)
+        return {
+            key: variant_row(key, self.replies, scores.get(key), self.tag_of.get(key), self.now)
+            for key in self.rows_read
+            if key not in waiting
+        }
+
+    def order(self, discipline: str, complete: bool = False) -> tuple[Any, ...]:
+        take = self.room.take
+        if take == 0:
+            return ()
+        rows = self.rows()
+        if discipline == "vtime":
+            return vtime_order(self.tags, self.index, rows, self.limits, take, self.now, complete)
+        return baseline_order(self.index, rows, self.limits, take, self.now, complete)
+
+    def more(self, discipline: str, key: str) -> Commands:
+        """What to read for the order to go on past `key`: its message, or its row and those
+        of the next few the call may look at."""
+        if key in self.rows_read:
+            return self.messages_trip()
+        order = walk(discipline, self.tags, self.index, max(1, self.room.take), self.now)
+        at = order.index(key) if key in order else 0
+        read = set(self.rows_read)
+        chunk = [k for k in order[at : at + max(4, self.room.take)] if k not in read]
+        return self.rows_trip(chunk or [key])
+
+    def picture(
+        self, flag: Flag, order: tuple[Any, ...], after: dict[str, Any], cost: ReadCost
+    ) -> LivePicture:
+        r1, rows = self.r1, self.rows()
+        screen = [key for key, _ in self.index[: self.screenful]]
+        shown = list(dict.fromkeys(screen + [p.key for p in order if p.key in rows]))
+        vtime = (
+            vtime_read(r1, self.tags, self.queue, self.screenful)
+            if flag.discipline == "vtime"
+            else None
+        )
+        return LivePicture(
+            queue=self.queue,
+            read_at_ms=self.now,
+            span_ms=round(clock_ms(after["clock_after"]) - self.now, 3),
+            discipline=flag.discipline,
+            discipline_from=flag.why,
+            index_total=int(r1["index_total"]),
+            variants=tuple(rows[key] for key in shown if key in rows),
+            length_counter=whole(r1["length"]),
+            running_counter=whole(r1["running"]),
+            env_held=self.env_held,
+            queue_held=int(r1["queue_held"]),
+            limits=self.limits,
+            vtime=vtime,
+            next_order=order,
+            order_note=self.room.note,
+            batch=self.batch,
+            torn=torn_notes(r1, after, self.index, rows),
+            cost=cost,
+        )
 
 
-def _head(reply: Any) -> tuple[str, float] | None:
-    """A variant's head from `ZRANGE V 0 0 WITHSCORES` (None: empty)."""
-    pairs = reply if reply and isinstance(reply[0], list | tuple) else _flat(reply)
-    return (str(pairs[0][0]), float(pairs[0][1])) if pairs else None
+def _settle(read: _Read, trips: _Trips) -> tuple[Flag, tuple[Any, ...]]:
+    """The flag and the next order, reading more while the order reaches unread variants
+    (the flag may change as the reads grow: a key read later may have no tag)."""
+    while True:
+        flag = read.flag()
+        try:
+            return flag, read.order(flag.discipline)
+        except Unread as missing:
+            more = read.more(flag.discipline, missing.key)
+            if not more:  # nothing left to read: what is unread is not there
+                return flag, read.order(flag.discipline, complete=True)
+            read.take(trips.send(more))
+            if not more[0][1].startswith("message "):
+                read.take(trips.send(read.messages_trip()))
 
 
-def _due_heads(r2: dict[str, Any], keys: Sequence[str], now: float) -> dict[str, str]:
-    """key -> its head run, for the heads due by `now`: those the dequeue may take, whose
-    message it reads (a run past its TTL is dropped, not served)."""
-    due = {}
-    for key in keys:
-        head = _head(r2[f"head {key}"])
-        if head is not None and head[1] <= now:
-            due[key] = head[0]
-    return due
+def _clock_of(client: redis.Redis) -> tuple[Any, ...]:
+    """The clock a connection may read: TIME, or INFO server for a read-only ACL user (TIME
+    is not in @read)."""
+    try:
+        client.execute_command("TIME")  # type: ignore[no-untyped-call]
+    except redis.exceptions.NoPermissionError:
+        return ("INFO", "server")
+    except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+        raise RedisUnavailable(f"cannot reach the watched server: {first_line(exc)}") from None
+    return ("TIME",)
 
 
 def _send(client: redis.Redis, commands: Commands) -> dict[str, Any]:
@@ -138,202 +362,3 @@ def _send(client: redis.Redis, commands: Commands) -> dict[str, Any]:
         if isinstance(reply, Exception):
             raise ServerRefused(f"the watched server refused {args[0]}: {first_line(reply)}")
     return {name: reply for (_, name), reply in zip(commands, replies, strict=True)}
-
-
-def _time_allowed(client: redis.Redis) -> bool:
-    """Whether TIME may be sent: a read-only ACL user may not (TIME is not in @read), and
-    reads the clock from INFO server instead."""
-    try:
-        client.execute_command("TIME")  # type: ignore[no-untyped-call]
-    except redis.exceptions.NoPermissionError:
-        return False
-    except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
-        raise RedisUnavailable(f"cannot reach the watched server: {first_line(exc)}") from None
-    return True
-
-
-def _ms(reply: Any) -> float:
-    """The server's clock in ms, from TIME or INFO server."""
-    if isinstance(reply, dict):
-        return int(reply["server_time_usec"]) / 1000
-    seconds, micros = reply
-    return int(seconds) * 1000 + int(micros) / 1000
-
-
-def _pairs(reply: Sequence[Any], queue: LiveQueue) -> list[tuple[str, float]]:
-    """A ZRANGE WITHSCORES of variant members (flat: member, score, ...) -> (concurrency key,
-    score); a member of another queue (not one of this queue's variants) is left out."""
-    pairs = reply if reply and isinstance(reply[0], list | tuple) else _flat(reply)
-    return [
-        (queue.concurrency_key_of(member), float(score))
-        for member, score in pairs
-        if queue.is_member(member)
-    ]
-
-
-def _flat(reply: Sequence[Any]) -> list[tuple[Any, Any]]:
-    """A flat WITHSCORES reply (member, score, ...) as pairs (redis-py's callbacks may or may
-    not have paired it)."""
-    return list(zip(reply[0::2], reply[1::2], strict=True))
-
-
-def _number(reply: Any, kind: type[int] | type[float]) -> int | float | None:
-    if reply is None:
-        return None
-    try:
-        value = float(reply)
-    except ValueError:
-        return None
-    return kind(value) if math.isfinite(value) else None
-
-
-def _limits(r1: dict[str, Any]) -> Limits:
-    assumed = []
-    env_limit = _number(r1["env_limit"], int)
-    burst = _number(r1["env_burst"], float)
-    queue_limit = _number(r1["queue_limit"], int)
-    if env_limit is None:
-        assumed.append(f"env limit {DEFAULT_ENV_LIMIT} (its key is unset)")
-    if burst is None:
-        assumed.append("burst factor 1 (its key is unset)")
-    env = int(env_limit if env_limit is not None else DEFAULT_ENV_LIMIT)
-    capacity = math.floor(env * (burst if burst is not None else 1.0))
-    variant = min(int(queue_limit if queue_limit is not None else DEFAULT_QUEUE_LIMIT), env)
-    return Limits(
-        int(env_limit) if env_limit is not None else None,
-        burst,
-        int(queue_limit) if queue_limit is not None else None,
-        capacity,
-        variant,
-        tuple(assumed),
-    )
-
-
-def _picture(
-    queue: LiveQueue,
-    r1: dict[str, Any],
-    r2: dict[str, Any],
-    index: list[tuple[str, float]],
-    tags: list[tuple[str, float]],
-    keys: list[str],
-    screenful: int,
-    batch: int,
-    cost: ReadCost,
-) -> LivePicture:
-    now, after = _ms(r1["clock"]), _ms(r2["clock_after"])
-    scores, tag_of = dict(index), dict(tags)
-    rows = {key: _row(key, r2, scores.get(key), tag_of.get(key), now) for key in keys}
-    limits = _limits(r1)
-    env_held = int(r1["env_held"])
-    vtime = _vtime(r1, tags, queue, screenful) if int(r1["tags_total"]) or r1["floor"] else None
-    take = room(limits, env_held, batch)
-    if take.take == 0:
-        order: tuple[Any, ...] = ()
-    elif vtime is not None:
-        order = vtime_order(tags, index, rows, limits, take.take, now)
-    else:
-        order = baseline_order(index, rows, limits, take.take, now)
-    return LivePicture(
-        queue=queue,
-        read_at_ms=now,
-        span_ms=round(after - now, 3),
-        discipline="vtime" if vtime is not None else "baseline",
-        index_total=int(r1["index_total"]),
-        variants=tuple(rows[key] for key in keys[: max(screenful, len(order))]),
-        length_counter=_whole(r1["length"]),
-        running_counter=_whole(r1["running"]),
-        env_held=env_held,
-        queue_held=int(r1["queue_held"]),
-        limits=limits,
-        vtime=vtime,
-        next_order=order,
-        order_note=take.note,
-        batch=batch,
-        torn=_torn(r1, r2, index, rows),
-        cost=cost,
-    )
-
-
-def _whole(reply: Any) -> int | None:
-    value = _number(reply, int)
-    return None if value is None else int(value)
-
-
-def _row(
-    key: str, r2: dict[str, Any], score: float | None, tag: float | None, now: float
-) -> VariantRow:
-    head = _head(r2[f"head {key}"])
-    run, head_score = head if head is not None else (None, None)
-    age = None if head_score is None else round(now - head_score, 3)
-    expires, attempt = _message_fields(r2.get(f"message {key}"))
-    return VariantRow(
-        key,
-        score,
-        int(r2[f"depth {key}"]),
-        run,
-        head_score,
-        age,
-        int(r2[f"held {key}"]),
-        tag,
-        head_expires_ms=expires,
-        head_attempt=attempt,
-        head_message=f"message {key}" not in r2 or r2[f"message {key}"] is not None,
-    )
-
-
-def _message_fields(text: Any) -> tuple[float | None, int | None]:
-    """A head run's message: its ttlExpiresAt and attempt (None: absent or unreadable)."""
-    if not isinstance(text, str):
-        return None, None
-    try:
-        message = json.loads(text)
-    except ValueError:
-        return None, None
-    if not isinstance(message, dict):
-        return None, None
-    expires, attempt = message.get("ttlExpiresAt"), message.get("attempt")
-    return (
-        float(expires) if isinstance(expires, int | float) else None,
-        int(attempt) if isinstance(attempt, int) else None,
-    )
-
-
-def _vtime(
-    r1: dict[str, Any], tags: list[tuple[str, float]], queue: LiveQueue, screenful: int
-) -> VtimeRead:
-    return VtimeRead(
-        tags=tuple(tags[:screenful]),
-        tags_total=int(r1["tags_total"]),
-        floor=_number(r1["floor"], float),
-        idle=tuple(_pairs(r1["idle"], queue)),
-        idle_total=int(r1["idle_total"]),
-    )
-
-
-def _torn(
-    r1: dict[str, Any],
-    r2: dict[str, Any],
-    index: list[tuple[str, float]],
-    rows: dict[str, VariantRow],
-) -> tuple[str, ...]:
-    """Every sign that the queue was written between the round trips."""
-    notes = []
-    if int(r1["index_total"]) != int(r2["index_total_after"]):
-        notes.append(
-            f"ckIndex went from {r1['index_total']} to {r2['index_total_after']} "
-            "variants during the read"
-        )
-    if int(r1["env_held"]) != int(r2["env_held_after"]):
-        notes.append(
-            f"the env's held runs went from {r1['env_held']} to "
-            f"{r2['env_held_after']} during the read"
-        )
-    for key, score in index:
-        row = rows.get(key)
-        if row is None:
-            continue
-        if row.depth == 0:
-            notes.append(f"variant {key!r} emptied or deleted during the read")
-        elif row.head_score is not None and row.head_score != score:
-            notes.append(f"variant {key!r}'s head moved during the read")
-    return tuple(notes)

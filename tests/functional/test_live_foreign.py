@@ -159,22 +159,23 @@ def test_the_next_order_is_what_the_foreign_dequeue_takes(
             mine.enqueue(f"run_m{made:03d}", rng.choice(KEYS), now - rng.randint(0, 5000))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ckviz reads the discipline from ckVtime's presence (issue 34); stale keys of a "
-    "rolled-back flag look the same as a flag on",
-)
 def test_stale_vtime_keys_of_a_flag_off_queue(
     watcher: str, site: Site, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The flag was on, then rolled back: ckVtime's keys stay (TTL a day) while the dequeue is
-    the baseline's. Tags that disagree with ckIndex's age order tell the two apart."""
+    """The flag was on, then rolled back an hour ago: ckVtime's keys stay (their TTL a day from
+    their last write) while the dequeue is the baseline's. Runs enqueued since say so: the
+    picture's order is the baseline's, and it says what the flag was told from."""
     mine = site.mine
     index = [str(m) for m in mine.client.zrange(mine.q(":ckIndex"), 0, -1)]
     for tag, member in enumerate(reversed(index)):  # youngest first: vtime's order reversed
         mine.client.zadd(mine.q(":ckVtime"), {member: tag})
     mine.client.set(mine.q(":ckVtimeFloor"), "0")
+    for stale in (":ckVtime", ":ckVtimeFloor"):  # last written by vtime's scripts an hour ago
+        mine.client.pexpire(mine.q(stale), 86_400_000 - 3_600_000)
     shown = picture(capsys, watcher, site, "--batch", "2")
+    assert shown["discipline"] == "baseline" and shown["vtime"] is None
+    assert "after ckVtime was last written" in shown["discipline_from"]
+    assert shown["discipline_from"].endswith("its ckVtime keys are stale (they expire in 23.0 h)")
     expected = [(p["key"], p["run_id"]) for p in shown["next_order"] if p["run_id"]]
     taken = mine.dequeue(2, int(shown["read_at_ms"]))
     assert [(t.key(mine.base), t.run_id) for t in taken] == expected

@@ -120,7 +120,14 @@ def test_the_picture_holds_the_queue_as_written(
     assert picture.limits.assumed == ("burst factor 1 (its key is unset)",)
     assert picture.vtime is not None and picture.vtime.floor == 0.0
     assert dict(picture.vtime.idle) == {"beta": 1.0}
-    assert picture.cost.server_us > 0 and picture.cost.round_trips == 3
+    assert picture.discipline == "vtime" and "ckVtime last written" in picture.discipline_from
+    # the first refresh measured (INFO commandstats around it: one trip more), the next priced
+    assert picture.cost.measured and picture.cost.server_us > 0
+    assert picture.cost.round_trips == 4
+    again = read_picture(reader, queue).cost
+    assert (again.measured_ago, again.round_trips) == (1, 3)
+    assert again.commands == picture.cost.commands - 1  # the first INFO commandstats
+    assert again.server_us > 0
     assert picture.to_json()["queue"]["name"] == "task/send-email:v2"
 
 

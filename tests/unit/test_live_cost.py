@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ckviz.live.cost import MAX_INTERVAL_S, command_kind, next_interval, read_cost, stats_of
+from ckviz.live.cost import (
+    MAX_INTERVAL_S,
+    Meter,
+    command_kind,
+    next_interval,
+    read_cost,
+    stats_of,
+)
 from ckviz.live.picture import ReadCost
 
 
@@ -42,3 +49,18 @@ def test_over_budget_the_interval_doubles_and_comes_back_once_under() -> None:
     assert next_interval(1.0, 4.0, cost(100), budget_ms=5) == 2.0
     assert next_interval(1.0, 1.0, cost(100), budget_ms=5) == 1.0
     assert next_interval(1.0, 50.0, cost(9000), budget_ms=5) == MAX_INTERVAL_S
+
+
+def test_commandstats_is_read_every_tenth_refresh_and_priced_between() -> None:
+    meter = Meter(every=10)
+    sent = Counter({"zrange": 2, "get": 4})
+    assert meter.due()
+    first = meter.measured({"zrange": (0, 0.0)}, {"zrange": (2, 6.0), "get": (4, 2.0)}, sent, 3, 1)
+    assert first.measured and first.server_us == 8.0
+    for _ in range(9):
+        assert not meter.due()
+        meter.estimated(sent, 3, 1.0)
+    assert meter.due()
+    priced = meter.estimated(Counter({"zrange": 1, "zcard": 2}), 3, 1.0)
+    # a kind never measured is priced at the mean of those that were: (3 + 0.5) / 2
+    assert (priced.server_us, priced.measured_ago, priced.exact) == (3.0 + 2 * 1.75, 10, False)
