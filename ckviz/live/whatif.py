@@ -2,8 +2,13 @@
 that state, for every discipline to run forward from on ckviz's own server. The scenario is a
 trace and a TOML beside it: every queued run arrives at 0 with its age (its score's distance
 from the read, so the queues keep their order), every held run holds its slot from 0 for its
-hold, and the env's limit (times its burst factor) and the queue's limit become the
-scenario's env limit and per-key cap."""
+hold, and the env's capacity (its limit times its burst factor) and the variant's limit (the
+queue's limit, never above the env's limit: the burst factor raises the env's capacity, not a
+variant's) become the scenario's env limit and per-key cap.
+
+The env's runs held by its other queues take env slots too: they hold them from 0 for the
+default hold as keys of their own, OTHERS (and OTHERS 2, ... : no more in one than a variant
+may hold). Such a key never has a run waiting, so no fairness figure judges it."""
 
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ from ckviz.live.state import QueueState
 
 FORK_COLUMNS = ("key", "arrival_ms", "hold_ms", "run_id", "age_ms", "start", "delay_ms")
 TRACE_NAME = "fork.csv"
+OTHERS = "(the env's other queues)"  # the key holding the slots of the env's other queues
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +51,16 @@ def fork_of(state: QueueState, hold_of: Callable[[str], int]) -> Fork:
         for rid in sorted(state.held[ck]):
             rows.append((ck, "0", str(hold_of(ck)), rid, "", "held", ""))
             held += 1
+    env, per_key, notes = _limits(state, held + len(_others(state)))
+    for n, rid in enumerate(_others(state)):
+        key = _others_key(n // (per_key or env), set(state.held) | set(state.queued))
+        rows.append((key, "0", str(hold_of(key)), rid, "", "held", ""))
     queued = 0
     for ck in sorted(state.queued):
         for rid, score in state.queued[ck]:
             age, delay = max(0, state.read_ms - score), max(0, score - state.read_ms)
             rows.append((ck, "0", str(hold_of(ck)), rid, _n(age), "", _n(min(delay, MAX_LIFE_MS))))
             queued += 1
-    env, per_key, notes = _limits(state, held)
     running = "vtime" if state.vtime is not None else "baseline"
     keys = {row[0] for row in rows}
     vtime = _vtime_start(state, keys) if state.vtime is not None else []
@@ -75,23 +84,40 @@ def _n(value: int) -> str:
     return str(value) if value else ""
 
 
+def _others(state: QueueState) -> list[str]:
+    """The env's held runs that none of the queue's variants holds: its other queues'."""
+    return sorted(state.env_held - {rid for ids in state.held.values() for rid in ids})
+
+
+def _others_key(n: int, taken: set[str]) -> str:
+    """The n-th key holding other queues' slots (one no variant of the queue has)."""
+    key = OTHERS if n == 0 else f"{OTHERS} {n + 1}"
+    return key if key not in taken else _others_key(n + 1000, taken)
+
+
 def _limits(state: QueueState, held: int) -> tuple[int, int | None, list[str]]:
+    """The fork's env limit (the env's capacity: its limit times its burst factor, at least
+    what is held) and per-key cap (the variant's limit, when under the capacity); the notes."""
     notes = []
     limit = state.env_limit
     if limit is None:
         notes.append(f"the env's limit is unset: {DEFAULT_ENV_LIMIT}, as the dequeue assumes")
         limit = DEFAULT_ENV_LIMIT
-    env = max(1, math.floor(limit * (state.burst_factor or 1.0)))
+    burst = state.burst_factor if state.burst_factor is not None else 1.0
+    env = max(1, math.floor(limit * burst))
+    if burst != 1.0:
+        notes.append(f"the env's limit {limit} times its burst factor {burst:g}: {env} slots")
     if held > env:
         notes.append(f"{held} runs held over the env's {env} slots: the fork's limit is {held}")
         env = held
-    others = len(state.env_held - {rid for ids in state.held.values() for rid in ids})
+    others = len(_others(state))
     if others:
-        notes.append(f"{others} runs of the env's other queues hold slots: not in the fork")
-    per_key = (
-        state.queue_limit if state.queue_limit is not None and state.queue_limit < env else None
-    )
-    return env, per_key, notes
+        notes.append(
+            f"{others} runs of the env's other queues hold slots: held in the fork by "
+            f"{OTHERS!r} for the default hold"
+        )
+    variant = min(state.queue_limit if state.queue_limit is not None else env, max(1, limit))
+    return env, variant if variant < env else None, notes
 
 
 def hold_from_capture(runs: Mapping[str, list[int]], default_ms: int) -> Callable[[str], int]:

@@ -16,7 +16,7 @@ from redis.connection import parse_url
 from ckviz.inputs.scenario_files import load
 from ckviz.live.producer import Producer
 from ckviz.live.state import read_queue, variant_held
-from ckviz.live.whatif import fork_of, write_fork
+from ckviz.live.whatif import OTHERS, fork_of, write_fork
 from ckviz.model.clock import SCORE_BASE
 from ckviz.model.matrix import Treatment
 from ckviz.sim.cell.session import open_cell
@@ -159,3 +159,37 @@ def test_a_vtime_queue_s_tags_and_floor_are_forked_for_vtime(
         assert float(client.get(layout.base_key("ckVtimeFloor"))) == state.floor
         driver.run()  # every vtime rule checked from the forked start to the end
         assert driver.done and len(driver.ledger.events) == 9
+
+
+def test_the_burst_factor_and_the_env_s_other_queues_are_forked(
+    server: RedisServer, client: redis.Redis, prefix: str, tmp_path: Path
+) -> None:
+    """SPEC-live 6: the env holds limit x burst slots, a variant no more than the env's limit,
+    and the runs the env's other queues hold take its slots in the fork too (for their hold)."""
+    watched = server.client()
+    mine = Producer(watched, live_queue(prefix), env_limit=4)
+    other = Producer(watched, live_queue(prefix, "task/other"))
+    mine.open()
+    watched.set(mine.queue.env_key(":concurrencyBurstFactor"), "1.5")
+    now = int(time.time() * 1000)
+    for i in range(3):
+        other.enqueue(f"run_o{i}", f"o{i}", now - 5000 + i)
+    for i in range(8):
+        mine.enqueue(f"run_m{i}", "solo" if i < 6 else f"k{i}", now - 4000 + i)
+    assert len(other.dequeue(3, now)) == 3 and len(mine.dequeue(3, now)) == 3
+    state = read_queue(watched, mine.queue, messages=False)
+    fork = fork_of(state, lambda key: 500)
+    # 6 slots (4 x 1.5), a variant at most 4 (the env's limit: the burst is the env's alone)
+    assert (fork.env_limit, fork.per_key_cap, fork.held, fork.queued) == (6, 4, 3, 5)
+    assert [r[3] for r in fork.rows if r[0] == OTHERS] == ["run_o0", "run_o1", "run_o2"]
+    assert any("3 runs of the env's other queues hold slots" in n for n in fork.notes)
+    scenario = load(str(write_fork(tmp_path, fork, "whatif", ["a test's fork"])))
+    own = f"{prefix}fork:"
+    with open_cell(client, scenario, "seed-a", Treatment(discipline="baseline"), own) as driver:
+        driver._open_instant()
+        driver._send()
+        layout = KeyLayout(own)
+        assert client.smembers(layout.env_held) == state.env_held  # the env's six slots
+        assert client.smembers(layout.ck_held("solo")) == state.held["solo"]
+        driver.run()
+        assert driver.done and len(driver.ledger.events) == 5
