@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -45,6 +46,41 @@ class QueueEvent:
     key: str
     run_id: str
     by: str | None = None  # in a mixed rollout, who called: its consumer and discipline
+
+
+LoggedEvent = tuple[QueueEventKind, int, str, str, str | None]  # a QueueEvent's fields
+
+
+class QueueLog:
+    """A read-only prefix of a run's whole queue-event log, kept as tuples (shared, never
+    copied): a key's own story asks it for that key's events only."""
+
+    __slots__ = ("_length", "_logged")
+
+    def __init__(self, logged: list[LoggedEvent], length: int) -> None:
+        self._logged = logged
+        self._length = length
+
+    def __len__(self) -> int:
+        return self._length
+
+    def of_key(self, key: str) -> list[QueueEvent]:
+        """`key`'s events up to this prefix's end, oldest first."""
+        logged = itertools.islice(self._logged, self._length)
+        return [QueueEvent(*e) for e in logged if e[2] == key]
+
+    def last(
+        self, count: int, key: str | None = None, kinds: frozenset[str] | None = None
+    ) -> list[QueueEvent]:
+        """The last `count` events of `key` (None: any) of `kinds` (None: any), oldest first."""
+        found: list[QueueEvent] = []
+        for i in range(self._length - 1, -1, -1):
+            e = self._logged[i]
+            if (key is None or e[2] == key) and (kinds is None or e[0] in kinds):
+                found.append(QueueEvent(*e))
+                if len(found) >= count:
+                    break
+        return found[::-1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +346,7 @@ class Snapshot:
     call_from: int | None = None
     called: bool | None = None
     life: LifeView | None = None  # the run lifecycle's, when the scenario has one
+    log: QueueLog | None = None  # every queue event so far (the app's runs; None: not kept)
 
     @property
     def taken(self) -> Sequence[DequeueEvent]:

@@ -24,6 +24,7 @@ from ckviz.model.snapshot import (
     KeyRow,
     LifeView,
     QueueEvent,
+    QueueLog,
     Snapshot,
     ViewRequest,
 )
@@ -67,6 +68,7 @@ class Scene:
     call_from: int | None = None  # the step clock's: events[call_from:] are its last call's
     called: bool | None = None  # the step clock's: whether its last step made a call
     life: LifeView | None = None  # the run lifecycle's, for the rows carried (life_view.py)
+    log: QueueLog | None = None  # every queue event so far (the app's runs keep it)
 
 
 class Pictured(Protocol):
@@ -127,4 +129,5 @@ def snapshot_of(engine: Pictured, view: ViewRequest) -> Snapshot:
         call_from=s.call_from,
         called=s.called,
         life=s.life,
+        log=s.log,
     )

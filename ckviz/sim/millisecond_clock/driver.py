@@ -113,7 +113,7 @@ class Driver(Counting):
         self.t = 0
         self.step_count = 0
         self.done = False
-        self.recent = EventLog(RECENT_LIMIT)  # the app's event log
+        self.recent = EventLog(RECENT_LIMIT, whole=history)  # the app's event log
         self.invariants: InvariantChecker | None = None
         if config.check_invariants:
             planned = self.ledger.planned_per_key()

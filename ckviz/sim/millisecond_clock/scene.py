@@ -114,6 +114,7 @@ def driver_scene(driver: MsDriver, view: ViewRequest) -> Scene:
         rescores=driver.plan.rescores,
         discipline_state=turn.discipline.state(None if full else rows),
         recent=driver.recent.events(),
+        log=driver.recent.whole(),
         next_consumer=None if driver.done else turn.name,
         history_at=driver.t,
         carried=rows,

@@ -37,6 +37,7 @@ from ckviz.model.queue import DequeuedRun, PlannedRun
 from ckviz.model.snapshot import (
     FULL_VIEW,
     ConsumerService,
+    LoggedEvent,
     QueueEvent,
     Snapshot,
     ViewRequest,
@@ -113,6 +114,8 @@ class StepRunner(Counting):
         # the Events pane's: the dequeues, and with a lifecycle or a mix the acks, nacks,
         # dead-letters and expiries too (a plain step run acks thousands: its log is the serves)
         self.recent: deque[QueueEvent] = deque(maxlen=RECENT_EVENTS)
+        # every event, releases too, for a key's own story (the app's runs: they keep history)
+        self.whole: list[LoggedEvent] | None = [] if history else None
         self._logs_releases = self.mixed or lifecycle is not None
         self.contention: dict[str, int] = {}  # serves while >= 2 keys had backlog
         self.contended: set[str] = set()  # keys with backlog during such a call
@@ -285,9 +288,8 @@ class StepRunner(Counting):
                 holder.released(outcome)
             if self.invariants:
                 self.invariants.released(run.run_id)
-            if self._logs_releases:
-                by = caller_of(holder)
-                self.recent.append(QueueEvent(EVENT_OF[outcome], self.t, run.key, run.run_id, by))
+            by = caller_of(holder)
+            self._log((EVENT_OF[outcome], self.t, run.key, run.run_id, by), self._logs_releases)
             if self.in_redis is not None:
                 self.in_redis.acked(run.key)
 
@@ -312,7 +314,7 @@ class StepRunner(Counting):
     ) -> None:
         """A serve: by a call (`by`'s), or (`fast`) on the fast path at its enqueue."""
         ledger, t = self.ledger, self.t
-        self.recent.append(QueueEvent("dequeue", t, run.key, run.run_id, caller_of(by)))
+        self._log(("dequeue", t, run.key, run.run_id, caller_of(by)))
         if self.invariants is not None:
             self.invariants.on_dequeued(t, run.key, run.run_id)
         book = ledger.dequeued(t, run.key, run.run_id)
@@ -332,7 +334,15 @@ class StepRunner(Counting):
         """Expired heads the last trip's dequeues dropped leave the books; with the runs its
         sweep expired, they go to the event log."""
         self.life.dropped()
-        self.recent.extend(QueueEvent("expire", self.t, *run) for run in self.life.take_expired())
+        for key, run_id in self.life.take_expired():
+            self._log(("expire", self.t, key, run_id, None))
+
+    def _log(self, event: LoggedEvent, shown: bool = True) -> None:
+        """An event for the whole log, and (`shown`) for the Events pane's."""
+        if shown:
+            self.recent.append(QueueEvent(*event))
+        if self.whole is not None:
+            self.whole.append(event)
 
     # ---- what the lanes and the results read --------------------------------------------
 

@@ -15,7 +15,7 @@ from ckviz.disciplines.base import OnSteps
 from ckviz.model.clock import T0
 from ckviz.model.decision import Decision
 from ckviz.model.queue import DisciplineState, IndexEntry, Shown
-from ckviz.model.snapshot import KeyRow, QueueEvent, ViewRequest
+from ckviz.model.snapshot import KeyRow, LoggedEvent, QueueEvent, QueueLog, ViewRequest
 from ckviz.model.steps import StepScenario
 from ckviz.sim.engine.decision import call_decision
 from ckviz.sim.engine.ledger import Ledger
@@ -50,6 +50,9 @@ class StepEngine(Protocol):
         self,
     ) -> Sequence[QueueEvent]: ...  # the Events pane's (runner.py: which)
 
+    @property
+    def whole(self) -> list[LoggedEvent] | None: ...  # every event (the app's runs keep it)
+
 
 def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
     """Where `runner` stands after its last call. A step scenario has few keys: its
@@ -78,6 +81,7 @@ def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
         rescores=False,
         discipline_state=state,
         recent=recent,
+        log=None if runner.whole is None else QueueLog(runner.whole, len(runner.whole)),
         life=life_view(runner.life, ledger, runner.t, ledger.books),
         next_consumer=None if runner.done else runner.next_consumer(),
         history_at=runner.t,
