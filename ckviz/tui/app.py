@@ -356,11 +356,14 @@ class CkvizApp(App[int]):
 
     def action_clear_filter(self) -> None:
         """esc: stops a run to the end or a long move (go to, run until served) where it is;
-        else clears the filter; else leaves a zoomed pane (as Textual's maximize does)."""
+        else clears the filter; else shows every event again (after a key's story or `f`);
+        else leaves a zoomed pane (as Textual's maximize does)."""
         if self.player.stop():
             return
         if self.player.view.key_filter:
             self._use_filter("")
+        elif isinstance(self.screen, LaneScreen) and self.screen.events_narrowed():
+            self.screen.narrow_events(None)
         elif isinstance(self.screen, LaneScreen) and self.screen.maximized is not None:
             self.screen.action_zoom()
 

@@ -66,7 +66,8 @@ KEYS: tuple[Key, ...] = (
         "Clear filter",
         "app",
         "stops a run to the end or a long move (go to, run until served) where it is; else "
-        "clears the filter; else leaves a zoomed pane",
+        "clears the filter; else shows every event again (after a key's story or `f`); else "
+        "leaves a zoomed pane",
         key_display="esc",
     ),
     Key("forward", "right", "step", "Step", "app", show=False),
@@ -238,8 +239,35 @@ KEYS: tuple[Key, ...] = (
         "screen",
         "why this pick: in the order (Discipline) pane or anywhere, every candidate the last "
         "call ranked, what its discipline ranked it by and what the dequeue made of it; which "
-        "key won by which rule, which came second and why it lost (both lanes in compare mode)",
+        "key won by which rule, which came second and why it lost (both lanes in compare "
+        "mode); on a key's row, that key's story (below)",
         title="Why this pick",
+    ),
+    Key(
+        "story",
+        "",
+        "key_story",
+        "Story",
+        "screen",
+        "`enter` on a key's row of the ckIndex or per-key pane (focus it with `1` or `2`, "
+        "then `j`/`k` or a click pick the row), or the palette's command and a key picked: "
+        "that key's own story, each of its runs, when it arrived, when it was dequeued and by"
+        " which consumer, its wait, and what ended it (ack, nack, dead letter, expiry; held: "
+        "when it is due); the event log shows that key's events only until `esc`; in the "
+        "story, `x` writes it as CSV in the current folder and `c` copies that CSV to the "
+        "clipboard (OSC 52, where the terminal allows it). A live queue (`ckviz watch`) keeps"
+        " no per-run history: its story says what is queued and held now",
+        title="A key's story…",
+    ),
+    Key(
+        "event_kinds",
+        "f",
+        "event_kinds",
+        "Event kinds",
+        "screen",
+        "the event log: show one kind of event only (enqueue, dequeue, ack, nack, dead letter, "
+        "expiry), read from the whole run; `esc` shows every event again",
+        title="Filter events by kind…",
     ),
     Key(
         "sort",
@@ -252,6 +280,36 @@ KEYS: tuple[Key, ...] = (
         "100 keys the table holds the first 100 in that order (its title says `100 of N "
         "keys`), and ckIndex its first 100 entries (`… N more`)",
     ),
+    Key(
+        "sort_by",
+        "O",
+        "pick_sort",
+        "Sort by…",
+        "screen",
+        "sort the per-key table by a column picked from a list (or click the column's header: "
+        "`key` for the scenario's order)",
+        title="Sort the per-key table by…",
+    ),
+    Key(
+        "shares",
+        "h",
+        "shares",
+        "Shares",
+        "screen",
+        "served share over time: each lane's dequeues per slice of logical time, split by key "
+        "(the five keys served most, each in its colour, the rest as one band), and each one's "
+        "share of the lane's dequeues beside its weight's share (both lanes in compare mode)",
+        title="Served share over time",
+    ),
+    Key(
+        "legend",
+        "l",
+        "legend",
+        "Legend",
+        "screen",
+        "legend on / off: what the colours and glyphs of the panes mean",
+        title="Legend on / off",
+    ),
     *(
         Key(
             f"pane_{n}",
@@ -261,7 +319,8 @@ KEYS: tuple[Key, ...] = (
             "screen",
             show=False,
             help="`Tab` / `shift+Tab`, `1`-`6`: focus a pane (`6`: the keys over time strip); "
-            "then `j`/`k`, `PgUp`/`PgDn`, `g`/`G` scroll it"
+            "then `j`/`k`, `PgUp`/`PgDn`, `g`/`G` scroll it (in the ckIndex and per-key panes "
+            "they move a row cursor, the view following it: `enter` tells that key's story)"
             if n == 1
             else "",
         )

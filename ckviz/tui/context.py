@@ -23,6 +23,8 @@ class Context:
     pane: str | None = None  # the focused pane's id
     zoomed: bool = False
     typing: bool = False  # the `/` field has the keys: letters type, they are no commands
+    key_rows: bool = False  # the focused pane's rows are keys (`enter`: the key's story)
+    legend: bool = False  # the legend is shown
 
 
 @runtime_checkable
@@ -60,12 +62,19 @@ def footer_offers(ctx: Context) -> dict[str, Offer]:
         offers["zoom"] = Offer(97 if ctx.zoomed else 75, "Unzoom" if ctx.zoomed else "Zoom")
     if ctx.pane == "discipline":  # the order pane: `enter` says why its first key won
         offers["why"] = Offer(74)
+    if ctx.key_rows:  # a key's row: `enter` tells its story
+        offers["why"] = Offer(74, "Story")
+    if ctx.pane is not None and ctx.pane.startswith("events"):
+        offers["event_kinds"] = Offer(73)
+    offers["legend"] = Offer(44, "No legend" if ctx.legend else None)
+    offers["shares"] = Offer(7)
     if not ctx.playing:  # meeting mode: the scrubber and the bookmarks, when there is room
         scrub = 60 if ctx.replay else 8  # going through the recording: the scrubber matters
         offers |= {"scrub(-1)": Offer(scrub), "scrub(1)": Offer(scrub - 1), "mark": Offer(6)}
         offers["back_to_mark"] = Offer(5)
     if ctx.pane == "queues" or (ctx.zoomed and ctx.pane is None):
         offers["sort_keys"] = Offer(74)
+        offers["pick_sort"] = Offer(72)
     return offers
 
 

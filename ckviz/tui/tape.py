@@ -171,7 +171,11 @@ class Tape:
 
     def next_sort(self) -> Move:
         """The per-key table's next order: scenario, queued, out, age, wait."""
-        self.view.sort_by = SORTS[(SORTS.index(self.view.sort_by) + 1) % len(SORTS)]
+        return self.sort_by(SORTS[(SORTS.index(self.view.sort_by) + 1) % len(SORTS)])
+
+    def sort_by(self, sort: str) -> Move:
+        """The per-key table in `sort`'s order (one of SORTS), the live frame made again."""
+        self.view.sort_by = sort
         return self.reframe()
 
     def filter_keys(self, query: str) -> Move:

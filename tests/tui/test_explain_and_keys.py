@@ -232,16 +232,18 @@ async def test_number_keys_focus_a_pane_that_j_k_g_G_scroll(make_app: MakeApp) -
         await press(pilot, "2")
         queues = app.screen.query_one(KeyQueuesPane)
         assert app.focused is queues
+        assert queues.cursor == 0  # a key table: j/k move its row cursor, the view follows
         await press(pilot, "j", "j", "j")
-        assert queues.scroll_offset.y == 3
+        assert queues.cursor == 3 and queues.scroll_offset.y == 0
         await press(pilot, "k")
-        assert queues.scroll_offset.y == 2
+        assert queues.cursor == 2
         await press(pilot, "G")
         # the frame carries the view's rows, not all 10,001: the table scrolls through those
         assert queues.scroll_offset.y == queues.max_scroll_y > 50
+        assert queues.cursor == queues.rows.count - 1
         assert " of 10001 keys · " in str(queues.border_subtitle)
         await press(pilot, "g")
-        assert queues.scroll_offset.y == 0
+        assert queues.scroll_offset.y == 0 and queues.cursor == 0
         await press(pilot, "tab")
         assert app.focused is not queues and isinstance(app.focused, Pane)
         await press(pilot, "space")  # still steps while a pane has focus

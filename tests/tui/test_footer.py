@@ -84,8 +84,8 @@ async def test_the_footer_fits_and_always_shows_help_and_quit(
         print(width, shown)
         if width >= 120:
             assert ": Go to t" in shown
-        if width >= 200:  # room for the theme, last of all
-            assert "t Theme" in shown and "c Compare" in shown
+        if width >= 200:  # room for the legend (the theme, last of all, goes first)
+            assert "l Legend" in shown and "c Compare" in shown
         await pilot.press("p")
         await settle(pilot)
         playing = footer(app)

@@ -26,6 +26,7 @@ from ckviz.tui.widgets.footer import ContextFooter
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.key_strip import KeyStripPane
+from ckviz.tui.widgets.legend import Legend
 from ckviz.tui.widgets.pane import snapshot_panes_in
 from ckviz.tui.widgets.status import JAIN, Controls, StatusBar, fairness_parts
 from ckviz.tui.widgets.wait_cdf import WaitCdfPane
@@ -101,6 +102,7 @@ class CompareScreen(LaneScreen):
             yield WaitComparePane(id="waits")
             yield WaitCdfPane(id="cdf")
             yield EventLogPane(id="events-1")
+        yield Legend()
         yield FilterBar()
         yield ContextFooter(compact=True, show_command_palette=True)
 

@@ -18,19 +18,26 @@ from ckviz.disciplines.registry import DEFAULT_DISCIPLINES, RULES
 from ckviz.errors import CkvizError
 from ckviz.inputs.scenario_files import AnyScenario, bundled_names, load_any
 from ckviz.model.names import natural_key
+from ckviz.model.snapshot import SORTS
 from ckviz.tui.choice import fit_disciplines, runnable_on
 from ckviz.tui.context import Context
-from ckviz.tui.filter import KeyFilter
+from ckviz.tui.filter import KeyFilter, fuzzy_match
 from ckviz.tui.messages import Perform
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.player import Player
 from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.screens.prompt import Prompt
+from ckviz.tui.screens.shares import ShareScreen
+from ckviz.tui.screens.story import StoryScreen
 from ckviz.tui.screens.why import WhyScreen
 from ckviz.tui.scrub import back_to_mark, mark, scrub, scrub_to
+from ckviz.tui.story import story_of
+from ckviz.tui.widgets.event_log import KIND_WORDS, KINDS, EventLogPane
 from ckviz.tui.widgets.filter_bar import FilterBar
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.key_rows import KeyRowsPane
 from ckviz.tui.widgets.key_strip import KeyStripPane
+from ckviz.tui.widgets.legend import Legend
 from ckviz.tui.widgets.pane import Pane, panes_in
 from ckviz.tui.widgets.wait_cdf import WaitCdfPane
 
@@ -80,6 +87,8 @@ class LaneScreen(Screen[None]):
             pane=focused.id if isinstance(focused, Pane) else None,
             zoomed=self.maximized is not None,
             typing=isinstance(focused, Input),
+            key_rows=isinstance(focused, KeyRowsPane),
+            legend=any(legend.has_class("-shown") for legend in self.query(Legend)),
         )
 
     def footer_follows(self) -> None:
@@ -129,20 +138,133 @@ class LaneScreen(Screen[None]):
         self.post_message(Perform(move, refresh=True))
 
     def action_why(self) -> None:
-        """Why the last call of each lane on show picked its key, and the runner-up lost."""
+        """On a key's row (ckIndex, per-key queues), that key's story; else why the last call
+        of each lane on show picked its key, and the runner-up lost."""
+        current = self.player.recording.current
+        if current is None:
+            self.app.bell()
+            return
+        focused = self.focused
+        if isinstance(focused, KeyRowsPane) and (key := focused.cursor_key) is not None:
+            self.open_story(key)
+            return
+        palette = getattr(self.app, "palette", KeyPalette([], []))
+        self.app.push_screen(WhyScreen(current.snapshots, palette))
+
+    def action_key_story(self) -> None:
+        """A key's story: the key under the cursor, else one picked (or typed) from a list."""
+        current = self.player.recording.current
+        if current is None:
+            self.app.bell()
+            return
+        focused = self.focused
+        if isinstance(focused, KeyRowsPane) and (key := focused.cursor_key) is not None:
+            self.open_story(key)
+            return
+        keys = sorted(current.snapshots[0].every_key.key_names, key=natural_key)
+        choices = self.player.view.key_filter.keep(keys, str)[:PICK_LIMIT] or keys[:PICK_LIMIT]
+
+        def chosen(typed: str | None) -> None:
+            found = [k for k in keys if k == typed] or (
+                [k for k in keys if fuzzy_match(typed.casefold().split(), k)] if typed else []
+            )
+            if len(found) == 1:
+                self.open_story(found[0])
+            elif typed:
+                many = f"{len(found)} keys match" if found else "no key matches"
+                self.notify(f"story: {many} '{typed}'", severity="error", markup=False)
+
+        self.app.push_screen(
+            Picker("A key's story", choices, choices[0], custom="key name (fuzzy)"), chosen
+        )
+
+    def open_story(self, key: str) -> None:
+        """`key`'s runs in each lane on show; the event logs follow that key meanwhile."""
+        current = self.player.recording.current
+        if current is None:
+            return
+        stories = [story_of(snap, key, lane) for lane, snap in enumerate(current.snapshots)]
+        for pane in self.query(EventLogPane):
+            pane.only_key = key
+        self.post_message(Perform(None, refresh=True))
+        palette = getattr(self.app, "palette", KeyPalette([], []))
+        self.app.push_screen(StoryScreen(current.setup.title, stories, palette))
+
+    def narrow_events(self, kinds: frozenset[str] | None, key: str | None = None) -> None:
+        """The event logs show `kinds` only (None: every kind) of `key` (None: every key)."""
+        for pane in self.query(EventLogPane):
+            pane.kinds, pane.only_key = kinds, key
+        self.post_message(Perform(None, refresh=True))
+
+    def events_narrowed(self) -> bool:
+        return any(pane.narrowed for pane in self.query(EventLogPane))
+
+    def action_sort_keys(self) -> None:
+        """Cycle the per-key table's order: scenario, queued, out, age, wait (largest first)."""
+        self.sort_by(SORTS[(SORTS.index(self.player.view.sort_by) + 1) % len(SORTS)])
+
+    def action_pick_sort(self) -> None:
+        """The per-key table's order, picked from a list."""
+
+        def chosen(name: str | None) -> None:
+            if name in SORTS:
+                self.sort_by(name)
+
+        self.app.push_screen(
+            Picker("Sort the per-key table by", list(SORTS), self.player.view.sort_by), chosen
+        )
+
+    def on_key_queues_pane_sort_picked(self, message: KeyQueuesPane.SortPicked) -> None:
+        self.sort_by(message.sort)
+
+    def sort_by(self, sort: str) -> None:
+        """The per-key table in `sort`'s order (asked of the lanes: the rows carried follow)."""
+        move = self.player.sort_by(sort)
+        for pane in self.query(KeyQueuesPane):
+            pane.sort_by = self.player.view.sort_by
+        self.post_message(Perform(move, refresh=True))
+
+    def action_shares(self) -> None:
+        """Each lane's served share over time."""
         current = self.player.recording.current
         if current is None:
             self.app.bell()
             return
         palette = getattr(self.app, "palette", KeyPalette([], []))
-        self.app.push_screen(WhyScreen(current.snapshots, palette))
+        self.app.push_screen(ShareScreen(current.snapshots, palette))
 
-    def action_sort_keys(self) -> None:
-        """Cycle the per-key table's order: scenario, queued, out, age, wait (largest first)."""
-        move = self.player.next_sort()
-        for pane in self.query(KeyQueuesPane):
-            pane.sort_by = self.player.view.sort_by
-        self.post_message(Perform(move, refresh=True))
+    def action_legend(self) -> None:
+        """The legend of colours and glyphs, on or off."""
+        legend = next(iter(self.query(Legend)), None)
+        if legend is None:
+            return
+        if legend.has_class("-shown"):
+            legend.remove_class("-shown")
+        else:
+            current = self.player.recording.current
+            keys = list(current.setup.key_order()) if current is not None else []
+            palette = getattr(self.app, "palette", KeyPalette([], []))
+            legend.show_for(palette, keys, self.player.setup.compare)
+            legend.add_class("-shown")
+        self.footer_follows()
+
+    def action_event_kinds(self) -> None:
+        """The event logs show one kind of event only (or every kind again)."""
+        every = "every kind"
+        shown = next(iter(self.query(EventLogPane)), None)
+        current = every if shown is None or shown.kinds is None else min(shown.kinds)
+        key = shown.only_key if shown is not None else None
+
+        def chosen(kind: str | None) -> None:
+            if kind in KINDS:
+                self.narrow_events(frozenset({kind}), key)
+            elif kind == every:
+                self.narrow_events(None, key)
+
+        self.app.push_screen(
+            Picker("Events of one kind", [every, *KINDS], current, descriptions=KIND_WORDS),
+            chosen,
+        )
 
     def show_filter(self, key_filter: KeyFilter) -> None:
         """The panes and the filter bar follow the filter in force."""

@@ -20,6 +20,7 @@ from ckviz.tui.widgets.footer import ContextFooter
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.key_strip import KeyStripPane
+from ckviz.tui.widgets.legend import Legend
 from ckviz.tui.widgets.pane import snapshot_panes_in
 from ckviz.tui.widgets.status import Controls, StatusBar
 
@@ -43,6 +44,7 @@ class MainScreen(LaneScreen):
                 yield DisciplinePane(id="discipline")
                 yield EventLogPane(id="events")
             yield KeyStripPane(id="strip")
+        yield Legend()
         yield FilterBar()
         yield ContextFooter(compact=True, show_command_palette=True)
 

@@ -14,7 +14,8 @@ from ckviz.model.snapshot import Snapshot
 from ckviz.tui.filter import NO_FILTER, KeyFilter
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, fit, key_cell, key_width
-from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, no_match
+from ckviz.tui.widgets.key_rows import KeyRowsPane
+from ckviz.tui.widgets.pane import Rows, new_text, no_match
 
 GUTTER = " │ "
 SIDE_MIN = 17  # cells each side needs for Redis's order and the discipline's side by side
@@ -23,7 +24,7 @@ SIDE_MIN = 17  # cells each side needs for Redis's order and the discipline's si
 STEP_NOTE = "the base dequeue scans it, lowest score first"
 
 
-class CkIndexPane(SnapshotPane):
+class CkIndexPane(KeyRowsPane):
     """ckIndex as the last read returned it, lowest score first; for a discipline that
     rescores, its own order for the next dequeue beside it."""
 
@@ -106,7 +107,10 @@ class CkIndexPane(SnapshotPane):
             # The score above the lowest one (13-digit raw scores say nothing); cut first.
             return out.append(f"+{entry.score - lowest:.0f}", DIM)
 
-        return Rows(head, len(index) if shown is None else len(shown), draw, tail)
+        def key_at(row: int) -> str:
+            return index[row if shown is None else shown[row]].key
+
+        return Rows(head, len(index) if shown is None else len(shown), draw, tail, key_at)
 
     @staticmethod
     def _rescore_note(snapshot: Snapshot, palette: KeyPalette, width: int) -> list[Text]:
@@ -183,6 +187,11 @@ def side_by_side(
         left = [i for i, entry in enumerate(index) if key_filter.matches(entry.key)]
         right = [i for i, key in enumerate(upcoming) if key_filter.matches(key)]
 
+    def key_at(row: int) -> str | None:  # Redis's side, else the discipline's
+        if row < len(left):
+            return index[left[row]].key
+        return upcoming[right[row]] if row < len(right) else None
+
     def draw(row: int) -> Text:
         out = new_text()
         if row < len(left):
@@ -194,7 +203,7 @@ def side_by_side(
             discipline_side(out, upcoming[right[row]], right[row])
         return out
 
-    return Rows(head, max(len(left), len(right)), draw, tail)
+    return Rows(head, max(len(left), len(right)), draw, tail, key_at)
 
 
 def short(value: float) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.content import Content
+from textual.message import Message
 
 from ckviz.model.names import natural_key
 from ckviz.model.snapshot import SORTS, KeyLifeRow, KeyRow, LifeView, Snapshot
@@ -20,7 +21,8 @@ from ckviz.tui.text import (
     ms,
     wait_so_far,
 )
-from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, no_match
+from ckviz.tui.widgets.key_rows import KeyRowsPane
+from ckviz.tui.widgets.pane import Rows, new_text, no_match
 
 MIN_BAR = 6  # below this many cells for the bar, the arrive column makes room
 SPARK = 12  # the share/weight sparkline's cells (the first column to go, after arrive)
@@ -64,16 +66,33 @@ def columns(
     return numbers, (max(MIN_BAR, spare) if bar_shown else 0)
 
 
-class KeyQueuesPane(SnapshotPane):
+class KeyQueuesPane(KeyRowsPane):
     """One row per key: the scenario's light key and the longest-waiting key pinned on top,
     then the scenario's order or the chosen sort (largest first)."""
 
     TITLE = "Per-key queues"
 
+    class SortPicked(Message):
+        """A click on a column's header: sort the table by it."""
+
+        def __init__(self, sort: str) -> None:
+            super().__init__()
+            self.sort = sort
+
     def __init__(self, *, compact: bool = False, id: str | None = None) -> None:
         super().__init__(compact=compact, id=id)
         self.sort_by = SORTS[0]
         self.light_key: str | None = None
+        self._header: tuple[int, list[tuple[int, int, str]]] = (-1, [])  # line, column spans
+
+    def clicked_head(self, line: int, x: int) -> None:
+        header, spans = self._header
+        if line != header:
+            return
+        for start, end, sort in spans:
+            if start <= x < end:
+                self.post_message(self.SortPicked(sort))
+                return
 
     def ordered(self, snapshot: Snapshot) -> list[KeyRow]:
         """Pinned rows first (light key, longest head age), then the rest in the chosen order;
@@ -126,8 +145,12 @@ class KeyQueuesPane(SnapshotPane):
         numbers, bar_width = columns(room - spark, not self.compact, life is not None)
         head = [] if life is None or self.compact else ttl_line(life, snapshot.time_unit)
         header = new_text().append(fit("key", keys + 1) + fit("queue", bar_width), DIM)
+        spans = [(0, keys + 1, SORTS[0]), (keys + 1, keys + 1 + bar_width, "queued")]
         for label, w in numbers:
+            if label in SORTS:  # a click on the header sorts by the column
+                spans.append((header.cell_len, header.cell_len + w, label))
             header.append(label.rjust(w), DIM)
+        self._header = (len(head), spans)
         if history is not None:
             header.append(" " + fit("share/weight", cells), DIM)
         deepest = figures.deepest  # of every key: the bars keep their scale whatever is shown
@@ -157,7 +180,7 @@ class KeyQueuesPane(SnapshotPane):
             return out
 
         tail = [no_match(self.key_filter)] if self.key_filter and not rows else []
-        return Rows([*head, header], len(rows), draw, tail)
+        return Rows([*head, header], len(rows), draw, tail, key_at=lambda i: rows[i].key)
 
 
 def life_values(life: KeyLifeRow | None, unit: str) -> dict[str, str]:

@@ -38,7 +38,8 @@ def no_match(key_filter: KeyFilter) -> Text:
 
 
 class Rows:
-    """A pane's rows: a few ready-made header lines, then `count` drawn only when asked."""
+    """A pane's rows: a few ready-made header lines, then `count` drawn only when asked
+    (`key_at`: the key each of those names, where a row is one key's)."""
 
     def __init__(
         self,
@@ -46,11 +47,13 @@ class Rows:
         count: int = 0,
         draw: Callable[[int], Text] | None = None,
         tail: Sequence[Text] = (),
+        key_at: Callable[[int], str | None] | None = None,
     ) -> None:
         self.head = list(head)
         self.count = count
         self.draw = draw
         self.tail = list(tail)
+        self.key_at = key_at
 
     def __len__(self) -> int:
         return len(self.head) + self.count + len(self.tail)
