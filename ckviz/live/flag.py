@@ -26,6 +26,7 @@ from ckviz.live.order import span
 
 STATE_TTL_MS = 86_400_000  # the TTL vtime's scripts give ckVtime and its floor (a day)
 LATE_MS = 60_000  # how much later than ckVtime's last write a run must be to count
+NO_VTIME = "no ckVtime keys"  # how the flag told from their absence begins
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +63,7 @@ def infer_flag(
     """The flag, from whether the queue has ckVtime keys, their PTTL (ckVtime's, else its
     floor's) and the due heads read."""
     if not has_keys:
-        return Flag("baseline", "no ckVtime keys: the flag is off")
+        return Flag("baseline", f"{NO_VTIME}: the flag is off")
     last = last_written(pttl_ms, now_ms)
     if last is None:
         return Flag("vtime", "ckVtime's keys exist (with no TTL of vtime's to date them)")

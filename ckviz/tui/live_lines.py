@@ -20,12 +20,14 @@ class LiveVtime:
 
     read: VtimeRead
     picks: Sequence[NextPick]
+    why: str = ""  # what the discipline was told from (LivePicture.discipline_from)
 
     def pane_lines(self) -> list[PaneLine]:
         read = self.read
         floor = "none yet" if read.floor is None else shown_number(read.floor)
         lines: list[PaneLine] = [
             (("vtime ", "bold"), ("· floor ", "dim"), (floor, "plain")),
+            *((((f"  told from: {self.why}", "dim"),),) if self.why else ()),
             _tags(read.tags, read.tags_total, "tags (pass 1 order)"),
             _tags(read.idle, read.idle_total, "idle (parked)"),
             (("next call (worked out from the read), pass by pass:", "dim"),),

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ckviz.live.cost import next_interval
+from ckviz.live.flag import NO_VTIME
 from ckviz.live.names import LiveQueue
 from ckviz.live.picture import LivePicture, VariantRow
 from ckviz.model.decision import Candidate, Decision
@@ -230,10 +231,16 @@ def _state(picture: LivePicture) -> DisciplineState:
     )
     vtime = picture.vtime
     if vtime is None:
-        return DisciplineState("baseline", (("order", "oldest head first (age)"), *fields))
+        # a queue with ckVtime keys read as the baseline: say why (they are stale)
+        told = (
+            ()
+            if picture.discipline_from.startswith(NO_VTIME)
+            else (("told from", picture.discipline_from),)
+        )
+        return DisciplineState("baseline", (("order", "oldest head first (age)"), *fields, *told))
     floor = vtime.floor if vtime.floor is not None else "none"
     per_key = tuple((key, (("tag", tag),)) for key, tag in vtime.tags)
-    detail = LiveVtime(vtime, picture.next_order)
+    detail = LiveVtime(vtime, picture.next_order, picture.discipline_from)
     return DisciplineState("vtime", (("floor", floor), *fields), per_key, detail)
 
 

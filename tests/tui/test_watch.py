@@ -23,7 +23,7 @@ from ckviz.live.producer import Producer
 from ckviz.live.reading import read_picture
 from ckviz.store.server import embedded_server
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.live_source import LiveSource, Watched
+from ckviz.tui.live_source import LiveSource, Watched, live_snapshot
 from ckviz.tui.watch_app import KEPT, WatchApp
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
@@ -298,12 +298,25 @@ async def test_a_vtime_queue_shows_its_tags_floor_and_the_next_calls_passes(
         said = plain(app, DisciplinePane)
         assert "vtime" in status(app)
         assert "vtime · floor " in said and "floor none yet" not in said
+        assert "told from: ckVtime last written" in " ".join(said.split())
         tags = next(line for line in said.splitlines() if line.startswith("tags (pass 1 order)"))
         assert all(key in tags for key in ("acme:eu", "beta", "gamma/1"))
         assert "next call (worked out from the read), pass by pass:" in said
         assert " pass 1: " in said and "served" in said
         assert "next dequeue: ▶" in " ".join(said.split())
         await pilot.press("q")
+
+
+def test_a_queue_whose_vtime_keys_are_stale_says_so_in_the_discipline_pane(
+    client: redis.Redis, prefix: str, producer: Producer
+) -> None:
+    """Read as the baseline though it has ckVtime keys: the pane says what told it."""
+    read = read_picture(client, producer.queue)
+    fields = dict(live_snapshot(read, 1, 0).discipline_state.fields)
+    assert read.discipline_from.startswith("no ckVtime keys") and "told from" not in fields
+    stale = replace(read, discipline_from="run 'r' (key 'k') was enqueued ...: stale")
+    fields = dict(live_snapshot(stale, 1, 0).discipline_state.fields)
+    assert fields["told from"] == stale.discipline_from
 
 
 def test_a_refresh_over_budget_backs_off_and_the_status_says_so_and_when_torn(
