@@ -13,10 +13,13 @@ from typing import Any
 
 import redis
 
+from ckviz.live.flag import NO_VTIME, Flag, Head, infer_flag, last_written
 from ckviz.live.names import LiveQueue
 from ckviz.model.arithmetic import HELD_SUFFIX
 
 PAGE = 1000  # members a ZRANGE reads at a time: a 100,000-run variant is 100 bounded reads
+SIGNS = 10  # the newest runs whose messages may tell a stale ckVtime (ckviz.live.flag)
+NO_FLAG = Flag("baseline", f"{NO_VTIME}: the flag is off")
 
 
 def variant_held(queue: LiveQueue, ck: str) -> str:
@@ -90,6 +93,8 @@ class QueueState:
     floor: float | None = None
     idle: dict[str, float] = field(default_factory=dict)
     messages: dict[str, Message] = field(default_factory=dict)
+    vtime_pttl: int = -2  # ckVtime's PTTL (its floor's when it has none): dates its last write
+    flag: Flag = NO_FLAG  # the discipline the queue runs, and what told it (ckviz.live.flag)
 
     def run_key(self) -> dict[str, str]:
         """Every queued or held run id -> its concurrency key."""
@@ -185,7 +190,9 @@ def read_queue(
     pipe.get(queue.key(":ckVtimeFloor"))
     pipe.exists(tags)
     pipe.smembers(queue.env_held)
-    queue_limit, env_limit, burst, floor, has_vtime, env_held = pipe.execute()
+    pipe.pttl(tags)
+    pipe.pttl(queue.key(":ckVtimeFloor"))
+    queue_limit, env_limit, burst, floor, has_vtime, env_held, pttl, floor_pttl = pipe.execute()
     index = [(ck, score) for m, score in top[queue.ck_index] if (ck := ck_of(queue, m)) is not None]
     state = QueueState(queue, int(started * 1000), index=index)
     state.queue_limit, state.env_limit = _number(queue_limit, int), _number(env_limit, int)
@@ -194,6 +201,7 @@ def read_queue(
     if has_vtime:
         state.vtime = _tags(queue, top[tags])
     state.idle = _tags(queue, top[idle])
+    state.vtime_pttl = int(pttl) if int(pttl) != -2 else int(floor_pttl)
     cks = [ck for ck, _ in index] + list(also)
     state.queued, state.held = read_variants(client, queue, cks)
     drained = _drained_holders(client, queue, state)  # held runs of variants out of ckIndex
@@ -203,8 +211,24 @@ def read_queue(
         state.held.update(more_held)
     if messages:
         state.messages = read_messages(client, queue, state.run_key())
+    state.flag = _flag(client, state, has_vtime or state.floor is not None)
     state.span_ms = (time.time() - started) * 1000
     return state
+
+
+def _flag(client: redis.Redis, state: QueueState, has_keys: bool) -> Flag:
+    """The discipline the queue runs: its ckVtime keys' last write against the newest runs
+    queued since (their messages read for their attempt: at most SIGNS of them)."""
+    last = last_written(state.vtime_pttl, state.read_ms)
+    late = sorted(
+        (score, ck, rid)
+        for ck, runs in state.queued.items()
+        for rid, score in runs
+        if has_keys and last is not None and last < score <= state.read_ms
+    )[-SIGNS:]
+    found = state.messages or read_messages(client, state.queue, [rid for _, _, rid in late])
+    heads = [Head(ck, rid, score, found[rid].attempt) for score, ck, rid in late if rid in found]
+    return infer_flag(has_keys, state.vtime_pttl, heads, state.read_ms)
 
 
 def _drained_holders(client: redis.Redis, queue: LiveQueue, state: QueueState) -> list[str]:

@@ -36,7 +36,7 @@ class Fork:
     rows: list[tuple[str, ...]]
     env_limit: int
     per_key_cap: int | None
-    running: str  # the discipline the queue runs now: baseline, or vtime when ckVtime exists
+    running: str  # the discipline the queue runs now (baseline, or vtime: ckviz.live.flag)
     queued: int
     held: int
     notes: list[str]
@@ -52,6 +52,8 @@ def fork_of(state: QueueState, hold_of: Callable[[str], int]) -> Fork:
             rows.append((ck, "0", str(hold_of(ck)), rid, "", "held", ""))
             held += 1
     env, per_key, notes = _limits(state, held + len(_others(state)))
+    if state.flag.discipline == "baseline" and state.vtime is not None:
+        notes.append(f"it runs the baseline though it has ckVtime keys: {state.flag.why}")
     for n, rid in enumerate(_others(state)):
         key = _others_key(n // (per_key or env), set(state.held) | set(state.queued))
         rows.append((key, "0", str(hold_of(key)), rid, "", "held", ""))
@@ -61,7 +63,7 @@ def fork_of(state: QueueState, hold_of: Callable[[str], int]) -> Fork:
             age, delay = max(0, state.read_ms - score), max(0, score - state.read_ms)
             rows.append((ck, "0", str(hold_of(ck)), rid, _n(age), "", _n(min(delay, MAX_LIFE_MS))))
             queued += 1
-    running = "vtime" if state.vtime is not None else "baseline"
+    running = state.flag.discipline
     keys = {row[0] for row in rows}
     vtime = _vtime_start(state, keys) if state.vtime is not None else []
     return Fork(rows, env, per_key, running, queued, held, notes, vtime)

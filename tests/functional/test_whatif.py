@@ -193,3 +193,25 @@ def test_the_burst_factor_and_the_env_s_other_queues_are_forked(
         assert client.smembers(layout.ck_held("solo")) == state.held["solo"]
         driver.run()
         assert driver.done and len(driver.ledger.events) == 5
+
+
+def test_stale_vtime_keys_fork_a_queue_that_runs_the_baseline(
+    server: RedisServer, prefix: str, tmp_path: Path
+) -> None:
+    """A flag rolled back an hour ago leaves ckVtime's keys (their TTL a day): the runs queued
+    since say the queue runs the baseline, and the fork compares from there."""
+    watched = server.client()
+    producer = busy_queue(watched, prefix)
+    queue = producer.queue
+    members = [str(m) for m in watched.zrange(queue.ck_index, 0, -1)]
+    watched.zadd(queue.key(":ckVtime"), {m: n for n, m in enumerate(members)})
+    watched.set(queue.key(":ckVtimeFloor"), "0")
+    for stale in (":ckVtime", ":ckVtimeFloor"):  # last written by vtime's scripts an hour ago
+        watched.pexpire(queue.key(stale), 86_400_000 - 3_600_000)
+    state = read_queue(watched, queue, messages=False)
+    assert state.vtime is not None and state.flag.discipline == "baseline"
+    fork = fork_of(state, lambda key: 500)
+    assert fork.running == "baseline"
+    assert any(
+        n.startswith("it runs the baseline though it has ckVtime keys: run ") for n in fork.notes
+    )
