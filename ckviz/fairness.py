@@ -21,10 +21,9 @@ from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import groupby
-from operator import attrgetter, itemgetter
 
 from ckviz.model.snapshot import DequeueEvent
+from ckviz.sim.engine import Dequeues, as_dequeues
 
 MIN_OWED = 3.0  # dequeues a key must be owed before it is judged
 # The one meaning of "starved", for every table note, verdict, finding and the app's words
@@ -33,7 +32,6 @@ STARVED_MEANS = (
     "got none of them"
 )
 UNDER_HALF, UNDER_FAIR = 0.5, 0.9  # the attainment bars the run-level shares count
-_DEQUEUED, _FIRST = attrgetter("dequeued_ms"), itemgetter(0)  # no Python call per event
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +40,7 @@ class OwnLimit:
     discipline, so it is owed nothing while it does."""
 
     cap: int
-    holds: Mapping[str, int]  # run id -> hold (ms)
+    holds: Mapping[str, int] = field(default_factory=dict)  # run id -> hold (events in hand)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +87,7 @@ def water_fill(
 
 
 def key_service(
-    events: Sequence[DequeueEvent],
+    events: Dequeues | Sequence[DequeueEvent],
     weights: Mapping[str, float],
     waiting_since: Mapping[str, int] | None = None,
     own_limit: OwnLimit | None = None,
@@ -105,34 +103,45 @@ def key_service(
     key per call). `windows`, when given, is filled with what each key was owed and got by
     the end of each stretch of the run (an interval from the run itself: fairness_intervals).
     """
+    tape = as_dequeues(events, own_limit.holds if own_limit is not None else None)
     books = Tally(weights, per_call, own_limit.cap if own_limit else None)
-    arrivals: list[tuple[int, str]] = [(e.arrival_ms, e.key) for e in events]
-    arrivals += [(since, key) for key, since in (waiting_since or {}).items()]
-    arrivals += [(t, key) for key, times in (queued or {}).items() for t in times]
-    arrivals.sort(key=_FIRST)  # stable: only how many arrived by each instant matters
-    for key in dict.fromkeys(key for _, key in arrivals):  # each once, in arrival order
-        books.know(key)
+    more = [(since, key) for key, since in (waiting_since or {}).items()]
+    more += [(t, key) for key, times in (queued or {}).items() for t in times]
+    _know_all(books, tape, more)
+    arrivals = tape.arrivals(more)
     releases: list[tuple[int, int, str]] = []  # (release time, count, key) of held runs
-    arrived = held = 0
-    ordered = sorted(events, key=_DEQUEUED)  # stable: in-instant order
-    if windows is not None and ordered:
-        windows.start(books, ordered[0].dequeued_ms, ordered[-1].dequeued_ms)
-    for now, batch in groupby(ordered, key=_DEQUEUED):
+    held = 0
+    if windows is not None and len(tape):
+        windows.start(books, tape.first, tape.last)
+    coming = next(arrivals, None)
+    for now, serves in tape.instants():
         if windows is not None:
             windows.reach(now, books)
         while releases and releases[0][0] <= now:  # released before this instant's serves
             books.release(heapq.heappop(releases)[2])
-        while arrived < len(arrivals) and arrivals[arrived][0] <= now:
-            books.arrive(arrivals[arrived][1])
-            arrived += 1
-        serves = list(batch)
-        books.share_out(len(serves), [e.key for e in serves])
-        for e in serves:
-            books.dequeue(e.key)
+        while coming is not None and coming[0] <= now:
+            books.arrive(coming[1])
+            coming = next(arrivals, None)
+        books.share_out(len(serves), [key for key, _, _, _ in serves])
+        for key, _, _, hold in serves:
+            books.dequeue(key)
             if own_limit is not None:
                 held += 1
-                heapq.heappush(releases, (now + own_limit.holds[e.run_id], held, e.key))
+                heapq.heappush(releases, (now + hold, held, key))
     return books.close()
+
+
+def _know_all(books: Tally, tape: Dequeues, more: list[tuple[int, str]]) -> None:
+    """Every key of the run into the tally, in the order of their first arrival (the order
+    keys of no declared weight are ranked in: a walk over the arrivals finds it; declared
+    keys are ranked by their declaration whatever order they are met in)."""
+    keys = [*tape.keys, *(key for _, key in more)]
+    if all(key in books.order for key in keys):
+        for key in dict.fromkeys(keys):
+            books.know(key)
+        return
+    for _, key in tape.arrivals(more):  # each once, in arrival order
+        books.know(key)
 
 
 WINDOWS = 10  # stretches of equal time a run is cut into for its own interval

@@ -10,14 +10,11 @@ from __future__ import annotations
 import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import groupby
-from operator import attrgetter
 
 from ckviz.fairness import KeyService, OwnLimit, most_underserved, water_fill
 from ckviz.model.results import TenantRowResult
 from ckviz.model.snapshot import DequeueEvent
-
-_DEQUEUED = attrgetter("dequeued_ms")
+from ckviz.sim.engine import Dequeues, as_dequeues
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,45 +55,47 @@ class _Rooms:
 
 
 def tenant_figures(
-    events: Sequence[DequeueEvent],
+    events: Dequeues | Sequence[DequeueEvent],
     owner: Mapping[str, str],
     waiting_since: Mapping[str, int] | None = None,
     own_limit: OwnLimit | None = None,
     per_call: int | None = None,
 ) -> TenantFigures:
     """What each tenant was owed and got over the run (see the module)."""
+    tape = as_dequeues(events, own_limit.holds if own_limit is not None else None)
     known = dict(owner)
-    for key in [e.key for e in events] + list(waiting_since or {}):
+    for key in [*tape.keys, *(waiting_since or {})]:
         known.setdefault(key, key)
     rooms = _Rooms(known, own_limit.cap if own_limit else None, per_call)
-    arrivals = sorted([(e.arrival_ms, e.key) for e in events] + list_waiting(waiting_since))
+    # by arrival time (how many arrived by each instant is all that counts)
+    arrivals = tape.arrivals(list_waiting(waiting_since))
+    coming = next(arrivals, None)
     owed = dict.fromkeys(rooms.tenant_room, 0.0)
     beside = dict.fromkeys(rooms.tenant_room, 0.0)
     got = dict.fromkeys(rooms.tenant_room, 0)
     got_beside = dict.fromkeys(rooms.tenant_room, 0)
     releases: list[tuple[int, int, str]] = []
-    arrived = held = 0
-    for now, batch in groupby(sorted(events, key=_DEQUEUED), key=_DEQUEUED):
+    held = 0
+    for now, serves in tape.instants():
         while releases and releases[0][0] <= now:
             rooms.move(heapq.heappop(releases)[2], held=-1)
-        while arrived < len(arrivals) and arrivals[arrived][0] <= now:
-            rooms.move(arrivals[arrived][1], backlog=1)
-            arrived += 1
-        serves = list(batch)
+        while coming is not None and coming[0] <= now:
+            rooms.move(coming[1], backlog=1)
+            coming = next(arrivals, None)
         open_rooms = {t: float(r) for t, r in rooms.tenant_room.items() if r > 0}
         if open_rooms:
             together = len(open_rooms) >= 2
             for tenant, share in water_fill(len(serves), open_rooms, {}).items():
                 owed[tenant] += share
                 beside[tenant] += share if together else 0.0
-            for e in serves:
-                got[known[e.key]] += 1
-                got_beside[known[e.key]] += together
-        for e in serves:
-            rooms.move(e.key, backlog=-1, held=1 if own_limit else 0)
+            for key, _, _, _ in serves:
+                got[known[key]] += 1
+                got_beside[known[key]] += together
+        for key, _, _, hold in serves:
+            rooms.move(key, backlog=-1, held=1 if own_limit else 0)
             if own_limit is not None:
                 held += 1
-                heapq.heappush(releases, (now + own_limit.holds[e.run_id], held, e.key))
+                heapq.heappush(releases, (now + hold, held, key))
     service = {t: KeyService(owed[t], got[t], beside[t], got_beside[t]) for t in owed}
     keys: dict[str, list[str]] = {}
     for key, tenant in known.items():

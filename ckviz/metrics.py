@@ -6,7 +6,6 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import attrgetter, itemgetter
 
 from ckviz.fairness import (
     UNDER_FAIR,
@@ -22,10 +21,7 @@ from ckviz.fairness import (
 from ckviz.fairness_intervals import resampled_attainment
 from ckviz.model.results import KeyLifecycleResult, KeyRowResult, MetricsResult, StepMetricsResult
 from ckviz.model.snapshot import DequeueEvent
-from ckviz.sim.engine import Engine, KeyLife, Outcome
-
-# Sort keys that make no Python-level call per event
-_DEQUEUED, _FIRST = attrgetter("dequeued_ms"), itemgetter(0)
+from ckviz.sim.engine import Dequeues, Engine, KeyLife, Outcome, WaitCounts, as_dequeues
 
 
 def lifecycle_figures(tally: KeyLife) -> KeyLifecycleResult:
@@ -70,11 +66,11 @@ def percentiles(sorted_values: Sequence[int], pcts: tuple[float, ...]) -> tuple[
     once per length, as a run's keys often have the same number of runs."""
     if not sorted_values:
         return (0,) * len(pcts)
-    return tuple([sorted_values[i] for i in _ranks(len(sorted_values), pcts)])
+    return tuple([sorted_values[i] for i in ranks(len(sorted_values), pcts)])
 
 
 @lru_cache(maxsize=4096)
-def _ranks(n: int, pcts: tuple[float, ...]) -> tuple[int, ...]:
+def ranks(n: int, pcts: tuple[float, ...]) -> tuple[int, ...]:
     """percentile's index at each of `pcts` in a sorted list of `n` (n > 0)."""
     return tuple(max(0, min(n - 1, math.ceil(p / 100 * n) - 1)) for p in pcts)
 
@@ -99,7 +95,7 @@ def jain(values: Sequence[float]) -> float:
 
 
 def contention(
-    events: Sequence[DequeueEvent],
+    events: Dequeues | Sequence[DequeueEvent],
     weights: Mapping[str, float],
     *,
     waiting_since: Mapping[str, int] | None = None,
@@ -109,31 +105,30 @@ def contention(
     `waiting_since` (for a run still in progress) gives, per key with runs still queued, the
     arrival of its oldest one: that key counts as waiting from then on, served or not yet.
     """
-    ordered = sorted(events, key=_DEQUEUED)  # stable: keeps in-instant order
-    arriving = [(e.arrival_ms, e.key) for e in ordered]
-    arriving += [(since, key) for key, since in (waiting_since or {}).items()]
-    arriving.sort(key=_FIRST)  # stable; only the count arrived by each instant matters
-    keys_seen = dict.fromkeys([e.key for e in ordered] + list(waiting_since or {}))
+    tape = as_dequeues(events)
+    waiting = waiting_since or {}
+    keys_seen = dict.fromkeys([*tape.keys, *waiting])
     weights = {**{k: 1.0 for k in keys_seen if k not in weights}, **weights}
-    # One walk over events and arrivals together (linear in both): a key waits while more of
-    # its runs have arrived than were served; each waiting key is marked contended once.
+    arriving = tape.arrivals((since, key) for key, since in waiting.items())
+    # One walk over dequeues and arrivals together (linear in both): a key waits while more
+    # of its runs have arrived than were served; each waiting key is marked contended once.
     backlog: dict[str, int] = dict.fromkeys(keys_seen, 0)  # arrived - served
-    waiting = 0
+    keys_waiting = 0
     unmarked: set[str] = set()  # waiting keys not yet known to be contended
     counted: dict[str, int] = {}
     contended: set[str] = set()
     window = 0
-    next_arrival, arrivals = 0, len(arriving)
-    for served, _, _, now in ordered:  # unpacked: quicker than reading field by field
-        while next_arrival < arrivals and arriving[next_arrival][0] <= now:
-            key = arriving[next_arrival][1]
-            next_arrival += 1
+    coming = next(arriving, None)
+    for served, _, now, _ in tape.rows():  # unpacked: quicker than reading field by field
+        while coming is not None and coming[0] <= now:
+            key = coming[1]
+            coming = next(arriving, None)
             backlog[key] += 1
             if backlog[key] == 1:
-                waiting += 1
+                keys_waiting += 1
                 if key not in contended:
                     unmarked.add(key)
-        if waiting >= 2:
+        if keys_waiting >= 2:
             window += 1
             counted[served] = counted.get(served, 0) + 1
             if unmarked:
@@ -141,7 +136,7 @@ def contention(
                 unmarked.clear()
         backlog[served] -= 1
         if backlog[served] == 0:
-            waiting -= 1
+            keys_waiting -= 1
             unmarked.discard(served)
     return share_over_weight(counted, window, contended, weights)
 
@@ -179,14 +174,15 @@ def outcome_metrics(
     """A finished run's figures, on either clock, as the results file holds them (the one
     type: nothing copies them on the way): the step clock counted contention per call as it
     went (and its minted keys get no row of their own); the millisecond clock's is walked
-    from the events. `waiting`: the engine's keys left with runs (a step run's);
+    from the dequeues. `waiting`: the engine's keys left with runs (a step run's);
     `wall_clock_ms`: the run's time, as measured by whoever ran it."""
+    tape = outcome.dequeues
     if outcome.steps is None:
-        demand = Demand(outcome.holds or None, outcome.per_key_cap, waiting or None)
-        m = run_metrics(outcome.events, outcome.weights, demand)
+        demand = Demand(per_key_cap=outcome.per_key_cap, waiting_since=waiting or None)
+        m = run_metrics(tape, outcome.weights, demand)
     else:
         s = outcome.steps
-        m = step_run_metrics(outcome.events, outcome.weights, s.contention, s.contended, waiting)
+        m = step_run_metrics(tape, outcome.weights, s.contention, s.contended, waiting)
         declared = set(s.declared)
         m.per_key = [k for k in m.per_key if k.key in declared]
     m.redis_round_trips, m.wall_clock_ms = outcome.round_trips, wall_clock_ms
@@ -198,34 +194,35 @@ def outcome_metrics(
 
 
 def run_metrics(
-    events: Sequence[DequeueEvent], weights: Mapping[str, float], demand: Demand | None = None
+    events: Dequeues | Sequence[DequeueEvent],
+    weights: Mapping[str, float],
+    demand: Demand | None = None,
 ) -> MetricsResult:
-    """Every per-run figure the results carry, from the events alone (no round trips, no
-    time measured: the outcome's, outcome_metrics)."""
-    return _figures(events, weights, contention(events, weights), demand or Demand())
+    """Every per-run figure the results carry, from the dequeues alone (no round trips, no
+    time measured: the outcome's, outcome_metrics; events in hand: their holds in `demand`)."""
+    demand = demand or Demand()
+    tape = as_dequeues(events, demand.holds)
+    return _figures(tape, weights, contention(tape, weights), demand)
 
 
 def _figures(
-    events: Sequence[DequeueEvent],
-    weights: Mapping[str, float],
-    ratios: Mapping[str, float],
-    demand: Demand,
+    tape: Dequeues, weights: Mapping[str, float], ratios: Mapping[str, float], demand: Demand
 ) -> MetricsResult:
-    """The per-run figures from the events and the contended keys' share over weight."""
+    """The per-run figures from the dequeues and the contended keys' share over weight."""
     values = list(ratios.values())
     windows = Windows()
-    service = _service(events, weights, demand, windows)
+    service = _service(tape, weights, demand, windows)
     resamples = resampled_attainment(service, windows)
-    per_key = per_key_metrics(events, weights, ratios, service, demand.holds)
+    per_key = per_key_metrics(tape, weights, ratios, service)
     served = [k for k in per_key if k.dequeued]
     worst = most_underserved(service)
     return MetricsResult(
-        total_dequeued=len(events),
+        total_dequeued=len(tape),
         redis_round_trips=0,
         wall_clock_ms=0.0,
         contention_worst_share_over_weight=min(values) if values else 1.0,
         contention_jain=jain(values),
-        makespan_ms=max((e.dequeued_ms for e in events), default=0),
+        makespan_ms=tape.last,
         worst_wait_p99=max((k.wait_p99 for k in served), default=0),
         worst_wait_max=max((k.wait_max for k in served), default=0),
         per_key=per_key,
@@ -239,19 +236,16 @@ def _figures(
 
 
 def _service(
-    events: Sequence[DequeueEvent],
-    weights: Mapping[str, float],
-    demand: Demand,
-    windows: Windows | None = None,
+    tape: Dequeues, weights: Mapping[str, float], demand: Demand, windows: Windows | None = None
 ) -> dict[str, KeyService]:
     own = None
-    if demand.per_key_cap is not None and demand.holds is not None:
-        own = OwnLimit(demand.per_key_cap, demand.holds)
-    return key_service(events, weights, demand.waiting_since, own, demand.per_call, None, windows)
+    if demand.per_key_cap is not None and tape.holds_known:
+        own = OwnLimit(demand.per_key_cap)
+    return key_service(tape, weights, demand.waiting_since, own, demand.per_call, None, windows)
 
 
 def step_figures(
-    serves: Sequence[DequeueEvent],
+    serves: Dequeues | Sequence[DequeueEvent],
     victims: Sequence[str],
     contention_counts: Mapping[str, int],
     drain_step: int,
@@ -261,7 +255,8 @@ def step_figures(
     victim waits are steps since arrival (the step itself for runs enqueued up front); -1
     where no victim was served or the queue never drained. `calls`: dequeue calls made."""
     chosen = set(victims)
-    waits = [e.wait_ms for e in serves if e.key in chosen]
+    rows = as_dequeues(serves).rows()
+    waits = [dequeued - arrival for key, arrival, dequeued, _ in rows if key in chosen]
     ordered = sorted(waits)
     counts = [float(c) for c in contention_counts.values() if c > 0]
     return StepMetricsResult(
@@ -276,7 +271,7 @@ def step_figures(
 
 
 def step_run_metrics(
-    serves: Sequence[DequeueEvent],
+    serves: Dequeues | Sequence[DequeueEvent],
     weights: Mapping[str, float],
     contention_counts: Mapping[str, int],
     contended: set[str],
@@ -285,40 +280,37 @@ def step_run_metrics(
     """The per-run figures for a step run: times in steps, contention counted per call."""
     window = sum(contention_counts.values())
     ratios = share_over_weight(contention_counts, window, contended, weights)
-    return _figures(serves, weights, ratios, Demand(waiting_since=waiting_since, per_call=1))
+    demand = Demand(waiting_since=waiting_since, per_call=1)
+    return _figures(as_dequeues(serves), weights, ratios, demand)
 
 
 def per_key_metrics(
-    events: Sequence[DequeueEvent],
+    events: Dequeues | Sequence[DequeueEvent],
     weights: Mapping[str, float],
     ratios: Mapping[str, float],
     service: Mapping[str, KeyService] | None = None,
     holds: Mapping[str, int] | None = None,
 ) -> list[KeyRowResult]:
-    """A row per key of `weights`, in its order; the events are grouped by key once. Each
+    """A row per key of `weights`, in its order, from what the tape folded per key. Each
     row is made once, its demand-aware figures with it (at 100,000 keys a `replace` per row
     cost as much as the rest of the row)."""
-    waits: dict[str, list[int]] = {key: [] for key in weights}
-    held: dict[str, int] = dict.fromkeys(weights, 0)
-    for key, run_id, arrival_ms, dequeued_ms in events:  # unpacked: no wait_ms call each
-        if key not in waits:  # a key with no row (a step run's minted keys)
-            continue
-        waits[key].append(dequeued_ms - arrival_ms)
-        if holds is not None:
-            held[key] += holds[run_id]
+    tape = as_dequeues(events, holds)
     owed = service or {}
+    total = len(tape)
     rows = []
     for key in weights:
         served = owed.get(key)
         attainment = served.attainment if served else None
-        held_ms = held[key] if holds else 0
-        rows.append(key_metrics(key, waits[key], len(events), weights, ratios, attainment, held_ms))
+        number = tape.keys.get(key)
+        held_ms = tape.held[number] if number is not None and tape.holds_known else 0
+        waits = tape.waits_of(key)
+        rows.append(key_metrics(key, waits, total, weights, ratios, attainment, held_ms))
     return rows
 
 
 def key_metrics(
     key: str,
-    waits: Sequence[int],
+    waits: WaitCounts,
     total_events: int,
     weights: Mapping[str, float],
     ratios: Mapping[str, float],
@@ -326,9 +318,9 @@ def key_metrics(
     held_ms: int = 0,
 ) -> KeyRowResult:
     """One key's row; `held_ms`: its served runs' holds in all (0: unknown, no slowdown)."""
-    ordered = sorted(waits)
-    n = len(waits)
-    mean_wait = plain_sum([float(w) for w in waits]) / n if n else 0.0
+    n = waits.n
+    mean_wait = waits.mean
+    p50, p99 = waits.ranked(ranks(n, (50, 99))) if n else (0, 0)
     return KeyRowResult(
         key=key,
         dequeued=n,
@@ -336,9 +328,9 @@ def key_metrics(
         share=n / total_events if total_events else 0.0,
         contention_share_over_weight=ratios.get(key),
         mean_wait=mean_wait,
-        wait_p50=percentile(ordered, 50),
-        wait_p99=percentile(ordered, 99),
-        wait_max=ordered[-1] if ordered else 0,
+        wait_p50=p50,
+        wait_p99=p99,
+        wait_max=waits.most,
         fair_share_attainment=fair_share_attainment,
         slowdown=mean_wait / (held_ms / n) if n and held_ms else None,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ import redis
 from ckviz.errors import CkvizError, ExitCode, IncompleteRun, RedisUnavailable
 from ckviz.fairness import OwnLimit
 from ckviz.fairness_tenants import tenant_figures
-from ckviz.headless.events import event_lines, spool_events, spool_path
+from ckviz.headless.events import EventLine, spool_path, spooling
 from ckviz.headless.progress import LONG_RUNS, CellProgress
 from ckviz.inputs.trace import TraceProblems
 from ckviz.metrics import outcome_metrics, step_figures
@@ -27,7 +28,7 @@ from ckviz.model.steps import StepScenario
 from ckviz.model.tenants import is_one_grain
 from ckviz.outputs.writer import OutputError
 from ckviz.sim.clocks import EngineOptions, open_engine
-from ckviz.sim.engine import Outcome, roomy_young_generation
+from ckviz.sim.engine import DequeueSink, Outcome, roomy_young_generation
 from ckviz.store.preflight import refusal
 from ckviz.store.server import connect, server_run_id
 from ckviz.timeline import service_timeline
@@ -88,20 +89,28 @@ def run_cell(url: str, cell: Cell, clients: Clients | None = None) -> CellOutcom
     own = clients is None
     clients = Clients() if clients is None else clients
     client = clients(cell.node_url or url)
-    options = EngineOptions(cell.max_count, cell.step_max_count, cell.check_invariants)
     try:
         _check_same_server(client, cell.server_run_id)
-        started = time.perf_counter()
-        with open_engine(
-            client, cell.scenario, cell.seed, cell.treatment, cell.prefix, options
-        ) as engine:
-            engine.run(_progress(cell))
-            elapsed_ms = (time.perf_counter() - started) * 1000
-            outcome, waiting = engine.outcome(), engine.waiting_since()
-        with roomy_young_generation():  # the figures of every key: as many objects as a trip
-            result = _result(cell, outcome, elapsed_ms, waiting)
-        if cell.events_spool is not None:
-            _spool(cell, outcome)
+        with contextlib.ExitStack() as spool:
+            options = EngineOptions(
+                cell.max_count,
+                cell.step_max_count,
+                cell.check_invariants,
+                keep_events=False,  # the figures read the ledger's tape
+                on_dequeue=_spooling(cell, spool),
+            )
+            started = time.perf_counter()
+            with open_engine(
+                client, cell.scenario, cell.seed, cell.treatment, cell.prefix, options
+            ) as engine:
+                engine.run(_progress(cell))
+                elapsed_ms = (time.perf_counter() - started) * 1000
+                outcome, waiting = engine.outcome(), engine.waiting_since()
+        try:
+            with roomy_young_generation():  # the figures of every key: as many as a trip
+                result = _result(cell, outcome, elapsed_ms, waiting)
+        finally:
+            outcome.dequeues.close()
         return CellOutcome(cell.index, result, commands_sent=outcome.commands_sent)
     except CkvizError as exc:
         return CellOutcome(cell.index, None, f"{cell_label(cell)}: {exc}", int(exc.exit_code))
@@ -140,27 +149,27 @@ def _check_same_server(client: redis.Redis, began_on: str | None) -> None:
         )
 
 
-def _spool(cell: Cell, outcome: Outcome) -> None:
-    """The cell's dequeues into its --events spool file (an OSError is not the server's)."""
-    assert cell.events_spool is not None
-    lines = event_lines(
-        cell.scenario.name, cell.treatment.name, cell.seed, outcome.unit, outcome.events
-    )
+def _spooling(cell: Cell, stack: contextlib.ExitStack[bool | None]) -> DequeueSink | None:
+    """With --events, the cell's spool file, open in `stack`, and what writes each dequeue
+    to it as it happens (an OSError is not the server's)."""
+    if cell.events_spool is None:
+        return None
+    line = EventLine(cell.scenario.name, cell.treatment.name, cell.seed, cell.scenario.clock.unit)
     try:
-        spool_events(spool_path(cell.events_spool, cell.index), lines)
+        return stack.enter_context(spooling(spool_path(cell.events_spool, cell.index), line))
     except OSError as exc:
         raise OutputError(f"--events: cannot spool its dequeues ({exc.strerror or exc})") from None
 
 
 def _result(cell: Cell, outcome: Outcome, elapsed_ms: float, waiting: dict[str, int]) -> RunResult:
     """The finished run's entry (a millisecond run must have dequeued every run)."""
-    events, total = outcome.events, outcome.total_runs
+    dequeued, total = len(outcome.dequeues), outcome.total_runs
     if outcome.settled is not None and outcome.settled < total:  # the run lifecycle's
         left = total - outcome.settled
         raise IncompleteRun(f"{left} of {total} runs neither done, dead-lettered nor expired")
-    if outcome.steps is None and outcome.settled is None and len(events) < total:
+    if outcome.steps is None and outcome.settled is None and dequeued < total:
         raise IncompleteRun(
-            f"{total - len(events)} of {total} runs never dequeued by t={outcome.t} ms"
+            f"{total - dequeued} of {total} runs never dequeued by t={outcome.t} ms"
         )
     return run_result(cell.scenario, cell.treatment, cell.seed, outcome, elapsed_ms, waiting)
 
@@ -177,10 +186,10 @@ def run_result(
     figures (one path for both clocks), its service per consumer, and what only the step
     clock counts. `waiting`: the engine's keys left with runs."""
     treatment = treatment.facing(scenario.mix)  # a scenario's mix (model/matrix.py)
-    events = outcome.events
+    dequeues = outcome.dequeues
     metrics = outcome_metrics(outcome, waiting, round(elapsed_ms, 3))
     if outcome.steps is None:  # step-harness runs carry no timeline (their clock counts steps)
-        metrics.timeline = service_timeline(events, outcome.weights, scenario.light_key)
+        metrics.timeline = service_timeline(dequeues, outcome.weights, scenario.light_key)
     caps = None  # the step harness runs uncapped (its env limit is its only limit)
     if scenario.clock.capped:
         caps = treatment.caps_on(scenario.caps)
@@ -201,7 +210,7 @@ def run_result(
     steps = outcome.steps
     if steps is not None:
         result.metrics.steps = step_figures(
-            events, steps.victims, steps.contention, steps.drain_step, steps.calls
+            dequeues, steps.victims, steps.contention, steps.drain_step, steps.calls
         )
         result.metrics.key_serves = steps.key_serves
         if steps.floor is not None:
@@ -215,9 +224,10 @@ def _with_tenants(
     """The run's figures at the tenant grain (ckviz/fairness_tenants.py), as the key grain's
     are taken: the same holds, cap and keys left waiting."""
     own = None
-    if outcome.per_key_cap is not None and outcome.holds:
-        own = OwnLimit(outcome.per_key_cap, outcome.holds)
-    figures = tenant_figures(outcome.events, owner, waiting or None, own)
+    tape = outcome.dequeues
+    if outcome.per_key_cap is not None and len(tape) and tape.holds_known:
+        own = OwnLimit(outcome.per_key_cap)
+    figures = tenant_figures(tape, owner, waiting or None, own)
     metrics.per_tenant = figures.rows
     if figures.most_underserved is not None:
         metrics.most_underserved_tenant = figures.most_underserved[0]

@@ -1,9 +1,10 @@
 """`--events FILE`: every dequeue of every cell as JSON Lines, never in the results file.
 
-Each cell's worker writes its dequeues to a spool file of its own as the cell ends (one line
-per dequeue, written as it goes); once the matrix is done the spool files are joined in cell
-order into FILE through ckviz's one output writer (whole or not at all, `-` for stdout,
---force to replace), a piece at a time, so neither side holds the whole log."""
+Each cell's worker writes its dequeues to a spool file of its own as they happen (one line
+per dequeue, through the file's buffer: a day's log is never held in memory); once the
+matrix is done the spool files are joined in cell order into FILE through ckviz's one output
+writer (whole or not at all, `-` for stdout, --force to replace), a piece at a time, so
+neither side holds the whole log."""
 
 from __future__ import annotations
 
@@ -11,24 +12,26 @@ import contextlib
 import json
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from ckviz.model.clock import Unit
-from ckviz.model.snapshot import DequeueEvent
 from ckviz.outputs.writer import Output, write_pieces
 
 
-def event_lines(
-    scenario: str, treatment: str, seed: str, unit: Unit, events: Sequence[DequeueEvent]
-) -> Iterator[str]:
-    """One JSON line per dequeue; times in the run's unit (`_ms`, or `_step` for a step run)."""
-    cell = json.dumps({"scenario": scenario, "treatment": treatment, "seed": seed})[1:-1]
-    for e in events:
-        yield (
-            f'{{{cell}, "key": {json.dumps(e.key)}, "run_id": {json.dumps(e.run_id)}, '
-            f'"arrival_{unit}": {e.arrival_ms}, "dequeued_{unit}": {e.dequeued_ms}, '
-            f'"wait_{unit}": {e.wait_ms}}}\n'
+class EventLine:
+    """One cell's dequeue as its JSON line."""
+
+    def __init__(self, scenario: str, treatment: str, seed: str, unit: Unit) -> None:
+        self.cell = json.dumps({"scenario": scenario, "treatment": treatment, "seed": seed})[1:-1]
+        self.unit = unit
+
+    def __call__(self, key: str, run_id: str, arrival: int, dequeued: int) -> str:
+        u = self.unit
+        return (
+            f'{{{self.cell}, "key": {json.dumps(key)}, "run_id": {json.dumps(run_id)}, '
+            f'"arrival_{u}": {arrival}, "dequeued_{u}": {dequeued}, '
+            f'"wait_{u}": {dequeued - arrival}}}\n'
         )
 
 
@@ -36,10 +39,16 @@ def spool_path(spool: str, index: int) -> Path:
     return Path(spool) / f"cell-{index:06d}.jsonl"
 
 
-def spool_events(path: Path, lines: Iterator[str]) -> None:
-    """A cell's lines into its spool file (in its worker, as the cell ends)."""
+@contextlib.contextmanager
+def spooling(path: Path, line: EventLine) -> Iterator[Callable[[str, str, int, int], None]]:
+    """A cell's spool file open while it runs; what writes each dequeue's line into it."""
     with open(path, "w", encoding="utf-8") as f:
-        f.writelines(lines)
+        write = f.write
+
+        def spool(key: str, run_id: str, arrival: int, dequeued: int) -> None:
+            write(line(key, run_id, arrival, dequeued))
+
+        yield spool
 
 
 @contextlib.contextmanager

@@ -20,6 +20,7 @@ from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
 from ckviz.sim.cell.session import open_cell, open_step_cell
+from ckviz.sim.engine.ledger import DequeueSink
 from ckviz.sim.engine.run import Engine
 from ckviz.sim.millisecond_clock.driver import Driver
 from ckviz.sim.step_clock.runner import STEP_DISCIPLINES
@@ -35,6 +36,8 @@ class EngineOptions:
     trace: bool = False  # a dequeue in Redis reports what it looked at (the app asks)
     consumers: int | None = None  # None: the treatment's, else the scenario's
     history: bool = False  # the run's past in time buckets (the app's pictures)
+    keep_events: bool = True  # the dequeues as events too (a cell's figures need only the tape)
+    on_dequeue: DequeueSink | None = None  # told each dequeue as it happens (--events)
 
 
 def disciplines_on(clock: Clock) -> tuple[str, ...]:
@@ -103,4 +106,6 @@ def open_engine(
             o.history,
         )
     with cell as engine:
+        engine.ledger.keep_events = o.keep_events
+        engine.ledger.on_dequeue = o.on_dequeue
         yield engine

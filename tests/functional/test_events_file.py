@@ -6,10 +6,15 @@ import json
 from pathlib import Path
 
 import pytest
+import redis
 
 from ckviz.cli import main
 from ckviz.errors import ExitCode
+from ckviz.headless.events import EventLine, spooling
+from ckviz.inputs import scenario_files
 from ckviz.model.key_columns import to_rows
+from ckviz.model.matrix import Treatment
+from ckviz.sim.clocks import EngineOptions, open_engine
 from ckviz.store.server import RedisServer
 from tests.functional.cli_support import headless
 
@@ -48,6 +53,34 @@ def test_every_dequeue_is_a_line_in_cell_order(redis_server: RedisServer, tmp_pa
             worst = max(e["wait_ms"] for e in mine)
             assert worst == run["metrics"]["worst_wait_max"]
     assert at == len(lines) and len(cells) == 4
+
+
+def test_a_cells_dequeues_are_spooled_as_they_happen_and_kept_nowhere(
+    client: redis.Redis, prefix: str, tmp_path: Path
+) -> None:
+    scenario = scenario_files.load("ck_trickle")
+    spool = tmp_path / "cell.jsonl"
+    written: list[str] = []
+    with spooling(spool, EventLine("ck_trickle", "baseline", "s", "ms")) as write:
+
+        def heard(key: str, run_id: str, arrival: int, dequeued: int) -> None:
+            written.append(run_id)
+            write(key, run_id, arrival, dequeued)
+
+        options = EngineOptions(keep_events=False, on_dequeue=heard)
+        baseline = Treatment(discipline="baseline")
+        with open_engine(client, scenario, "s", baseline, prefix, options) as engine:
+            while not engine.done and len(engine.ledger.dequeues) < 10:
+                engine.step()
+            before_the_end = len(engine.ledger.dequeues)
+            assert len(written) == before_the_end  # each written as it happened
+            engine.run()
+            assert engine.ledger.events == []  # the log is not kept: it went to the file
+            served = len(engine.ledger.dequeues)
+        engine.run()
+    lines = [json.loads(line) for line in spool.read_text().splitlines()]
+    assert 10 <= before_the_end < served == len(lines) == scenario.total_runs
+    assert [e["dequeued_ms"] for e in lines] == sorted(e["dequeued_ms"] for e in lines)
 
 
 def test_a_bad_events_path_is_one_line_before_any_run(

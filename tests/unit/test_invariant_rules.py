@@ -37,7 +37,7 @@ class Books:
 
     t: int = 7
     books: dict[str, KeyBook] = field(default_factory=dict)
-    events: list[DequeueEvent] = field(default_factory=list)
+    dequeues: list[DequeueEvent] = field(default_factory=list)  # counted only
     total_runs: int = 4
     held_count: int = 1
     queued_count: int = 2
@@ -54,7 +54,7 @@ class Books:
             "a": KeyBook(1.0, queued=[(1, "a~0#1"), (2, "a~0#2")], dequeued=1, held=1),
             "b": KeyBook(1.0, to_arrive=1),
         }
-        self.events = [DequeueEvent("a", "a~0#0", 0, 0)]
+        self.dequeues = [DequeueEvent("a", "a~0#0", 0, 0)]
 
 
 def checker(**limits: int) -> InvariantChecker:
@@ -133,7 +133,7 @@ def test_limits_are_checked_against_what_redis_holds() -> None:
     books = Books()
     books.books["a"].held = books.books["a"].dequeued = 2
     books.books["a"].queued.pop()
-    books.events.append(DequeueEvent("a", "a~0#1", 0, 0))
+    books.dequeues.append(DequeueEvent("a", "a~0#1", 0, 0))
     books.held_count, books.queued_count = 2, 1
     digest = with_(env_held=2, env_queued=1, queues={"a": (1, 2)}, length_counter=1)
     checker().check(books, digest, books.t)  # type: ignore[arg-type]
@@ -143,7 +143,7 @@ def test_limits_are_checked_against_what_redis_holds() -> None:
 def test_env_limit_and_total_cap() -> None:
     books = Books()
     books.books["b"] = KeyBook(1.0, dequeued=1, held=1)
-    books.events.append(DequeueEvent("b", "b~0#0", 0, 0))
+    books.dequeues.append(DequeueEvent("b", "b~0#0", 0, 0))
     books.held_count, books.to_arrive_count = 2, 0
     digest = with_(env_held=2, queues={"a": (2, 1), "b": (NOT_INDEXED, 1)})
     checker(per_key=1).check(books, digest, books.t)  # type: ignore[arg-type]

@@ -115,7 +115,7 @@ class InvariantChecker(RunLimits):
         dead, expired = len(ledger.dead_lettered), len(ledger.expired)
         if expired > self.expired_seen:
             self.expired_seen, self.master_stale = expired, True
-        done = len(ledger.events) + ledger.seeded - held_total - ledger.nacks - dead
+        done = len(ledger.dequeues) + ledger.seeded - held_total - ledger.nacks - dead
         parts = (ledger.to_arrive_count, queued_total, held_total, done, dead, expired)
         if sum(parts) != ledger.total_runs + ledger.seeded or min(parts) < 0:
             shown = " + ".join(map(str, parts))

@@ -11,12 +11,15 @@ returns. Nothing here talks to Redis, so several consumers can share a ledger.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ckviz.model.invariants import HEAD_FIRST, BrokenInvariant
 from ckviz.model.queue import PlannedRun, RunStream
 from ckviz.model.snapshot import DequeueEvent, HeldRun, dequeue_event
+from ckviz.sim.engine.dequeues import Dequeues
+
+DequeueSink = Callable[[str, str, int, int], None]  # key, run id, arrival, dequeued
 
 
 @dataclass(slots=True)
@@ -35,13 +38,21 @@ class KeyBook:
 
 
 class Ledger:
-    """Per-key books, the dequeue events in order, and the runs holding a slot until when."""
+    """Per-key books, the dequeues in order, and the runs holding a slot until when.
+
+    The dequeues go on a compact tape (sim/engine/dequeues.py) the figures read; the app (and a
+    test) also keeps them as events, with each served run's hold (`keep_events`)."""
 
     def __init__(
-        self, weights: Mapping[str, float], workload: Sequence[PlannedRun] | RunStream
+        self,
+        weights: Mapping[str, float],
+        workload: Sequence[PlannedRun] | RunStream,
+        holds_known: bool = True,
     ) -> None:
         """`workload`: every run up front (kept in `workload`, for the app and the tests), or a
-        stream read as the clock reaches it (a trace: only the runs in the system are kept)."""
+        stream read as the clock reaches it (a trace: only the runs in the system are kept).
+        `holds_known`: the runs' holds are times the figures read (the step clock's steps
+        held are not)."""
         self.books = {key: KeyBook(weight) for key, weight in weights.items()}
         if isinstance(workload, RunStream):
             self.workload: list[PlannedRun] = []
@@ -60,8 +71,11 @@ class Ledger:
         self._source = source
         self._coming: PlannedRun | None = next(source, None)  # the next run to arrive
         self._handed = 0  # runs handed out by arrivals_due (or arrived now)
-        self.served_holds: dict[str, int] = {}  # run id -> hold, of every run dequeued
-        self.events: list[DequeueEvent] = []
+        self.dequeues = Dequeues(holds_known)
+        self.keep_events = True  # a cell's figures read the tape only: it keeps none
+        self.on_dequeue: DequeueSink | None = None  # told each dequeue (--events writes it)
+        self.served_holds: dict[str, int] = {}  # run id -> hold, of every run dequeued (kept)
+        self.events: list[DequeueEvent] = []  # (kept)
         self.holds: dict[str, int] = {}  # run id -> release time
         self.releases: list[tuple[int, int, PlannedRun]] = []  # heap of (release_ms, seq, run)
         self.active: set[str] = set()  # keys with runs queued or held
@@ -271,14 +285,19 @@ class Ledger:
         self.touched.add(key)
         planned = self._planned[run_id]  # its arrival: the timestamp less the clock's base
         due = self.due.get(run_id, planned.arrival_ms) if self.due else planned.arrival_ms
-        self.events.append(dequeue_event((key, run_id, due, t)))
+        hold = planned.hold_ms
+        self.dequeues.add(key, due, t, hold)
+        if self.keep_events:
+            self.events.append(dequeue_event((key, run_id, due, t)))
+            self.served_holds[run_id] = hold
+        if self.on_dequeue is not None:
+            self.on_dequeue(key, run_id, due, t)
         book.dequeued += 1
         book.held += 1
         book.wait_sum_ms += t - due  # the event's wait_ms
-        self.served_holds[run_id] = planned.hold_ms
-        release = t + planned.hold_ms
+        release = t + hold
         self.holds[run_id] = release
-        heapq.heappush(self.releases, (release, len(self.events), planned))
+        heapq.heappush(self.releases, (release, len(self.dequeues), planned))
         return book
 
     def oldest_arrival(self, key: str) -> int | None:

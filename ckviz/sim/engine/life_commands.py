@@ -80,7 +80,7 @@ class PlainRuns:
 
     def all_out(self) -> bool:
         """Every run dequeued: the run is over (its holds are not waited for)."""
-        return len(self.ledger.events) >= self.ledger.total_runs
+        return len(self.ledger.dequeues) >= self.ledger.total_runs
 
     def next_instant(self, t: int) -> int | None:
         return None

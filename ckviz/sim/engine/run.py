@@ -15,6 +15,7 @@ from typing import Protocol
 
 from ckviz.model.clock import Unit
 from ckviz.model.snapshot import FULL_VIEW, ConsumerService, DequeueEvent, Snapshot, ViewRequest
+from ckviz.sim.engine.dequeues import Dequeues
 from ckviz.sim.engine.ledger import Ledger
 from ckviz.sim.engine.lifecycle import KeyLife
 from ckviz.store.runqueue import RunQueue
@@ -41,15 +42,16 @@ class Outcome:
     """A finished run's facts; metrics.outcome_metrics turns them into the results' figures."""
 
     unit: Unit
-    events: Sequence[DequeueEvent]
+    events: Sequence[DequeueEvent]  # the dequeues as events, when the engine kept them
     weights: dict[str, float]
     total_runs: int  # runs of the workload (ms): fewer dequeued means the run did not finish
     t: int
     round_trips: int
     commands_sent: int
     service: tuple[ConsumerService, ...]
+    dequeues: Dequeues  # what the figures read
     per_key_cap: int | None = None
-    holds: Mapping[str, int] = field(default_factory=dict)  # run id -> hold (ms runs)
+    holds: Mapping[str, int] = field(default_factory=dict)  # run id -> hold (kept events')
     steps: StepOutcome | None = None
     lifecycle: Mapping[str, KeyLife] | None = None  # per key, with the run lifecycle only
     settled: int | None = None  # with it: runs done for good (served last, dead or expired)

@@ -184,15 +184,15 @@ class Driver(Counting):
         logical time every PROGRESS_ROUNDS rounds."""
         self._ride_takes = self._takes_are_certain
         stop = until_dequeued
-        events = self.ledger.events
+        dequeues = self.ledger.dequeues
         rounds = 0
         try:
             with roomy_young_generation():  # sim/engine/collector.py: why
-                while not self.done and (stop is None or len(events) < stop):
+                while not self.done and (stop is None or len(dequeues) < stop):
                     self.step()
                     rounds += 1
                     if progress is not None and rounds % PROGRESS_ROUNDS == 0:
-                        progress(len(events), self.t)
+                        progress(len(dequeues), self.t)
         finally:
             self._ride_takes = False
 
@@ -394,7 +394,16 @@ class Driver(Counting):
         facts = (self.events, dict(c.weights), ledger.total_runs, self.t, trips, sent)
         tallies = self.life.tallies
         settled = None if tallies is None else ledger.settled
-        return Outcome("ms", *facts, self.service(), c.per_key_cap, holds, None, tallies, settled)
+        return Outcome(
+            "ms",
+            *facts,
+            self.service(),
+            ledger.dequeues,
+            c.per_key_cap,
+            holds,
+            lifecycle=tallies,
+            settled=settled,
+        )
 
     # ---- what the UI reads (sim/engine/snapshot.py and driver_scene.py draw the picture) --------
 

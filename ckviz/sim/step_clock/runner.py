@@ -104,7 +104,8 @@ class StepRunner(Counting):
         self.header = Header(scenario.name, "", discipline, limit, self.max_count, None, None, T0)
         self.t = 0
         self.done = False
-        self.ledger = Ledger(scenario.weights(), ())  # declared keys first, then minted ones
+        # declared keys first, then minted ones; a hold in steps is no time to divide a wait by
+        self.ledger = Ledger(scenario.weights(), (), holds_known=False)
         self.life = runs_of(
             lifecycle, self.ledger
         )  # sim/engine/life_commands.py, as the ms clock's
@@ -160,7 +161,7 @@ class StepRunner(Counting):
         while not self.done:
             self.step()
             if progress is not None and self.t % 4096 == 0:
-                progress(len(self.events), self.t)
+                progress(len(self.ledger.dequeues), self.t)
 
     def step_instant(self, watched: bool = True) -> None:
         """A step is the step clock's instant: its calls, then its acks and refeeds."""
@@ -384,7 +385,8 @@ class StepRunner(Counting):
         )
         weights = dict.fromkeys(self.ledger.books, 1.0)  # minted keys count, at weight 1
         trips, sent = self.round_trips, self.commands_sent
-        facts = (self.events, weights, self.total, self.t, trips, sent, self.service())
+        service, tape = self.service(), self.ledger.dequeues
+        facts = (self.events, weights, self.total, self.t, trips, sent, service, tape)
         tallies = self.life.tallies
         settled = None if tallies is None else self.ledger.settled
         return Outcome("step", *facts, steps=steps, lifecycle=tallies, settled=settled)
