@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import redis
@@ -28,10 +28,12 @@ from ckviz.model.steps import StepScenario
 from ckviz.model.tenants import is_one_grain
 from ckviz.outputs.writer import OutputError
 from ckviz.sim.clocks import EngineOptions, open_engine
-from ckviz.sim.engine import DequeueSink, Outcome, roomy_young_generation
+from ckviz.sim.engine import DequeueSink, Engine, Outcome, roomy_young_generation
 from ckviz.store.preflight import refusal
 from ckviz.store.server import connect, server_run_id
 from ckviz.timeline import service_timeline
+
+StopAsked = Callable[[], bool]  # whether the cells in flight are asked to stop now
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,10 +84,17 @@ class Clients:
         self._by_url.clear()
 
 
-def run_cell(url: str, cell: Cell, clients: Clients | None = None) -> CellOutcome:
+def _never() -> bool:
+    return False
+
+
+def run_cell(
+    url: str, cell: Cell, clients: Clients | None = None, stop: StopAsked = _never
+) -> CellOutcome:
     """Run one cell against the server at `url` (in a cluster, at its slot's primary);
     failures come back as a one-line error. Its connections come from `clients`' pool, else
-    from a client of its own."""
+    from a client of its own. Once `stop()` holds (asked every PROGRESS_ROUNDS rounds), the
+    run stops where it is and its entry holds the figures so far (`stopped_at`)."""
     own = clients is None
     clients = Clients() if clients is None else clients
     client = clients(cell.node_url or url)
@@ -103,12 +112,17 @@ def run_cell(url: str, cell: Cell, clients: Clients | None = None) -> CellOutcom
             with open_engine(
                 client, cell.scenario, cell.seed, cell.treatment, cell.prefix, options
             ) as engine:
-                engine.run(_progress(cell))
+                stopped = _run(engine, _progress(cell), stop)
                 elapsed_ms = (time.perf_counter() - started) * 1000
                 outcome, waiting = engine.outcome(), engine.waiting_since()
         try:
             with roomy_young_generation():  # the figures of every key: as many as a trip
-                result = _result(cell, outcome, elapsed_ms, waiting)
+                if stopped:
+                    s, t = cell.scenario, cell.treatment
+                    result = run_result(s, t, cell.seed, outcome, elapsed_ms, waiting)
+                    result.stopped_at = outcome.t
+                else:
+                    result = _result(cell, outcome, elapsed_ms, waiting)
         finally:
             outcome.dequeues.close()
         return CellOutcome(cell.index, result, commands_sent=outcome.commands_sent)
@@ -126,6 +140,26 @@ def run_cell(url: str, cell: Cell, clients: Clients | None = None) -> CellOutcom
     finally:
         if own:
             clients.close()
+
+
+class _Stopped(Exception):
+    """A stop request, heard between two rounds of a cell's run."""
+
+
+def _run(engine: Engine, progress: CellProgress | None, stop: StopAsked) -> bool:
+    """Run the engine to its end, or until `stop()` holds (then True)."""
+
+    def heard(dequeued: int, t: int) -> None:
+        if stop():
+            raise _Stopped
+        if progress is not None:
+            progress(dequeued, t)
+
+    try:
+        engine.run(heard)
+    except _Stopped:
+        return True
+    return False
 
 
 def _progress(cell: Cell) -> CellProgress | None:

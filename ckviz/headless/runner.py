@@ -44,18 +44,25 @@ def run_cells(
     return _in_pool(url, cells, jobs, on_done, stop_when, under_way, nice)
 
 
+def _asked() -> bool:
+    return INTERRUPTS.requested
+
+
 def _in_order(
     url: str, cells: Sequence[Cell], on_done: Progress, stop_when: StopWhen
 ) -> list[CellOutcome]:
     outcomes: list[CellOutcome] = []
     cell, clients = None, Clients()
     try:
-        for cell in cells:
-            outcome = run_cell(url, cell, clients)
-            outcomes.append(outcome)
-            on_done(outcome)
-            if stop_when(outcome):
-                break
+        with INTERRUPTS.polled():  # the cell in flight stops where it is, its figures kept
+            for cell in cells:
+                outcome = run_cell(url, cell, clients, _asked)
+                outcomes.append(outcome)
+                on_done(outcome)
+                if stop_when(outcome) or INTERRUPTS.requested:
+                    break
+        if INTERRUPTS.requested:
+            raise _Interrupted(outcomes)
     except ForcedQuit:  # asked again while the interrupted cell cleaned up: given up
         raise _Interrupted(outcomes, [cell] if cell else []) from None
     except KeyboardInterrupt:
@@ -101,7 +108,9 @@ def _in_pool(
                     # a worker killed (kill -9, the OOM killer) stops the matrix as a lost
                     # server does: each of its cells in flight came back as an error
                     halted = halted or stop_when(got) or not worker.alive
-                if not (halted or INTERRUPTS.requested):
+                if INTERRUPTS.requested:
+                    workers.stop_cells()  # each stops where it is and sends its figures so far
+                elif not halted:
                     workers.hand_out(waiting)
         except ForcedQuit:
             abandoned = [cells[i] for i in workers.abandon()]

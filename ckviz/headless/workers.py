@@ -22,6 +22,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -43,6 +44,7 @@ else:
     _CONTEXT = multiprocessing.get_context("spawn")
 
 Finished = CellOutcome | BaseException  # what a cell's run gave (raised: ckviz's own bug)
+STOP_CELLS = "stop cells"  # from the parent: the cells in flight stop where they are (Ctrl-C)
 
 
 def cells_per_worker(jobs: int, cells: int, cores: int | None = None) -> list[int]:
@@ -76,6 +78,7 @@ class Workers:
     def __init__(self, url: str, cells: Sequence[Cell], shape: list[int], nice: int) -> None:
         self.cells = cells
         self.workers: list[Worker] = []
+        self._stopping = False
         for places in shape:
             ours, theirs = _CONTEXT.Pipe()
             args = (theirs, url, list(cells), os.getpid(), nice)
@@ -131,6 +134,15 @@ class Workers:
             worker.running.discard(place)
             yield worker, got
 
+    def stop_cells(self) -> None:
+        """Ask every worker's cells in flight to stop where they are (once)."""
+        if self._stopping:
+            return
+        self._stopping = True
+        for worker in self.workers:
+            with contextlib.suppress(OSError):
+                worker.conn.send(STOP_CELLS)
+
     def stop(self) -> None:
         """Tell every worker it is done and wait for it (its cells in flight finish first)."""
         try:
@@ -183,11 +195,15 @@ def _worker_main(conn: Connection, url: str, cells: list[Cell], parent_pid: int,
     flight. The parent never names more cells than the worker's places."""
     _worker_init(parent_pid, nice)
     turns, clients = Turns(), Clients()  # the worker's cells, and their connections
+    stopping = threading.Event()  # the parent asked the cells in flight to stop
 
     def listen() -> None:
         try:
             while turns.wait(conn.fileno(), None) and (place := conn.recv()) is not None:
-                turns.start(_cell_task(conn, url, cells[place], place, clients))
+                if place == STOP_CELLS:
+                    stopping.set()
+                    continue
+                turns.start(_cell_task(conn, url, cells[place], place, clients, stopping))
         except (EOFError, OSError):
             pass  # the parent is gone: finish what is in flight, then leave
 
@@ -199,12 +215,17 @@ def _worker_main(conn: Connection, url: str, cells: list[Cell], parent_pid: int,
 
 
 def _cell_task(
-    conn: Connection, url: str, cell: Cell, place: int, clients: Clients
+    conn: Connection,
+    url: str,
+    cell: Cell,
+    place: int,
+    clients: Clients,
+    stopping: threading.Event,
 ) -> Callable[[], None]:
     def run() -> None:
         got: Finished
         try:
-            got = run_cell(url, cell, clients)
+            got = run_cell(url, cell, clients, stopping.is_set)
         except BaseException as exc:  # the parent raises it, as a pool's caller would
             got = exc
         _reply(conn, place, got)

@@ -190,6 +190,9 @@ class RunResult(_Result):
     consumers: int | None = Field(default=None, exclude_if=_absent)
     # which consumer runs what in a mixed rollout (model/lineup.py; absent otherwise)
     lineup: str | None = Field(default=None, exclude_if=_absent)
+    # a run stopped part way by a stop request (Ctrl-C): where its clock stood (ms, or the
+    # step); its figures are those of the run so far (absent: it ran to its end)
+    stopped_at: int | None = Field(default=None, exclude_if=_absent)
     metrics: MetricsResult
 
 
