@@ -280,7 +280,8 @@ class _Read:
         order = walk(discipline, self.tags, self.index, max(1, self.room.take), self.now)
         at = order.index(key) if key in order else 0
         read = set(self.rows_read)
-        chunk = [k for k in order[at : at + max(4, self.room.take)] if k not in read]
+        # as many as read so far: a walk past many keys at their limit takes few trips
+        chunk = [k for k in order[at : at + max(4, self.room.take, len(read))] if k not in read]
         return self.rows_trip(chunk or [key])
 
     def picture(

@@ -68,6 +68,29 @@ def test_next_order_is_the_order_the_next_dequeue_takes(
     assert compared > 12  # the calls took runs, not only nothing
 
 
+@pytest.mark.parametrize("vtime", [False, True], ids=["baseline", "vtime"])
+def test_an_order_that_passes_over_many_keys_at_their_limit_reads_as_far_as_it_goes(
+    client: redis.Redis, reader: redis.Redis, prefix: str, vtime: bool
+) -> None:
+    """Eighty keys at their limit ahead of the rest: the next order walks past as many as the
+    call looks at (the baseline's window of 30; vtime's 60 tags, which cost its window
+    nothing), reading further as it goes, and is still what the next call takes: nothing."""
+    queue = live_queue(prefix)
+    producer = Producer(client, queue, vtime=vtime, env_limit=200, queue_limit=1)
+    producer.open()
+    traffic = Traffic(producer, [])
+    now = server_now_ms(client)
+    gated = [f"busy:{n:02d}" for n in range(80)]
+    traffic.arrive(gated + gated, now - 60_000)
+    assert len(traffic.serve(80, now)) == 80  # each busy key holds 1: its limit
+    traffic.arrive([f"new:{n}" for n in range(5)], now - 1000)
+    picture = read_picture(reader, queue, batch=10)
+    fates = [p.fate for p in picture.next_order]
+    assert fates == ["limit"] * (60 if vtime else 30)
+    assert picture.cost.round_trips > 4  # more than the first reads: the order asked for more
+    assert traffic.serve(10, int(picture.read_at_ms)) == []
+
+
 def test_a_variant_at_its_limit_is_passed_over_and_said_why(
     client: redis.Redis, reader: redis.Redis, prefix: str
 ) -> None:
