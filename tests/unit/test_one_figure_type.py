@@ -14,7 +14,7 @@ from ckviz.model.results import (
     TimelineResult,
 )
 from ckviz.model.snapshot import DequeueEvent
-from ckviz.sim.engine import KeyLife, Outcome, StepOutcome
+from ckviz.sim.engine import KeyLife, Outcome, StepOutcome, as_dequeues
 from ckviz.timeline import service_timeline
 
 # What the run's cell adds to the figures, from facts beyond the events (headless/cells.py):
@@ -50,6 +50,7 @@ def outcome(**more: object) -> Outcome:
         round_trips=7,
         commands_sent=30,
         service=(),
+        dequeues=as_dequeues(EVENTS),
     )
     return Outcome(**{**facts, **more})  # type: ignore[arg-type]
 
