@@ -155,7 +155,7 @@ def test_v17_starvation_is_rediscovered_in_the_step_harness_and_reproduces(
     finding = hunt(
         step_workloads(5),
         _runner(client, prefix, "vtime-v17"),
-        examples=150,
+        examples=60,  # finds a key served nothing (worst share 0) in ~110 runs; 150 took ~410
         seconds=NO_CAP,
         seed=0,
     )
