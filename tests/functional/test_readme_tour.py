@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -94,32 +95,6 @@ def serve_then_stop(args: list[str], cwd: Path) -> int:
             proc.wait()
 
 
-@pytest.mark.slow
-def test_the_readme_tour_runs_as_printed(tmp_path: Path) -> None:
-    first = ckviz("--headless", cwd=tmp_path, timeout=600)  # the README's first command
-    assert first.returncode == 0, first.stderr
-    for words in tour_lines():
-        assert words[:3] == ["uv", "run", "ckviz"], words
-        args = words[3:]
-        shown = shlex.join(words)
-        if args and args[0] == "serve":
-            assert serve_then_stop(args, tmp_path) in (0, 130), shown
-        elif not args or (not args[0].startswith("-") and args[0] not in COMMANDS):
-            code, drawn = on_a_terminal(args, tmp_path, quit_after="Quit")
-            assert code == 0, (shown, drawn[-2000:])
-        elif args[0] == "replay":
-            code, drawn = on_a_terminal(args, tmp_path, quit_after=None)
-            assert code == 0, (shown, drawn[-2000:])
-        else:
-            proc = ckviz(*args, cwd=tmp_path, timeout=600)
-            assert proc.returncode == 0, (shown, proc.stderr[-2000:])
-            if args[0] == "hunt":
-                reproduce = shlex.split(proc.stdout.split("reproduce: ", 1)[1].splitlines()[0])
-                assert reproduce[0] == "ckviz"
-                again = ckviz(*reproduce[1:], cwd=tmp_path, timeout=600)
-                assert again.returncode == 0, again.stderr
-
-
 COMMANDS = {
     "report",
     "validate",
@@ -132,3 +107,73 @@ COMMANDS = {
     "watch",
     "capture",
 }
+FIRST = "results.json"  # what the README's first command writes, before the tour
+WRITES = ("--out", "--record")  # the flags naming a file a line writes
+
+
+def tour_parts(lines: list[list[str]]) -> list[list[int]]:
+    """The tour's lines (their indices) in parts that can run apart, each in its own folder:
+    a line reading a file an earlier line wrote joins that line's part, in the README's order.
+    The parts run on parallel workers; one line after another, the tour took a minute and a
+    half on one worker and set the suite's tail."""
+    part_of: dict[int, int] = {}
+    writer: dict[str, int] = {}  # a file written -> the line that wrote it
+    for i, words in enumerate(lines):
+        read = [writer[w] for w in words if w in writer]
+        part_of[i] = part_of[read[0]] if read else i
+        for flag, value in pairwise(words):
+            if flag in WRITES:
+                writer[value] = i
+    parts: dict[int, list[int]] = {}
+    for i in sorted(part_of):
+        parts.setdefault(part_of[i], []).append(i)
+    return list(parts.values())
+
+
+def _part_id(lines: list[list[str]], part: list[int]) -> str:
+    first = lines[part[0]][3:]
+    name = first[0] if first and (first[0] in COMMANDS or first[0].startswith("-")) else "app"
+    return f"line{part[0] + 1}-{name.lstrip('-')}"
+
+
+TOUR = tour_lines()
+PARTS = tour_parts(TOUR)
+
+
+def test_the_parts_hold_every_tour_line_once_in_order() -> None:
+    assert sorted(i for part in PARTS for i in part) == list(range(len(TOUR)))
+    assert all(part == sorted(part) for part in PARTS)
+    assert len(PARTS) > 1  # else the tour runs on one worker again
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("part", PARTS, ids=[_part_id(TOUR, p) for p in PARTS])
+def test_the_readme_tour_runs_as_printed(tmp_path: Path, part: list[int]) -> None:
+    if any(FIRST in TOUR[i] for i in part):
+        first = ckviz("--headless", cwd=tmp_path, timeout=600)  # the README's first command
+        assert first.returncode == 0, first.stderr
+    for i in part:
+        _run_line(TOUR[i], tmp_path)
+
+
+def _run_line(words: list[str], cwd: Path) -> None:
+    """One tour line, in `cwd`, as a user at a terminal would run it."""
+    assert words[:3] == ["uv", "run", "ckviz"], words
+    args = words[3:]
+    shown = shlex.join(words)
+    if args and args[0] == "serve":
+        assert serve_then_stop(args, cwd) in (0, 130), shown
+    elif not args or (not args[0].startswith("-") and args[0] not in COMMANDS):
+        code, drawn = on_a_terminal(args, cwd, quit_after="Quit")
+        assert code == 0, (shown, drawn[-2000:])
+    elif args[0] == "replay":
+        code, drawn = on_a_terminal(args, cwd, quit_after=None)
+        assert code == 0, (shown, drawn[-2000:])
+    else:
+        proc = ckviz(*args, cwd=cwd, timeout=600)
+        assert proc.returncode == 0, (shown, proc.stderr[-2000:])
+        if args[0] == "hunt":
+            reproduce = shlex.split(proc.stdout.split("reproduce: ", 1)[1].splitlines()[0])
+            assert reproduce[0] == "ckviz"
+            again = ckviz(*reproduce[1:], cwd=cwd, timeout=600)
+            assert again.returncode == 0, again.stderr
