@@ -39,6 +39,7 @@ APP_SIZE = (140, 42)  # columns, rows: wide enough for the side-by-side layout
 APP_ROUNDS = 30
 REPORT_WINDOW = "1400,1300"  # pixels: the findings, the first table and the first figures
 SETTLE_S = 0.3
+STEP_POLL_S, STEP_POLLS = 0.01, 6000  # a minute at most
 
 
 def make_app_picture(out: Path) -> None:
@@ -87,11 +88,33 @@ async def _stepped_screenshot(app: object) -> str:
 
     assert isinstance(app, App)
     async with app.run_test(size=APP_SIZE) as pilot:
+        await _stepped(app, pilot, None)  # the first frame, before the first step
         for _ in range(APP_ROUNDS):
+            before = app.player.recording.current
             await pilot.press("space")
-            await _settled(app, pilot)
+            await _stepped(app, pilot, before)
+        await _settled(app, pilot)  # the screen drawn once, after the last step only
         svg: str = app.export_screenshot(title="ckviz: ck_skew under sfq")
     return svg
+
+
+async def _stepped(app: object, pilot: object, before: object) -> None:
+    """Until the player shows a frame other than `before`, its step done: the next press is
+    a step of its own (a settled screen awaited after each step, two 0.3 s pauses and two
+    screenshots a step, made the test ~20 s longer)."""
+    from textual.pilot import Pilot
+
+    from ckviz.tui.app import CkvizApp
+
+    assert isinstance(app, CkvizApp) and isinstance(pilot, Pilot)
+    for _ in range(STEP_POLLS):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        current = app.player.recording.current
+        if not app.player.busy and current is not None and current is not before:
+            return
+        await pilot.pause(STEP_POLL_S)
+    raise TimeoutError("the app's step did not come")
 
 
 async def _settled(app: object, pilot: object) -> None:
@@ -122,7 +145,8 @@ CKVIZ = [sys.executable, "-m", "ckviz"]
 def make_report_picture(out: Path, chromium: str) -> None:
     with tempfile.TemporaryDirectory(prefix="ckviz-pictures-") as folder:
         work = Path(folder)
-        _headless_report(work)
+        _headless(work)
+        _report(work)
         out.with_suffix(".sha256").write_text(_untimed_report_hash(work) + "\n")
         profile = work / "chromium-profile"
         subprocess.run(
@@ -149,14 +173,18 @@ def report_fingerprint() -> str:
     """The hash stored in report.sha256, made again from a fresh headless run."""
     with tempfile.TemporaryDirectory(prefix="ckviz-pictures-") as folder:
         work = Path(folder)
-        _headless_report(work)
+        _headless(work)  # the hash is of the untimed report alone: no other report drawn
         return _untimed_report_hash(work)
 
 
-def _headless_report(work: Path) -> None:
-    """The default matrix run headless in `work`, and its report as report.html."""
+def _headless(work: Path) -> None:
+    """The default matrix run headless in `work`, as r.json."""
     headless = [*CKVIZ, "--headless", "--out", "r.json"]
     subprocess.run(headless, cwd=work, check=True, stdout=subprocess.DEVNULL)
+
+
+def _report(work: Path) -> None:
+    """The report of work/r.json, as work/report.html."""
     report = [*CKVIZ, "report", "r.json", "--out", "report.html"]
     subprocess.run(report, cwd=work, check=True, stdout=subprocess.DEVNULL)
 
