@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ckviz.model.results import Results
 from ckviz.report.sources import Source
 from ckviz.report.verdicts import verdicts
 from ckviz.report.views import scenario_views
 from tests.functional.cli_support import ckviz
+
+pytestmark = pytest.mark.slow  # 450 cells, and a matrix
 
 IDENTICAL = """
 description = "Five identical tenants: no discipline can be fairer than another to them."
