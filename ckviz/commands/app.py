@@ -14,6 +14,15 @@ WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # what textual-serve runs t
 
 
 def run_app_command(ns: argparse.Namespace) -> int:
+    from ckviz.commands.redis_options import redis_url
+    from ckviz.store.server import server_started_early
+
+    # an embedded server starts while the app's modules load (the first frame waits for both)
+    with server_started_early(ns.redis or "embedded", redis_url(ns)[0]):
+        return _run_app(ns)
+
+
+def _run_app(ns: argparse.Namespace) -> int:
     from ckviz.commands.redis_options import server_choice
     from ckviz.inputs import scenario_files
     from ckviz.sim.cell import need_of, open_workspace
@@ -53,6 +62,8 @@ def run_app_command(ns: argparse.Namespace) -> int:
 def consumers_choice(ns: argparse.Namespace) -> tuple[int | str | None, str | None]:
     """`--consumers` as the app takes it (`ckviz serve` too): a count, or a mix, which then
     names each consumer's discipline; (the checked value, the mix or None)."""
+    if ns.consumers is None:  # the usual case: the headless plan's checks are not loaded
+        return None, None
     from ckviz.headless.plan import check_consumers
 
     consumers = check_consumers(ns.consumers)

@@ -27,7 +27,6 @@ from ckviz.inputs.scenario_files import load_any as load
 from ckviz.model.results import RedisInfo
 from ckviz.tui.bindings import bindings
 from ckviz.tui.commands import CkvizCommands
-from ckviz.tui.exporting import export_here
 from ckviz.tui.frames import Frame, Setup
 from ckviz.tui.jumps import Jump
 from ckviz.tui.lanes import LaneSource
@@ -37,7 +36,6 @@ from ckviz.tui.palette import KeyPalette, lane_colours, theme_colours, verdict_c
 from ckviz.tui.player import Player
 from ckviz.tui.recording import HISTORY_LIMIT
 from ckviz.tui.screens.compare import CompareScreen
-from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.lane_screen import LaneScreen
 from ckviz.tui.screens.main import MainScreen
 from ckviz.tui.tape import SPEEDS
@@ -395,6 +393,8 @@ class CkvizApp(App[int]):
 
     def action_export(self) -> None:
         """An SVG screenshot, the run as a results file and as CSV, in the current folder."""
+        from ckviz.tui.exporting import export_here  # the results' models: not at start
+
         export_here(self, self.player, self.redis)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
@@ -409,6 +409,8 @@ class CkvizApp(App[int]):
                 yield command
 
     def action_help(self) -> None:
+        from ckviz.tui.screens.help import HelpScreen  # Markdown's parser: not at start
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
