@@ -153,8 +153,9 @@ KEYS: tuple[Key, ...] = (
         "run_to_end",
         "To end",
         "app",
-        "run to the end (only the last frame is recorded; no frame is made on the way, and "
-        "the app stays live): `esc` or `>` again stops it where it is",
+        "run to the end (the app stays live; the status line gives the time, the runs out, "
+        "the rate and an ETA, and the frames kept on the way are the scrubber's): `esc` or "
+        "`>` again stops it where it is",
         title="Run to the end",
         key_display=">",
     ),
