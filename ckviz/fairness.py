@@ -21,6 +21,7 @@ from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.sim.engine import Dequeues, as_dequeues
@@ -112,7 +113,7 @@ def key_service(
     releases: list[tuple[int, int, str]] = []  # (release time, count, key) of held runs
     held = 0
     if windows is not None and len(tape):
-        windows.start(books, tape.first, tape.last)
+        windows.start(list(books.backlog), tape.first, tape.last)
     coming = next(arrivals, None)
     for now, serves in tape.instants():
         if windows is not None:
@@ -147,10 +148,16 @@ def _know_all(books: Tally, tape: Dequeues, more: list[tuple[int, str]]) -> None
 WINDOWS = 10  # stretches of equal time a run is cut into for its own interval
 
 
+class Cumulative(Protocol):
+    """A tally that can tell each of its keys' (or tenants') owed and got up to now."""
+
+    def so_far(self, keys: Sequence[str]) -> tuple[array[float], array[float]]: ...
+
+
 class Windows:
-    """Each key's cumulative owed and got at the end of each of WINDOWS stretches of equal
-    time over a run's instants, read off the tally without changing it (so the run's own
-    figures are the same float for float whether windows are kept or not)."""
+    """Each key's (or tenant's) cumulative owed and got at the end of each of WINDOWS
+    stretches of equal time over a run's instants, read off the tally without changing it (so
+    the run's own figures are the same float for float whether windows are kept or not)."""
 
     def __init__(self, count: int = WINDOWS) -> None:
         self.count = count
@@ -160,13 +167,13 @@ class Windows:
         self.owed: list[array[float]] = []  # cumulative, per cut, in `keys` order
         self.got: list[array[float]] = []
 
-    def start(self, books: Tally, first: int, last: int) -> None:
-        self.keys = list(books.backlog)
+    def start(self, keys: list[str], first: int, last: int) -> None:
+        self.keys = keys
         self.index = {k: i for i, k in enumerate(self.keys)}
         span = last - first
         self.cuts = [first + span * j // self.count for j in range(1, self.count)]
 
-    def reach(self, now: int, books: Tally) -> None:
+    def reach(self, now: int, books: Cumulative) -> None:
         """Before the instant `now` is shared out: close every stretch that ends before it."""
         while len(self.owed) < len(self.cuts) and self.cuts[len(self.owed)] < now:
             owed, got = books.so_far(self.keys)
@@ -420,6 +427,13 @@ def most_underserved(service: Mapping[str, KeyService]) -> tuple[str, float] | N
         return None
     key = min(judged, key=lambda k: (judged[k], k))
     return key, judged[key]
+
+
+def most_over_served(judged: Mapping[str, float | None]) -> tuple[str, float] | None:
+    """Who gained: of the judged keys (or tenants) and their attainments, the highest, one that
+    got any (ties: the first name). The one rule for both grains, the results' and the app's."""
+    found = [(k, a) for k, a in judged.items() if a]
+    return min(found, key=lambda ka: (-ka[1], ka[0])) if found else None
 
 
 def share_below(service: Mapping[str, KeyService], bar: float) -> float | None:

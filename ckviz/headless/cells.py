@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import redis
 
 from ckviz.errors import CkvizError, ExitCode, IncompleteRun, RedisUnavailable
-from ckviz.fairness import OwnLimit
+from ckviz.fairness import OwnLimit, Windows
+from ckviz.fairness_intervals import resampled_attainment
 from ckviz.fairness_tenants import tenant_figures
 from ckviz.headless.events import EventLine, spool_path, spooling
 from ckviz.headless.progress import LONG_RUNS, CellProgress
@@ -261,11 +262,13 @@ def _with_tenants(
     tape = outcome.dequeues
     if outcome.per_key_cap is not None and len(tape) and tape.holds_known:
         own = OwnLimit(outcome.per_key_cap)
-    figures = tenant_figures(tape, owner, waiting or None, own)
+    windows = Windows()
+    figures = tenant_figures(tape, owner, waiting or None, own, windows=windows)
     metrics.per_tenant = figures.rows
     if figures.most_underserved is not None:
         metrics.most_underserved_tenant = figures.most_underserved[0]
         metrics.most_underserved_tenant_attainment = figures.most_underserved[1]
+        metrics.tenant_attainment_resamples = resampled_attainment(figures.service, windows)
 
 
 def _with_consumers(result: RunResult, service: Sequence[ConsumerService]) -> RunResult:

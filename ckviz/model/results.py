@@ -170,6 +170,9 @@ class MetricsResult(_Result):
     per_tenant: list[TenantRowResult] | None = Field(default=None, exclude_if=_absent)
     most_underserved_tenant: str | None = Field(default=None, exclude_if=_absent)
     most_underserved_tenant_attainment: float | None = Field(default=None, exclude_if=_absent)
+    # its block-bootstrap resamples, as attainment_resamples' (a tenant's interval over one
+    # sample); absent where there is no tenant grain and in older files
+    tenant_attainment_resamples: list[float | None] | None = Field(default=None, exclude_if=_absent)
     # step-harness runs only: times above are in steps, contention is counted per call
     steps: StepMetricsResult | None = None
     key_serves: dict[str, int] | None = None  # serves per key; minted keys summed as "fresh-*"

@@ -11,14 +11,13 @@ from collections.abc import Callable
 from ckviz.fairness_intervals import Interval, paired_difference
 from ckviz.model.results import Spread
 from ckviz.report.bias import bias_finding
+from ckviz.report.claims import interval_text, signed
 from ckviz.report.sweeps import SweepView, value_text
-from ckviz.report.tenants import tenant_findings
+from ckviz.report.tenants import tenant_difference, tenant_findings
 from ckviz.report.verdicts import (
     comparisons,
     figure_text,
-    interval_text,
     reference,
-    signed,
     starvation_finding,
     who_gained,
 )
@@ -46,7 +45,7 @@ def source_findings(scenario: ScenarioView, view: SourceView) -> list[str]:
     lines = [starvation_finding(view), bias_finding(view), _headline_wait(scenario, view)]
     lines.append(_fairness(view, scenario.min_effect))
     lines.append(_gains(view))
-    lines += tenant_findings(view, scenario.min_effect)
+    lines += tenant_findings(view, reference(view), scenario.min_effect)
     lines += _identical(view)
     lines += [line for r in view.rows if (line := _cap_effect(scenario, view, r))]
     return [line for line in lines if line]
@@ -226,6 +225,7 @@ def share(value: float) -> str:
 
 FIGURES: tuple[tuple[str, Callable[[Row], Spread | None], Callable[[float, str], str]], ...] = (
     ("fair-share attainment", lambda r: r.attainment, lambda v, u: share(v)),
+    ("tenant fair-share attainment", lambda r: r.tenant_attainment, lambda v, u: share(v)),
     ("worst share/weight", lambda r: r.worst_share, lambda v, u: share(v)),
     ("Jain", lambda r: r.jain, lambda v, u: share(v)),
     ("light-key mean wait", lambda r: r.light_wait, ms),
@@ -244,7 +244,7 @@ def changes(base: SourceView, other: SourceView, unit: str = "ms") -> str:
             continue
         diffs = [
             f"{name} {fmt(a.mean, unit)} -> {fmt(b.mean, unit)}"
-            + (f" ({_file_difference(r, was)})" if name == FIGURES[0][0] else "")
+            + (f" ({_file_difference(name, r, was)})" if name in PAIRED else "")
             for name, get, fmt in FIGURES
             if (a := get(was)) is not None and (b := get(r)) is not None and a.mean != b.mean
         ]
@@ -258,11 +258,21 @@ def changes(base: SourceView, other: SourceView, unit: str = "ms") -> str:
     return f"{base.source} -> {other.source}: " + "; ".join(moved) + "."
 
 
-def _file_difference(now: Row, was: Row) -> str:
-    """A treatment's attainment in a later file less the first file's, paired by seed."""
-    d = paired_difference(
-        now.attainment_by_seed, was.attainment_by_seed, now.resamples_by_seed, was.resamples_by_seed
-    )
+PAIRED = ("fair-share attainment", "tenant fair-share attainment")  # said with an interval
+
+
+def _file_difference(name: str, now: Row, was: Row) -> str:
+    """A treatment's attainment (the most under-served key's, or tenant's) in a later file
+    less the first file's, paired by seed."""
+    if name == PAIRED[0]:
+        d = paired_difference(
+            now.attainment_by_seed,
+            was.attainment_by_seed,
+            now.resamples_by_seed,
+            was.resamples_by_seed,
+        )
+    else:
+        d = tenant_difference(now, was)
     if d is None:
         return "no seed in common"
     return f"difference {signed(d.estimate)}, {interval_text(d)}"

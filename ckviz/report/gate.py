@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from ckviz.fairness_intervals import Interval, paired_difference
 from ckviz.model.results import Spread
 from ckviz.outputs.ci_log import annotation_data, annotation_property, own_command, under_actions
+from ckviz.report.claims import interval_text, signed
 from ckviz.report.compare import change_pct, pct_text
-from ckviz.report.verdicts import interval_text, signed
 from ckviz.report.views import Row, ScenarioView
 
 DEFAULT_LIMIT = 5.0  # % when --fail-if-worse is given bare

@@ -1,56 +1,49 @@
 """The verdict at the tenant grain (docs/fairness.md, "Tenants"): where a scenario's keys belong
 to tenants, each treatment's most under-served tenant against the reference's (a paired
-difference over seeds, claimed as the key grain claims), who gained among the tenants, and a
-tenant served badly on every seed (a consistent bias). A file without tenant figures says
-nothing here: its one grain is the key's."""
+difference with its 95% interval, over seeds or over one sample the run's own resamples,
+claimed by the key grain's rule and in its words: report/claims.py), who gained among the
+tenants, and a tenant served badly on every seed (a consistent bias). A file without tenant
+figures says nothing here: its one grain is the key's."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ckviz.disciplines.registry import RULES
-from ckviz.fairness import UNDER_FAIR
+from ckviz.fairness import UNDER_FAIR, most_over_served
 from ckviz.fairness_intervals import Interval, one_sample, paired_difference
-from ckviz.fairness_tenants import most_over_served
 from ckviz.model.results import RunResult
+from ckviz.report.claims import Compared, claim_words, estimate_text, interval_text, signed
 from ckviz.report.views import Row, SourceView
-
-
-@dataclass(frozen=True)
-class TenantRow:
-    """A treatment's tenant-grain figures over its seeds."""
-
-    row: Row
-    by_seed: dict[str, float]  # the most under-served tenant's attainment per seed
-
-    @property
-    def mean(self) -> float:
-        total = 0.0
-        for v in self.by_seed.values():
-            total += v
-        return total / len(self.by_seed)
 
 
 def has_tenants(view: SourceView) -> bool:
     return any(run.metrics.per_tenant for r in view.rows for run in r.runs)
 
 
-def tenant_rows(view: SourceView) -> list[TenantRow]:
+def tenant_rows(view: SourceView) -> list[Row]:
     """Each treatment (duplicates left out) whose runs carry a most under-served tenant."""
-    found = []
-    for r in view.rows:
-        by_seed = {
-            run.seed: a
-            for run in r.runs
-            if (a := run.metrics.most_underserved_tenant_attainment) is not None
-        }
-        if r.same_as is None and by_seed:
-            found.append(TenantRow(r, by_seed))
-    return found
+    return [r for r in view.rows if r.same_as is None and r.tenant_attainment_by_seed]
 
 
-def most_over_served_tenant(run: RunResult) -> tuple[str, float] | None:
-    """The run's most over-served tenant, by the rule the app's status line uses."""
+def tenant_difference(r: Row, ref: Row) -> Interval | None:
+    """`r`'s most under-served tenant's attainment less `ref`'s, paired by seed."""
+    return paired_difference(
+        r.tenant_attainment_by_seed,
+        ref.tenant_attainment_by_seed,
+        r.tenant_resamples_by_seed,
+        ref.tenant_resamples_by_seed,
+    )
+
+
+def tenant_comparisons(view: SourceView, ref: Row) -> list[Compared]:
+    """Each treatment with tenant figures against the reference, at the tenant grain."""
+    return [
+        Compared(r.label, r.tenant_interval, tenant_difference(r, ref))
+        for r in tenant_rows(view)
+        if r is not ref
+    ]
+
+
+def over_served_tenant(run: RunResult) -> tuple[str, float] | None:
     return most_over_served(
         {t.tenant: t.fair_share_attainment for t in run.metrics.per_tenant or []}
     )
@@ -58,7 +51,7 @@ def most_over_served_tenant(run: RunResult) -> tuple[str, float] | None:
 
 def tenants_gained(run: RunResult, label: str) -> str | None:
     """`under sfq (seed-a), tenant sybil got 2.0x its fair share, tenant honest got 0.12`."""
-    gained, lowest = most_over_served_tenant(run), run.metrics.most_underserved_tenant
+    gained, lowest = over_served_tenant(run), run.metrics.most_underserved_tenant
     low = run.metrics.most_underserved_tenant_attainment
     if gained is None or lowest is None or low is None or gained[0] == lowest:
         return None
@@ -72,52 +65,33 @@ def tenant_verdict(
     view: SourceView, ref: Row, min_effect: float, fairer_by_key: Row | None = None
 ) -> str | None:
     """The verdict's tenant-grain clause, or None when the file has no tenant figures: the
-    claim among tenants, and who gained and who paid under the reference, the treatment fairer
-    among keys (a sybil split's fair-per-key discipline: who pays for it) and among tenants."""
-    rows = tenant_rows(view)
-    base = next((t for t in rows if t.row is ref), None)
-    if base is None:
+    claim among tenants (with its interval), and who gained and who paid under the reference,
+    the treatment fairer among keys (a sybil split's fair-per-key discipline: who pays for it)
+    and the one fairer among tenants."""
+    if ref not in tenant_rows(view):
         return None
-    judged = [(t, _difference(t, base)) for t in rows if t is not base]
-    fairer = [(t, d) for t, d in judged if d is not None and d.claim(min_effect) == "fairer"]
-    worse = [t.row.label for t, d in judged if d is not None and d.claim(min_effect) == "less fair"]
-    low = base.row.runs[0].metrics.most_underserved_tenant
-    said = (
-        f"at the tenant grain, no treatment is fairer than {ref.label}, whose most under-served "
-        f"tenant {low} gets {base.mean:.2f} of its fair share"
+    found = tenant_comparisons(view, ref)
+    said = "at the tenant grain, " + claim_words(
+        ref.label, ref.tenant_interval, found, min_effect, "tenant"
     )
-    best = base
-    if fairer:
-        best, d = max(fairer, key=lambda td: td[1].estimate)
-        said = (
-            f"at the tenant grain, {best.row.label} is fairer than {ref.label}: its most "
-            f"under-served tenant gets {best.mean:.2f} of its fair share, {ref.label}'s "
-            f"{base.mean:.2f} (difference {d.estimate:+.2f})"
-        )
-    if worse:
-        said += f"; less fair than {ref.label} at the tenant grain: " + ", ".join(worse)
-    by_key = next((t for t in rows if t.row is fairer_by_key), None)
-    shown = list({id(t): t for t in [base, by_key, best] if t is not None}.values())
-    gains = [g for t in shown if (g := tenants_gained(t.row.runs[0], t.row.label))]
+    fairer = [c for c in found if c.claim(min_effect) == "fairer"]
+    best = view.row(max(fairer, key=lambda c: c.gain).label) if fairer else None
+    shown = list({id(r): r for r in [ref, fairer_by_key, best] if r is not None}.values())
+    gains = [g for r in shown if (g := tenants_gained(r.first, r.label))]
     bias = tenant_bias(view)
     return "; ".join([said, *gains, *([bias] if bias else [])])
-
-
-def _difference(t: TenantRow, base: TenantRow) -> Interval | None:
-    return paired_difference(t.by_seed, base.by_seed, {}, {})
 
 
 def tenant_biases(view: SourceView) -> list[str]:
     """`under sfq, tenant honest is the most under-served tenant on every seed (3)`, per
     treatment whose seeds are not one sample; with the rule the discipline picks by."""
     found = []
-    for t in tenant_rows(view):
-        runs = t.row.runs
-        if len(runs) < 2 or one_sample(t.by_seed):
+    for r in tenant_rows(view):
+        if len(r.runs) < 2 or one_sample(r.tenant_attainment_by_seed):
             continue
-        lowest = {run.metrics.most_underserved_tenant for run in runs}
+        lowest = {run.metrics.most_underserved_tenant for run in r.runs}
         below: set[str] | None = None
-        for run in runs:
+        for run in r.runs:
             under = {
                 x.tenant
                 for x in run.metrics.per_tenant or []
@@ -128,11 +102,11 @@ def tenant_biases(view: SourceView) -> list[str]:
         named = sorted(one | (below or set()))
         if not named:
             continue
-        rule = RULES.get(t.row.discipline)
+        rule = RULES.get(r.discipline)
         found.append(
-            f"under {t.row.label}, tenant {', '.join(named)} is the most under-served "
-            f"or below {UNDER_FAIR} of its share on every seed ({len(runs)})"
-            + (f" ({t.row.discipline} picks by: {rule})" if rule else "")
+            f"under {r.label}, tenant {', '.join(named)} is the most under-served "
+            f"or below {UNDER_FAIR} of its share on every seed ({len(r.runs)})"
+            + (f" ({r.discipline} picks by: {rule})" if rule else "")
         )
     return found
 
@@ -140,12 +114,12 @@ def tenant_biases(view: SourceView) -> list[str]:
 def tenant_bias(view: SourceView) -> str | None:
     """The verdict's short words: `consistent bias at the tenant grain: sfq against honest`."""
     against = []
-    for t in tenant_rows(view):
-        if len(t.row.runs) < 2 or one_sample(t.by_seed):
+    for r in tenant_rows(view):
+        if len(r.runs) < 2 or one_sample(r.tenant_attainment_by_seed):
             continue
-        lowest = {run.metrics.most_underserved_tenant for run in t.row.runs}
+        lowest = {run.metrics.most_underserved_tenant for run in r.runs}
         if len(lowest) == 1 and None not in lowest:
-            against.append(f"{t.row.label} against {next(iter(lowest))}")
+            against.append(f"{r.label} against {next(iter(lowest))}")
     return (
         f"consistent bias at the tenant grain: {', '.join(against)} on every seed"
         if against
@@ -153,17 +127,46 @@ def tenant_bias(view: SourceView) -> str | None:
     )
 
 
-def tenant_findings(view: SourceView, min_effect: float) -> list[str]:
-    """The findings at the tenant grain: who pays, who gained, and a consistent bias."""
+def tenant_range(view: SourceView, ref: Row, min_effect: float) -> str | None:
+    """`At the tenant grain, the most under-served tenant gets from 0.12 ± 0.03 (one sample)
+    of its fair share (sfq) to ...; against baseline: sfq no difference shown (+0.01, ...)`."""
+    rows = tenant_rows(view)
+    if not rows:
+        return None
+    lo = min(rows, key=lambda r: _mean(r.tenant_attainment_by_seed))
+    hi = max(rows, key=lambda r: _mean(r.tenant_attainment_by_seed))
+    line = (
+        f"At the tenant grain, the most under-served tenant gets from "
+        f"{estimate_text(lo.tenant_interval)} of its fair share ({lo.label}) to "
+        f"{estimate_text(hi.tenant_interval)} ({hi.label})"
+    )
+    found = [c for c in tenant_comparisons(view, ref) if c.difference is not None]
+    if ref in rows and found:
+        said = [
+            f"{c.label} {c.claim(min_effect) or 'no difference shown'} "
+            f"({signed(c.gain)}, {interval_text(c.difference)})"
+            for c in found
+            if c.difference is not None
+        ]
+        line += f"; against {ref.label}: " + ", ".join(said)
+    return line + "."
+
+
+def _mean(by_seed: dict[str, float]) -> float:
+    total = 0.0
+    for v in by_seed.values():
+        total += v
+    return total / len(by_seed)
+
+
+def tenant_findings(view: SourceView, ref: Row, min_effect: float) -> list[str]:
+    """The findings at the tenant grain: the claims with their intervals, who pays and who
+    gained, and a consistent bias."""
     if not has_tenants(view):
         return []
-    lines = []
-    for t in tenant_rows(view):
-        run = t.row.runs[0]
-        gained = tenants_gained(run, t.row.label)
-        if gained:
-            lines.append(gained)
-    found = ["Tenants: " + "; ".join(lines) + "."] if lines else []
+    found = [line] if (line := tenant_range(view, ref, min_effect)) else []
+    gains = [g for r in tenant_rows(view) if (g := tenants_gained(r.first, r.label))]
+    found += ["Tenants: " + "; ".join(gains) + "."] if gains else []
     biases = tenant_biases(view)
     if biases:
         found.append(

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ckviz.fairness import STARVED_MEANS, WINDOWS
+from ckviz.fairness import STARVED_MEANS
 from ckviz.fairness_intervals import Claim, Interval, paired_difference
 from ckviz.report.bias import bias_clause
+from ckviz.report.claims import Compared, claim_words, estimate_text, names
 from ckviz.report.tenants import tenant_verdict
 from ckviz.report.views import Row, ScenarioView, SourceView
 
@@ -54,28 +55,13 @@ def _difference(r: Row, ref: Row) -> Interval | None:
     )
 
 
-def signed(value: float) -> str:
-    return f"{value:+.2f}"
-
-
-def interval_text(d: Interval) -> str:
-    """`95% interval +0.12..+0.22, paired over 3 seeds`, or over one sample its basis."""
-    if d.low is None or d.high is None:
-        return "one sample, no interval (a file from before ckviz kept the run's own)"
-    span = f"95% interval {signed(d.low)}..{signed(d.high)}"
-    if d.basis == "one sample":
-        return f"{span}, one sample: the run's {WINDOWS} time windows resampled"
-    return f"{span}, paired over {d.seeds} seeds"
-
-
 def figure_text(r: Row) -> str:
     """The most under-served attainment as `0.73 ± 0.04` (one sample: said so)."""
-    i = r.attainment_interval
-    if i is None:
-        return "-"
-    half = i.half_width
-    shown = f"{i.estimate:.2f}" + (f" ± {half:.2f}" if half is not None else "")
-    return shown + (" (one sample)" if i.basis == "one sample" else "")
+    return estimate_text(r.attainment_interval)
+
+
+def compared(c: Comparison) -> Compared:
+    return Compared(c.row.label, c.row.attainment_interval, c.difference)
 
 
 def verdict(view: SourceView, min_effect: float) -> str:
@@ -87,12 +73,14 @@ def verdict(view: SourceView, min_effect: float) -> str:
         )
     ref = reference(view)
     found = comparisons(view)
-    claims = [(c, c.claim(min_effect)) for c in found]
-    said = _claims(ref, claims) if any(k for _, k in claims) else _no_claim(ref, found, min_effect)
-    fairer = [c.row for c, k in claims if k == "fairer"]
-    gains = [g for r in [ref, *fairer[:1]] if (g := who_gained(r))]
+    said = claim_words(
+        ref.label, ref.attainment_interval, [compared(c) for c in found], min_effect, "key"
+    )
+    fairer = sorted((c for c in found if c.claim(min_effect) == "fairer"), key=_gain, reverse=True)
+    best = fairer[0].row if fairer else None
+    gains = [g for r in [ref, *([best] if best else [])] if (g := who_gained(r))]
     bias = [b] if (b := bias_clause(view)) else []
-    tenants = [t] if (t := tenant_verdict(view, ref, min_effect, next(iter(fairer), None))) else []
+    tenants = [t] if (t := tenant_verdict(view, ref, min_effect, best)) else []
     tail = "; ".join([*gains, *bias, *tenants, _starvation_clause(view)])
     return f"{VERDICT} {_seeds_clause(view)}{said}; {tail}."
 
@@ -118,52 +106,8 @@ def _seeds_clause(view: SourceView) -> str:
     return "one sample (seed " + seeds[0] + "): " if len(seeds) == 1 else ""
 
 
-def _claims(ref: Row, claims: list[tuple[Comparison, Claim | None]]) -> str:
-    fairer = sorted((c for c, k in claims if k == "fairer"), key=_gain, reverse=True)
-    worse = sorted((c for c, k in claims if k == "less fair"), key=_gain)
-    parts = []
-    if fairer:
-        best = fairer[0]
-        parts.append(
-            f"{best.row.label} is fairer than {ref.label}: its most under-served key gets "
-            f"{figure_text(best.row)} of its fair share, {ref.label}'s {figure_text(ref)} "
-            f"({_difference_text(best)})"
-        )
-        if len(fairer) > 1:
-            parts.append(f"also fairer than {ref.label}: " + names([_short(c) for c in fairer[1:]]))
-    if worse:
-        parts.append(f"less fair than {ref.label}: " + names([_short(c) for c in worse]))
-    if not fairer:
-        parts.insert(0, f"no treatment is fairer than {ref.label} ({figure_text(ref)})")
-    return "; ".join(parts)
-
-
 def _gain(c: Comparison) -> float:
     return c.difference.estimate if c.difference else 0.0
-
-
-def _difference_text(c: Comparison) -> str:
-    assert c.difference is not None
-    return f"difference {signed(c.difference.estimate)}, {interval_text(c.difference)}"
-
-
-def _short(c: Comparison) -> str:
-    return f"{c.row.label} ({_difference_text(c)})"
-
-
-def _no_claim(ref: Row, found: list[Comparison], min_effect: float) -> str:
-    line = (
-        f"no difference shown: {ref.label}'s most under-served key gets {figure_text(ref)} of "
-        f"its fair share"
-    )
-    judged = [c for c in found if c.difference is not None]
-    if not judged:
-        return line
-    far = max(judged, key=lambda c: abs(_gain(c)))
-    return (
-        line + f", and no treatment differs from it by {min_effect:g} or more with an interval "
-        f"that excludes 0 (the largest: {_short(far)})"
-    )
 
 
 def _starvation_clause(view: SourceView) -> str:
@@ -200,9 +144,3 @@ def verdicts(scenario: ScenarioView) -> list[str]:
     return [(f"{v.source}: " if several else "") + verdict(v, effect) for v in scenario.views] or [
         f"{VERDICT} no runs of {scenario.name} in these results."
     ]
-
-
-def names(labels: list[str]) -> str:
-    if len(labels) == 1:
-        return labels[0]
-    return ", ".join(labels[:-1]) + " and " + labels[-1]

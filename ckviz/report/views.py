@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from ckviz.fairness import most_over_served as over_served
 from ckviz.fairness_intervals import MIN_EFFECT, Interval, figure_interval
 from ckviz.model.results import RunResult, ScenarioResult, Spread, worst_key_mean_wait
 from ckviz.report.sources import Source
@@ -40,6 +41,10 @@ class Row:
     worst_share_by_seed: dict[str, float] = field(default_factory=dict)
     jain_by_seed: dict[str, float] = field(default_factory=dict)
     starved: list[tuple[str, str]] = field(default_factory=list)  # (seed, key), seed order
+    # the tenant grain (docs/fairness.md, Tenants): the most under-served tenant's attainment
+    # per seed and each seed's resamples of it; empty where keys belong to no tenants
+    tenant_attainment_by_seed: dict[str, float] = field(default_factory=dict)
+    tenant_resamples_by_seed: dict[str, list[float | None] | None] = field(default_factory=dict)
     same_as: str | None = None  # an earlier row whose every figure this one repeats
     seeds_run: list[str] = field(default_factory=list)
     runs: list[RunResult] = field(default_factory=list)  # every seed's, in the file's order
@@ -53,6 +58,17 @@ class Row:
     def attainment_interval(self) -> Interval | None:
         """The most under-served attainment with its 95% interval (fairness_intervals)."""
         return figure_interval(self.attainment_by_seed, self.resamples_by_seed)
+
+    @property
+    def tenant_attainment(self) -> Spread | None:
+        """The most under-served tenant's attainment over the seeds (None: no tenant grain)."""
+        by_seed = list(self.tenant_attainment_by_seed.values())
+        return Spread.of(by_seed) if by_seed else None
+
+    @property
+    def tenant_interval(self) -> Interval | None:
+        """The most under-served tenant's attainment with its 95% interval."""
+        return figure_interval(self.tenant_attainment_by_seed, self.tenant_resamples_by_seed)
 
 
 @dataclass(frozen=True)
@@ -104,11 +120,8 @@ class ScenarioView:
 
 
 def most_over_served(run: RunResult) -> tuple[str, float] | None:
-    """The judged key with the highest attainment on a run (ties: the first name)."""
-    judged = [(k.key, a) for k in run.metrics.per_key if (a := k.fair_share_attainment) is not None]
-    if not judged:
-        return None
-    return min(judged, key=lambda ka: (-ka[1], ka[0]))
+    """The judged key with the highest attainment on a run (fairness.most_over_served)."""
+    return over_served({k.key: k.fair_share_attainment for k in run.metrics.per_key})
 
 
 def scenario_views(sources: Sequence[Source], min_effect: float = MIN_EFFECT) -> list[ScenarioView]:
@@ -163,7 +176,10 @@ def _marked(rows: list[Row]) -> list[Row]:
 
 
 def signature(r: Row) -> tuple[object, ...]:
-    spreads = (r.worst_share, r.jain, r.light_wait, r.worst_wait, r.makespan, r.attainment)
+    spreads = (
+        *(r.worst_share, r.jain, r.light_wait, r.worst_wait, r.makespan),
+        *(r.attainment, r.tenant_attainment),
+    )
     return tuple((s.mean, s.min, s.max) if s else None for s in spreads)
 
 
@@ -212,6 +228,12 @@ def _demand_aware(row: Row, first_run: RunResult, runs: list[RunResult], light: 
             r.seed: k.mean_wait for r in runs for k in r.metrics.per_key if k.key == light
         },
         starved=[(r.seed, k) for r in runs for k in r.metrics.starved_keys or []],
+        tenant_attainment_by_seed={
+            r.seed: a
+            for r in runs
+            if (a := r.metrics.most_underserved_tenant_attainment) is not None
+        },
+        tenant_resamples_by_seed={r.seed: r.metrics.tenant_attainment_resamples for r in runs},
     )
 
 

@@ -32,9 +32,9 @@ def leader(a: float, b: float) -> int | None:
 
 
 def _tenants(frame: Frame, palette: KeyPalette, short: bool) -> Text:
-    """Where keys belong to tenants, the same claim at the tenant grain (as the report's
-    verdict adds it): `; at the tenant grain, sfq leads: its most under-served tenant gets
-    95% of its fair share, baseline's honest 12%`."""
+    """Where keys belong to tenants, the same words at the tenant grain by the same rule (as
+    the report's verdict adds them): `; at the tenant grain, sfq leads (one sample): its most
+    under-served tenant gets 95% of its fair share, baseline's honest 12%`."""
     out = Text(no_wrap=True, overflow="ellipsis", end="")
     got = [t for f in frame.fairness[:2] if (t := f.tenant) is not None]
     if len(got) < 2 or len(frame.snapshots) < 2:
@@ -46,7 +46,8 @@ def _tenants(frame: Frame, palette: KeyPalette, short: bool) -> Text:
     if best is None:
         return out.append(f"no difference shown ({percent(min(pair))}+)", BOLD)
     worse = 1 - best
-    out.append(names[best], palette.lane(best)).append(" leads", BOLD)
+    out.append(names[best], palette.lane(best))
+    out.append(" leads" if short else " leads (one sample)", BOLD)
     out.append(" " if short else ": its most under-served tenant gets ", DIM)
     out.append(percent(pair[best]), palette.verdict(pair[best]))
     out.append(" vs " if short else " of its fair share, ", DIM)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from ckviz.fairness_intervals import RESAMPLES
 from ckviz.model.results import Results
 from ckviz.report.findings import findings
 from ckviz.report.sources import load_sources
@@ -42,8 +43,19 @@ def test_the_verdict_names_the_honest_tenants_loss_at_the_tenant_grain(tmp_path:
     assert (
         "under sfq (seed-a), tenant sybil got 1.9x its fair share, tenant honest got 0.12" in line
     )
-    assert "at the tenant grain, no treatment is fairer than baseline" in line
-    assert any(f.startswith("Tenants: ") and "tenant honest got 0.12" in f for f in findings(view))
+    # every discipline here is blind to tenants: no claim among them, said with its interval
+    assert (
+        "at the tenant grain, no difference shown: baseline's most under-served tenant gets 0.12 ±"
+        in line
+    )
+    tenant_clause = line[line.index("at the tenant grain") :]
+    assert "95% interval" in tenant_clause and "fairer" not in tenant_clause
+    said = findings(view)
+    assert any(f.startswith("Tenants: ") and "tenant honest got 0.12" in f for f in said)
+    (grain,) = [f for f in said if f.startswith("At the tenant grain")]
+    assert "against baseline: sfq no difference shown (" in grain and "95% interval" in grain
+    resamples = [run.metrics.tenant_attainment_resamples for run in scenario.runs]
+    assert all(r is not None and len(r) == RESAMPLES for r in resamples)
     (table,) = tenant_tables(view)
     rows = {(r[0], r[1]): r[2:] for r in table.rows}
     assert rows["sfq", "honest"][0] == "1" and rows["sfq", "honest"][-1] == "0.12"

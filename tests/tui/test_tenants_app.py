@@ -108,7 +108,8 @@ def test_the_banner_claims_among_tenants_by_the_same_rule() -> None:
     )
     line = verdict_line(replace(compare_frame(), fairness=lanes), PALETTE, 400).plain
     assert line.endswith(
-        "; at the tenant grain, sfq leads: its most under-served tenant gets 95% of its fair "
+        "; at the tenant grain, sfq leads (one sample): its most under-served tenant gets 95% of "
+        "its fair "
         "share, baseline's honest 12%"
     ), line
     assert "baseline and sfq: no difference shown" in line  # among keys, no lead

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ckviz.errors import UsageError
-from ckviz.fairness import key_service
-from ckviz.fairness_tenants import most_over_served, tenant_figures
+from ckviz.fairness import key_service, most_over_served
+from ckviz.fairness_tenants import tenant_figures
 from ckviz.inputs import scenario_files
 from ckviz.inputs.trace import TraceProblems, read_trace
 from ckviz.model.snapshot import DequeueEvent
