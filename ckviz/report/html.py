@@ -73,6 +73,14 @@ ATTAINMENT_FIGURE = (
     "its share, orange below 0.9, green above 1.1, the line at 1 is fair; each panel's axis "
     "runs to its highest key.",
 )
+TENANT_FIGURE = (
+    "tenant-attainment",
+    plots.tenant_attainment_svg,
+    "Per-tenant fair-share attainment (first seed), where keys belong to tenants: the dequeues "
+    "a tenant's keys got over those it was owed, each tenant owed an equal share among the "
+    "tenants waiting (a tenant split over many keys owed no more); lowest first, colours as "
+    "above, the line at 1 is fair, each panel's axis runs to its highest tenant.",
+)
 STRIP_FIGURE = (
     "strip",
     plots.strip_svg,
@@ -139,8 +147,10 @@ def figure_kinds(scenario: ScenarioView) -> list[str]:
 
 def _figures(scenario: ScenarioView) -> list[tuple[str, Drawing, str]]:
     """Timeline figures need runs that recorded one (step-harness runs and older files do not);
-    the attainment chart, runs with the demand-aware figures."""
+    the attainment chart, runs with the demand-aware figures; the tenants' chart, runs whose keys
+    belong to tenants."""
     drawn = [FIGURES[0], *([ATTAINMENT_FIGURE] if plots.has_attainment(scenario) else [])]
+    drawn += [TENANT_FIGURE] if plots.has_tenants(scenario) else []
     if scenario.has_timelines:
         drawn += [*FIGURES[1:], STRIP_FIGURE]
     return [*drawn, *([CAPS_FIGURE] if scenario.has_caps else [])]

@@ -124,19 +124,37 @@ def attainment_svg(scenario: ScenarioView) -> str:
     most MAX_KEY_BARS of them, the last HIGHEST_BARS the most over-served), red below 0.5,
     orange below 0.9, green above 1.1; the line at 1 is its share, the axis runs to the
     highest."""
-    panels = _panels(scenario)
+    return _attainment_bars(_panels(scenario), _judged, "keys")
+
+
+def has_tenants(scenario: ScenarioView) -> bool:
+    """Whether some run carries the tenant grain (keys that belong to tenants)."""
+    return any(r.first.metrics.per_tenant for v in scenario.views for r in v.rows)
+
+
+def tenant_attainment_svg(scenario: ScenarioView) -> str:
+    """The tenant grain as the keys' chart draws the key grain: per treatment (first seed),
+    each judged tenant's attainment, lowest first, the axis past 1 to the highest (a tenant
+    that split its load over many keys shows what it gained)."""
+    panels = [(title, r) for title, r in _panels(scenario) if r.first.metrics.per_tenant]
+    return _attainment_bars(panels, _judged_tenants, "tenants")
+
+
+def _attainment_bars(
+    panels: list[tuple[str, Row]], judged_of: Callable[[Row], dict[str, float]], what: str
+) -> str:
     cols = min(PANEL_COLUMNS, len(panels))
     rows = math.ceil(len(panels) / cols)
-    shown = max(1, max(min(len(_judged(r)), MAX_KEY_BARS) for _, r in panels))
+    shown = max(1, max(min(len(judged_of(r)), MAX_KEY_BARS) for _, r in panels))
     with drawing_style():
         size = (2.4 * cols + 0.6, (0.6 + 0.13 * shown) * rows + 0.5)
         fig = Figure(figsize=size, layout="constrained")
         axes = fig.subplots(rows, cols, squeeze=False).flatten()  # own axis: who gained shows
         for ax, (title, row) in zip(axes, panels, strict=False):
-            judged = _judged(row)
+            judged = judged_of(row)
             lowest = _shown_keys(judged)
             below = sum(a < 1 for a in judged.values())
-            titled(ax, f"{title}: {below} of {len(judged)} keys below 1", 2.1)
+            titled(ax, f"{title}: {below} of {len(judged)} {what} below 1", 1.9)
             ax.set_xlim(0, max([1.1, *(a * 1.05 for _, a in lowest if math.isfinite(a))]))
             colours = [
                 next((c for bar, c in BAR_COLOURS if a < bar), NOT_A_NUMBER) for _, a in lowest
@@ -170,6 +188,14 @@ def _judged(row: Row) -> dict[str, float]:
         k.key: k.fair_share_attainment
         for k in row.first.metrics.per_key
         if k.fair_share_attainment is not None
+    }
+
+
+def _judged_tenants(row: Row) -> dict[str, float]:
+    return {
+        t.tenant: t.fair_share_attainment
+        for t in row.first.metrics.per_tenant or []
+        if t.fair_share_attainment is not None
     }
 
 

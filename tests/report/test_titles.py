@@ -1,6 +1,6 @@
 """No chart title runs into another or off its figure, however long the treatment labels and
-file names (each title is measured as matplotlib lays the figure out); the attainment chart
-shows who gained, its axis past 1."""
+file names (each title is measured as matplotlib lays the figure out); the attainment charts
+(keys, tenants) show who gained, their axes past 1."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ckviz.model.results import RunResult
+from ckviz.model.results import RunResult, TenantRowResult
 from ckviz.report import plots
 from ckviz.report.sources import load_sources
 from ckviz.report.views import ScenarioView, scenario_views
@@ -31,6 +31,16 @@ def long_runs() -> list[RunResult]:
             r.metrics.per_key = rows
             r.metrics.most_underserved_key = "tenant-01"
             r.metrics.most_underserved_attainment = 0.425
+            r.metrics.per_tenant = [  # a sybil split: one tenant over 19 keys, one honest
+                TenantRowResult(
+                    tenant="sybil", keys=[k.key for k in rows[1:]], owed=10.0, dequeued=19,
+                    fair_share_attainment=1.9,
+                ),
+                TenantRowResult(
+                    tenant="honest", keys=["tenant-00"], owed=10.0, dequeued=1,
+                    fair_share_attainment=0.1,
+                ),
+            ]  # fmt: skip
             out.append(r)
     return out
 
@@ -58,6 +68,7 @@ def drawn(monkeypatch: pytest.MonkeyPatch, draw: object, view: ScenarioView) -> 
     [
         plots.fairness_svg,
         plots.attainment_svg,
+        plots.tenant_attainment_svg,
         plots.strip_svg,
         plots.wait_cdf_svg,
         plots.service_svg,
@@ -95,3 +106,15 @@ def test_the_attainment_chart_shows_who_gained_past_1(
         assert ax.get_xlim()[1] > 15.2  # the flooder's 15.2x is on the axis
         names = [t.get_text() for t in ax.get_yticklabels()]
         assert "tenant-00" in names and "tenant-01" in names  # who gained, who lost
+
+
+def test_the_tenant_chart_shows_the_sybil_tenants_gain_past_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fig = drawn(monkeypatch, plots.tenant_attainment_svg, scenario(tmp_path))
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(shown) == 2 * len(LONG)  # every treatment of both files
+    for ax in shown:
+        assert ax.get_xlim()[1] > 1.9
+        assert [t.get_text() for t in ax.get_yticklabels()] == ["honest", "sybil"]
+        assert ax.get_title(loc="left").replace("\n", " ").endswith("1 of 2 tenants below 1")
