@@ -48,8 +48,8 @@ def timed(times: Times, owner: Any, name: str, part: str) -> None:
 def instrument(times: Times) -> None:
     from textual.screen import Screen
 
+    from ckviz.player.lane_fairness import LaneFairness
     from ckviz.sim.millisecond_clock.driver import Driver
-    from ckviz.tui.lane_fairness import LaneFairness
     from ckviz.tui.screens.main import MainScreen
 
     timed(times, Driver, "step", "engine step")

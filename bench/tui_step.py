@@ -132,7 +132,7 @@ async def open_app(
     from ckviz.sim.cell.session import new_namespace
 
     try:
-        from ckviz.tui.lanes import Lockstep
+        from ckviz.player.lanes import Lockstep
     except ImportError:  # a tree from before the lanes moved into the app's package
         from ckviz.lanes import Lockstep  # type: ignore[import-not-found,no-redef]
 

@@ -48,11 +48,11 @@ def make_app_picture(out: Path) -> None:
 
 def render_app_svg() -> str:
     """ck_skew under sfq after APP_ROUNDS steps at APP_SIZE, as Textual's SVG screenshot."""
+    from ckviz.player.lanes import Lockstep
     from ckviz.sim.cell.session import new_namespace
     from ckviz.store.prefix import delete_prefix
     from ckviz.store.server import open_server
     from ckviz.tui.app import CkvizApp
-    from ckviz.tui.lanes import Lockstep
 
     with open_server() as server:
         client = server.client()

@@ -25,8 +25,8 @@ def run_app_command(ns: argparse.Namespace) -> int:
 def _run_app(ns: argparse.Namespace) -> int:
     from ckviz.commands.redis_options import server_choice
     from ckviz.inputs import scenario_files
+    from ckviz.player.choice import app_choice, compare_choice
     from ckviz.sim.cell import need_of, open_workspace
-    from ckviz.tui.choice import app_choice, compare_choice
 
     consumers, mix = consumers_choice(ns)
     lanes = compare_choice(ns)  # `--compare A,B`: straight into compare mode

@@ -109,7 +109,7 @@ def served_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
     """Scenario, discipline and seed, checked as the app checks them (once, here, not in each
     browser); `ns.consumers` left in the form the app is given."""
     from ckviz.commands.app import consumers_choice, mix_discipline
-    from ckviz.tui.choice import app_choice
+    from ckviz.player.choice import app_choice
 
     ns.consumers, mix = consumers_choice(ns)
     scenario, discipline, seed = app_choice(ns)

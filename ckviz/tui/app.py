@@ -25,20 +25,20 @@ from ckviz.errors import CkvizError, ExitCode, RedisUnavailable
 from ckviz.inputs.scenario_files import AnyScenario
 from ckviz.inputs.scenario_files import load_any as load
 from ckviz.model.results import RedisInfo
+from ckviz.player.frames import Frame, Setup
+from ckviz.player.jumps import Jump
+from ckviz.player.lanes import LaneSource
+from ckviz.player.moves import Ask, Landing, Move, Refused, Result, Show
+from ckviz.player.player import Player
+from ckviz.player.recording import HISTORY_LIMIT
+from ckviz.player.tape import SPEEDS
 from ckviz.tui.bindings import bindings
 from ckviz.tui.commands import CkvizCommands
-from ckviz.tui.frames import Frame, Setup
-from ckviz.tui.jumps import Jump
-from ckviz.tui.lanes import LaneSource
 from ckviz.tui.messages import DriverCrashed, DriverFailed, Perform, Stepped
-from ckviz.tui.moves import Ask, Landing, Move, Refused, Result, Show
 from ckviz.tui.palette import KeyPalette, lane_colours, theme_colours, verdict_colours
-from ckviz.tui.player import Player
-from ckviz.tui.recording import HISTORY_LIMIT
 from ckviz.tui.screens.compare import CompareScreen
 from ckviz.tui.screens.lane_screen import LaneScreen
 from ckviz.tui.screens.main import MainScreen
-from ckviz.tui.tape import SPEEDS
 from ckviz.tui.themes import PROJECTOR, THEMES
 from ckviz.tui.widgets.filter_bar import FilterBar
 from ckviz.tui.widgets.status import Controls

@@ -1,5 +1,5 @@
 """What `x` does in the app: the screenshot at once, then every key's figures off the event
-loop (the files themselves are ckviz.tui.export's)."""
+loop (the files themselves are ckviz.player.export's)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from textual.app import App
 
 from ckviz.errors import CkvizError
 from ckviz.model.results import RedisInfo
-from ckviz.tui.export import export_stem, free_stem, write_export
-from ckviz.tui.frames import Frame
-from ckviz.tui.player import Player
+from ckviz.player.export import export_stem, free_stem, write_export
+from ckviz.player.frames import Frame
+from ckviz.player.player import Player
 
 
 def export_here(app: App[int], player: Player, server: RedisInfo | None) -> None:

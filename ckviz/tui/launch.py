@@ -8,12 +8,12 @@ from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
 from ckviz.errors import ExitCode
 from ckviz.model.results import RedisInfo
 from ckviz.outputs.writer import Output
+from ckviz.player.lanes import Lockstep
 from ckviz.sim.cell import new_namespace
 from ckviz.sim.engine import YOUNG_THRESHOLD
 from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.casting import recorded
-from ckviz.tui.lanes import Lockstep
 
 
 def tune_gc() -> None:

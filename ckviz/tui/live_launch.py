@@ -14,7 +14,7 @@ from ckviz.errors import CkvizError, ExitCode
 from ckviz.live.discover import FoundQueue
 from ckviz.live.names import LiveQueue
 from ckviz.live.picture import LivePicture
-from ckviz.tui.live_source import LiveSource, Watched
+from ckviz.player.live_source import LiveSource, Watched
 from ckviz.tui.watch_app import WatchApp
 
 Read = Callable[[], LivePicture]

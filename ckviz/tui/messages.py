@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.message import Message
 
 from ckviz.errors import CkvizError, ExitCode
-from ckviz.tui.frames import Frame
-from ckviz.tui.moves import Landing, Move
+from ckviz.player.frames import Frame
+from ckviz.player.moves import Landing, Move
 
 
 class Stepped(Message):

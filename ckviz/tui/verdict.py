@@ -11,7 +11,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from ckviz.fairness_intervals import MIN_EFFECT
-from ckviz.tui.frames import Frame
+from ckviz.player.frames import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM
 

@@ -1,5 +1,5 @@
 """`ckviz watch`'s app: a live queue refreshed every interval into the panes a simulated run
-is drawn in. The moves are the tape's (ckviz.tui.tape): `space` pauses and resumes, back and
+is drawn in. The moves are the tape's (ckviz.player.tape): `space` pauses and resumes, back and
 forward move through the refreshes kept; a lost server is said on the status line (exit 3 on
 quitting), a drained or vanished queue is shown as such.
 """
@@ -21,16 +21,16 @@ from textual.timer import Timer
 
 from ckviz.errors import CkvizError, ExitCode, RedisUnavailable
 from ckviz.live.names import LiveQueue
-from ckviz.tui.frames import Frame
-from ckviz.tui.jumps import Jump
-from ckviz.tui.live_source import LiveSource
+from ckviz.player.frames import Frame
+from ckviz.player.jumps import Jump
+from ckviz.player.live_source import LiveSource
+from ckviz.player.moves import Ask, Landing, Move, Refused, Result, Show
+from ckviz.player.tape import Tape
 from ckviz.tui.messages import DriverFailed, Stepped
-from ckviz.tui.moves import Ask, Landing, Move, Refused, Result, Show
 from ckviz.tui.palette import KeyPalette, theme_colours, verdict_colours
 from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.screens.watch import WatchScreen
 from ckviz.tui.screens.why import WhyScreen
-from ckviz.tui.tape import Tape
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.watch_status import WatchControls
 

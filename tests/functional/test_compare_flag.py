@@ -7,7 +7,7 @@ import pytest
 
 from ckviz.cli import main
 from ckviz.commands.root import build_parser
-from ckviz.tui.choice import compare_choice
+from ckviz.player.choice import compare_choice
 
 
 @pytest.mark.parametrize(

@@ -128,7 +128,7 @@ NOT_BEFORE_THE_FIRST_FRAME = (
     "ckviz.live",
     "ckviz.hunt",
     "ckviz.stress",
-    "ckviz.tui.export",  # x
+    "ckviz.player.export",  # x
     "ckviz.tui.screens.help",  # ?: Markdown's parser and a highlighter
     "ckviz.tui.web",
     "ckviz.tui.watch_app",

@@ -16,10 +16,10 @@ from ckviz.model.matrix import Treatment
 from ckviz.model.names import natural_key
 from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import SORTS, KeyRow, Snapshot, ViewRequest, Waits
+from ckviz.player.frames import Frame, Setup
+from ckviz.player.lanes import Lockstep
 from ckviz.sim.cell.session import open_cell
 from ckviz.sim.millisecond_clock.driver import Driver
-from ckviz.tui.frames import Frame, Setup
-from ckviz.tui.lanes import Lockstep
 
 LIGHT = "light-3"
 SCENARIO = f"""\

@@ -12,9 +12,9 @@ import redis
 from textual.pilot import Pilot
 
 from ckviz.model.results import RedisInfo
+from ckviz.player.lanes import Lockstep
 from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.lanes import Lockstep
 
 SIZE = (100, 30)
 SETTLE_TIMEOUT_S = 20.0

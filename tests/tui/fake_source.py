@@ -9,9 +9,9 @@ from dataclasses import replace
 from ckviz.inputs import scenario_files
 from ckviz.model.queue import DisciplineState, IndexEntry
 from ckviz.model.snapshot import EventLog, HeldRun, KeyRow, Snapshot, ViewRequest
+from ckviz.player.frames import Fairness, Frame, Setup
+from ckviz.player.progress import Heard
 from ckviz.store.keys import ck_member
-from ckviz.tui.frames import Fairness, Frame, Setup
-from ckviz.tui.progress import Heard
 
 BASE = 1_700_000_000_000
 

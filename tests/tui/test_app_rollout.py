@@ -11,8 +11,8 @@ import pytest
 from ckviz.commands.root import build_parser
 from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
+from ckviz.player.choice import app_choice, compare_choice, fit_disciplines
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.choice import app_choice, compare_choice, fit_disciplines
 from ckviz.tui.widgets.event_log import EventLogPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from tests.tui.conftest import press, settle

@@ -20,10 +20,10 @@ from ckviz.inputs import scenario_files
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import Results
 from ckviz.model.snapshot import DequeueEvent, EventLog, KeyRow
+from ckviz.player.export import export_stem
+from ckviz.player.frames import Fairness, Frame, Setup
 from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.export import export_stem
-from ckviz.tui.frames import Fairness, Frame, Setup
 from ckviz.tui.palette import KeyPalette, theme_colours
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane

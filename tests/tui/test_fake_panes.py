@@ -11,8 +11,8 @@ import pytest
 from ckviz.inputs import scenario_files
 from ckviz.model.decision import Candidate, Decision
 from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, QueueEvent
+from ckviz.player.frames import Fairness, Frame, Setup
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.frames import Fairness, Frame, Setup
 from ckviz.tui.screens.compare import CompareScreen, LaneView
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.event_log import EventLogPane

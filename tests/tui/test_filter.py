@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from textual.widgets import Input
 
 from ckviz.model.snapshot import KeyRow
+from ckviz.player.filter import KeyFilter, fuzzy_match
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.filter import KeyFilter, fuzzy_match
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.event_log import EventLogPane

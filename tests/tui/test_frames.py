@@ -7,11 +7,11 @@ from collections.abc import Callable
 import pytest
 from rich.cells import cell_len
 
+from ckviz.player.frames import Frame
+from ckviz.player.progress import Heard
+from ckviz.player.viewing import VIEW_ROWS
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.frames import Frame
-from ckviz.tui.progress import Heard
 from ckviz.tui.text import fit
-from ckviz.tui.viewing import VIEW_ROWS
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.status import StatusBar

@@ -10,12 +10,12 @@ import pytest
 import redis
 
 from ckviz.errors import ExitCode, UsageError
+from ckviz.player.frames import Frame
+from ckviz.player.lanes import Lockstep
 from ckviz.sim.cell.session import new_namespace
 from ckviz.store.prefix import keys_under
 from ckviz.store.server import RedisServer, open_server
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.frames import Frame
-from ckviz.tui.lanes import Lockstep
 from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.widgets.status import STEPPING, StatusBar
@@ -234,7 +234,7 @@ def test_the_lane_judges_fairness_as_the_results_do(
     from ckviz.headless.cells import Cell, run_cell
     from ckviz.inputs import scenario_files
     from ckviz.model.matrix import Treatment
-    from ckviz.tui.frames import Setup
+    from ckviz.player.frames import Setup
 
     scenario = scenario_files.load("ck_skew")
     lanes = Lockstep(tui_client, namespace)

@@ -11,14 +11,14 @@ import pytest
 import redis
 
 from ckviz.inputs import scenario_files
+from ckviz.player.frames import Setup
+from ckviz.player.jumps import Jump, go_to
+from ckviz.player.lanes import Lockstep
+from ckviz.player.moves import Ask
+from ckviz.player.player import Player
 from ckviz.tui import viewing
 from ckviz.tui.decision import this_step
-from ckviz.tui.frames import Setup
-from ckviz.tui.jumps import Jump, go_to
-from ckviz.tui.lanes import Lockstep
-from ckviz.tui.moves import Ask
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.player import Player
 from tests.tui.test_why import stepped
 
 

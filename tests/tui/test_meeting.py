@@ -13,8 +13,8 @@ from rich.cells import cell_len
 from textual.events import MouseMove
 from textual.pilot import Pilot
 
+from ckviz.player.frames import Fairness, Frame
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.frames import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.verdict import verdict_line
 from ckviz.tui.widgets.key_strip import KeyStripPane

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
+from ckviz.player.jumps import go_to
 from ckviz.tui import exporting
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.jumps import go_to
 from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.screens.prompt import Prompt
 from ckviz.tui.widgets.ck_index import CkIndexPane

@@ -12,9 +12,9 @@ import pytest
 from ckviz.inputs import scenario_files
 from ckviz.model.history import History
 from ckviz.model.snapshot import KeyRow, Snapshot
+from ckviz.player.frames import Fairness, Frame, Setup
 from ckviz.sim.engine.history import HistoryRecorder
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.frames import Fairness, Frame, Setup
 from ckviz.tui.sparkline import SPARKS
 from ckviz.tui.widgets.ck_index import GUTTER, CkIndexPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane

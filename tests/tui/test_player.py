@@ -6,11 +6,11 @@ import threading
 from collections.abc import Callable
 from dataclasses import replace
 
-from ckviz.tui.frames import Frame
-from ckviz.tui.moves import BELL, Ask, Refused, Show
-from ckviz.tui.player import Player
-from ckviz.tui.progress import Heard
-from ckviz.tui.tape import MAX_QUEUED
+from ckviz.player.frames import Frame
+from ckviz.player.moves import BELL, Ask, Refused, Show
+from ckviz.player.player import Player
+from ckviz.player.progress import Heard
+from ckviz.player.tape import MAX_QUEUED
 from tests.tui.fake_source import HandMade, frame
 from tests.waiting import within
 

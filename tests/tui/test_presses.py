@@ -11,9 +11,9 @@ import pytest
 import redis
 from textual import events
 
+from ckviz.player.frames import Frame
+from ckviz.player.lanes import Lockstep
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.frames import Frame
-from ckviz.tui.lanes import Lockstep
 from ckviz.tui.widgets.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.pane import panes_in
 from ckviz.tui.widgets.status import StatusBar

@@ -14,11 +14,11 @@ import redis
 from textual.pilot import Pilot
 
 from ckviz.inputs import scenario_files
+from ckviz.player.frames import Frame, Setup
+from ckviz.player.jumps import go_to, until_served
+from ckviz.player.lanes import Lockstep
+from ckviz.player.progress import Heard, MoveProgress, duration
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.frames import Frame, Setup
-from ckviz.tui.jumps import go_to, until_served
-from ckviz.tui.lanes import Lockstep
-from ckviz.tui.progress import Heard, MoveProgress, duration
 from ckviz.tui.widgets.status import StatusBar
 from tests.tui.conftest import SIZE, settle
 from tests.tui.fake_source import HandMade, frame

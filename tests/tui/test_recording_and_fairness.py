@@ -6,7 +6,7 @@ from typing import Any
 
 from ckviz.metrics import contention
 from ckviz.model.snapshot import DequeueEvent
-from ckviz.tui.recording import Recording
+from ckviz.player.recording import Recording
 
 
 class FakeFrame:

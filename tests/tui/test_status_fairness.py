@@ -15,9 +15,9 @@ from textual.widgets import Static
 from ckviz.fairness import OwnLimit, key_service
 from ckviz.fairness_so_far import SoFar, headline
 from ckviz.model.scenario import Scenario
+from ckviz.player.frames import Fairness
+from ckviz.player.lanes import Lane, Lockstep
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.frames import Fairness
-from ckviz.tui.lanes import Lane, Lockstep
 from ckviz.tui.screens.compare import CompareScreen, LaneView
 from ckviz.tui.widgets.status import StatusBar
 from tests.tui.conftest import press, settle

@@ -11,8 +11,8 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from ckviz.model.history import Trend
+from ckviz.player.frames import Fairness, Frame
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.frames import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import Part, fitted
 from ckviz.tui.widgets.status import Controls, StatusBar

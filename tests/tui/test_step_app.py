@@ -9,8 +9,8 @@ from collections.abc import Callable
 import pytest
 
 from ckviz.errors import UsageError
+from ckviz.player.choice import app_choice
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.choice import app_choice
 from ckviz.tui.screens.main import MainScreen
 from ckviz.tui.widgets.discipline import DisciplinePane
 from ckviz.tui.widgets.event_log import EventLogPane

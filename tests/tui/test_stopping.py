@@ -13,11 +13,11 @@ import pytest
 import redis
 
 from ckviz.errors import ExitCode
+from ckviz.player.frames import Frame
+from ckviz.player.lanes import Lane, Lockstep
+from ckviz.player.progress import Heard
 from ckviz.store.prefix import keys_under
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.frames import Frame
-from ckviz.tui.lanes import Lane, Lockstep
-from ckviz.tui.progress import Heard
 from tests.tui.conftest import SIZE, settle
 from tests.waiting import eventually
 

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ckviz.model.snapshot import ViewRequest
-from ckviz.tui.frames import Fairness, Frame, FrameSource
-from ckviz.tui.moves import BELL, Ask, Show
-from ckviz.tui.tape import Tape
+from ckviz.player.frames import Fairness, Frame, FrameSource
+from ckviz.player.moves import BELL, Ask, Show
+from ckviz.player.tape import Tape
 from tests.tui.fake_source import snapshot
 
 KEYS = ("acme", "beta")

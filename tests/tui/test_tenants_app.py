@@ -10,10 +10,10 @@ from dataclasses import replace
 import pytest
 import redis
 
+from ckviz.player.frames import Fairness
+from ckviz.player.lanes import Lockstep
 from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.frames import Fairness
-from ckviz.tui.lanes import Lockstep
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import ratio
 from ckviz.tui.verdict import verdict_line
@@ -47,7 +47,7 @@ def test_the_lane_judges_tenants_as_the_results_do(
     tui_client: redis.Redis, namespace: str, redis_server: RedisServer
 ) -> None:
     from ckviz.inputs import scenario_files
-    from ckviz.tui.frames import Setup
+    from ckviz.player.frames import Setup
 
     lanes = Lockstep(tui_client, namespace)
     try:
@@ -64,7 +64,7 @@ def test_the_lane_judges_tenants_as_the_results_do(
 @pytest.mark.slow
 def test_a_scenario_without_tenants_shows_none(tui_client: redis.Redis, namespace: str) -> None:
     from ckviz.inputs import scenario_files
-    from ckviz.tui.frames import Setup
+    from ckviz.player.frames import Setup
 
     lanes = Lockstep(tui_client, namespace)
     try:

@@ -21,9 +21,9 @@ from ckviz.live.names import LiveQueue
 from ckviz.live.picture import ReadCost
 from ckviz.live.producer import Producer
 from ckviz.live.reading import read_picture
+from ckviz.player.live_source import LiveSource, Watched, live_snapshot
 from ckviz.store.server import embedded_server
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.live_source import LiveSource, Watched, live_snapshot
 from ckviz.tui.watch_app import KEPT, WatchApp
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane

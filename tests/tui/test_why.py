@@ -10,9 +10,9 @@ import redis
 
 from ckviz.inputs import scenario_files
 from ckviz.model.snapshot import Snapshot
+from ckviz.player.frames import Setup
+from ckviz.player.lanes import Lockstep
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.frames import Setup
-from ckviz.tui.lanes import Lockstep
 from ckviz.tui.screens.why import WhyScreen
 from ckviz.tui.widgets.discipline import DisciplinePane
 from tests.tui.conftest import press, settle

@@ -12,7 +12,7 @@ from ckviz.errors import UsageError, first_line
 from ckviz.model.matrix import Treatment
 from ckviz.model.names import first_duplicate
 from ckviz.model.scenario import Caps, Scenario
-from ckviz.tui.choice import app_choice
+from ckviz.player.choice import app_choice
 
 
 def test_an_unknown_discipline_is_a_usage_error_naming_where_and_the_choices() -> None:

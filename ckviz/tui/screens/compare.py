@@ -11,10 +11,10 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from ckviz.model.snapshot import Snapshot
+from ckviz.player.frames import Fairness, Frame
+from ckviz.player.player import Player
 from ckviz.tui.bindings import bindings
-from ckviz.tui.frames import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.player import Player
 from ckviz.tui.screens.lane_screen import LaneScreen
 from ckviz.tui.text import BOLD, DIM, Part, fitted
 from ckviz.tui.verdict import verdict_line

@@ -19,18 +19,17 @@ from ckviz.errors import CkvizError
 from ckviz.inputs.scenario_files import AnyScenario, bundled_names, load_any
 from ckviz.model.names import natural_key
 from ckviz.model.snapshot import SORTS
-from ckviz.tui.choice import fit_disciplines, runnable_on
+from ckviz.player.choice import fit_disciplines, runnable_on
+from ckviz.player.filter import KeyFilter, fuzzy_match
+from ckviz.player.scrub import back_to_mark, mark, scrub, scrub_to
 from ckviz.tui.context import Context
-from ckviz.tui.filter import KeyFilter, fuzzy_match
 from ckviz.tui.messages import Perform
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.player import Player
 from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.screens.prompt import Prompt
 from ckviz.tui.screens.shares import ShareScreen
 from ckviz.tui.screens.story import StoryScreen
 from ckviz.tui.screens.why import WhyScreen
-from ckviz.tui.scrub import back_to_mark, mark, scrub, scrub_to
 from ckviz.tui.story import story_of
 from ckviz.tui.widgets.event_log import KIND_WORDS, KINDS, EventLogPane
 from ckviz.tui.widgets.filter_bar import FilterBar
@@ -118,7 +117,7 @@ class LaneScreen(Screen[None]):
         if 0 < number <= len(panes):
             self.set_focus(panes[number - 1])
 
-    # ---- the scrubber and bookmarks (ckviz.tui.scrub) ----------------------------------------
+    # ---- the scrubber and bookmarks (ckviz.player.scrub) ----------------------------------------
 
     def action_scrub(self, direction: int) -> None:
         """`[` / `]`: a tenth of the recording back / forward."""

@@ -8,8 +8,8 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 
+from ckviz.player.frames import Frame
 from ckviz.tui.bindings import bindings
-from ckviz.tui.frames import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.screens.lane_screen import LaneScreen
 from ckviz.tui.widgets.ck_index import CkIndexPane

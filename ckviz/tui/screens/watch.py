@@ -8,7 +8,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from ckviz.tui.frames import Frame
+from ckviz.player.frames import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.screens.lane_screen import BREAKPOINTS
 from ckviz.tui.widgets.ck_index import CkIndexPane

@@ -11,7 +11,7 @@ from rich.text import Text
 from ckviz.disciplines.registry import REGISTRY
 from ckviz.model.queue import IndexEntry
 from ckviz.model.snapshot import Snapshot
-from ckviz.tui.filter import NO_FILTER, KeyFilter
+from ckviz.player.filter import NO_FILTER, KeyFilter
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, fit, key_cell, key_width
 from ckviz.tui.widgets.key_rows import KeyRowsPane

@@ -21,7 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ckviz.model.snapshot import Snapshot
-from ckviz.tui.filter import NO_FILTER, KeyFilter
+from ckviz.player.filter import NO_FILTER, KeyFilter
 from ckviz.tui.palette import KeyPalette
 
 MIN_WIDTH = 16

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ckviz.model.history import Trend
-from ckviz.tui.frames import Fairness, Frame
+from ckviz.player.frames import Fairness, Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.sparkline import sparkline
 from ckviz.tui.text import BOLD, DIM, STARVED, Part, fitted, longest_wait, ms, ratio
@@ -32,7 +32,7 @@ class Controls:
     instants_per_s: float = 1.0  # what `speed` means: logical instants played a second
     running_to_end: bool = False  # a run to the end is in flight (esc stops it)
     achieved: float | None = None  # instants a second play really made lately (None: unknown)
-    progress: str | None = None  # a long move's progress line (ckviz.tui.progress), while it runs
+    progress: str | None = None  # a long move's progress line (player/progress.py), while run
 
 
 # What goes first when the bottom line is too narrow (the highest first): the note on slots

@@ -9,7 +9,7 @@ from rich.style import Style
 from rich.text import Text
 
 from ckviz.model.snapshot import CDF_LEVELS, Snapshot, Waits
-from ckviz.tui.frames import Frame
+from ckviz.player.frames import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, fit, lasting, wait_so_far
 from ckviz.tui.widgets.pane import Pane, Rows, new_text

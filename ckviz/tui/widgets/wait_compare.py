@@ -6,7 +6,7 @@ from rich.style import Style
 from rich.text import Text
 
 from ckviz.model.snapshot import KeyRow, Snapshot
-from ckviz.tui.frames import Frame
+from ckviz.player.frames import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import (
     BOLD,

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
-from ckviz.tui.frames import Frame
-from ckviz.tui.live_source import Reading
+from ckviz.player.frames import Frame
+from ckviz.player.live_source import Reading
 from ckviz.tui.text import BOLD, DIM, Part, fitted
 
 TORN = "⚠ may be torn"

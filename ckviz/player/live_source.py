@@ -26,8 +26,8 @@ from ckviz.model.snapshot import (
     Snapshot,
     ViewRequest,
 )
-from ckviz.tui.frames import Fairness, Frame
-from ckviz.tui.live_lines import LiveVtime
+from ckviz.player.frames import Fairness, Frame
+from ckviz.player.live_lines import LiveVtime
 
 ELSEWHERE = "(elsewhere)"  # who holds the env's slots no variant on screen holds
 

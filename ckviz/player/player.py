@@ -1,11 +1,11 @@
-"""The player the app drives: a simulated run's tape (ckviz.tui.tape: step, instant, back and
+"""The player the app drives: a simulated run's tape (ckviz.player.tape: step, instant, back and
 replay, play, other rows) over its lanes, and the moves only a run has (run to the end and its
 stop flag, go to, run until a key is served, start a setup, compare mode, export).
 
 Textual-free on purpose (lint-imports keeps Textual out): the app turns key presses into the
 player's moves and shows what they give back, so every rule about moving through a run is
 tested without a terminal (tests/tui/test_player.py). The moves it gives back (a frame to show,
-work for the driver thread, a refusal) are ckviz.tui.moves'.
+work for the driver thread, a refusal) are ckviz.player.moves'.
 """
 
 from __future__ import annotations
@@ -17,15 +17,15 @@ from dataclasses import dataclass, field, replace
 from ckviz.errors import CkvizError
 from ckviz.model.clock import STEPS
 from ckviz.model.snapshot import FULL_VIEW
-from ckviz.tui.choice import fit_disciplines
-from ckviz.tui.filter import fuzzy_match
-from ckviz.tui.frames import Frame, Setup
-from ckviz.tui.jumps import Jump, go_to, replay_to, until_served
-from ckviz.tui.lanes import LaneSource
-from ckviz.tui.moves import BELL, Ask, Export, Landing, Move, Refused, Show
-from ckviz.tui.progress import Goal, MoveProgress
-from ckviz.tui.recording import HISTORY_LIMIT, Bookmarks
-from ckviz.tui.tape import Tape
+from ckviz.player.choice import fit_disciplines
+from ckviz.player.filter import fuzzy_match
+from ckviz.player.frames import Frame, Setup
+from ckviz.player.jumps import Jump, go_to, replay_to, until_served
+from ckviz.player.lanes import LaneSource
+from ckviz.player.moves import BELL, Ask, Export, Landing, Move, Refused, Show
+from ckviz.player.progress import Goal, MoveProgress
+from ckviz.player.recording import HISTORY_LIMIT, Bookmarks
+from ckviz.player.tape import Tape
 
 
 @dataclass(slots=True)

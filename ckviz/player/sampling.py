@@ -9,7 +9,7 @@ when it spans fewer), evenly spread by time, however long the move.
 
 from __future__ import annotations
 
-from ckviz.tui.frames import Frame
+from ckviz.player.frames import Frame
 
 KEPT = 64  # frames a long move keeps at least, once it spans that many instants
 

@@ -15,9 +15,9 @@ from ckviz.model.results import MatrixInfo, RedisInfo, Results
 from ckviz.model.results_file import write_results as write_results_file
 from ckviz.outputs.csv_text import csv_text
 from ckviz.outputs.writer import check_output, write_output
+from ckviz.player.frames import Frame, Setup
+from ckviz.player.moves import Export
 from ckviz.sim.engine import Outcome
-from ckviz.tui.frames import Frame, Setup
-from ckviz.tui.moves import Export
 
 
 def export_stem(frame: Frame) -> str:

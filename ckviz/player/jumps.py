@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ckviz.model.snapshot import Snapshot
-from ckviz.tui.frames import Frame, Setup
-from ckviz.tui.lanes import LaneSource
-from ckviz.tui.progress import Heard
-from ckviz.tui.sampling import Samples
+from ckviz.player.frames import Frame, Setup
+from ckviz.player.lanes import LaneSource
+from ckviz.player.progress import Heard
+from ckviz.player.sampling import Samples
 
 Reached = Callable[[Frame], bool]
 Stop = Callable[[], bool]  # asked between rounds: the user wants the jump to stop here

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ckviz.tui.frames import Frame
+from ckviz.player.frames import Frame
 
 HISTORY_LIMIT = 2000
 HISTORY_OBJECTS = 200_000  # frames kept x keys: bounds the memory of a many-key recording

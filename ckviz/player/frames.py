@@ -1,9 +1,9 @@
 """What the panes draw, and where it comes from: a `Frame` (each lane's snapshot and the
-figures beside it) made by a `FrameSource` (a simulated run's lanes, ckviz.tui.lanes, or a
-live queue's refreshes, ckviz.tui.live_source).
+figures beside it) made by a `FrameSource` (a simulated run's lanes, ckviz.player.lanes, or a
+live queue's refreshes, ckviz.player.live_source).
 
 Textual-free on purpose (lint-imports keeps Textual out): the panes draw a frame whoever made
-it, and the player's moves (step, back and forward, play and pause: ckviz.tui.tape) work over
+it, and the player's moves (step, back and forward, play and pause: ckviz.player.tape) work over
 any source.
 """
 

@@ -14,13 +14,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 from ckviz.errors import CkvizError
 from ckviz.model.snapshot import SORTS, ViewRequest
-from ckviz.tui.filter import NO_FILTER, KeyFilter
-from ckviz.tui.frames import Frame, FrameSource, Origin
-from ckviz.tui.jumps import Jump
-from ckviz.tui.moves import BELL, Ask, Export, Landing, Move, Result, Show
-from ckviz.tui.pace import Pace
-from ckviz.tui.recording import HISTORY_LIMIT, HISTORY_OBJECTS, Recording
-from ckviz.tui.viewing import Viewing
+from ckviz.player.filter import NO_FILTER, KeyFilter
+from ckviz.player.frames import Frame, FrameSource, Origin
+from ckviz.player.jumps import Jump
+from ckviz.player.moves import BELL, Ask, Export, Landing, Move, Result, Show
+from ckviz.player.pace import Pace
+from ckviz.player.recording import HISTORY_LIMIT, HISTORY_OBJECTS, Recording
+from ckviz.player.viewing import Viewing
 
 # Play speeds: (seconds between ticks, instants per tick).
 SPEEDS: tuple[tuple[float, int], ...] = (

@@ -5,8 +5,8 @@ moves and post them to the app like any other."""
 
 from __future__ import annotations
 
-from ckviz.tui.moves import BELL, Move, Refused, Show
-from ckviz.tui.player import Player
+from ckviz.player.moves import BELL, Move, Refused, Show
+from ckviz.player.player import Player
 
 PARTS = 10  # `[` / `]` jump a tenth of the frames recorded (at least one)
 

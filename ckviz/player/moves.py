@@ -8,9 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from ckviz.player.frames import Frame, Setup
+from ckviz.player.jumps import Jump
 from ckviz.sim.engine import Outcome
-from ckviz.tui.frames import Frame, Setup
-from ckviz.tui.jumps import Jump
 
 Result = list[Frame] | Jump
 Landing = Literal["step", "fresh", "redrawn"]

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ckviz.model.snapshot import SORTS, ViewRequest
-from ckviz.tui.filter import NO_FILTER, KeyFilter
-from ckviz.tui.frames import Origin
+from ckviz.player.filter import NO_FILTER, KeyFilter
+from ckviz.player.frames import Origin
 
 VIEW_ROWS = 100  # per-key rows (and ckIndex entries) a frame carries: more than a screen shows
 

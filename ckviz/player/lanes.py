@@ -22,6 +22,10 @@ from ckviz.model.lineup import parse_lineup
 from ckviz.model.matrix import Treatment
 from ckviz.model.snapshot import FULL_VIEW, Snapshot, ViewRequest
 from ckviz.model.tenants import is_one_grain
+from ckviz.player.frames import Fairness, Frame, FrameSource, Setup
+from ckviz.player.lane_fairness import LaneFairness
+from ckviz.player.progress import Heard
+from ckviz.player.sampling import Samples
 from ckviz.sim.clocks import (
     EngineOptions,
     disciplines_on,
@@ -30,10 +34,6 @@ from ckviz.sim.clocks import (
     runs_on,
 )
 from ckviz.sim.engine import Engine, Outcome, TrendRecorder
-from ckviz.tui.frames import Fairness, Frame, FrameSource, Setup
-from ckviz.tui.lane_fairness import LaneFairness
-from ckviz.tui.progress import Heard
-from ckviz.tui.sampling import Samples
 
 
 class LaneSource(FrameSource, Protocol):
