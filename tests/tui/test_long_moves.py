@@ -11,12 +11,12 @@ import pytest
 import redis
 
 from ckviz.inputs import scenario_files
+from ckviz.player import viewing
 from ckviz.player.frames import Setup
 from ckviz.player.jumps import Jump, go_to
 from ckviz.player.lanes import Lockstep
 from ckviz.player.moves import Ask
 from ckviz.player.player import Player
-from ckviz.tui import viewing
 from ckviz.tui.decision import this_step
 from ckviz.tui.palette import KeyPalette
 from tests.tui.test_why import stepped
