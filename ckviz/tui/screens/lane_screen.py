@@ -21,6 +21,7 @@ from ckviz.model.names import natural_key
 from ckviz.model.snapshot import SORTS
 from ckviz.player.choice import fit_disciplines, runnable_on
 from ckviz.player.filter import KeyFilter, fuzzy_match
+from ckviz.player.player import Player
 from ckviz.player.scrub import back_to_mark, mark, scrub, scrub_to
 from ckviz.tui.context import Context
 from ckviz.tui.messages import Perform
