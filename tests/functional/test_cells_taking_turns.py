@@ -26,6 +26,25 @@ from tests.functional.trust_support import (
 from tests.waiting import wait_until
 
 CORES = os.cpu_count() or 1
+MANY_KEYS = """
+description = "ck_many_keys at a fifth of its size: one heavy backlog, 1,000 light keys."
+env_limit = 4
+light_key = "light-0"
+
+[[keys]]
+name = "heavy"
+runs = 2000
+arrival = "immediate"
+hold_ms_mean = 25
+
+[[keys]]
+name = "light"
+count = 1000
+runs = 2
+arrival = "poisson"
+rate_per_sec = 10
+hold_ms_mean = 25
+"""
 
 
 def test_the_cells_in_flight_are_spread_over_one_process_per_core() -> None:
@@ -52,11 +71,15 @@ def test_cells_sharing_a_process_give_the_results_of_one_cell_at_a_time(tmp_path
 
 @pytest.mark.slow
 def test_a_killed_worker_reports_each_of_its_cells_in_flight(tmp_path: Path) -> None:
-    # ck_many_keys' cells take seconds each: every cell in flight is mid-way when its worker is killed
+    # a cell of 4,000 runs over 1,001 keys takes seconds: every cell in flight is mid-way when
+    # its worker is killed; the other workers' cells in flight, which must finish, cost a fifth
+    # of ck_many_keys' (22,000 runs over 10,001 keys: ~10 s of CPU a vtime cell, this ~2 s)
+    scenario = tmp_path / "many_keys.toml"
+    scenario.write_text(MANY_KEYS)
     out, env = tmp_path / "r.json", ckviz_env()
     jobs = 2 * CORES
     shape = cells_per_worker(jobs, 6)
-    args = ("--headless", "--scenario", "ck_many_keys", "--discipline", "baseline")
+    args = ("--headless", "--scenario", str(scenario), "--discipline", "baseline")
     args += ("--discipline", "vtime", "--jobs", str(jobs), "--out", str(out))
     with popen_ckviz(*args, env=env) as proc:
         workers = _workers(proc.pid, len(shape))  # forked in the order of `shape`
