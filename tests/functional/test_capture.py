@@ -110,6 +110,7 @@ def test_a_capture_replays_to_the_workload_s_arrivals(
     assert "stopped: interrupted" in header["started"]
 
 
+@pytest.mark.slow
 def test_the_trace_replays_under_every_discipline(
     server: RedisServer, prefix: str, tmp_path: Path
 ) -> None:
@@ -247,6 +248,7 @@ def call(queue: RunQueue, add: Callable[[Trip], object]) -> None:
     trip.send()
 
 
+@pytest.mark.slow
 def test_a_server_that_sends_no_notices_is_polled_or_refused(
     server: RedisServer, client: redis.Redis, prefix: str, tmp_path: Path
 ) -> None:

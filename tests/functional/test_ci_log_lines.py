@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.functional.cli_support import ckviz
 
 HOSTILE = """
@@ -44,6 +46,7 @@ def actions_env(**extra: str) -> dict[str, str]:
     return {**env, "GITHUB_ACTIONS": "true", **extra}
 
 
+@pytest.mark.slow
 def test_names_that_look_like_workflow_commands_are_inert_in_the_log(tmp_path: Path) -> None:
     folder = tmp_path / "##[group]x"
     folder.mkdir()

@@ -64,6 +64,7 @@ def test_queues_on_different_primaries_are_found_and_read_where_they_are(
     assert [p["key"] for p in picture["next_order"]] == ["a:1", "b"]
 
 
+@pytest.mark.slow
 def test_capture_and_whatif_find_a_queue_on_its_primary(
     cluster: LocalCluster, tmp_path: Path
 ) -> None:

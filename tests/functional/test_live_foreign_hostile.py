@@ -85,6 +85,7 @@ def all_three(url: str, prefix: str, queue_text: str, tmp_path: Path) -> list[tu
     return [(run.returncode, run.stdout + run.stderr) for run in runs]
 
 
+@pytest.mark.slow
 def test_hostile_names_are_shown_inert(
     watcher: str, client: redis.Redis, prefix: str, tmp_path: Path
 ) -> None:
@@ -143,6 +144,7 @@ def test_a_message_that_is_not_the_reference_s(
     assert [code for code, _ in results] == [0, 0, 0, 0], results
 
 
+@pytest.mark.slow
 def test_a_queued_run_without_a_message(
     watcher: str, client: redis.Redis, prefix: str, tmp_path: Path
 ) -> None:

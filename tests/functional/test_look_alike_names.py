@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from rich.text import Text
 
 from ckviz.model.names import look_alikes, shown_name
@@ -44,6 +45,7 @@ def test_shown_names_escape_what_cannot_be_seen() -> None:
     assert out.plain.strip() == "a\\u200bb"  # the app's key column
 
 
+@pytest.mark.slow
 def test_every_table_escapes_them_and_validate_warns(tmp_path: Path) -> None:
     path, out = scenario(tmp_path), tmp_path / "r.json"
     run = ckviz("--headless", "--scenario", str(path), *QUICK, "--out", str(out))

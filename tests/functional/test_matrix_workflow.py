@@ -10,6 +10,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from ruamel.yaml import YAML
 
 from ckviz.cli import main
@@ -46,6 +47,7 @@ def run_steps(job: dict, values: dict[str, str], env: dict[str, str], cwd: Path)
         assert proc.returncode == 0, (step.get("name"), proc.stdout, proc.stderr)
 
 
+@pytest.mark.slow
 def test_the_reusable_workflows_scripts_shard_merge_report_gate_and_check(
     redis_server: RedisServer, tmp_path: Path
 ) -> None:

@@ -154,6 +154,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 """
 
 
+@pytest.mark.slow
 def test_a_big_cast_is_streamed_not_read_whole(tmp_path: Path) -> None:
     cast, small = tmp_path / "big.cast", tmp_path / "small.cast"
     frame = "\x1b[H" + "x" * (1 << 20)  # 1 MiB events, 96 of them

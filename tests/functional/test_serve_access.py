@@ -95,6 +95,7 @@ def stop(proc: subprocess.Popen[str], sig: signal.Signals = signal.SIGTERM) -> l
     return lines
 
 
+@pytest.mark.slow
 def test_only_the_token_the_origin_and_the_host_served_open_a_session() -> None:
     env = ckviz_env()
     with served(env=env) as s:
@@ -117,6 +118,7 @@ def test_only_the_token_the_origin_and_the_host_served_open_a_session() -> None:
     assert_nothing_left(env)
 
 
+@pytest.mark.slow
 def test_sessions_are_capped() -> None:
     async def two_at_once(s: Served) -> tuple[bool, bool]:
         async with aiohttp.ClientSession() as http, http.ws_connect(s.ws(), origin=s.origin):
@@ -184,6 +186,7 @@ def test_every_address_warns_and_the_page_uses_the_address_the_browser_used() ->
     assert any("warning" in line and "0.0.0.0" in line for line in lines), lines
 
 
+@pytest.mark.slow
 def test_a_mix_the_app_takes_is_served_and_the_flag_given_is_named() -> None:
     mix = ("--consumers", "vtime:1,vtime-v17:1")
     with served(*mix, "--redis-url", "redis://127.0.0.1:1", base=("serve", "micro_skew")) as s:

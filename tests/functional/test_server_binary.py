@@ -52,6 +52,7 @@ def test_ckviz_redis_server_names_another(tmp_path: Path, monkeypatch: pytest.Mo
     )
 
 
+@pytest.mark.slow
 def test_version_names_the_binary_its_version_and_why(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != ENV_SERVER}
     proc = ckviz("--version", env=env)

@@ -52,6 +52,7 @@ def scenario_with_trace(folder: Path, path: str) -> Path:
     return scenario
 
 
+@pytest.mark.slow
 def test_a_trace_symlinked_to_a_device_is_refused(tmp_path: Path) -> None:
     (tmp_path / "t.csv").symlink_to("/dev/zero")
     scenario = scenario_with_trace(tmp_path, "t.csv")
@@ -65,6 +66,7 @@ def test_a_trace_symlinked_to_a_device_is_refused(tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", ["../../../../../../etc/passwd", "/etc/passwd", "link.csv"])
 def test_a_trace_path_leading_outside_the_scenarios_folder_is_refused(
     tmp_path: Path, path: str
@@ -83,6 +85,7 @@ def test_a_trace_path_leading_outside_the_scenarios_folder_is_refused(
         assert ":0:0:" not in proc.stderr  # nothing of the file is read, let alone quoted
 
 
+@pytest.mark.slow
 def test_a_trace_outside_is_read_with_the_flag(tmp_path: Path) -> None:
     (tmp_path / "t.csv").write_text("key,arrival_ms,hold_ms\na,0,10\nb,0,10\n")
     folder = tmp_path / "scenarios"

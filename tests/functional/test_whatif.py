@@ -78,6 +78,7 @@ def test_the_fork_in_ckviz_s_namespace_equals_the_watched_state(
         assert client.zcard(layout.env_queue) == 9
 
 
+@pytest.mark.slow
 def test_whatif_runs_every_discipline_without_writing_the_watched_server(
     server: RedisServer, prefix: str, tmp_path: Path
 ) -> None:

@@ -8,6 +8,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from ckviz.model.results import Results
 from tests.functional.cli_support import ckviz
 from tests.report.handmade import results, write
@@ -60,6 +62,7 @@ def test_the_failure_is_the_first_line_of_every_output(tmp_path: Path) -> None:
     assert body.startswith('<p class="failed" id="gate">❌ ckviz ' + said.replace(">", "&gt;"))
 
 
+@pytest.mark.slow
 def test_under_actions_the_gate_annotates_and_writes_the_job_summary_even_quiet(
     tmp_path: Path,
 ) -> None:

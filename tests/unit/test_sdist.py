@@ -8,6 +8,8 @@ import subprocess
 import tarfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ("ckviz/", "scenarios/", "schemas/", "tests/", "docs/", "bench/", "scripts/")
 JUNK = ("report.html", "demo.cast", "my-run.json", "notes/big.cast", "dist/old.tar.gz")
@@ -30,6 +32,7 @@ def tracked_copy(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_the_sdist_ships_the_allow_list_only(tmp_path: Path) -> None:
     uv = shutil.which("uv")
     assert uv, "uv is needed to build the sdist"
