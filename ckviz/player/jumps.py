@@ -13,6 +13,7 @@ from ckviz.player.frames import Frame, Setup
 from ckviz.player.lanes import LaneSource
 from ckviz.player.progress import Heard
 from ckviz.player.sampling import Samples
+from ckviz.sim.engine import roomy_young_generation
 
 Reached = Callable[[Frame], bool]
 Stop = Callable[[], bool]  # asked between rounds: the user wants the jump to stop here
@@ -64,15 +65,16 @@ def advance_until(
     frames kept on the way (by logical time, the last one last) and which ("reached", "end",
     "stopped"). `heard` hears where the lanes stand after each round."""
     kept, last = Samples(), list[Frame]()
-    while frames := source.advance(instant, 1):
-        last = frames[-1:]
-        heard(min(last[0].times), sum(s.dequeued for s in last[0].snapshots))
-        if kept.due(min(last[0].times)):
-            kept.keep(last)
-        if reached(last[0]):
-            return kept.ending(last), "reached"
-        if stop():
-            return kept.ending(last), "stopped"
+    with roomy_young_generation():  # a long loop of short-lived objects, as a run's
+        while frames := source.advance(instant, 1):
+            last = frames[-1:]
+            heard(min(last[0].times), sum(s.dequeued for s in last[0].snapshots))
+            if kept.due(min(last[0].times)):
+                kept.keep(last)
+            if reached(last[0]):
+                return kept.ending(last), "reached"
+            if stop():
+                return kept.ending(last), "stopped"
     return kept.ending(last), "end"
 
 
