@@ -21,14 +21,20 @@ from ckviz.model.snapshot import DequeueEvent
 
 @dataclass(frozen=True, slots=True)
 class SoFar:
-    """The headline of a run in progress: the most under-served judged key (ties by name)
-    and its attainment, and Jain's index over the judged keys' attainments (Jain's own
-    definition: each key's throughput over its fair throughput); None: too few judged."""
+    """The headline of a run in progress, as the app's status line and panes draw it: the
+    most under-served judged key (ties by name) and its attainment, and Jain's index over the
+    judged keys' attainments (Jain's own definition: each key's throughput over its fair
+    throughput); None: no key owed 3 dequeues yet (Jain: fewer than two such keys)."""
 
-    underserved: str | None
-    attainment: float | None
-    jain: float | None  # from two judged keys on
+    underserved: str | None = None
+    attainment: float | None = None
+    jain: float | None = None  # from two judged keys on
     starved: frozenset[str] = frozenset()  # judged keys that got none (STARVED_MEANS)
+    # where keys belong to tenants (some tenant holding two keys or more), as the results'
+    # most_underserved_tenant: the most under-served tenant and the most over-served, each
+    # with its attainment (docs/fairness.md, "Tenants"; fairness_tenants)
+    tenant: tuple[str, float] | None = None
+    tenant_over: tuple[str, float] | None = None
 
 
 class ServiceSoFar:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ckviz.fairness_so_far import SoFar
 from ckviz.model.history import Trend
 from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import Snapshot, ViewRequest
@@ -75,29 +76,12 @@ class Setup:
 
 
 @dataclass(frozen=True, slots=True)
-class Fairness:
-    """The demand-aware fairness so far (docs/fairness.md) over the dequeues the per-key table
-    counts: every one up to the frame's moment, each key's queued runs counted as asked for.
-    None: no key owed 3 dequeues yet (Jain: fewer than two such keys)."""
-
-    underserved: str | None = None  # the judged key with the lowest attainment (ties: name)
-    attainment: float | None = None  # its fair-share attainment
-    jain: float | None = None  # Jain's index over the judged keys' attainments
-    starved: frozenset[str] = frozenset()  # judged keys that got none (the ✖ marks)
-    # where keys belong to tenants (some tenant holding two keys or more), as the results'
-    # most_underserved_tenant: the most under-served tenant and the most over-served, each
-    # with its attainment (docs/fairness.md, "Tenants")
-    tenant: tuple[str, float] | None = None
-    tenant_over: tuple[str, float] | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class Frame:
     """One moment of every lane: what the panes show, and what step back returns to."""
 
     setup: Origin
     snapshots: tuple[Snapshot, ...]
-    fairness: tuple[Fairness, ...]
+    fairness: tuple[SoFar, ...]  # each lane's (fairness_so_far)
     trends: tuple[Trend | None, ...] = ()  # each lane's fairness per time bucket (None: none)
 
     @property

@@ -17,12 +17,13 @@ from ckviz.defaults import MAX_CONSUMERS
 from ckviz.disciplines.registry import check_treatment
 from ckviz.errors import UsageError
 from ckviz.fairness import OwnLimit
+from ckviz.fairness_so_far import SoFar
 from ckviz.model.history import Trend
 from ckviz.model.lineup import parse_lineup
 from ckviz.model.matrix import Treatment
 from ckviz.model.snapshot import FULL_VIEW, Snapshot, ViewRequest
 from ckviz.model.tenants import is_one_grain
-from ckviz.player.frames import Fairness, Frame, FrameSource, Setup
+from ckviz.player.frames import Frame, FrameSource, Setup
 from ckviz.player.lane_fairness import LaneFairness
 from ckviz.player.progress import Heard
 from ckviz.player.sampling import Samples
@@ -111,7 +112,7 @@ class Lane:
 
     def snapshot(
         self, view: ViewRequest = FULL_VIEW, again: bool = False
-    ) -> tuple[Snapshot, Fairness, Trend | None]:
+    ) -> tuple[Snapshot, SoFar, Trend | None]:
         """A frame of now; `again`: the last frame made again (another view), nothing new
         taken since, so its "this step" is still the last frame's."""
         if not again:
@@ -123,7 +124,7 @@ class Lane:
         self._dequeued = snap.dequeued
         now = self._fairness.now()
         under, over = self._fairness.tenants()
-        fairness = Fairness(now.underserved, now.attainment, now.jain, now.starved, under, over)
+        fairness = replace(now, tenant=under, tenant_over=over)
         trend = self._trend.record(snap.t, fairness.attainment, fairness.jain)
         return snap, fairness, trend
 

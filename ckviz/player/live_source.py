@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ckviz.fairness_so_far import SoFar
 from ckviz.live.cost import next_interval
 from ckviz.live.flag import NO_VTIME
 from ckviz.live.names import LiveQueue
@@ -26,7 +27,7 @@ from ckviz.model.snapshot import (
     Snapshot,
     ViewRequest,
 )
-from ckviz.player.frames import Fairness, Frame
+from ckviz.player.frames import Frame
 from ckviz.player.live_lines import LiveVtime
 
 ELSEWHERE = "(elsewhere)"  # who holds the env's slots no variant on screen holds
@@ -125,7 +126,7 @@ class LiveSource:
     def _frame(self, reading: Reading) -> Frame:
         start = self._start_ms if self._start_ms is not None else reading.picture.read_at_ms
         snapshot = live_snapshot(reading.picture, reading.number, int(start), self.view)
-        return Frame(reading, (snapshot,), (Fairness(),))
+        return Frame(reading, (snapshot,), (SoFar(),))
 
 
 def time_origin(picture: LivePicture) -> float:

@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from ckviz.fairness_so_far import SoFar
 from ckviz.inputs import scenario_files
 from ckviz.model.queue import DisciplineState, IndexEntry
 from ckviz.model.snapshot import EventLog, HeldRun, KeyRow, Snapshot, ViewRequest
-from ckviz.player.frames import Fairness, Frame, Setup
+from ckviz.player.frames import Frame, Setup
 from ckviz.player.progress import Heard
 from ckviz.store.keys import ck_member
 
@@ -80,4 +81,4 @@ def snapshot(keys: tuple[str, ...], held: int, step: int, total_cap: int | None 
 
 def frame(keys: tuple[str, ...], held: int, step: int) -> Frame:
     setup = Setup(scenario_files.load("ck_skew"), "seed-a", ("baseline",))
-    return Frame(setup, (snapshot(keys, held, step),), (Fairness(),))
+    return Frame(setup, (snapshot(keys, held, step),), (SoFar(),))

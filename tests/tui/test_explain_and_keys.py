@@ -21,7 +21,7 @@ from ckviz.model.matrix import Treatment
 from ckviz.model.results import Results
 from ckviz.model.snapshot import DequeueEvent, EventLog, KeyRow
 from ckviz.player.export import export_stem
-from ckviz.player.frames import Fairness, Frame, Setup
+from ckviz.player.frames import Frame, Setup
 from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.palette import KeyPalette, theme_colours
@@ -59,13 +59,13 @@ def compare_frame() -> Frame:
         events=EventLog(both, 2),
     )
     setup = Setup(scenario_files.load("ck_skew"), "seed-a", ("baseline", "sfq"))
-    fair = Fairness()
+    fair = SoFar()
     return Frame(setup, (left, right), (fair, fair))
 
 
 async def test_a_starved_key_gets_the_longest_bar_a_mark_and_a_ratio() -> None:
     frame = compare_frame()  # the left lane's verdict: light owed enough, got none (starved)
-    judged = (Fairness("light", 0.0, None, frozenset({"light"})), frame.fairness[1])
+    judged = (SoFar("light", 0.0, None, frozenset({"light"})), frame.fairness[1])
     app = CkvizApp(
         HandMade(replace(frame, fairness=judged)), "ck_skew", "baseline", compare_with="sfq"
     )
@@ -92,13 +92,13 @@ def test_fairness_is_na_until_a_key_is_judged_and_names_the_worst_key() -> None:
     }
     so_far = headline(owed)
     assert so_far.jain == pytest.approx(3.0**2 / (3 * (0.04 + 0.04 + 2.6**2)))  # attainments'
-    fair = Fairness(so_far.underserved, so_far.attainment, so_far.jain)
+    fair = SoFar(so_far.underserved, so_far.attainment, so_far.jain)
     assert fair.underserved == "reg-10" and fair.attainment == 0.2  # ties by name, as results
     palette = KeyPalette(["heavy"], ["#ff0000"])
     frame = Frame(
         replace(compare_frame().setup, disciplines=("baseline",)),
         compare_frame().snapshots[:1],
-        (Fairness(),),
+        (SoFar(),),
     )
     line = StatusBar.render_frame(frame, Controls(), palette).plain.splitlines()[1]
     assert "most under-served n/a (no key owed 3 dequeues yet)" in line

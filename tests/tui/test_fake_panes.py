@@ -8,10 +8,11 @@ from dataclasses import replace
 
 import pytest
 
+from ckviz.fairness_so_far import SoFar
 from ckviz.inputs import scenario_files
 from ckviz.model.decision import Candidate, Decision
 from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, QueueEvent
-from ckviz.player.frames import Fairness, Frame, Setup
+from ckviz.player.frames import Frame, Setup
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.compare import CompareScreen, LaneView
 from ckviz.tui.widgets.discipline import DisciplinePane
@@ -83,7 +84,7 @@ def two_lanes(step: int) -> Frame:
     setup = Setup(scenario_files.load("ck_skew"), "seed-a", ("baseline", "sfq"))
     left = snapshot(KEYS, 1, step)
     right = replace(snapshot(KEYS, 2, step), discipline="sfq")
-    fair = (Fairness("light-1", 0.2, 0.5), Fairness("light-2", 0.9, 0.99))
+    fair = (SoFar("light-1", 0.2, 0.5), SoFar("light-2", 0.9, 0.99))
     return Frame(setup, (left, right), fair)
 
 

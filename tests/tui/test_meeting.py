@@ -13,7 +13,8 @@ from rich.cells import cell_len
 from textual.events import MouseMove
 from textual.pilot import Pilot
 
-from ckviz.player.frames import Fairness, Frame
+from ckviz.fairness_so_far import SoFar
+from ckviz.player.frames import Frame
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.verdict import verdict_line
@@ -33,8 +34,8 @@ PALETTE = KeyPalette(["heavy", "light-1"], ["#1f77b4", "#ff7f0e"], lanes=("#0000
 def judged(left: float | None, right: float | None) -> Frame:
     """compare_frame's lanes (baseline, sfq) judged at these attainments."""
     lanes = (
-        Fairness("light-1", left),
-        Fairness("light-2", right),
+        SoFar("light-1", left),
+        SoFar("light-2", right),
     )
     return replace(compare_frame(), fairness=lanes)
 

@@ -9,10 +9,11 @@ from itertools import pairwise
 
 import pytest
 
+from ckviz.fairness_so_far import SoFar
 from ckviz.inputs import scenario_files
 from ckviz.model.history import History
 from ckviz.model.snapshot import KeyRow, Snapshot
-from ckviz.player.frames import Fairness, Frame, Setup
+from ckviz.player.frames import Frame, Setup
 from ckviz.sim.engine.history import HistoryRecorder
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.sparkline import SPARKS
@@ -26,7 +27,7 @@ from tests.tui.conftest import SIZE, press, settle
 from tests.tui.fake_source import BASE, HandMade, snapshot
 
 MakeApp = Callable[..., CkvizApp]
-FAIR = Fairness()
+FAIR = SoFar()
 
 
 def lane(

@@ -15,7 +15,6 @@ from textual.widgets import Static
 from ckviz.fairness import OwnLimit, key_service
 from ckviz.fairness_so_far import SoFar, headline
 from ckviz.model.scenario import Scenario
-from ckviz.player.frames import Fairness
 from ckviz.player.lanes import Lane, Lockstep
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.compare import CompareScreen, LaneView
@@ -63,7 +62,7 @@ def by_definition(lane: Lane, scenario: Scenario) -> SoFar:
     return headline(key_service(engine.events, scenario.weights(), None, own, per_call, queued))
 
 
-def agrees(shown: Fairness, app: CkvizApp, lane: int = 0) -> None:
+def agrees(shown: SoFar, app: CkvizApp, lane: int = 0) -> None:
     source = app.player.source
     assert isinstance(source, Lockstep) and isinstance(source.setup.scenario, Scenario)
     want = by_definition(source.lanes[lane], source.setup.scenario)

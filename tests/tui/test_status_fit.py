@@ -10,8 +10,9 @@ import pytest
 from rich.cells import cell_len
 from rich.text import Text
 
+from ckviz.fairness_so_far import SoFar
 from ckviz.model.history import Trend
-from ckviz.player.frames import Fairness, Frame
+from ckviz.player.frames import Frame
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import Part, fitted
@@ -60,7 +61,7 @@ def ranked_at(width: int | None) -> str:
     frame = Frame(
         replace(frame.setup, disciplines=("baseline",)),
         frame.snapshots[:1],
-        (Fairness("light-1", 0.0, 0.2),),
+        (SoFar("light-1", 0.0, 0.2),),
         (trend,),
     )
     palette = KeyPalette(["heavy", "light-1"], ["#ff0000", "#00ff00"])

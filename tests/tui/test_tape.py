@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ckviz.fairness_so_far import SoFar
 from ckviz.model.snapshot import ViewRequest
-from ckviz.player.frames import Fairness, Frame, FrameSource
+from ckviz.player.frames import Frame, FrameSource
 from ckviz.player.moves import BELL, Ask, Show
 from ckviz.player.tape import Tape
 from tests.tui.fake_source import snapshot
@@ -50,7 +51,7 @@ class Counting:
         self.closed = True
 
     def _frame(self) -> Frame:
-        return Frame(Elsewhere(), (snapshot(KEYS, 0, self.made),), (Fairness(),))
+        return Frame(Elsewhere(), (snapshot(KEYS, 0, self.made),), (SoFar(),))
 
 
 def shown_step(tape: Tape) -> int:

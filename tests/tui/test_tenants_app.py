@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 import redis
 
-from ckviz.player.frames import Fairness
+from ckviz.fairness_so_far import SoFar
 from ckviz.player.lanes import Lockstep
 from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
@@ -93,18 +93,18 @@ async def test_the_status_line_names_the_honest_tenants_attainment(
 
 
 def test_the_most_over_served_tenant_follows_where_there_is_room() -> None:
-    fair = Fairness("heavy-7", 0.9, tenant=("honest", 0.12), tenant_over=("sybil", 1.9))
+    fair = SoFar("heavy-7", 0.9, tenant=("honest", 0.12), tenant_over=("sybil", 1.9))
     shown = "".join(p.text.plain for p in fairness_parts(fair, PALETTE, None))
     assert " · most under-served tenant honest 0.12, over-served sybil 1.90" in shown
     assert "tenant" not in "".join(
-        p.text.plain for p in fairness_parts(Fairness("a", 0.9), PALETTE, None)
+        p.text.plain for p in fairness_parts(SoFar("a", 0.9), PALETTE, None)
     )
 
 
 def test_the_banner_claims_among_tenants_by_the_same_rule() -> None:
     lanes = (
-        Fairness("light-1", 0.9, tenant=("honest", 0.12)),
-        Fairness("light-2", 0.92, tenant=("honest", 0.95)),
+        SoFar("light-1", 0.9, tenant=("honest", 0.12)),
+        SoFar("light-2", 0.92, tenant=("honest", 0.95)),
     )
     line = verdict_line(replace(compare_frame(), fairness=lanes), PALETTE, 400).plain
     assert line.endswith(
@@ -113,10 +113,10 @@ def test_the_banner_claims_among_tenants_by_the_same_rule() -> None:
         "share, baseline's honest 12%"
     ), line
     assert "baseline and sfq: no difference shown" in line  # among keys, no lead
-    even = (Fairness("a", 0.5, tenant=("x", 0.5)), Fairness("b", 0.5, tenant=("x", 0.52)))
+    even = (SoFar("a", 0.5, tenant=("x", 0.5)), SoFar("b", 0.5, tenant=("x", 0.52)))
     plain = verdict_line(replace(compare_frame(), fairness=even), PALETTE, 400).plain
     assert plain.endswith("at the tenant grain, no difference shown (50%+)")
     short = verdict_line(replace(compare_frame(), fairness=lanes), PALETTE, 78).plain
     assert "tenants: sfq leads" in short
-    alone = (Fairness("a", 0.5), Fairness("b", 0.9))
+    alone = (SoFar("a", 0.5), SoFar("b", 0.9))
     assert "tenant" not in verdict_line(replace(compare_frame(), fairness=alone), PALETTE).plain

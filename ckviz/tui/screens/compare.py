@@ -10,8 +10,9 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
+from ckviz.fairness_so_far import SoFar
 from ckviz.model.snapshot import Snapshot
-from ckviz.player.frames import Fairness, Frame
+from ckviz.player.frames import Frame
 from ckviz.player.player import Player
 from ckviz.tui.bindings import bindings
 from ckviz.tui.palette import KeyPalette
@@ -66,7 +67,7 @@ RUNS_OUT = JAIN + 1  # a lane header's runs out go before its Jain
 
 
 def lane_header(
-    snapshot: Snapshot, fairness: Fairness, palette: KeyPalette, width: int | None = None
+    snapshot: Snapshot, fairness: SoFar, palette: KeyPalette, width: int | None = None
 ) -> Text:
     """`t=500ms · 67/300 · under-served heavy 0.97 · Jain 1.00`, fitted to `width` as the
     status line is: the runs out go first, then Jain; the lane's verdict stays."""

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
+from ckviz.fairness_so_far import SoFar
 from ckviz.model.history import Trend
-from ckviz.player.frames import Fairness, Frame
+from ckviz.player.frames import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.sparkline import sparkline
 from ckviz.tui.text import BOLD, DIM, STARVED, Part, fitted, longest_wait, ms, ratio
@@ -45,7 +46,7 @@ TENANT_OVER, HELD, JAIN_TREND, WORST_TREND, LONG_WORDS, JAIN = 8, 7, 6, 5, 4, 3
 LONGEST_WAIT, SPEED = 2, 1
 
 
-def fairness_parts(fairness: Fairness, palette: KeyPalette, trend: Trend | None) -> list[Part]:
+def fairness_parts(fairness: SoFar, palette: KeyPalette, trend: Trend | None) -> list[Part]:
     """The most under-served key and its fair-share attainment so far (the dequeues it got
     over those it was owed, as the results and the report judge it, over every dequeue the
     per-key table counts), then Jain's index over the judged keys' attainments: n/a until a
@@ -75,7 +76,7 @@ def fairness_parts(fairness: Fairness, palette: KeyPalette, trend: Trend | None)
     return parts
 
 
-def tenant_parts(fairness: Fairness, palette: KeyPalette) -> list[Part]:
+def tenant_parts(fairness: SoFar, palette: KeyPalette) -> list[Part]:
     """Where keys belong to tenants: the most under-served tenant and its attainment (the
     results' most_underserved_tenant at a run's end), then the most over-served."""
     if fairness.tenant is None:
