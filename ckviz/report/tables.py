@@ -9,9 +9,13 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from ckviz.fairness import STARVED_MEANS
+from ckviz.fairness_intervals import Interval
 from ckviz.model.results import CheckResult, Spread
+from ckviz.report.claims import difference_text
 from ckviz.report.compare import pct_text
 from ckviz.report.sweeps import SweepView, value_text
+from ckviz.report.tenants import tenant_difference, tenant_rows
+from ckviz.report.verdicts import reference
 from ckviz.report.views import Row, ScenarioView
 
 # Figures other parts of ckviz may add to a run's metrics: shown when present, skipped when not.
@@ -126,14 +130,16 @@ ATTAINMENT_SHOWN = "mean ± 95% interval (min..max)"
 def attainment_cell(r: Row) -> str:
     """`0.949 ± 0.005 (0.946..0.953)` over seeds; over one sample `0.949 ± 0.031 (one
     sample)`, the interval the run's own (docs/fairness.md, What a claim means)."""
-    i = r.attainment_interval
-    if i is None or r.attainment is None:
+    return interval_cell(r.attainment_interval, r.attainment)
+
+
+def interval_cell(i: Interval | None, s: Spread | None) -> str:
+    if i is None or s is None:
         return "-"
     half = i.half_width
     shown = f"{i.estimate:.3f}" + (f" ± {half:.3f}" if half is not None else "")
     if i.basis == "one sample":
         return shown + " (one sample)"
-    s = r.attainment
     return shown + (f" ({s.min:.3f}..{s.max:.3f})" if s.min != s.max else "")
 
 
@@ -194,7 +200,50 @@ def optional_tables(scenario: ScenarioView) -> list[Table]:
         ]
         if found:
             tables += _shaped(f"{title} (`{name}`)", found)
-    return tables + tenant_tables(scenario) + lifecycle_tables(scenario)
+    return (
+        tables
+        + tenant_grain_tables(scenario)
+        + tenant_tables(scenario)
+        + lifecycle_tables(scenario)
+    )
+
+
+TENANT_GRAIN_NOTE = (
+    "The most under-served tenant's fair-share attainment (docs/fairness.md, Tenants), mean "
+    "over seeds ± the half-width of its 95% interval (over one sample, the run's own resampled "
+    "time windows) (min..max), and against the reference its paired difference with its 95% "
+    "interval: a claim needs the interval clear of 0 and a difference of at least the minimum "
+    "effect, as among keys."
+)
+
+
+def tenant_grain_tables(scenario: ScenarioView) -> list[Table]:
+    """Each treatment's most under-served tenant with its interval, and its paired difference
+    from the reference's with the claim the rule allows, where the runs carry the tenant grain."""
+    several = len(scenario.views) > 1
+    rows = []
+    for view in scenario.views:
+        ref = reference(view)
+        for r in tenant_rows(view):
+            d = tenant_difference(r, ref) if r is not ref else None
+            claim = "reference" if r is ref else "-"
+            if d is not None:
+                claim = d.claim(scenario.min_effect) or "no difference shown"
+            lowest = r.first.metrics.most_underserved_tenant or "-"
+            cells = [labelled(r), *([view.source] if several else [])]
+            cells += [tenant_attainment_cell(r), lowest]
+            rows.append([*cells, difference_text(d) if d is not None else "-", claim])
+    if not rows:
+        return []
+    header = ["treatment", *(["results"] if several else [])]
+    header += [f"{ATTAINMENT}, most under-served tenant, {ATTAINMENT_SHOWN}"]
+    header += ["most under-served tenant (first seed)", "against the reference", "claim"]
+    return [Table("Tenant grain", header, rows, TENANT_GRAIN_NOTE)]
+
+
+def tenant_attainment_cell(r: Row) -> str:
+    """The most under-served tenant's attainment as attainment_cell gives a key's."""
+    return interval_cell(r.tenant_interval, r.tenant_attainment)
 
 
 TENANT_NOTE = (

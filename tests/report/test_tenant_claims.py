@@ -10,6 +10,7 @@ from ckviz.fairness_intervals import RESAMPLES
 from ckviz.model.results import RunResult, TenantRowResult
 from ckviz.report.findings import findings
 from ckviz.report.sources import load_sources
+from ckviz.report.tables import tenant_grain_tables
 from ckviz.report.verdicts import verdicts
 from ckviz.report.views import ScenarioView, scenario_views
 from tests.report.handmade import SEEDS, results, run, write
@@ -64,6 +65,11 @@ def test_one_sample_claims_among_tenants_by_the_runs_own_interval(tmp_path: Path
     said = findings(view_of(tmp_path, runs))
     (grain,) = [f for f in said if f.startswith("At the tenant grain")]
     assert "against baseline: tenant-fair fairer (+0.83, 95% interval +0.83..+0.83" in grain
+    (table,) = tenant_grain_tables(view_of(tmp_path, runs))
+    assert table.rows[0] == ["baseline", "0.120 ± 0.048 (one sample)", "honest", "-", "reference"]
+    assert table.rows[1][1:3] == ["0.950 ± 0.048 (one sample)", "honest"]
+    assert table.rows[1][3].startswith("difference +0.83, 95% interval +0.83..+0.83, one sample")
+    assert table.rows[1][4] == "fairer"
 
 
 def test_seeds_that_disagree_show_no_difference_among_tenants(tmp_path: Path) -> None:
