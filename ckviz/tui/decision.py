@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ckviz.model.snapshot import Snapshot
+from ckviz.model.snapshot import DequeueEvent, Snapshot
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.text import DIM, number
+from ckviz.tui.text import BOLD, DIM, number
 from ckviz.tui.why import explain, rule
 
 __all__ = ["next_call", "rule", "this_step"]
@@ -30,6 +30,9 @@ def this_step(snapshot: Snapshot, palette: KeyPalette) -> Text:
         out.append(winner, palette.style(winner, bold=True))
         if len(taken) > 1:
             out.append(f" +{len(taken) - 1} more", DIM)
+        caller = called_by(snapshot, taken[0])
+        if caller is not None:  # a mixed rollout: whose call it was, as the event log says
+            out.append(" by ", DIM).append(caller, BOLD)
         state = dict(snapshot.discipline_state.per_key).get(winner, ())
         shown = [f"{pair[0]} {number(pair[1])}" for pair in state if len(pair) == 2]
         if shown:
@@ -37,6 +40,15 @@ def this_step(snapshot: Snapshot, palette: KeyPalette) -> Text:
         out.append(" · ", DIM)
         explain(out, snapshot, palette)  # who won by which rule, who came second and why
     return _limits(out, snapshot)
+
+
+def called_by(snapshot: Snapshot, served: DequeueEvent) -> str | None:
+    """The consumer (and its discipline) whose call dequeued `served`, in a mixed rollout (the
+    event log's name for that dequeue); None with one discipline, or once out of the log."""
+    for event in reversed(snapshot.recent):
+        if event.kind == "dequeue" and event.run_id == served.run_id:
+            return event.by
+    return None
 
 
 def next_call(snapshot: Snapshot, palette: KeyPalette) -> Text:

@@ -13,6 +13,7 @@ from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
 from ckviz.player.choice import app_choice, compare_choice, fit_disciplines
 from ckviz.tui.app import CkvizApp
+from ckviz.tui.decision import this_step
 from ckviz.tui.widgets.event_log import EventLogPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from tests.tui.conftest import press, settle
@@ -135,3 +136,28 @@ def test_a_scenario_files_mix_opens_as_written_and_refuses_what_cannot_share_a_q
         compare_choice(build_parser().parse_args(["life_rollout_drain", "--compare", "vtime,drr"]))
     scenario = scenario_files.load("life_rollout_drain")
     assert fit_disciplines(scenario, ("sfq", "baseline"))[0] == ("vtime", "baseline")
+
+
+async def test_a_mixs_this_step_line_names_the_consumer_that_made_the_call(
+    make_app: MakeApp,
+) -> None:
+    """Issue 37, item 3: step by step, the "this step" line names the consumer whose call
+    dequeued (the one the event log names for that dequeue), both consumers in turn."""
+    app = make_app("ck_skew", "vtime", consumers="vtime:1,baseline:1")
+    named = set()
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        for _ in range(30):
+            await press(pilot, "space")
+            snapshot = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
+            line = this_step(snapshot, app.palette).plain
+            if not snapshot.taken:
+                continue
+            first = snapshot.taken[0]
+            by = next(
+                e.by for e in snapshot.recent if e.kind == "dequeue" and e.run_id == first.run_id
+            )
+            assert f"by {by}" in line, line
+            named.add(by)
+        assert named == {"c1 vtime", "c2 baseline"}
+        await pilot.press("q")
