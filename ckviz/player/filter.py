@@ -30,6 +30,17 @@ def fuzzy_match(terms: Sequence[str], key: str) -> bool:
     return True
 
 
+def one_key(typed: str, keys: Sequence[str]) -> tuple[str | None, str]:
+    """The key `typed` names: exactly, else as the one fuzzy match; (None, why) if none or
+    several match."""
+    if typed in keys:
+        return typed, ""
+    found = [k for k in keys if fuzzy_match(typed.casefold().split(), k)]
+    if len(found) == 1:
+        return found[0], ""
+    return None, f"{len(found)} keys match" if found else "no key matches"
+
+
 def subsequence(term: str) -> re.Pattern[str]:
     """`term`'s characters in order, anything between: fuzzy_match's test of one term, run by
     the regular expression engine (100,000 keys in a few tens of ms, not most of a second).

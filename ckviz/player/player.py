@@ -18,7 +18,7 @@ from ckviz.errors import CkvizError
 from ckviz.model.clock import STEPS
 from ckviz.model.snapshot import FULL_VIEW
 from ckviz.player.choice import fit_disciplines
-from ckviz.player.filter import fuzzy_match
+from ckviz.player.filter import one_key
 from ckviz.player.frames import Frame, Setup
 from ckviz.player.jumps import Jump, go_to, replay_to, until_served
 from ckviz.player.lanes import LaneSource
@@ -194,13 +194,9 @@ class Player(Tape):
     def until_served(self, typed: str, keys: list[str]) -> Move:
         """Round by round until a run of the key `typed` names (exactly, or as the one fuzzy
         match) is dequeued, or the end."""
-        key = typed if typed in keys else None
+        key, why = one_key(typed, keys)
         if key is None:
-            found = [k for k in keys if fuzzy_match(typed.casefold().split(), k)]
-            if len(found) != 1:
-                many = f"{len(found)} keys match" if found else "no key matches"
-                return Refused(f"run until served: {many} '{typed}'", "error")
-            key = found[0]
+            return Refused(f"run until served: {why} '{typed}'", "error")
         self.playing = False
         self._go_live()
         frame = self.recording.current

@@ -52,7 +52,7 @@ def share_chart(snapshot: Snapshot, own: int = OWN_KEYS) -> ShareChart | None:
     served = {key: _served(history, key) for key in history.tracks}
     total_by_key = {key: sum(cells) for key, cells in served.items()}
     ranked = sorted(total_by_key, key=lambda k: (-total_by_key[k], k))
-    keys = tuple(k for k in ranked[:own] if total_by_key[k])
+    keys = tuple(ranked[:own])  # a key served nothing is drawn too: its 0% says it
     rest = [k for k in served if k not in keys]
     slices, per_slice = [], []
     for b in range(history.buckets):
@@ -88,7 +88,7 @@ def chart_lines(chart: ShareChart, palette: KeyPalette, height: int = HEIGHT) ->
     """The chart (100% on top, one column per slice), its time axis, then a line per key:
     its colour, its share of the lane's dequeues so far and its weight's share."""
     names = [*chart.keys, *((OTHERS,) if chart.has_others else ())]
-    styles = [palette.style(k) for k in chart.keys] + [OTHERS_STYLE]
+    styles = [palette.style(k) for k in chart.keys] + [OTHERS_STYLE] * chart.has_others
     lines = [
         Text(f"{chart.discipline} · served share per slice of {chart.width}{chart.unit}", BOLD)
     ]
@@ -107,7 +107,7 @@ def chart_lines(chart: ShareChart, palette: KeyPalette, height: int = HEIGHT) ->
         line.append(fit(name, 16), style)
         line.append(f" {100 * total:5.1f}% of dequeues · weight {100 * weight:5.1f}%")
         lines.append(line)
-    if not chart.keys:
+    if not any(chart.served):
         lines.append(Text("  (nothing served yet)", DIM))
     return lines
 

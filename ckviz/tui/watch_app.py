@@ -25,13 +25,16 @@ from ckviz.player.frames import Frame
 from ckviz.player.jumps import Jump
 from ckviz.player.live_source import LiveSource
 from ckviz.player.moves import Ask, Landing, Move, Refused, Result, Show
+from ckviz.player.story import story_of
 from ckviz.player.tape import Tape
 from ckviz.tui.messages import DriverFailed, Stepped
 from ckviz.tui.palette import KeyPalette, theme_colours, verdict_colours
 from ckviz.tui.screens.pickers import Picker
+from ckviz.tui.screens.story import StoryScreen
 from ckviz.tui.screens.watch import WatchScreen
 from ckviz.tui.screens.why import WhyScreen
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.key_rows import KeyRowsPane
 from ckviz.tui.widgets.watch_status import WatchControls
 
 KEPT = 600  # refreshes kept for back and forward (ten minutes at the default interval)
@@ -50,6 +53,7 @@ class WatchApp(App[int]):
         Binding("right,f", "forward", "Forward", key_display="→", id="watch.forward"),
         Binding("r", "retry", "Read now", id="watch.retry"),
         Binding("w", "why", "Why", id="watch.why"),
+        Binding("enter", "story", "Key's story", id="watch.story"),
         Binding("o", "sort_keys", "Sort", id="watch.sort"),
         Binding("l", "pick_queue", "Queues", id="watch.queues"),
         Binding("q,ctrl+c", "quit", "Quit", id="watch.quit"),
@@ -244,6 +248,18 @@ class WatchApp(App[int]):
             self.bell()
             return
         self.push_screen(WhyScreen(frame.snapshots, self.palette))
+
+    def action_story(self) -> None:
+        """The story of the key under the focused pane's cursor: a live read keeps no per-run
+        history, so it says what is known (the runs queued and held now)."""
+        frame = self.tape.recording.current if self.tape is not None else None
+        focused = self.focused
+        key = focused.cursor_key if isinstance(focused, KeyRowsPane) else None
+        if frame is None or key is None:
+            self.bell()
+            return
+        stories = [story_of(snapshot, key, lane) for lane, snapshot in enumerate(frame.snapshots)]
+        self.push_screen(StoryScreen(frame.setup.title, stories, self.palette))
 
     async def action_quit(self) -> None:
         """Stop refreshing and exit: 3 if the watched server was lost, else 0."""

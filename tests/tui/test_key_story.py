@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from ckviz.model.snapshot import HeldRun
+from ckviz.player.story import KeyStory, RunStory, story_csv, story_of
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.story import StoryScreen
-from ckviz.tui.story import KeyStory, RunStory, story_csv, story_of
 from ckviz.tui.widgets.event_log import EventLogPane
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
 from tests.tui.conftest import press, settle

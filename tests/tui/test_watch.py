@@ -24,6 +24,7 @@ from ckviz.live.reading import read_picture
 from ckviz.player.live_source import LiveSource, Watched, live_snapshot
 from ckviz.store.server import embedded_server
 from ckviz.tui.app import CkvizApp
+from ckviz.tui.screens.story import StoryScreen
 from ckviz.tui.watch_app import KEPT, WatchApp
 from ckviz.tui.widgets.ck_index import CkIndexPane
 from ckviz.tui.widgets.discipline import DisciplinePane
@@ -352,3 +353,31 @@ async def test_a_server_gone_before_the_first_picture_is_said(prefix: str) -> No
             assert status(app).startswith(" ✖ ") and "the watched server" in status(app)
             await pilot.press("q")
     assert app.return_value == int(ExitCode.REDIS)
+
+
+async def test_a_keys_story_in_the_watch_says_what_a_live_read_knows(
+    client: redis.Redis, prefix: str, producer: Producer
+) -> None:
+    """Issue 37, item 7: `enter` on a key's row opens its story; a live read keeps no per-run
+    history, so the story lists the key's runs held now and says so, rather than failing."""
+    app = watch_app(client, find_queues([("here", client)], prefix))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: idle(app))
+        queues = app.screen.query_one(KeyQueuesPane)
+        queues.focus()
+        await pilot.pause()
+        for _ in range(queues.rows.count):  # to the key holding a slot
+            if queues.cursor_key != "acme:eu":
+                queues.move_cursor(1)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, StoryScreen)
+        story = app.screen.stories[0]
+        assert story.key == "acme:eu" and story.held_now == 1 and story.queued_now == 3
+        assert [run.end for run in story.runs] == ["held"]
+        assert story.unknown is not None and "no per-run history" in story.unknown
+        shown = str(app.screen.query_one("#story-text").render())
+        assert "no per-run history" in shown and "acme:eu" in shown
+        await pilot.press("escape")
+        await pilot.press("q")
+    assert app.return_value == int(ExitCode.OK)

@@ -1,5 +1,5 @@
 """The app's event log: the last queue events, made when read, and in the app's runs every
-event so far (a key's own story reads them: ckviz.tui.story).
+event so far (a key's own story reads them: ckviz.player.story).
 
 A run logs three or four events per dequeued run (its enqueue, dequeue and release) and a
 headless run never reads them, while a frozen `QueueEvent` costs some fifty times a plain

@@ -20,9 +20,10 @@ from ckviz.inputs.scenario_files import AnyScenario, bundled_names, load_any
 from ckviz.model.names import natural_key
 from ckviz.model.snapshot import SORTS
 from ckviz.player.choice import fit_disciplines, runnable_on
-from ckviz.player.filter import KeyFilter, fuzzy_match
+from ckviz.player.filter import KeyFilter, one_key
 from ckviz.player.player import Player
 from ckviz.player.scrub import back_to_mark, mark, scrub, scrub_to
+from ckviz.player.story import story_of
 from ckviz.tui.context import Context
 from ckviz.tui.messages import Perform
 from ckviz.tui.palette import KeyPalette
@@ -31,7 +32,6 @@ from ckviz.tui.screens.prompt import Prompt
 from ckviz.tui.screens.shares import ShareScreen
 from ckviz.tui.screens.story import StoryScreen
 from ckviz.tui.screens.why import WhyScreen
-from ckviz.tui.story import story_of
 from ckviz.tui.widgets.event_log import KIND_WORDS, KINDS, EventLogPane
 from ckviz.tui.widgets.filter_bar import FilterBar
 from ckviz.tui.widgets.key_queues import KeyQueuesPane
@@ -165,14 +165,11 @@ class LaneScreen(Screen[None]):
         choices = self.player.view.key_filter.keep(keys, str)[:PICK_LIMIT] or keys[:PICK_LIMIT]
 
         def chosen(typed: str | None) -> None:
-            found = [k for k in keys if k == typed] or (
-                [k for k in keys if fuzzy_match(typed.casefold().split(), k)] if typed else []
-            )
-            if len(found) == 1:
-                self.open_story(found[0])
+            key, why = one_key(typed or "", keys)
+            if key is not None:
+                self.open_story(key)
             elif typed:
-                many = f"{len(found)} keys match" if found else "no key matches"
-                self.notify(f"story: {many} '{typed}'", severity="error", markup=False)
+                self.notify(f"story: {why} '{typed}'", severity="error", markup=False)
 
         self.app.push_screen(
             Picker("A key's story", choices, choices[0], custom="key name (fuzzy)"), chosen
@@ -235,17 +232,9 @@ class LaneScreen(Screen[None]):
 
     def action_legend(self) -> None:
         """The legend of colours and glyphs, on or off."""
-        legend = next(iter(self.query(Legend)), None)
-        if legend is None:
-            return
-        if legend.has_class("-shown"):
-            legend.remove_class("-shown")
-        else:
-            current = self.player.recording.current
-            keys = list(current.setup.key_order()) if current is not None else []
-            palette = getattr(self.app, "palette", KeyPalette([], []))
-            legend.show_for(palette, keys, self.player.setup.compare)
-            legend.add_class("-shown")
+        palette = getattr(self.app, "palette", KeyPalette([], []))
+        for legend in self.query(Legend):
+            legend.toggle(palette, self.player.setup)
         self.footer_follows()
 
     def action_event_kinds(self) -> None:

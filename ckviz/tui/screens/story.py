@@ -1,6 +1,6 @@
 """A key's own story: each of its runs (arrival, dequeue, by whom, wait, what ended it) in each
 lane on show; `x` writes it as CSV here, `c` copies that CSV to the clipboard (OSC 52, where
-the terminal allows it). The story itself is ckviz.tui.story's."""
+the terminal allows it). The story itself is ckviz.player.story's."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ckviz.errors import CkvizError
+from ckviz.player.story import KeyStory, RunStory, story_csv, story_stem, write_story
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.story import KeyStory, RunStory, story_csv, story_stem, write_story
 from ckviz.tui.text import BOLD, DIM, fit, ms
 
 SHOWN_RUNS = 500  # runs drawn per lane (the newest); the CSV has every one

@@ -1,6 +1,6 @@
 """A pane whose rows are keys (ckIndex, the per-key queues): while it has focus, a row cursor
 (`j`/`k`, the arrows, a click) that stays on its key as the rows move, so `enter` can open
-that key's own story (ckviz.tui.story)."""
+that key's own story (ckviz.player.story)."""
 
 from __future__ import annotations
 
