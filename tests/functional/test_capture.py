@@ -83,6 +83,7 @@ def holds_within(path: Path, producer: Producer) -> tuple[float, float]:
     return worst, precision
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["notify", "poll"])
 def test_a_capture_replays_to_the_workload_s_arrivals(
     server: RedisServer, client: redis.Redis, prefix: str, tmp_path: Path, method: str

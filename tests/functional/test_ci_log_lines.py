@@ -70,6 +70,7 @@ def test_names_that_look_like_workflow_commands_are_inert_in_the_log(tmp_path: P
         assert acting(proc.stdout) == [] and acting(proc.stderr) == [], proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_a_key_the_terminal_cannot_encode_is_escaped_not_a_traceback(tmp_path: Path) -> None:
     path = tmp_path / "cafe.toml"
     path.write_text(

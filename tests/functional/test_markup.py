@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.functional.trust_support import run_ckviz
 
 SCENARIO = """
@@ -23,6 +25,7 @@ start_at_ms = 5
 """
 
 
+@pytest.mark.slow
 def test_names_that_look_like_markup_are_printed_as_they_are(tmp_path: Path) -> None:
     folder = tmp_path / "[red]dir"
     folder.mkdir()

@@ -133,6 +133,7 @@ def test_sessions_are_capped() -> None:
     assert any("--max-sessions 1" in line for line in lines), lines
 
 
+@pytest.mark.slow
 def test_odd_frames_and_a_client_that_drops_are_no_traceback() -> None:
     async def odd_frames(s: Served) -> bool:
         async with aiohttp.ClientSession() as http:
@@ -151,6 +152,7 @@ def test_odd_frames_and_a_client_that_drops_are_no_traceback() -> None:
     assert not any("Error handling request" in line for line in lines), lines
 
 
+@pytest.mark.slow
 def test_the_url_line_reaches_a_file_at_once_and_names_the_font_size(tmp_path: Path) -> None:
     out, port = tmp_path / "serve.out", free_port()
     with out.open("w") as stdout:
@@ -175,6 +177,7 @@ def test_the_url_line_reaches_a_file_at_once_and_names_the_font_size(tmp_path: P
                 proc.wait()
 
 
+@pytest.mark.slow
 def test_every_address_warns_and_the_page_uses_the_address_the_browser_used() -> None:
     with served("--host", "0.0.0.0") as s:
         with urllib.request.urlopen(s.url, timeout=5) as reply:

@@ -169,6 +169,7 @@ def _controlling_tty() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
+@pytest.mark.slow
 def test_a_closed_terminal_keeps_the_results_and_prints_no_traceback(tmp_path: Path) -> None:
     """The terminal goes away (tmux kill-session, a dropped SSH session): the kernel sends
     SIGHUP and every later write to it fails with EIO. stderr is a pipe here, to read it."""
@@ -214,6 +215,7 @@ def test_a_pipe_closed_by_its_reader_keeps_the_results_and_says_so(tmp_path: Pat
     assert_nothing_left(env)
 
 
+@pytest.mark.slow
 def test_a_closed_stdout_is_no_traceback_and_stderr_still_speaks(tmp_path: Path) -> None:
     out, env = tmp_path / "r.json", ckviz_env()
     read_end, write_end = os.pipe()

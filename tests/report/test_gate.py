@@ -46,6 +46,7 @@ def test_a_figure_that_is_not_a_number_fails_the_gate(tmp_path: Path) -> None:
     assert "not a finite number" in proc.stderr
 
 
+@pytest.mark.slow
 def test_the_failure_is_the_first_line_of_every_output(tmp_path: Path) -> None:
     md, html = tmp_path / "r.md", tmp_path / "r.html"
     worse = files(tmp_path, results(runs()), results(runs(attainment=0.6)))
@@ -86,6 +87,7 @@ def test_under_actions_the_gate_annotates_and_writes_the_job_summary_even_quiet(
     assert "**✅ ckviz gate passed (--fail-if-worse 5%)" in job.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_a_label_that_means_another_treatment_is_refused(tmp_path: Path) -> None:
     head = results(runs())
     for r in head.scenarios[0].runs:

@@ -52,6 +52,7 @@ def one_line(stderr: str) -> str:
     return line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("place", "where"),
     [
@@ -79,6 +80,7 @@ def test_an_integer_past_2_53_is_one_line_naming_its_place(
     assert proc.returncode == 2 and f"{where}: an integer of 401 digits" in one_line(proc.stderr)
 
 
+@pytest.mark.slow
 def test_an_integer_within_2_53_still_reads(results: dict, tmp_path: Path) -> None:
     data = json.loads(json.dumps(results))
     metrics(data)["makespan_ms"] = 2**53 - 1
@@ -86,6 +88,7 @@ def test_an_integer_within_2_53_still_reads(results: dict, tmp_path: Path) -> No
     assert proc.returncode == 0, proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", [float("nan"), float("inf")])
 def test_an_attainment_that_is_not_a_number_is_drawn_as_such(
     results: dict, tmp_path: Path, value: float
