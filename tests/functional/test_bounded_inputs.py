@@ -6,7 +6,6 @@ timeline arrays disagree, an unknown URL query parameter, a trace changed after 
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 
 import pytest
@@ -15,10 +14,13 @@ from ckviz.cli import main
 from ckviz.errors import ExitCode
 from ckviz.inputs.trace import TraceProblems, read_trace
 from ckviz.inputs.trace_stream import replay
+from ckviz.sim.cell.session import new_namespace
 from ckviz.store.server import RedisServer
 from tests.functional.trust_support import run_ckviz, stderr_lines
 
-pytestmark = [pytest.mark.xdist_group("test_bounded_inputs"), pytest.mark.slow]
+# no xdist_group: the module fixture is one cell, cheaper made on each worker than the
+# file's subprocesses run on one
+pytestmark = pytest.mark.slow
 
 DEEP = "[" * 100_000 + "]" * 100_000
 ROW = '{"key": "a", "arrival_ms": 0, "hold_ms": 5}\n'
@@ -72,7 +74,7 @@ def test_a_trace_changed_after_its_check_is_refused_not_replayed(tmp_path: Path)
 @pytest.fixture(scope="module")
 def results(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("results") / "r.json"
-    root = f"ckviz-bounds-{threading.get_ident()}"
+    root = new_namespace("ckviz-bounds").rstrip(":").replace(":", "-")  # one per worker
     args = ["--headless", "--scenario", "ck_trickle", "--seeds", "seed-a", "--discipline",
             "baseline", "--redis-url", redis_server.url, "--prefix", root, "--out", str(out)]  # fmt: skip
     assert main(args) == 0

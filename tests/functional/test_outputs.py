@@ -21,7 +21,9 @@ from ckviz.sim.cell.session import new_namespace
 from ckviz.store.server import RedisServer
 from tests.functional.trust_support import ckviz_command, ckviz_env, popen_ckviz, wait_for_line
 
-pytestmark = [pytest.mark.xdist_group("test_outputs"), pytest.mark.slow]
+# no xdist_group: the module fixture is one cell, cheaper made on each worker than the
+# file's subprocesses and tmpfs mounts run on one
+pytestmark = pytest.mark.slow
 
 ONE_CELL = ("--headless", "--scenario", "ck_trickle", "--discipline", "sfq", "--seeds", "seed-a")
 NOWHERE = ("--redis-url", "unix:///nonexistent/redis.sock")  # refused before it is tried
