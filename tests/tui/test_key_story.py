@@ -113,3 +113,19 @@ def test_the_story_csv_guards_formula_cells() -> None:
     rows = list(csv.reader(io.StringIO(text)))
     assert rows[1][2] == "'=HYPERLINK(1)" and rows[1][3].startswith("'=")
     assert rows[1][-1] == "'@c2" and rows[1][5:8] == ["0", "5", "5"]
+
+
+async def test_a_step_scenarios_story_tells_its_runs_queued_and_served(make_app: MakeApp) -> None:
+    """The step clock logs its enqueues (and releases) in the whole log too: a key with runs
+    queued and none served yet has a story of queued runs, not an empty one."""
+    app = make_app("micro_skew", "vtime")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await press(pilot, *["n"] * 12)
+        snap = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
+        for row in snap.keys:
+            story = story_of(snap, row.key)
+            queued = [run for run in story.runs if run.end == "queued"]
+            assert len(queued) == row.queued and all(r.arrived is not None for r in queued)
+            assert story.served == row.dequeued
+        await pilot.press("q")

@@ -260,9 +260,11 @@ class StepRunner(Counting):
         spec = self._lives.get(key)
         life = PLAIN if spec is None else run_life(spec, self._fails)
         run = PlannedRun(key, f"{key}-{sent}", self.t, self.scenario.harness.hold_steps, life)
-        trip, _ = self.callers.by_enqueuer(self._outbox, run.run_id)
+        trip, enqueuer = self.callers.by_enqueuer(self._outbox, run.run_id)
         timestamp = self.life.arrive(trip, run, self.t, T0 + offset_ms)
         self.ledger.arrive_now(run, timestamp)
+        # the whole log's only: the Events pane lists a step run's serves (and releases)
+        self._log(("enqueue", self.t, key, run.run_id, caller_of(enqueuer)), shown=False)
         if self.invariants is not None:
             self.invariants.arrived_unplanned(key)
         self._backlog.add(key)
