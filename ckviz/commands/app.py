@@ -11,15 +11,30 @@ from ckviz.errors import UsageError
 from ckviz.outputs.writer import STDOUT_NAMES, Output, check_output
 
 WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # what textual-serve runs the app under
+SERVE_PID = "CKVIZ_SERVE_PID"  # set by `ckviz serve` for the apps it starts: whom they die with
 
 
 def run_app_command(ns: argparse.Namespace) -> int:
     from ckviz.commands.redis_options import redis_url
     from ckviz.store.server import server_started_early
 
+    die_with_serve()
     # an embedded server starts while the app's modules load (the first frame waits for both)
     with server_started_early(ns.redis or "embedded", redis_url(ns)[0]):
         return _run_app(ns)
+
+
+def die_with_serve() -> None:
+    """Served, the app quits when `ckviz serve` dies, even killed hard: its stdin (the
+    server's pipe) then only reads EOF, which Textual's web driver never takes as a quit, so
+    the app and its embedded server would run on with nobody to stop them. Linux sends the
+    SIGTERM the app takes as `q` (it deletes its keys and stops its server)."""
+    served_by = os.environ.get(SERVE_PID)
+    if not (served_by or "").isdigit() or os.environ.get("TEXTUAL_DRIVER") != WEB_DRIVER:
+        return
+    from ckviz.store.launch import die_with_parent
+
+    die_with_parent(int(served_by or 0))
 
 
 def _run_app(ns: argparse.Namespace) -> int:

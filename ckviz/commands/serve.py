@@ -136,6 +136,9 @@ def main(argv: Sequence[str]) -> int:
     if ns.redis_url is not None:  # through the environment: a password stays out of `ps`
         os.environ[ENV_REDIS_URL] = ns.redis_url
         os.environ[URL_FROM_FLAG] = "1"
+    from ckviz.commands.app import SERVE_PID
+
+    os.environ[SERVE_PID] = str(os.getpid())  # each app dies with this server (die_with_serve)
     from ckviz.tui.web import serve
     from ckviz.tui.web_access import Access
 

@@ -10,7 +10,6 @@ import os
 import re
 import select
 import shutil
-import signal
 import struct
 import subprocess
 import sys
@@ -28,7 +27,7 @@ from ckviz.inputs.casts import read_cast
 from ckviz.model.controls import ControlFilter
 from tests.functional.cli_support import ckviz_here, exits
 from tests.functional.test_faults_cli import assert_nothing_left
-from tests.functional.trust_support import ckviz_command, ckviz_env, run_ckviz
+from tests.functional.trust_support import ckviz_command, ckviz_env, group_ended, run_ckviz
 
 pytestmark = pytest.mark.xdist_group("test_record_replay")
 
@@ -83,9 +82,6 @@ class Terminal:
         os.write(self.master, key.encode())
 
     def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait()
         os.close(self.master)
 
 
@@ -93,7 +89,8 @@ class Terminal:
 def terminal(*args: str, env: dict[str, str]) -> Iterator[Terminal]:
     term = Terminal(ckviz_command(*args), env)
     try:
-        yield term
+        with group_ended(term.process):  # its session's group: the app and what it started
+            yield term
     finally:
         term.close()
 

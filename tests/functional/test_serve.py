@@ -155,6 +155,25 @@ def test_ctrl_c_quits_every_app_which_deletes_its_keys_on_a_given_server() -> No
     assert_nothing_left(env)
 
 
+def test_a_killed_serve_leaves_no_app_and_no_server_behind() -> None:
+    """serve killed hard (its pid alone: no stop, no signal to its apps): each app quits
+    with it, and the app's embedded server with the app. Asserted before the test's own
+    plumbing kills what is left of serve's process group on the way out."""
+    env, port = ckviz_env(), free_port()
+    with popen_ckviz(*SERVE, "--port", str(port), env=env) as proc:
+        token = read_url(proc).partition("token=")[2]
+        poll(lambda: page_up(f"http://127.0.0.1:{port}/?token={token}"), "the server answers")
+
+        def kill_serve_alone() -> None:
+            poll(lambda: embedded_redis_pids(env), "the app's embedded server")
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+
+        ws_url = f"ws://127.0.0.1:{port}/ws/{token}?width=120&height=40"
+        asyncio.run(asyncio.wait_for(one_session(ws_url, kill_serve_alone), DEADLINE_S))
+        assert_nothing_left(env)
+
+
 def test_the_app_command_keeps_the_flags_and_keeps_a_password_out_of_its_line() -> None:
     ns = build_parser().parse_args(
         ["micro_skew", "--redis-url", "redis://:secret@127.0.0.1:1", "--consumers", "2"]

@@ -29,6 +29,7 @@ from tests.functional.trust_support import (
     ckviz_env,
     connections_of,
     finish,
+    group_ended,
     own_redis,
     process_group,
     wait_for_line,
@@ -181,16 +182,12 @@ def test_a_closed_terminal_keeps_the_results_and_prints_no_traceback(tmp_path: P
         preexec_fn=_controlling_tty,
     )  # fmt: skip
     os.close(slave)
-    try:
+    with group_ended(proc):  # its own session (setsid): the group killed if the test fails
         wait_for_line(proc, "/48] ")
         while select.select([master], [], [], 0)[0]:
             os.read(master, 65536)
         os.close(master)  # hang up
         rc, lines = finish(proc)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert rc == ExitCode.INTERRUPTED, lines
     assert "ckviz: interrupted; partial results written" in lines
     assert 1 <= runs_in(partial(out)) < 48

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -121,20 +122,10 @@ def _alive(pid: int) -> bool:
 
 @contextmanager
 def popen_ckviz(*args: str, env: dict[str, str]) -> Iterator[subprocess.Popen[str]]:
-    """`ckviz` in the background; killed (by its own pid) if the test leaves it running."""
-    proc = subprocess.Popen(
-        ckviz_command(*args),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
+    """`ckviz` in the background, in a process group of its own; whatever of that group the
+    test leaves running is killed on the way out (see `process_group`)."""
+    with process_group(ckviz_command(*args), env, stdout=subprocess.PIPE) as proc:
         yield proc
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
 
 
 @contextmanager
@@ -142,7 +133,11 @@ def process_group(
     command: list[str], env: dict[str, str], stdout: int = subprocess.DEVNULL
 ) -> Iterator[subprocess.Popen[str]]:
     """`command` in a process group of its own (its id: the pid), as a terminal runs it: a
-    signal to the group reaches every process in it; the group killed if left running."""
+    signal to the group reaches every process in it. A test that fails (an assert, a
+    timeout) has the group killed, not only its leader: a child the leader started (serve's
+    apps) would otherwise run on with parent 1. One that ends well and left the leader
+    running has it killed the same way; one that ended the leader leaves the rest to its
+    `assert_nothing_left`, which would not see a leak this cleaned up first."""
     proc = subprocess.Popen(
         command,
         stdout=stdout,
@@ -151,12 +146,28 @@ def process_group(
         env=env,
         start_new_session=True,
     )
-    try:
+    with group_ended(proc):
         yield proc
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+
+
+@contextmanager
+def group_ended(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> Iterator[None]:
+    """The group `proc` leads killed if the block fails, or if it ends with `proc` running."""
+    try:
+        yield
+    except BaseException:
+        kill_group(proc)
+        raise
+    if proc.poll() is None:
+        kill_group(proc)
+
+
+def kill_group(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
+    """SIGKILL the process group `proc` leads (by its id, which stays ours while any member
+    lives, even after the leader is reaped), then reap the leader."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
 
 
 def wait_for_line(proc: subprocess.Popen[str], needle: str, timeout: float = 60) -> list[str]:
