@@ -83,12 +83,13 @@ class MoveProgress:
             return max(0, self.target - last.t) / clock
         return None
 
-    def line(self) -> str:
+    def line(self, short: bool = False) -> str:
         """`running to the end · t=4,120ms · 812/22,000 runs out · 14.2 runs/s · ETA 25m
-        40s (esc stops)`."""
+        40s (esc stops)`; `short` (a narrow terminal): `t=4,120ms · 812/22,000 out · ...`."""
         last, rates = self.last, self.rates()
         where = f"step {last.t:,}" if self.unit == "step" else f"t={last.t:,}ms"
-        parts = [self.what, where, f"{last.out:,}/{self.total:,} runs out"]
+        out = f"{last.out:,}/{self.total:,} {'out' if short else 'runs out'}"
+        parts = [where, out] if short else [self.what, where, out]
         parts.append("… runs/s" if rates is None else f"{_rate(rates[0])} runs/s")
         eta = self.eta()
         if eta is not None:

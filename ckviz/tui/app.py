@@ -248,6 +248,7 @@ class CkvizApp(App[int]):
             player.running_to_end,
             player.pace.rate(),
             None if player.progress is None else player.progress.line(),
+            None if player.progress is None else player.progress.line(short=True),
         )
 
     def _show(self, frame: Frame) -> None:

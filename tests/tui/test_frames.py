@@ -88,7 +88,7 @@ async def test_the_app_asks_for_the_rows_it_shows_and_esc_stops_a_run_to_the_end
         await pilot.press("greater_than_sign")
         await pilot.pause()
         status = app.screen.query_one(StatusBar).text.plain
-        assert "running to the end · t=" in status and "(esc stops)" in status
+        assert "│ ⋯ t=" in status and "(esc stops)" in status  # the short progress, 100 columns
         await pilot.press("escape")
         await settle(pilot)
         assert source.stopped and app.player.recording.current.snapshots[0].step == 5  # type: ignore[union-attr]

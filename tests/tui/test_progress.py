@@ -19,7 +19,8 @@ from ckviz.player.jumps import go_to, until_served
 from ckviz.player.lanes import Lockstep
 from ckviz.player.progress import Heard, MoveProgress, duration
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.widgets.status import StatusBar
+from ckviz.tui.palette import KeyPalette
+from ckviz.tui.widgets.status import Controls, StatusBar
 from tests.tui.conftest import SIZE, settle
 from tests.tui.fake_source import HandMade, frame
 
@@ -179,3 +180,14 @@ def test_every_long_move_tells_where_the_lanes_stand_as_it_goes(
         assert told[-1] == (min(last.times), sum(s.dequeued for s in last.snapshots))
     finally:
         lanes.close()
+
+
+def test_at_80_columns_the_progress_keeps_its_figures_and_how_to_stop() -> None:
+    progress = MoveProgress("end", "running to the end", (0, 0), 22_000, clock=Clock())
+    long, short = progress.line(), progress.line(short=True)
+    controls = Controls(stepping=True, running_to_end=True, progress=long, progress_short=short)
+    shown = frame(("heavy", "light-0"), 0, 1)
+    narrow = StatusBar.render_frame(shown, controls, KeyPalette([], []), 80).plain
+    wide = StatusBar.render_frame(shown, controls, KeyPalette([], []), 200).plain
+    assert "t=0ms · 0/22,000 out · … runs/s · ETA … (esc stops)" in narrow
+    assert long in wide

@@ -34,6 +34,7 @@ class Controls:
     running_to_end: bool = False  # a run to the end is in flight (esc stops it)
     achieved: float | None = None  # instants a second play really made lately (None: unknown)
     progress: str | None = None  # a long move's progress line (player/progress.py), while run
+    progress_short: str | None = None  # the same, for a narrow terminal
 
 
 # What goes first when the bottom line is too narrow (the highest first): the note on slots
@@ -118,11 +119,14 @@ def state_parts(frame: Frame, controls: Controls) -> list[Part]:
     if controls.replay is not None:
         shown, recorded = controls.replay
         then.append(f" │ replay: frame {shown} of {recorded} recorded", BOLD)
+    moving: list[Part] = []
     if controls.stepping and controls.progress is not None:
-        then.append(f" │ ⋯ {controls.progress}", BOLD)
+        said = Text(f" │ ⋯ {controls.progress}", BOLD)
+        brief = Text(f" │ ⋯ {controls.progress_short or controls.progress}", BOLD)
+        moving.append(Part(0, said, brief, shorten=SPEED))  # "(esc stops)" stays
     elif controls.stepping:
         then.append(f" │ {RUNNING if controls.running_to_end else STEPPING}", BOLD)
-    return [Part(0, now, short, SPEED), Part(HELD, _still_held(frame)), Part(0, then)]
+    return [Part(0, now, short, SPEED), Part(HELD, _still_held(frame)), Part(0, then), *moving]
 
 
 def _still_held(frame: Frame) -> Text:
