@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import redis
 from textual import events
 
+from ckviz.player import pace
 from ckviz.player.frames import Frame
 from ckviz.player.lanes import Lockstep
 from ckviz.tui.app import CkvizApp
@@ -89,17 +90,29 @@ async def test_a_pane_number_then_z_typed_fast_zooms_that_pane(
 
 
 class SlowSteps(Lockstep):
-    """Lanes taking a tenth of a second a step, as a large run does."""
+    """Lanes taking an eighth of a second a step, as a large run does, on a clock of their own
+    that play's pace reads: the test waits on no real time, and the speed made is exact."""
+
+    STEP_S = 0.125  # a binary fraction: instants over elapsed comes out exact
+
+    def __init__(self, client: redis.Redis, namespace: str) -> None:
+        super().__init__(client, namespace)
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
 
     def advance(self, instant: bool, count: int = 1) -> list[Frame]:
-        time.sleep(0.1)
+        self.now += self.STEP_S
         return super().advance(instant, count)
 
 
 async def test_play_says_the_speed_it_makes_when_the_lanes_are_slower(
-    tui_client: redis.Redis, namespace: str
+    tui_client: redis.Redis, namespace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = CkvizApp(SlowSteps(tui_client, namespace), "ck_skew", "baseline")
+    lanes = SlowSteps(tui_client, namespace)
+    monkeypatch.setattr(pace, "time", SimpleNamespace(monotonic=lanes.monotonic))
+    app = CkvizApp(lanes, "ck_skew", "baseline")
     try:
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
@@ -109,8 +122,8 @@ async def test_play_says_the_speed_it_makes_when_the_lanes_are_slower(
                 "the status to say the speed play makes",
             )
             await pilot.press("p")
-            # at most 16 instants a tenth of a second: 160/s, whatever the load
-            assert 0 < float(made.group(1)) <= 160
+            # 16 instants a tick, a tick only once the last one's step is done: 128/s
+            assert 0 < float(made.group(1)) <= 16 / SlowSteps.STEP_S
             await pilot.press("q")
     finally:
         app.close_now()
