@@ -56,8 +56,13 @@ def why_not(value: float | None, positive: bool = False) -> str:
     return "must be greater than 0" if positive else "must not be negative"
 
 
+_LIFE_AND_START = frozenset((*LIFE_FIELDS, *START_FIELDS))
+
+
 def life_of(record: dict[str, Any], from_text: bool) -> RunLifecycle | str:
     """The line's lifecycle and start columns (PLAIN when it gives none), or `field: reason`."""
+    if _LIFE_AND_START.isdisjoint(record):  # a file without those columns: most, every line
+        return PLAIN
     given = {name: record.get(name) for name in (*LIFE_FIELDS, *START_FIELDS)}
     if all(value in (None, "") for value in given.values()):
         return PLAIN

@@ -6,11 +6,16 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
+from collections.abc import Iterator
 
 import pytest
 
+from ckviz.inputs import scenario_files, workload
+from ckviz.model.matrix import Treatment
 from ckviz.model.queue import PlannedRun
-from ckviz.sim.cell.feasibility import FinishBound, earliest_finish
+from ckviz.model.scenario import Scenario
+from ckviz.sim.cell import feasibility
+from ckviz.sim.cell.feasibility import FinishBound, earliest_finish, reject_unfinishable
 
 
 def busy(holds: list[int], slots: int) -> int:
@@ -54,3 +59,21 @@ def test_the_bound_over_a_stream_is_the_bound_over_the_whole_workload(seed: int)
 
 def test_nothing_to_run() -> None:
     assert earliest_finish(iter([]), 4) == FinishBound(0, "nothing to run")
+
+
+def test_a_trace_is_read_once_for_every_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trace replays the same runs under every seed: one pass bounds them all (a day's
+    trace read once per seed cost as much as replaying it)."""
+    read: list[str] = []
+
+    def each_run(scenario: Scenario, seed: str) -> Iterator[PlannedRun]:
+        read.append(seed)
+        return workload.each_run(scenario, seed)
+
+    monkeypatch.setattr(feasibility, "each_run", each_run)
+    trace, sampled = scenario_files.load("incident_trace"), scenario_files.load("ck_trickle")
+    baseline = [Treatment(discipline="baseline")]
+    reject_unfinishable(trace, ["a", "b", "c"], baseline)
+    assert read == ["a"]
+    reject_unfinishable(sampled, ["a", "b"], baseline)  # a sampled workload: one per seed
+    assert read == ["a", "a", "b"]
