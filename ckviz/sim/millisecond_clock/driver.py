@@ -58,7 +58,9 @@ from ckviz.store.runqueue import RunQueue
 from ckviz.store.scripts import LUA_ORDER
 
 RECENT_LIMIT = 200
-PROGRESS_ROUNDS = 4096  # rounds between two words to a progress reporter (a few ms of work)
+# rounds between two words to a progress reporter (a ms or so of work; under load a Ctrl-C
+# waited 4096 rounds, about a minute, for a cell to stop)
+PROGRESS_ROUNDS = 512
 
 
 class Driver(Counting):
