@@ -27,8 +27,11 @@ from ckviz.inputs.trace import forget_read_traces, read_trace
 from ckviz.inputs.trace_stream import stream
 
 
-def write_trace(path: Path, runs: int, keys: int, run_ids: bool, span_ms: int | None) -> None:
-    """`runs` runs of random keys, 0-2 ms apart (or about `span_ms` in all), epoch ms."""
+def write_trace(
+    path: Path, runs: int, keys: int, run_ids: bool, span_ms: int | None, hold_max: int = 200
+) -> None:
+    """`runs` runs of random keys, 0-2 ms apart (or about `span_ms` in all), epoch ms, each
+    held 1 to `hold_max` - 1 ms."""
     rng = random.Random(1)
     gap = 3 if span_ms is None else max(1, 2 * span_ms // runs + 1)
     with path.open("w", encoding="utf-8") as f:
@@ -37,7 +40,7 @@ def write_trace(path: Path, runs: int, keys: int, run_ids: bool, span_ms: int | 
         for i in range(runs):
             t += rng.randrange(0, gap)
             extra = f",run-{i}" if run_ids else ""
-            f.write(f"tenant-{rng.randrange(keys)},{t},{rng.randrange(1, 200)}{extra}\n")
+            f.write(f"tenant-{rng.randrange(keys)},{t},{rng.randrange(1, hold_max)}{extra}\n")
 
 
 def main() -> None:
