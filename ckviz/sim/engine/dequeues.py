@@ -26,8 +26,11 @@ from typing import BinaryIO
 
 from ckviz.model.snapshot import DequeueEvent
 
-CHUNK = 1 << 18  # rows held in memory before they go to disk (8 MiB of columns)
-BLOCK = 1 << 12  # rows read at a time from each spilled chunk while chunks are merged
+# Rows held in memory before they go to disk (2 MiB of columns; sorting a chunk's arrivals
+# as it goes, or the last chunk's when a figure walks them, makes a few MiB more for a moment:
+# at 1 << 18 that moment was 30 MiB of a cell's peak)
+CHUNK = 1 << 16
+BLOCK = 1 << 11  # rows read at a time from each spilled chunk while chunks are merged
 Row = tuple[str, int, int, int]  # key, arrival, dequeued, hold
 _FIRST, _DEQUEUED = itemgetter(0), itemgetter(2)
 
@@ -163,9 +166,7 @@ class Dequeues:
         """(arrival, key) of every dequeue, by arrival time, stably (then `more`, sorted)."""
         names = self.names
         runs = [self._sorted_arrivals(c) for c in self._spilled]
-        keys, arrivals, _, _ = self._cols
-        order = sorted(range(len(arrivals)), key=arrivals.__getitem__)
-        runs.append(iter([(arrivals[i], keys[i]) for i in order]))
+        runs.append(zip(*_by_arrival(self._cols[0], self._cols[1]), strict=True))
         merged = heapq.merge(*runs, key=_FIRST) if len(runs) > 1 else runs[0]
         mine = ((arrival, names[number]) for arrival, number in merged)
         return heapq.merge(mine, sorted(more, key=_FIRST), key=_FIRST)
@@ -190,9 +191,8 @@ class Dequeues:
         chunk = _Chunk(len(keys), rows.seek(0, 2), arrivals_out.seek(0, 2))
         for col in cols:
             col.tofile(rows)
-        order = sorted(range(len(arrivals)), key=arrivals.__getitem__)  # stable
-        array("q", [arrivals[i] for i in order]).tofile(arrivals_out)
-        array("q", [keys[i] for i in order]).tofile(arrivals_out)
+        for col in _by_arrival(keys, arrivals):  # the arrivals, then their keys
+            col.tofile(arrivals_out)
         self._spilled.append(chunk)
         self._cols = _columns()
 
@@ -222,6 +222,13 @@ class Dequeues:
 
 
 _DEQUEUED_EVENT = itemgetter(3)
+
+
+def _by_arrival(keys: array[int], arrivals: array[int]) -> tuple[array[int], array[int]]:
+    """A chunk's arrivals and their keys in arrival order (stably: a tie keeps dequeue
+    order), as arrays (a list of pairs costs ten times the memory)."""
+    order = sorted(range(len(arrivals)), key=arrivals.__getitem__)
+    return array("q", map(arrivals.__getitem__, order)), array("q", map(keys.__getitem__, order))
 
 
 def _columns() -> tuple[array[int], array[int], array[int], array[int]]:
