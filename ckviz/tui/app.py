@@ -40,8 +40,8 @@ from ckviz.tui.screens.compare import CompareScreen
 from ckviz.tui.screens.lane_screen import LaneScreen
 from ckviz.tui.screens.main import MainScreen
 from ckviz.tui.themes import PROJECTOR, THEMES
-from ckviz.tui.widgets.filter_bar import FilterBar
-from ckviz.tui.widgets.status import Controls
+from ckviz.tui.widgets.bars.filter_bar import FilterBar
+from ckviz.tui.widgets.bars.status import Controls
 
 PROGRESS_EVERY_S = 0.25  # a long move's progress line is drawn again this often
 

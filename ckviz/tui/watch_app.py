@@ -33,9 +33,9 @@ from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.screens.story import StoryScreen
 from ckviz.tui.screens.watch import WatchScreen
 from ckviz.tui.screens.why import WhyScreen
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.bars.watch_status import WatchControls
 from ckviz.tui.widgets.key_rows import KeyRowsPane
-from ckviz.tui.widgets.watch_status import WatchControls
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 
 KEPT = 600  # refreshes kept for back and forward (ten minutes at the default interval)
 

@@ -152,7 +152,7 @@ def test_the_app_draws_its_first_frame_without_loading_what_it_does_not_show(
     )
     assert done.returncode == 0, done.stderr
     modules = json.loads(listed.read_text())
-    assert "ckviz.tui.widgets.key_queues" in modules and "ckviz.sim.engine" in modules
+    assert "ckviz.tui.widgets.queue.key_queues" in modules and "ckviz.sim.engine" in modules
     assert [m for m in modules if m.startswith(NOT_BEFORE_THE_FIRST_FRAME)] == []
 
 

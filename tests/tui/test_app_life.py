@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 
 from ckviz.model.snapshot import LifeView, Snapshot
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from tests.tui.conftest import SIZE, press, settle
 
 MakeApp = Callable[..., CkvizApp]

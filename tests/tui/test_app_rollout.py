@@ -14,8 +14,8 @@ from ckviz.inputs import scenario_files
 from ckviz.player.choice import app_choice, compare_choice, fit_disciplines
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.decision import this_step
-from ckviz.tui.widgets.event_log import EventLogPane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.queue.event_log import EventLogPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from tests.tui.conftest import press, settle
 
 MakeApp = Callable[..., CkvizApp]

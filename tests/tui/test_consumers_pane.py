@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.widgets.discipline import DisciplinePane
+from ckviz.tui.widgets.discipline.discipline import DisciplinePane
 from tests.tui.conftest import press, settle
 
 pytestmark = pytest.mark.slow

@@ -25,11 +25,11 @@ from ckviz.player.frames import Frame, Setup
 from ckviz.store.server import RedisServer
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.palette import KeyPalette, theme_colours
-from ckviz.tui.widgets.discipline import DisciplinePane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.bars.status import Controls, StatusBar, longest_wait
+from ckviz.tui.widgets.compare.wait_compare import WaitComparePane
+from ckviz.tui.widgets.discipline.discipline import DisciplinePane
 from ckviz.tui.widgets.pane import Pane
-from ckviz.tui.widgets.status import Controls, StatusBar, longest_wait
-from ckviz.tui.widgets.wait_compare import WaitComparePane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from tests.tui.conftest import SIZE, press, settle
 from tests.tui.fake_source import BASE, HandMade, snapshot
 

@@ -15,10 +15,10 @@ from ckviz.model.snapshot import DequeueEvent, EventLog, HeldRun, QueueEvent
 from ckviz.player.frames import Frame, Setup
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.compare import CompareScreen, LaneView
-from ckviz.tui.widgets.discipline import DisciplinePane
-from ckviz.tui.widgets.event_log import EventLogPane
-from ckviz.tui.widgets.held_slots import HeldSlotsPane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.discipline.discipline import DisciplinePane
+from ckviz.tui.widgets.queue.event_log import EventLogPane
+from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from tests.tui.conftest import SIZE, press, settle
 from tests.tui.fake_source import HandMade, frame, snapshot
 

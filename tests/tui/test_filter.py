@@ -13,14 +13,14 @@ from textual.widgets import Input
 from ckviz.model.snapshot import KeyRow
 from ckviz.player.filter import KeyFilter, fuzzy_match
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.widgets.ck_index import CkIndexPane
-from ckviz.tui.widgets.discipline import DisciplinePane
-from ckviz.tui.widgets.event_log import EventLogPane
-from ckviz.tui.widgets.filter_bar import FilterBar
-from ckviz.tui.widgets.held_slots import HeldSlotsPane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
-from ckviz.tui.widgets.key_strip import KeyStripPane
-from ckviz.tui.widgets.wait_compare import WaitComparePane
+from ckviz.tui.widgets.bars.filter_bar import FilterBar
+from ckviz.tui.widgets.compare.wait_compare import WaitComparePane
+from ckviz.tui.widgets.discipline.discipline import DisciplinePane
+from ckviz.tui.widgets.queue.ck_index import CkIndexPane
+from ckviz.tui.widgets.queue.event_log import EventLogPane
+from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.queue.key_strip import KeyStripPane
 from tests.tui.conftest import SIZE, press, settle
 
 pytestmark = pytest.mark.slow

@@ -12,9 +12,9 @@ from ckviz.player.progress import Heard
 from ckviz.player.viewing import VIEW_ROWS
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.text import fit
-from ckviz.tui.widgets.ck_index import CkIndexPane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
-from ckviz.tui.widgets.status import StatusBar
+from ckviz.tui.widgets.bars.status import StatusBar
+from ckviz.tui.widgets.queue.ck_index import CkIndexPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from tests.tui.conftest import SIZE, press, settle
 from tests.tui.fake_source import HandMade, frame
 from tests.waiting import within

@@ -16,8 +16,8 @@ from ckviz.model.snapshot import HeldRun
 from ckviz.player.story import KeyStory, RunStory, story_csv, story_of
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.story import StoryScreen
-from ckviz.tui.widgets.event_log import EventLogPane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.queue.event_log import EventLogPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from tests.tui.conftest import press, settle
 from tests.tui.fake_source import snapshot
 

@@ -9,9 +9,9 @@ from itertools import combinations
 import pytest
 
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.widgets.key_queues import columns
+from ckviz.tui.widgets.bars.status import StatusBar
 from ckviz.tui.widgets.pane import Pane
-from ckviz.tui.widgets.status import StatusBar
+from ckviz.tui.widgets.queue.key_queues import columns
 from tests.tui.conftest import press, settle
 
 pytestmark = pytest.mark.slow

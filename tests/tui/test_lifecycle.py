@@ -18,7 +18,7 @@ from ckviz.store.server import RedisServer, open_server
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.pickers import Picker
-from ckviz.tui.widgets.status import STEPPING, StatusBar
+from ckviz.tui.widgets.bars.status import STEPPING, StatusBar
 from tests.tui.conftest import SIZE, press, settle
 from tests.waiting import eventually
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.widgets.held_slots import HeldSlotsPane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from tests.tui.conftest import SIZE, press, settle
 
 MakeApp = Callable[..., CkvizApp]

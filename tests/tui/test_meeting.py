@@ -18,9 +18,9 @@ from ckviz.player.frames import Frame
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.verdict import verdict_line
-from ckviz.tui.widgets.key_strip import KeyStripPane
-from ckviz.tui.widgets.status import StatusBar
-from ckviz.tui.widgets.wait_cdf import MARKS, WaitCdfPane
+from ckviz.tui.widgets.bars.status import StatusBar
+from ckviz.tui.widgets.compare.wait_cdf import MARKS, WaitCdfPane
+from ckviz.tui.widgets.queue.key_strip import KeyStripPane
 from tests.tui.conftest import press, settle
 from tests.tui.fake_source import HandMade
 from tests.tui.test_pictures import compare_frame

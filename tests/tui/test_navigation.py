@@ -17,9 +17,9 @@ from ckviz.tui import exporting
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.screens.prompt import Prompt
-from ckviz.tui.widgets.ck_index import CkIndexPane
-from ckviz.tui.widgets.held_slots import HeldSlotsPane
-from ckviz.tui.widgets.status import StatusBar
+from ckviz.tui.widgets.bars.status import StatusBar
+from ckviz.tui.widgets.queue.ck_index import CkIndexPane
+from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
 from tests.tui.conftest import SIZE, press, settle
 from tests.tui.fake_source import HandMade
 from tests.tui.test_explain_and_keys import compare_frame

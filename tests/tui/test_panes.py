@@ -9,13 +9,13 @@ import pytest
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.compare import CompareScreen, LaneView
 from ckviz.tui.screens.main import MainScreen
-from ckviz.tui.widgets.ck_index import CkIndexPane
-from ckviz.tui.widgets.discipline import DisciplinePane
-from ckviz.tui.widgets.event_log import EventLogPane
-from ckviz.tui.widgets.held_slots import HeldSlotsPane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
-from ckviz.tui.widgets.status import StatusBar
-from ckviz.tui.widgets.wait_compare import WaitComparePane
+from ckviz.tui.widgets.bars.status import StatusBar
+from ckviz.tui.widgets.compare.wait_compare import WaitComparePane
+from ckviz.tui.widgets.discipline.discipline import DisciplinePane
+from ckviz.tui.widgets.queue.ck_index import CkIndexPane
+from ckviz.tui.widgets.queue.event_log import EventLogPane
+from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from tests.tui.conftest import SIZE, press, settle
 
 pytestmark = pytest.mark.slow

@@ -17,12 +17,12 @@ from ckviz.player.frames import Frame, Setup
 from ckviz.sim.engine.history import HistoryRecorder
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.sparkline import SPARKS
-from ckviz.tui.widgets.ck_index import GUTTER, CkIndexPane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
-from ckviz.tui.widgets.key_strip import KeyStripPane, strip_keys
-from ckviz.tui.widgets.status import StatusBar
-from ckviz.tui.widgets.wait_cdf import MARKS, WaitCdfPane
-from ckviz.tui.widgets.wait_compare import WaitComparePane
+from ckviz.tui.widgets.bars.status import StatusBar
+from ckviz.tui.widgets.compare.wait_cdf import MARKS, WaitCdfPane
+from ckviz.tui.widgets.compare.wait_compare import WaitComparePane
+from ckviz.tui.widgets.queue.ck_index import GUTTER, CkIndexPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.queue.key_strip import KeyStripPane, strip_keys
 from tests.tui.conftest import SIZE, press, settle
 from tests.tui.fake_source import BASE, HandMade, snapshot
 

@@ -15,9 +15,9 @@ from ckviz.player import pace
 from ckviz.player.frames import Frame
 from ckviz.player.lanes import Lockstep
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.widgets.held_slots import HeldSlotsPane
+from ckviz.tui.widgets.bars.status import StatusBar
 from ckviz.tui.widgets.pane import panes_in
-from ckviz.tui.widgets.status import StatusBar
+from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
 from tests.tui.conftest import SIZE, settle
 from tests.waiting import eventually
 

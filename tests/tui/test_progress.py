@@ -20,7 +20,7 @@ from ckviz.player.lanes import Lockstep
 from ckviz.player.progress import Heard, MoveProgress, duration
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.palette import KeyPalette
-from ckviz.tui.widgets.status import Controls, StatusBar
+from ckviz.tui.widgets.bars.status import Controls, StatusBar
 from tests.tui.conftest import SIZE, settle
 from tests.tui.fake_source import HandMade, frame
 

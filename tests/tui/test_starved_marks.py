@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.widgets.status import StatusBar
-from ckviz.tui.widgets.wait_compare import STARVED, WaitComparePane
+from ckviz.tui.widgets.bars.status import StatusBar
+from ckviz.tui.widgets.compare.wait_compare import STARVED, WaitComparePane
 from tests.tui.conftest import SIZE, press, settle
 
 MakeApp = Callable[..., CkvizApp]

@@ -18,7 +18,7 @@ from ckviz.model.scenario import Scenario
 from ckviz.player.lanes import Lane, Lockstep
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.compare import CompareScreen, LaneView
-from ckviz.tui.widgets.status import StatusBar
+from ckviz.tui.widgets.bars.status import StatusBar
 from tests.tui.conftest import press, settle
 
 pytestmark = pytest.mark.slow

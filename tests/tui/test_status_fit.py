@@ -16,7 +16,7 @@ from ckviz.player.frames import Frame
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import Part, fitted
-from ckviz.tui.widgets.status import Controls, StatusBar
+from ckviz.tui.widgets.bars.status import Controls, StatusBar
 from tests.tui.conftest import press, settle
 from tests.tui.test_pictures import compare_frame
 

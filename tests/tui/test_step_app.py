@@ -12,10 +12,10 @@ from ckviz.errors import UsageError
 from ckviz.player.choice import app_choice
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.main import MainScreen
-from ckviz.tui.widgets.discipline import DisciplinePane
-from ckviz.tui.widgets.event_log import EventLogPane
-from ckviz.tui.widgets.held_slots import HeldSlotsPane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.discipline.discipline import DisciplinePane
+from ckviz.tui.widgets.queue.event_log import EventLogPane
+from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from tests.tui.conftest import press, settle
 
 MakeApp = Callable[..., CkvizApp]

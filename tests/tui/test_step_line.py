@@ -8,11 +8,11 @@ from collections.abc import Callable
 import pytest
 
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.widgets.ck_index import CkIndexPane
-from ckviz.tui.widgets.discipline import DisciplinePane
-from ckviz.tui.widgets.event_log import EventLogPane
-from ckviz.tui.widgets.key_strip import KeyStripPane
-from ckviz.tui.widgets.wait_cdf import WaitCdfPane
+from ckviz.tui.widgets.compare.wait_cdf import WaitCdfPane
+from ckviz.tui.widgets.discipline.discipline import DisciplinePane
+from ckviz.tui.widgets.queue.ck_index import CkIndexPane
+from ckviz.tui.widgets.queue.event_log import EventLogPane
+from ckviz.tui.widgets.queue.key_strip import KeyStripPane
 from tests.tui.conftest import press, settle
 
 MakeApp = Callable[..., CkvizApp]

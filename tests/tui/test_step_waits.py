@@ -11,9 +11,9 @@ from textual.widgets import Input
 
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.pickers import Picker
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
-from ckviz.tui.widgets.status import StatusBar
-from ckviz.tui.widgets.wait_compare import WaitComparePane
+from ckviz.tui.widgets.bars.status import StatusBar
+from ckviz.tui.widgets.compare.wait_compare import WaitComparePane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from tests.tui.conftest import press, settle
 
 pytestmark = pytest.mark.slow

@@ -17,7 +17,7 @@ from ckviz.tui.app import CkvizApp
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import ratio
 from ckviz.tui.verdict import verdict_line
-from ckviz.tui.widgets.status import StatusBar, fairness_parts
+from ckviz.tui.widgets.bars.status import StatusBar, fairness_parts
 from tests.tui.conftest import settle
 from tests.tui.test_pictures import compare_frame
 from tests.waiting import eventually

@@ -13,9 +13,9 @@ from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.screens.shares import ShareScreen
 from ckviz.tui.shares import chart_lines, share_chart
-from ckviz.tui.widgets.event_log import EventLogPane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane, sort_value
-from ckviz.tui.widgets.legend import Legend
+from ckviz.tui.widgets.bars.legend import Legend
+from ckviz.tui.widgets.queue.event_log import EventLogPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane, sort_value
 from tests.tui.conftest import press, settle
 
 pytestmark = pytest.mark.slow

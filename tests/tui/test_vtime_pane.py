@@ -11,8 +11,8 @@ import redis
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.compare import CompareScreen, LaneView
 from ckviz.tui.screens.main import MainScreen
-from ckviz.tui.widgets.discipline import DisciplinePane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.discipline.discipline import DisciplinePane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from tests.tui.conftest import press, settle
 
 MakeApp = Callable[..., CkvizApp]

@@ -26,12 +26,12 @@ from ckviz.store.server import embedded_server
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.story import StoryScreen
 from ckviz.tui.watch_app import KEPT, WatchApp
-from ckviz.tui.widgets.ck_index import CkIndexPane
-from ckviz.tui.widgets.discipline import DisciplinePane
-from ckviz.tui.widgets.held_slots import HeldSlotsPane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.bars.watch_status import WatchControls, WatchStatus
+from ckviz.tui.widgets.discipline.discipline import DisciplinePane
 from ckviz.tui.widgets.pane import snapshot_panes_in
-from ckviz.tui.widgets.watch_status import WatchControls, WatchStatus
+from ckviz.tui.widgets.queue.ck_index import CkIndexPane
+from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from tests.tui.conftest import settle
 from tests.tui.fake_source import HandMade
 

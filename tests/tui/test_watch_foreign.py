@@ -10,9 +10,9 @@ from ckviz.errors import ExitCode
 from ckviz.live.connect import attach
 from ckviz.live.discover import find_queues
 from ckviz.store.server import RedisServer
-from ckviz.tui.widgets.ck_index import CkIndexPane
-from ckviz.tui.widgets.held_slots import HeldSlotsPane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.queue.ck_index import CkIndexPane
+from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from tests.functional.foreign_queue import ForeignQueue
 from tests.functional.live_support import read_only_user
 from tests.tui.test_watch import SIZE, idle, plain, server_ms, until, watch_app

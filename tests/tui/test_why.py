@@ -14,7 +14,7 @@ from ckviz.player.frames import Setup
 from ckviz.player.lanes import Lockstep
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.why import WhyScreen
-from ckviz.tui.widgets.discipline import DisciplinePane
+from ckviz.tui.widgets.discipline.discipline import DisciplinePane
 from tests.tui.conftest import press, settle
 
 MakeApp = Callable[..., CkvizApp]

@@ -8,8 +8,8 @@ import pytest
 from textual.widgets import Input
 
 from ckviz.tui.app import CkvizApp
-from ckviz.tui.widgets.ck_index import CkIndexPane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.queue.ck_index import CkIndexPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from tests.tui.conftest import press, settle
 
 pytestmark = pytest.mark.slow

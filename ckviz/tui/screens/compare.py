@@ -19,19 +19,19 @@ from ckviz.tui.palette import KeyPalette
 from ckviz.tui.screens.lane_screen import LaneScreen
 from ckviz.tui.text import BOLD, DIM, Part, fitted
 from ckviz.tui.verdict import verdict_line
-from ckviz.tui.widgets.ck_index import CkIndexPane
-from ckviz.tui.widgets.discipline import DisciplinePane
-from ckviz.tui.widgets.event_log import EventLogPane
-from ckviz.tui.widgets.filter_bar import FilterBar
-from ckviz.tui.widgets.footer import ContextFooter
-from ckviz.tui.widgets.held_slots import HeldSlotsPane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
-from ckviz.tui.widgets.key_strip import KeyStripPane
-from ckviz.tui.widgets.legend import Legend
+from ckviz.tui.widgets.bars.filter_bar import FilterBar
+from ckviz.tui.widgets.bars.footer import ContextFooter
+from ckviz.tui.widgets.bars.legend import Legend
+from ckviz.tui.widgets.bars.status import JAIN, Controls, StatusBar, fairness_parts
+from ckviz.tui.widgets.compare.wait_cdf import WaitCdfPane
+from ckviz.tui.widgets.compare.wait_compare import WaitComparePane
+from ckviz.tui.widgets.discipline.discipline import DisciplinePane
 from ckviz.tui.widgets.pane import snapshot_panes_in
-from ckviz.tui.widgets.status import JAIN, Controls, StatusBar, fairness_parts
-from ckviz.tui.widgets.wait_cdf import WaitCdfPane
-from ckviz.tui.widgets.wait_compare import WaitComparePane
+from ckviz.tui.widgets.queue.ck_index import CkIndexPane
+from ckviz.tui.widgets.queue.event_log import EventLogPane
+from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.queue.key_strip import KeyStripPane
 
 LANES = 2
 BOTTOM_SHARE = 0.27  # of the screen's height for the waits and event logs, at least...

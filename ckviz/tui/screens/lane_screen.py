@@ -32,14 +32,12 @@ from ckviz.tui.screens.prompt import Prompt
 from ckviz.tui.screens.shares import ShareScreen
 from ckviz.tui.screens.story import StoryScreen
 from ckviz.tui.screens.why import WhyScreen
-from ckviz.tui.widgets.event_log import KIND_WORDS, KINDS, EventLogPane
-from ckviz.tui.widgets.filter_bar import FilterBar
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.bars.filter_bar import FilterBar
 from ckviz.tui.widgets.key_rows import KeyRowsPane
-from ckviz.tui.widgets.key_strip import KeyStripPane
-from ckviz.tui.widgets.legend import Legend
 from ckviz.tui.widgets.pane import Pane, panes_in
-from ckviz.tui.widgets.wait_cdf import WaitCdfPane
+from ckviz.tui.widgets.queue.event_log import KIND_WORDS, KINDS, EventLogPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.queue.key_strip import KeyStripPane
 
 NARROW = 100  # columns: below this the panes stack instead of squeezing side by side
 BREAKPOINTS = [(0, "-narrow"), (NARROW, "-wide")]  # the screen's class by its width

@@ -12,17 +12,17 @@ from ckviz.player.frames import Frame
 from ckviz.tui.bindings import bindings
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.screens.lane_screen import LaneScreen
-from ckviz.tui.widgets.ck_index import CkIndexPane
-from ckviz.tui.widgets.discipline import DisciplinePane
-from ckviz.tui.widgets.event_log import EventLogPane
-from ckviz.tui.widgets.filter_bar import FilterBar
-from ckviz.tui.widgets.footer import ContextFooter
-from ckviz.tui.widgets.held_slots import HeldSlotsPane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
-from ckviz.tui.widgets.key_strip import KeyStripPane
-from ckviz.tui.widgets.legend import Legend
+from ckviz.tui.widgets.bars.filter_bar import FilterBar
+from ckviz.tui.widgets.bars.footer import ContextFooter
+from ckviz.tui.widgets.bars.legend import Legend
+from ckviz.tui.widgets.bars.status import Controls, StatusBar
+from ckviz.tui.widgets.discipline.discipline import DisciplinePane
 from ckviz.tui.widgets.pane import snapshot_panes_in
-from ckviz.tui.widgets.status import Controls, StatusBar
+from ckviz.tui.widgets.queue.ck_index import CkIndexPane
+from ckviz.tui.widgets.queue.event_log import EventLogPane
+from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.queue.key_strip import KeyStripPane
 
 
 class MainScreen(LaneScreen):

@@ -11,12 +11,12 @@ from textual.widgets import Footer
 from ckviz.player.frames import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.screens.lane_screen import BREAKPOINTS
-from ckviz.tui.widgets.ck_index import CkIndexPane
-from ckviz.tui.widgets.discipline import DisciplinePane
-from ckviz.tui.widgets.held_slots import HeldSlotsPane
-from ckviz.tui.widgets.key_queues import KeyQueuesPane
+from ckviz.tui.widgets.bars.watch_status import WatchControls, WatchStatus
+from ckviz.tui.widgets.discipline.discipline import DisciplinePane
 from ckviz.tui.widgets.pane import snapshot_panes_in
-from ckviz.tui.widgets.watch_status import WatchControls, WatchStatus
+from ckviz.tui.widgets.queue.ck_index import CkIndexPane
+from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
+from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 
 
 class WatchScreen(Screen[None]):

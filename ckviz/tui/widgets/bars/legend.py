@@ -12,9 +12,9 @@ from ckviz.player.frames import Origin
 from ckviz.tui.palette import FAIR, STARVED, KeyPalette
 from ckviz.tui.text import BOLD, DIM
 from ckviz.tui.text import STARVED as STARVED_MARK
-from ckviz.tui.widgets.event_log import KIND_GLYPH
-from ckviz.tui.widgets.key_strip import SERVED, WAITING
-from ckviz.tui.widgets.wait_cdf import MARKS as LANE_MARKS
+from ckviz.tui.widgets.compare.wait_cdf import MARKS as LANE_MARKS
+from ckviz.tui.widgets.queue.event_log import KIND_GLYPH
+from ckviz.tui.widgets.queue.key_strip import SERVED, WAITING
 
 KEYS_SHOWN = 6  # keys named in their colour (each key keeps its colour in every pane)
 

@@ -1,0 +1,1 @@
+"""Compare mode's panes: the wait CDF and the per-key wait comparison."""

@@ -1,0 +1,1 @@
+"""The discipline pane: its order and state, and the consumers line."""
