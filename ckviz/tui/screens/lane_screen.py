@@ -33,6 +33,8 @@ from ckviz.tui.screens.shares import ShareScreen
 from ckviz.tui.screens.story import StoryScreen
 from ckviz.tui.screens.why import WhyScreen
 from ckviz.tui.widgets.bars.filter_bar import FilterBar
+from ckviz.tui.widgets.bars.legend import Legend
+from ckviz.tui.widgets.compare.wait_cdf import WaitCdfPane
 from ckviz.tui.widgets.key_rows import KeyRowsPane
 from ckviz.tui.widgets.pane import Pane, panes_in
 from ckviz.tui.widgets.queue.event_log import KIND_WORDS, KINDS, EventLogPane

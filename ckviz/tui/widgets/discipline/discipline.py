@@ -12,7 +12,7 @@ from ckviz.tui.decision import this_step
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, key_cell, key_width, number
 from ckviz.tui.why import wrapped
-from ckviz.tui.widgets.discipline.discipline.consumers import consumers_line
+from ckviz.tui.widgets.discipline.consumers import consumers_line
 from ckviz.tui.widgets.pane import Rows, SnapshotPane, new_text, no_match
 
 
