@@ -62,8 +62,10 @@ def test_report_on_real_results_writes_html_and_markdown(
     html, md, proc = caps_report
     assert proc.returncode == 0, proc.stderr
     page, text = html.read_text(encoding="utf-8"), md.read_text(encoding="utf-8")
-    # fairness, per-key attainment, wait CDFs, service over time, keys over time, caps
-    assert page.count("<figure") == 6
+    # fairness, per-key and (ck_sybil's keys belong to tenants) per-tenant attainment, wait CDFs,
+    # service over time, keys over time, caps
+    assert page.count("<figure") == 7
+    assert 'data-figure="tenant-attainment"' in page
     assert (
         "per-key-cap does nothing for light's mean wait" in text
     )  # the sybil split walks around it
