@@ -23,7 +23,7 @@ env_limit = 4
 [[keys]]
 name = "tenant"
 count = 5
-runs = 24
+runs = 12
 arrival = "poisson"
 rate_per_sec = 20
 hold_ms_mean = 25
