@@ -6,9 +6,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from ckviz.errors import UsageError
 from ckviz.outputs.writer import STDOUT_NAMES, Output, check_output
+
+if TYPE_CHECKING:  # the first frame loads the mix's model only when --consumers names one
+    from ckviz.model.lineup import Lineup
 
 WEB_DRIVER = "textual.drivers.web_driver:WebDriver"  # what textual-serve runs the app under
 SERVE_PID = "CKVIZ_SERVE_PID"  # set by `ckviz serve` for the apps it starts: whom they die with
@@ -74,15 +78,15 @@ def _run_app(ns: argparse.Namespace) -> int:
     return code
 
 
-def consumers_choice(ns: argparse.Namespace) -> tuple[int | str | None, str | None]:
+def consumers_choice(ns: argparse.Namespace) -> tuple[int | Lineup | None, Lineup | None]:
     """`--consumers` as the app takes it (`ckviz serve` too): a count, or a mix, which then
-    names each consumer's discipline; (the checked value, the mix or None)."""
+    names each consumer's discipline; (the value read, once, here; the mix or None)."""
     if ns.consumers is None:  # the usual case: the headless plan's checks are not loaded
         return None, None
     from ckviz.headless.plan import check_consumers
 
     consumers = check_consumers(ns.consumers)
-    mix = consumers if isinstance(consumers, str) else None
+    mix = consumers if not isinstance(consumers, int) else None
     if mix is not None and ns.discipline:
         raise UsageError(
             "--consumers: a mix (name:count,...) names each consumer's discipline; "
@@ -91,12 +95,9 @@ def consumers_choice(ns: argparse.Namespace) -> tuple[int | str | None, str | No
     return consumers, mix
 
 
-def mix_discipline(mix: str) -> str:
+def mix_discipline(mix: Lineup) -> str:
     """The discipline a mixed lane shows: its first consumer's (model/lineup.py)."""
-    from ckviz.defaults import MAX_CONSUMERS
-    from ckviz.model.lineup import parse_lineup
-
-    return parse_lineup(mix, MAX_CONSUMERS).names[0]
+    return mix.names[0]
 
 
 def recording_output(path: str | None, force: bool) -> Output | None:

@@ -109,9 +109,11 @@ def served_choice(ns: argparse.Namespace) -> tuple[str, str, str]:
     """Scenario, discipline and seed, checked as the app checks them (once, here, not in each
     browser); `ns.consumers` left in the form the app is given."""
     from ckviz.commands.app import consumers_choice, mix_discipline
+    from ckviz.model.lineup import flag_consumers
     from ckviz.player.choice import app_choice
 
-    ns.consumers, mix = consumers_choice(ns)
+    consumers, mix = consumers_choice(ns)
+    ns.consumers = flag_consumers(consumers)  # each browser's app reads the flag in its form
     scenario, discipline, seed = app_choice(ns)
     return scenario, mix_discipline(mix) if mix is not None else discipline, seed
 

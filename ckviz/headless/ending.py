@@ -23,6 +23,7 @@ from ckviz.headless.report import print_checks, print_tables
 from ckviz.headless.runner import Interrupted
 from ckviz.headless.shards import figures_digest, matrix_digest
 from ckviz.headless.summary import scenario_result
+from ckviz.model.lineup import flag_consumers
 from ckviz.model.results import MatrixInfo, RedisInfo, Results, RunResult, ShardInfo
 from ckviz.model.results_file import write_results
 from ckviz.outputs.interrupts import INTERRUPTS
@@ -186,7 +187,7 @@ def assemble(
             max_count=plan.max_count,
             per_key_cap=plan.flag_caps[0],
             total_cap=plan.flag_caps[1],
-            consumers=plan.consumers,
+            consumers=flag_consumers(plan.consumers),
             clock_limit_ms=plan.clock_limit_ms,
         ),
         wall_clock_s=round(wall_s, 3),

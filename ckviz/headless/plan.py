@@ -27,7 +27,7 @@ from ckviz.headless.checks import known_names, unknown_names
 from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY, summary_path
 from ckviz.inputs import scenario_files
 from ckviz.model.clock import STEPS
-from ckviz.model.lineup import parse_lineup
+from ckviz.model.lineup import Lineup
 from ckviz.model.matrix import MatrixSpec, Sweep, Treatment
 from ckviz.model.names import check_seed, first_duplicate
 from ckviz.model.results import SweepInfo
@@ -58,7 +58,7 @@ class MatrixPlan:
     step_summary: Path | None = None  # GITHUB_STEP_SUMMARY: the Markdown report, appended
     shard: tuple[int, int] | None = None  # --shard K/N: run only cells K-1, K-1+N, ...
     flag_caps: tuple[int | None, int | None] = (None, None)  # --per-key-cap, --total-cap
-    consumers: int | str | None = None  # --consumers: a count for every treatment, or a mix
+    consumers: int | Lineup | None = None  # --consumers: a count for every treatment, or a mix
     clock_limit_ms: int | None = None  # --clock-limit-ms or the matrix's, on every scenario
     events: Output | None = None  # --events: every dequeue as JSON Lines
     sweeps: Mapping[str, SweepInfo] = field(default_factory=dict)  # [sweep] variants by name
@@ -131,16 +131,16 @@ def parse_seeds(text: str, flag: str = "--seeds") -> list[str]:
     return seeds
 
 
-def check_consumers(value: int | str | None, flag: str = "--consumers") -> int | str | None:
+def check_consumers(value: int | str | None, flag: str = "--consumers") -> int | Lineup | None:
     """How many consumers take turns at the dequeue (1 to MAX_CONSUMERS, each a connection),
-    or which consumer runs what (a mix, model/lineup.py)."""
+    or which consumer runs what (a mix, model/lineup.py: read here, once, and carried)."""
     if isinstance(value, str):
         if ":" not in value and "," not in value and value.strip() not in REGISTRY:
             raise UsageError(
                 f"{flag}: expected a whole number (1 to {MAX_CONSUMERS}) or a mix such as "
                 f"{MIX_EXAMPLE}, got '{echo(value)}'"
             )
-        return check_mix(value, flag).form
+        return check_mix(value, flag)
     if value is not None and not 1 <= value <= MAX_CONSUMERS:
         raise UsageError(f"{flag}: must be 1 to {MAX_CONSUMERS} (one connection each), got {value}")
     return value
@@ -194,7 +194,8 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
     given_seeds = [check_seed(ns.seed)] if ns.seed else None
     seeds = parse_seeds(ns.seeds) if ns.seeds is not None else given_seeds
     seeds = seeds or list(matrix.seeds)
-    treatments = _treatments(ns, matrix)
+    consumers = check_consumers(ns.consumers)
+    treatments = _treatments(ns, matrix, consumers)
     _every_cell_has_a_harness(scenarios, treatments)
     stepped = next((s.name for s in scenarios if not s.clock.capped), None)
     if stepped and (ns.per_key_cap or ns.total_cap):
@@ -235,7 +236,7 @@ def plan_from_args(ns: argparse.Namespace) -> MatrixPlan:
         step_summary=summary_path(step_summary) if step_summary else None,
         shard=shard,
         flag_caps=(ns.per_key_cap, ns.total_cap),
-        consumers=ns.consumers,
+        consumers=consumers,
         clock_limit_ms=clock_limit,
         sweeps=sweeps,
         events=_events(ns.events, out, ns.force) if ns.events is not None else None,
@@ -325,7 +326,9 @@ def _reject_unknown_rule_names(
             raise UsageError(f"{scenario_files.resolve(source)}: {problems[0]}")
 
 
-def _treatments(ns: argparse.Namespace, matrix: MatrixSpec) -> list[Treatment]:
+def _treatments(
+    ns: argparse.Namespace, matrix: MatrixSpec, consumers: int | Lineup | None
+) -> list[Treatment]:
     per_key = _positive("--per-key-cap", ns.per_key_cap)
     total = _positive("--total-cap", ns.total_cap)
     if matrix.treatments and (ns.discipline or per_key or total):
@@ -335,12 +338,9 @@ def _treatments(ns: argparse.Namespace, matrix: MatrixSpec) -> list[Treatment]:
             "each); the flag would change every one of them, so drop it or use a matrix with "
             "`disciplines`"
         )
-    consumers = check_consumers(ns.consumers)
-    if isinstance(consumers, str):  # a mix names the disciplines: it is the one treatment
+    if isinstance(consumers, Lineup):  # a mix names the disciplines: it is the one treatment
         _mix_alone(ns, matrix)
-        base = [
-            Treatment(discipline=parse_lineup(consumers, MAX_CONSUMERS).label, consumers=consumers)
-        ]
+        base = [Treatment.mixed(consumers)]
     elif ns.discipline:
         _unique(ns.discipline, "--discipline")
         base = [Treatment(discipline=check_discipline(d)) for d in ns.discipline]

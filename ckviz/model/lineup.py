@@ -94,6 +94,12 @@ def mix_of(consumers: int | str | None, most: int) -> Lineup | None:
     return parse_lineup(consumers, most) if isinstance(consumers, str) else None
 
 
+def flag_consumers(consumers: int | Lineup | None) -> int | str | None:
+    """`--consumers` as read (a count, or the mix) as a results file names it: the count, or
+    the mix in its form."""
+    return consumers.form if isinstance(consumers, Lineup) else consumers
+
+
 def consumers_value(value: object, most: int) -> int | str:
     """A `consumers` value as scenario files take it: a count (1 to `most`), a mix
     `name:count,...` or a table `{name = count, ...}` (in the order written), a mix given in

@@ -45,8 +45,12 @@ class _Treatment(BaseModel):
 
     @classmethod
     def mixed(cls, lineup: Lineup) -> Self:
-        """The treatment a mix is on its own (the flag's): the mix names each discipline."""
-        return cls(discipline=lineup.label, consumers=lineup.form)
+        """The treatment a mix is on its own (the flag's): the mix names each discipline.
+        Made from the mix as read (its label and form are what validation would make of it),
+        so the flag's text is parsed once, where it comes in."""
+        treatment = cls.model_construct(discipline=lineup.label, consumers=lineup.form)
+        treatment._lineup = lineup
+        return treatment
 
     @model_validator(mode="before")
     @classmethod

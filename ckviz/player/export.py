@@ -10,6 +10,7 @@ from pathlib import Path
 from ckviz import __version__
 from ckviz.headless.cells import run_result
 from ckviz.headless.summary import scenario_result
+from ckviz.model.lineup import flag_consumers
 from ckviz.model.matrix import Treatment
 from ckviz.model.results import MatrixInfo, RedisInfo, Results
 from ckviz.model.results_file import write_results as write_results_file
@@ -70,7 +71,7 @@ def results_file(
             seeds=[setup.seed],
             disciplines=labels,
             max_count=frame.snapshots[0].max_count,
-            consumers=setup.consumers,
+            consumers=flag_consumers(setup.consumers),
         ),
         wall_clock_s=0.0,
         scenarios=[scenario_result(setup.scenario, labels, [setup.seed], runs)],

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from ckviz.fairness_so_far import SoFar
 from ckviz.model.history import Trend
+from ckviz.model.lineup import Lineup
 from ckviz.model.scenario import Scenario
 from ckviz.model.snapshot import Snapshot, ViewRequest
 from ckviz.model.steps import StepScenario
@@ -57,7 +58,8 @@ class Setup:
     seed: str
     disciplines: tuple[str, ...]
     check_invariants: bool = True  # compare the driver's books with Redis after every trip
-    consumers: int | str | None = None  # --consumers (a mix: model/lineup.py); None: the scenario's
+    # --consumers as read (a mix: model/lineup.py); None: the scenario's
+    consumers: int | Lineup | None = None
 
     @property
     def compare(self) -> bool:

@@ -13,13 +13,12 @@ from typing import Protocol
 
 import redis
 
-from ckviz.defaults import MAX_CONSUMERS
 from ckviz.disciplines.registry import check_treatment
 from ckviz.errors import UsageError
 from ckviz.fairness import OwnLimit
 from ckviz.fairness_so_far import SoFar
 from ckviz.model.history import Trend
-from ckviz.model.lineup import parse_lineup
+from ckviz.model.lineup import Lineup
 from ckviz.model.matrix import Treatment
 from ckviz.model.snapshot import FULL_VIEW, Snapshot, ViewRequest
 from ckviz.model.tenants import is_one_grain
@@ -64,8 +63,8 @@ def _treatment(setup: Setup, discipline: str) -> Treatment:
     """What a lane runs: `discipline`, or the flag's mix (which names each consumer's
     discipline), on the scenario's consumers (a scenario's mix: Treatment.facing)."""
     given = setup.consumers
-    if isinstance(given, str):
-        return Treatment.mixed(parse_lineup(given, MAX_CONSUMERS))
+    if isinstance(given, Lineup):
+        return Treatment.mixed(given)
     facing = Treatment(discipline=discipline, consumers=given).facing(setup.scenario.mix)
     if facing.lineup is not None:
         check_treatment(facing, f"scenario '{setup.scenario.name}': consumers")

@@ -24,6 +24,7 @@ from ckviz.disciplines.registry import check_discipline
 from ckviz.errors import CkvizError, ExitCode, RedisUnavailable
 from ckviz.inputs.scenario_files import AnyScenario
 from ckviz.inputs.scenario_files import load_any as load
+from ckviz.model.lineup import Lineup
 from ckviz.model.results import RedisInfo
 from ckviz.player.frames import Frame, Setup
 from ckviz.player.jumps import Jump
@@ -76,7 +77,7 @@ class CkvizApp(App[int]):
         history: int = HISTORY_LIMIT,
         handle_signals: bool = False,
         check_invariants: bool = True,
-        consumers: int | str | None = None,
+        consumers: int | Lineup | None = None,
         redis: RedisInfo | None = None,
     ) -> None:
         super().__init__()

@@ -6,6 +6,7 @@ import gc
 
 from ckviz.defaults import DEFAULT_DISCIPLINE, DEFAULT_SCENARIO, DEFAULT_SEED
 from ckviz.errors import ExitCode
+from ckviz.model.lineup import Lineup
 from ckviz.model.results import RedisInfo
 from ckviz.outputs.writer import Output
 from ckviz.player.lanes import Lockstep
@@ -38,7 +39,7 @@ def run_app(
     namespace: str | None = None,
     compare_with: str | None = None,
     check_invariants: bool = True,
-    consumers: int | str | None = None,
+    consumers: int | Lineup | None = None,
     record: Output | None = None,
 ) -> int:
     """Run the app on `server` until the user quits; the exit code to return to the shell.

@@ -15,13 +15,22 @@ import pytest
 import redis
 
 from ckviz.cli import main
+from ckviz.commands.app import consumers_choice, mix_discipline
+from ckviz.commands.root import build_parser
+from ckviz.disciplines import registry as registry_module
 from ckviz.disciplines.registry import make_discipline
 from ckviz.errors import ExitCode
 from ckviz.inputs import scenario_files
-from ckviz.model.lineup import enqueuer, parse_lineup
+from ckviz.model import lineup as lineup_module
+from ckviz.model import matrix as matrix_module
+from ckviz.model import scenario as scenario_module
+from ckviz.model.lineup import Lineup, enqueuer, parse_lineup
 from ckviz.model.matrix import Treatment
 from ckviz.model.queue import PlannedRun
 from ckviz.model.steps import StepScenario
+from ckviz.player.choice import app_choice
+from ckviz.player.frames import Setup
+from ckviz.player.lanes import Lockstep
 from ckviz.sim.cell.session import open_cell, open_step_cell
 from ckviz.store.runqueue import RunQueue
 from tests.functional.cli_support import without_timing
@@ -174,6 +183,50 @@ def test_headless_results_name_the_mix_and_repeat_byte_for_byte(tmp_path: Path) 
     per = run["metrics"]["per_consumer"]
     assert [c["discipline"] for c in per] == ["vtime", "vtime", "baseline"]
     assert sum(c["enqueued"] for c in per) == sum(c["dequeued"] for c in per)
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every mix text parsed, wherever ckviz parses one (a spy: the parser still answers)."""
+    seen: list[str] = []
+
+    def counting(text: str, most: int) -> Lineup:
+        seen.append(text)
+        return parse_lineup(text, most)
+
+    for module in (lineup_module, matrix_module, scenario_module, registry_module):
+        monkeypatch.setattr(module, "parse_lineup", counting)
+    return seen
+
+
+SPACED = "vtime:2, baseline:1"  # the flag as typed: its form (MIX) is not the same text
+
+
+def test_the_flags_mix_is_read_once_on_a_headless_run(tmp_path: Path, reads: list[str]) -> None:
+    out = tmp_path / "r.json"
+    args = ["--headless", "--scenario", "ck_trickle", "--seeds", "seed-c", "--quiet"]
+    assert main([*args, "--consumers", SPACED, "--out", str(out)]) == 0
+    assert reads == [SPACED]  # its form, carried, is never read again
+    assert json.loads(out.read_text())["matrix"]["consumers"] == MIX
+
+
+def test_the_flags_mix_is_read_once_on_the_apps_run(
+    client: redis.Redis, prefix: str, reads: list[str]
+) -> None:
+    ns = build_parser().parse_args(["ck_trickle", "--consumers", SPACED])
+    consumers, mix = consumers_choice(ns)
+    scenario, _, seed = app_choice(ns)
+    assert mix is not None
+    setup = Setup(scenario_files.load_any(scenario), seed, (mix_discipline(mix),), True, consumers)
+    lanes = Lockstep(client, prefix)
+    try:
+        lanes.start(setup)
+        frame = lanes.step_round()
+        assert frame is not None and frame.snapshots[0].dequeued > 0
+        assert [c.discipline for c in frame.snapshots[0].consumers] == ["vtime"] * 2 + ["baseline"]
+    finally:
+        lanes.close()
+    assert reads == [SPACED]
 
 
 def test_the_rollout_matrix_sweeps_the_flag_on_fraction_over_three_consumers() -> None:

@@ -11,6 +11,7 @@ import pytest
 from ckviz.commands.root import build_parser
 from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
+from ckviz.model.lineup import parse_lineup
 from ckviz.player.choice import app_choice, compare_choice, fit_disciplines
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.decision import this_step
@@ -19,10 +20,11 @@ from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from tests.tui.conftest import press, settle
 
 MakeApp = Callable[..., CkvizApp]
+ONE_EACH = parse_lineup("vtime:1,baseline:1", 64)  # --consumers as the app reads it
 
 
 async def test_a_mix_names_the_consumer_and_its_discipline_per_call(make_app: MakeApp) -> None:
-    app = make_app("ck_skew", "vtime", consumers="vtime:1,baseline:1")
+    app = make_app("ck_skew", "vtime", consumers=ONE_EACH)
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
         for _ in range(4):
@@ -67,7 +69,7 @@ async def test_a_retry_storm_in_a_mix_names_who_nacked_and_when_the_retry_is_due
     """Issue 22's done-when: the app steps through a retry storm in a mixed rollout, showing
     the retry times and which consumer called: a nack is made by the consumer whose dequeue
     took the run (as a worker finishes through the instance that handed it the run)."""
-    app = make_app("life_retry_storm", "vtime", consumers="vtime:1,baseline:1")
+    app = make_app("life_retry_storm", "vtime", consumers=ONE_EACH)
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
         for _ in range(40):
