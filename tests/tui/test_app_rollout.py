@@ -145,7 +145,7 @@ async def test_a_mixs_this_step_line_names_the_consumer_that_made_the_call(
 ) -> None:
     """Issue 37, item 3: step by step, the "this step" line names the consumer whose call
     dequeued (the one the event log names for that dequeue), both consumers in turn."""
-    app = make_app("ck_skew", "vtime", consumers="vtime:1,baseline:1")
+    app = make_app("ck_skew", "vtime", consumers=ONE_EACH)
     named = set()
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
