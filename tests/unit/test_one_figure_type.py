@@ -24,6 +24,7 @@ ADDED_BY_THE_CELL = {
     "per_tenant",  # keys that belong to tenants: fairness_tenants
     "most_underserved_tenant",
     "most_underserved_tenant_attainment",
+    "tenant_attainment_resamples",  # the tenants' figure over the run's own time windows
     "steps",  # step runs: step_figures
     "key_serves",
     "vtime_floor_final",
