@@ -2,9 +2,8 @@
 
 A *trip* is one round trip (a huge one, several): its commands go out in one packet, their
 replies come back in order. The driver decides what shares a trip; this module sends every
-command, reads every reply, and repairs a script cache flush (NOSCRIPT) without replaying what
-already took effect: a rescore's ZADD that ran ahead of the failed scripts it follows is first
-undone from the ckIndex read right before it (any other plain write: refused in one line).
+command and reads every reply; a refusal among them goes to store/cache_repair.py, which
+repairs a script cache flush (NOSCRIPT) without replaying what already took effect.
 """
 
 from __future__ import annotations
@@ -13,12 +12,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import redis
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import ResponseError
 
-from ckviz.errors import InvariantViolation, RedisUnavailable, ServerRefused
+from ckviz.errors import RedisUnavailable, ServerRefused
 from ckviz.model.arithmetic import BURST_FACTOR, DEFAULT_QUEUE_LIMIT, HELD_SUFFIX, SCAN_FACTOR
 from ckviz.model.queue import IndexEntry, PlannedRun
 from ckviz.store import replies as reading
+from ckviz.store.cache_repair import repaired
 from ckviz.store.digest import decode_digest
 from ckviz.store.keys import MASTER_MEMBER, MESSAGE_PREFIX, KeyLayout, ck_members
 from ckviz.store.lifecycle import LifecycleKeys
@@ -31,7 +31,6 @@ from ckviz.store.preflight import raise_refusal
 from ckviz.store.scripts import LUA_ORDER, RUN_QUEUE, Decoder, Door, LuaScript
 from ckviz.store.wire import Wire
 
-_READS = ("ZRANGE", "SCARD", "SMEMBERS", "ZCARD", "EXISTS", "ZMSCORE")
 MAX_PACKET = 20_000  # commands per packet: its replies come back within the timeout
 # dequeue.lua's ARGV 5-10: the arithmetic it shares with ckviz (model/arithmetic.py)
 DEQUEUE_CONSTANTS = (
@@ -44,10 +43,6 @@ DEQUEUE_CONSTANTS = (
 )
 
 
-Command = tuple[tuple[Any, ...], Decoder, bool]  # args, reply decoder, a script call?
-
-
-_is_noscript = NoScriptError.__instancecheck__
 _is_refusal = ResponseError.__instancecheck__
 
 
@@ -337,25 +332,8 @@ class RunQueue:
         replies = self._roundtrip(commands)
         # (an error reply is rare: looked for in C first, its kind and place only then)
         if any(map(_is_refusal, replies)):
-            replies = self._repaired(commands, replies)
+            replies = repaired(commands, replies, self.load_scripts, self._roundtrip)
         return [decode(reply) for (_, decode, _), reply in zip(commands, replies, strict=True)]
-
-    def _repaired(self, commands: list[Command], replies: list[Any]) -> list[Any]:
-        """A trip's replies once a lost script cache is repaired; any other refusal raised."""
-        if any(map(_is_noscript, replies)):
-            failed = next(i for i, r in enumerate(replies) if isinstance(r, NoScriptError))
-            # The server lost its script cache (SCRIPT FLUSH or a restart). Script calls from
-            # the first failure on had no effect, and the reads after them are stale: load the
-            # scripts again and resend exactly that tail, after undoing a rescore in it that
-            # took effect ahead of the scripts it follows.
-            undo = _undo_writes(commands[failed:], replies[failed:])
-            self.load_scripts()
-            replies[failed:] = self._roundtrip(undo + commands[failed:])[len(undo) :]
-        for (args, _, _), reply in zip(commands, replies, strict=True):
-            if isinstance(reply, ResponseError):
-                raise_refusal(reply, str(args[0]))
-                raise InvariantViolation(f"redis rejected {args[0]}: {reply}")
-        return replies
 
     def _roundtrip(self, commands: Sequence[tuple[tuple[Any, ...], Decoder, bool]]) -> list[Any]:
         if not commands:
@@ -389,29 +367,6 @@ def share_scripts(queues: Sequence[RunQueue]) -> None:
     every = {s.sha: s for q in queues for s in q.scripts}
     for q in queues:
         q.scripts = tuple(every.values())
-
-
-def _undo_writes(tail: Sequence[Command], replies: Sequence[Any]) -> list[Command]:
-    """Commands that put back what the tail's plain writes changed, latest first. Only a ZADD
-    right after a full read of its key can be undone (the read holds the scores it replaced)."""
-    undo: list[Command] = []
-    for i in reversed(range(len(tail))):
-        args, _, scripted = tail[i]
-        if scripted or args[0] in _READS:
-            continue
-        read = tail[i - 1][0] if i else ()
-        if args[0] != "ZADD" or read != ("ZRANGE", args[1], 0, -1, "WITHSCORES"):
-            raise RedisUnavailable(
-                f"Redis lost its script cache (SCRIPT FLUSH or a restart) in the middle of a"
-                f" trip whose {args[0]} had already taken effect: it cannot be replayed exactly"
-            )
-        before = dict(zip(replies[i - 1][0::2], replies[i - 1][1::2], strict=True))
-        for member in args[3::2]:
-            if member in before:
-                undo.append((("ZADD", args[1], before[member], member), _ignore, False))
-            else:
-                undo.append((("ZREM", args[1], member), _ignore, False))
-    return undo
 
 
 def _refused(commands: Sequence[tuple[Any, ...]], replies: Sequence[Any]) -> None:
