@@ -7,8 +7,9 @@ from collections.abc import Iterable, Sequence
 from ckviz.disciplines.registry import FACTORIES
 from ckviz.errors import UsageError, echo
 from ckviz.inputs import scenario_files
+from ckviz.model.expectations import COMPARISONS, Expectation
 from ckviz.model.results import CheckResult, Results, ScenarioResult, Spread, TreatmentSummary
-from ckviz.model.scenario import COMPARISONS, Expectation, Scenario
+from ckviz.model.scenario import Scenario
 from ckviz.model.steps import StepScenario
 
 LOWER_IS_BETTER = {

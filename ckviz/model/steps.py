@@ -22,6 +22,7 @@ from typing_extensions import TypeIs
 
 from ckviz.defaults import DEFAULT_CONSUMERS, MAX_CONSUMERS
 from ckviz.model.clock import STEPS, Clock
+from ckviz.model.expectations import Expectation
 from ckviz.model.lifecycle import (
     KeyLifecycle,
     RetrySettings,
@@ -35,7 +36,6 @@ from ckviz.model.scenario import (
     MAX_KEYS,
     MAX_TOTAL_RUNS,
     Caps,
-    Expectation,
     KeySpec,
     Scenario,
     VtimeSettings,
