@@ -21,8 +21,8 @@ from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Protocol
 
+from ckviz.fairness_windows import Windows
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.sim.engine import Dequeues, as_dequeues
 
@@ -143,55 +143,6 @@ def _know_all(books: Tally, tape: Dequeues, more: list[tuple[int, str]]) -> None
         return
     for _, key in tape.arrivals(more):  # each once, in arrival order
         books.know(key)
-
-
-WINDOWS = 10  # stretches of equal time a run is cut into for its own interval
-
-
-class Cumulative(Protocol):
-    """A tally that can tell each of its keys' (or tenants') owed and got up to now."""
-
-    def so_far(self, keys: Sequence[str]) -> tuple[array[float], array[float]]: ...
-
-
-class Windows:
-    """Each key's (or tenant's) cumulative owed and got at the end of each of WINDOWS
-    stretches of equal time over a run's instants, read off the tally without changing it (so
-    the run's own figures are the same float for float whether windows are kept or not)."""
-
-    def __init__(self, count: int = WINDOWS) -> None:
-        self.count = count
-        self.keys: list[str] = []
-        self.index: dict[str, int] = {}
-        self.cuts: list[int] = []  # an instant at or before cuts[j] belongs to stretch j or before
-        self.owed: list[array[float]] = []  # cumulative, per cut, in `keys` order
-        self.got: list[array[float]] = []
-
-    def start(self, keys: list[str], first: int, last: int) -> None:
-        self.keys = keys
-        self.index = {k: i for i, k in enumerate(self.keys)}
-        span = last - first
-        self.cuts = [first + span * j // self.count for j in range(1, self.count)]
-
-    def reach(self, now: int, books: Cumulative) -> None:
-        """Before the instant `now` is shared out: close every stretch that ends before it."""
-        while len(self.owed) < len(self.cuts) and self.cuts[len(self.owed)] < now:
-            owed, got = books.so_far(self.keys)
-            self.owed.append(owed)
-            self.got.append(got)
-
-    def per_window(self, service: Mapping[str, KeyService], key: str) -> list[tuple[float, int]]:
-        """(owed, got) of `key` in each stretch, the last one ending with the run."""
-        i = self.index[key]
-        owed = [o[i] for o in self.owed] + [service[key].owed]
-        got = [int(g[i]) for g in self.got] + [service[key].got]
-        while len(owed) < self.count:  # a run of one instant: the rest are empty
-            owed.insert(0, 0.0)
-            got.insert(0, 0)
-        return [
-            (owed[j] - (owed[j - 1] if j else 0.0), got[j] - (got[j - 1] if j else 0))
-            for j in range(self.count)
-        ]
 
 
 @dataclass(slots=True)

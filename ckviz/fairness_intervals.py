@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from ckviz.fairness import MIN_OWED, WINDOWS, KeyService, Windows, attainments
+from ckviz.fairness import MIN_OWED, KeyService, attainments
+from ckviz.fairness_windows import WINDOWS, Windows
 
 RESAMPLES = 200
 CANDIDATES = 32

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from ckviz.fairness import (
     KeyService,
     OwnLimit,
-    Windows,
     attainments,
     most_over_served,
     most_underserved,
     water_fill,
 )
+from ckviz.fairness_windows import Windows
 from ckviz.model.results import TenantRowResult
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.sim.engine import Dequeues, as_dequeues

@@ -12,13 +12,13 @@ from ckviz.fairness import (
     UNDER_HALF,
     KeyService,
     OwnLimit,
-    Windows,
     key_service,
     most_underserved,
     share_below,
     starved_keys,
 )
 from ckviz.fairness_intervals import resampled_attainment
+from ckviz.fairness_windows import Windows
 from ckviz.model.results import KeyLifecycleResult, KeyRowResult, MetricsResult, StepMetricsResult
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.sim.engine import Dequeues, Engine, KeyLife, Outcome, WaitCounts, as_dequeues

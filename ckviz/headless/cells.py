@@ -10,9 +10,10 @@ from dataclasses import dataclass
 import redis
 
 from ckviz.errors import CkvizError, ExitCode, IncompleteRun, RedisUnavailable
-from ckviz.fairness import OwnLimit, Windows
+from ckviz.fairness import OwnLimit
 from ckviz.fairness_intervals import resampled_attainment
 from ckviz.fairness_tenants import tenant_figures
+from ckviz.fairness_windows import Windows
 from ckviz.headless.events import EventLine, spool_path, spooling
 from ckviz.headless.progress import LONG_RUNS, CellProgress
 from ckviz.inputs.trace import TraceProblems

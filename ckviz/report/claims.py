@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ckviz.fairness import WINDOWS
 from ckviz.fairness_intervals import Claim, Interval
+from ckviz.fairness_windows import WINDOWS
 
 Grain = Literal["key", "tenant"]
 

@@ -7,8 +7,9 @@ import random
 
 import pytest
 
-from ckviz.fairness import OwnLimit, Windows, key_service
+from ckviz.fairness import OwnLimit, key_service
 from ckviz.fairness_tenants import tenant_figures
+from ckviz.fairness_windows import Windows
 from ckviz.metrics import Demand, percentile, ranks, run_metrics
 from ckviz.model.snapshot import DequeueEvent
 from ckviz.sim.engine import Dequeues, WaitCounts

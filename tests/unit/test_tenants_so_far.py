@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from ckviz.fairness import WINDOWS, OwnLimit, Windows
+from ckviz.fairness import OwnLimit
 from ckviz.fairness_intervals import RESAMPLES, resampled_attainment
 from ckviz.fairness_tenants import TenantsSoFar, standing, tenant_figures
+from ckviz.fairness_windows import WINDOWS, Windows
 from ckviz.model.snapshot import DequeueEvent
 from tests.unit.test_fairness_so_far import a_run
 
