@@ -4,7 +4,6 @@ acks too and records when each run was really dequeued and acked."""
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
 
@@ -12,7 +11,7 @@ import redis
 
 from ckviz.live.producer import Producer as LiveProducer
 from ckviz.model.queue import PlannedRun
-from tests.functional.live_support import live_queue
+from tests.functional.live_support import TrafficThread, live_queue
 
 
 @dataclass
@@ -36,19 +35,16 @@ def workload(
     return runs
 
 
-class Producer(threading.Thread):
+class Producer(TrafficThread):
     """Enqueues each run at start + its arrival (its score exactly that), dequeues what the
     env limit allows, acks each run once its hold has passed."""
 
     def __init__(self, client: redis.Redis, prefix: str, runs: list[PlannedRun], limit: int = 3):
-        super().__init__(daemon=True)
+        super().__init__()
         self.queue = LiveProducer(client, live_queue(prefix), env_limit=limit)
         self.queue.open()
         self.runs = runs
         self.limit = limit
-        self.stop = threading.Event()
-        self.error: BaseException | None = None
-        self.done = threading.Event()
         self.produced = Produced(int(time.time() * 1000))
         self._pending = list(runs)
         self._enqueue_due(self.produced.start_ms)  # the queue exists
@@ -58,14 +54,6 @@ class Producer(threading.Thread):
         while pending and start + pending[0].arrival_ms <= now:
             run = pending.pop(0)
             self.queue.enqueue(run.run_id, run.key, start + run.arrival_ms)
-
-    def run(self) -> None:
-        try:
-            self._run()
-        except BaseException as exc:  # the test reads it
-            self.error = exc
-        finally:
-            self.done.set()
 
     def _run(self) -> None:
         made, held = self.produced, {}  # run id -> (run, release ms)

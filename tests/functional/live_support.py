@@ -4,8 +4,10 @@ under that prefix (SPEC-live 4), made on the test's server and deleted after."""
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import secrets
+import threading
 import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +23,30 @@ ORG, PROJECT, ENV = "cm4org00001", "cm4proj0001", "cm4env00001"
 QUEUE_NAME = "task/send-email:v2"
 # the commands SPEC-live 4 allows a watcher
 READ_ONLY = ("-@all", "+@read", "+ping", "+info", "+client|setname", "+client|tracking", "+scan")
+
+
+class TrafficThread(threading.Thread, abc.ABC):
+    """Traffic fed to a queue in real time by a thread of its own until its work is done or
+    `stop` is set: an error it meets is kept for the test to read, and `done` set either way
+    (a test waits on `done`, then asserts `error is None`)."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.stop = threading.Event()
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        try:
+            self._run()
+        except BaseException as exc:  # the test reads it
+            self.error = exc
+        finally:
+            self.done.set()
+
+    @abc.abstractmethod
+    def _run(self) -> None:
+        """The traffic itself, checking `stop` between turns."""
 
 
 def live_queue(prefix: str, name: str = QUEUE_NAME) -> LiveQueue:

@@ -24,7 +24,7 @@ from ckviz.store.server import RedisServer
 from tests.functional.capture_support import trace_header
 from tests.functional.cli_support import exits
 from tests.functional.foreign_queue import ForeignQueue
-from tests.functional.live_support import read_only_user
+from tests.functional.live_support import TrafficThread, read_only_user
 from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
 
 NAME = "task/a:b/c"
@@ -37,7 +37,7 @@ def foreign(client: redis.Redis, prefix: str) -> ForeignQueue:
     return made
 
 
-class Traffic(threading.Thread):
+class Traffic(TrafficThread):
     """Runs enqueued at planned offsets from the start (their score exactly that), dequeued by
     the foreign dequeue, held `hold_ms`, then acked; the runs in `retried` are nacked once
     first (queued again 100 ms on), those in `dead` dead-lettered."""
@@ -50,29 +50,18 @@ class Traffic(threading.Thread):
         retried: frozenset[str] = frozenset(),
         dead: frozenset[str] = frozenset(),
     ) -> None:
-        super().__init__(daemon=True)
+        super().__init__()
         self.queue, self.plan, self.hold_ms = queue, list(plan), hold_ms
         self.retried, self.dead = retried, dead
         self.start_ms = int(time.time() * 1000)
-        self.error: BaseException | None = None
-        self.done = threading.Event()
         self.pause = threading.Event()  # asked: write nothing until it is cleared
         self.paused = threading.Event()  # told: the thread is between two turns, paused
-        self.stop = threading.Event()
         self._enqueue_due(self.start_ms)  # the first run: the queue exists
 
     def _enqueue_due(self, now: float) -> None:
         while self.plan and self.start_ms + self.plan[0][2] <= now:
             run_id, key, offset = self.plan.pop(0)
             self.queue.enqueue(run_id, key, self.start_ms + offset)
-
-    def run(self) -> None:
-        try:
-            self._run()
-        except BaseException as exc:  # the test reads it
-            self.error = exc
-        finally:
-            self.done.set()
 
     def _run(self) -> None:
         held: dict[str, tuple[str, float]] = {}
