@@ -6,22 +6,18 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Horizontal, VerticalScroll
 
 from ckviz.player.frames import Frame
 from ckviz.tui.bindings import bindings
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.screens.lane_screen import LaneScreen
+from ckviz.tui.screens.queue_panes import queue_panes
 from ckviz.tui.widgets.bars.filter_bar import FilterBar
 from ckviz.tui.widgets.bars.footer import ContextFooter
 from ckviz.tui.widgets.bars.legend import Legend
 from ckviz.tui.widgets.bars.status import Controls, StatusBar
-from ckviz.tui.widgets.discipline.discipline import DisciplinePane
 from ckviz.tui.widgets.pane import snapshot_panes_in
-from ckviz.tui.widgets.queue.ck_index import CkIndexPane
 from ckviz.tui.widgets.queue.event_log import EventLogPane
-from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
-from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.queue.key_strip import KeyStripPane
 
 
@@ -34,16 +30,7 @@ class MainScreen(LaneScreen):
 
     def compose(self) -> ComposeResult:
         yield StatusBar(id="status")
-        # below NARROW columns the panes stack full width and this scrolls (ckviz.tcss)
-        with VerticalScroll(id="panes", can_focus=False):
-            with Horizontal(id="top"):
-                yield CkIndexPane(id="ckindex")
-                yield KeyQueuesPane(id="queues")
-            with Horizontal(id="bottom"):
-                yield HeldSlotsPane(id="held")
-                yield DisciplinePane(id="discipline")
-                yield EventLogPane(id="events")
-            yield KeyStripPane(id="strip")
+        yield from queue_panes([EventLogPane(id="events")], [KeyStripPane(id="strip")])
         yield Legend()
         yield FilterBar()
         yield ContextFooter(compact=True, show_command_palette=True)

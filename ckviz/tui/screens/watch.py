@@ -4,19 +4,15 @@ per-key queues, the held slots, the discipline), under the watch's own status li
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer
 
 from ckviz.player.frames import Frame
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.screens.lane_screen import BREAKPOINTS
+from ckviz.tui.screens.queue_panes import queue_panes
 from ckviz.tui.widgets.bars.watch_status import WatchControls, WatchStatus
-from ckviz.tui.widgets.discipline.discipline import DisciplinePane
 from ckviz.tui.widgets.pane import snapshot_panes_in
-from ckviz.tui.widgets.queue.ck_index import CkIndexPane
-from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
-from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 
 
 class WatchScreen(Screen[None]):
@@ -27,13 +23,7 @@ class WatchScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield WatchStatus(id="status")
-        with VerticalScroll(id="panes", can_focus=False):
-            with Horizontal(id="top"):
-                yield CkIndexPane(id="ckindex")
-                yield KeyQueuesPane(id="queues")
-            with Horizontal(id="bottom"):
-                yield HeldSlotsPane(id="held")
-                yield DisciplinePane(id="discipline")
+        yield from queue_panes()
         yield Footer()
 
     def show(self, frame: Frame, palette: KeyPalette, controls: WatchControls) -> None:
