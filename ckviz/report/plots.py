@@ -277,12 +277,7 @@ def _bars(ax: Axes, view: SourceView, labels: list[str], get: Getter, i: int, n:
 
 
 def _panels(scenario: ScenarioView) -> list[tuple[str, Row]]:
-    several = len(scenario.views) > 1
-    return [
-        (f"{row.label} · {view.source}" if several else row.label, row)
-        for view in scenario.views
-        for row in view.rows
-    ]
+    return scenario.labelled_rows()
 
 
 def _key_colours(scenario: ScenarioView) -> dict[str, str]:

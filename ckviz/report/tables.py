@@ -190,12 +190,10 @@ def sweep_table(sweep: SweepView) -> Table:
 def optional_tables(scenario: ScenarioView) -> list[Table]:
     """One table per optional figure some run carries (first seed of each treatment)."""
     tables = []
-    several = len(scenario.views) > 1
     for name, title in OPTIONAL_FIGURES.items():
         found = [
-            (f"{row.label} · {view.source}" if several else row.label, value)
-            for view in scenario.views
-            for row in view.rows
+            (label, value)
+            for label, row in scenario.labelled_rows()
             if (value := to_jsonable_python(getattr(row.first.metrics, name, None))) is not None
         ]
         if found:
@@ -255,18 +253,15 @@ TENANT_NOTE = (
 
 def tenant_tables(scenario: ScenarioView) -> list[Table]:
     """Each treatment's tenants (first seed), where the runs carry the tenant grain."""
-    several = len(scenario.views) > 1
     rows = []
-    for view in scenario.views:
-        for r in view.rows:
-            if r.same_as is not None:
-                continue
-            label = f"{r.label} · {view.source}" if several else r.label
-            for t in r.first.metrics.per_tenant or []:
-                a = t.fair_share_attainment
-                got = "-" if a is None else f"{a:.2f}"
-                cells = [label, t.tenant, str(len(t.keys)), f"{t.owed:.1f}", str(t.dequeued)]
-                rows.append([*cells, got])
+    for label, r in scenario.labelled_rows():
+        if r.same_as is not None:
+            continue
+        for t in r.first.metrics.per_tenant or []:
+            a = t.fair_share_attainment
+            got = "-" if a is None else f"{a:.2f}"
+            cells = [label, t.tenant, str(len(t.keys)), f"{t.owed:.1f}", str(t.dequeued)]
+            rows.append([*cells, got])
     if not rows:
         return []
     header = ["treatment", "tenant", "keys", "owed", "got", "fair-share attainment"]
@@ -294,21 +289,17 @@ LIFECYCLE_NOTE = (
 
 def lifecycle_tables(scenario: ScenarioView) -> list[Table]:
     """A table per treatment whose runs carry the lifecycle's per-key figures (none else)."""
-    several = len(scenario.views) > 1
     tables = []
-    for view in scenario.views:
-        for row in view.rows:
-            keyed = [(k.key, k.lifecycle) for k in row.first.metrics.per_key if k.lifecycle]
-            if not keyed:
-                continue
-            label = f"{row.label} · {view.source}" if several else row.label
-            header = ["key", *(name for name, _ in LIFECYCLE_COLUMNS)]
-            rows = [
-                [key, *(cell(getattr(life, f)) for _, f in LIFECYCLE_COLUMNS)]
-                for key, life in keyed
-            ]
-            title = f"Run lifecycle: {label}"
-            tables.append(_capped(Table(title, header, rows, LIFECYCLE_NOTE)))
+    for label, row in scenario.labelled_rows():
+        keyed = [(k.key, k.lifecycle) for k in row.first.metrics.per_key if k.lifecycle]
+        if not keyed:
+            continue
+        header = ["key", *(name for name, _ in LIFECYCLE_COLUMNS)]
+        rows = [
+            [key, *(cell(getattr(life, f)) for _, f in LIFECYCLE_COLUMNS)] for key, life in keyed
+        ]
+        title = f"Run lifecycle: {label}"
+        tables.append(_capped(Table(title, header, rows, LIFECYCLE_NOTE)))
     return tables
 
 

@@ -118,6 +118,16 @@ class ScenarioView:
         """Treatments beyond plain disciplines (the caps matrix)."""
         return any(r.label != r.discipline for v in self.views for r in v.rows)
 
+    def labelled_rows(self) -> list[tuple[str, Row]]:
+        """Every treatment's row of every file, labelled `treatment · file` when several
+        files hold the scenario, else by the treatment alone."""
+        several = len(self.views) > 1
+        return [
+            (f"{row.label} · {view.source}" if several else row.label, row)
+            for view in self.views
+            for row in view.rows
+        ]
+
 
 def most_over_served(run: RunResult) -> tuple[str, float] | None:
     """The judged key with the highest attainment on a run (fairness.most_over_served)."""
