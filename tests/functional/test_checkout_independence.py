@@ -25,7 +25,17 @@ def test_a_results_file_where_pytest_starts_changes_no_test(tmp_path: Path) -> N
     test that tripped on the first command's results.json, run from a folder holding one."""
     (tmp_path / "results.json").write_text("{}", encoding="utf-8")
     test = ROOT / "tests" / "functional" / "test_bad_input.py"
-    pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--rootdir={ROOT}"]
+    # one process (-n0): the three workers of the suite's own options start for one test
+    pytest = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-n0",
+        "-p",
+        "no:cacheprovider",
+        f"--rootdir={ROOT}",
+    ]
     test_bad_flags = [f"{test}::test_bad_flags", "-k", "prefix"]
     proc = subprocess.run(
         [*pytest, *test_bad_flags], cwd=tmp_path, capture_output=True, text=True, timeout=120
