@@ -100,22 +100,39 @@ def flag_consumers(consumers: int | Lineup | None) -> int | str | None:
     return consumers.form if isinstance(consumers, Lineup) else consumers
 
 
-def consumers_value(value: object, most: int) -> int | str:
-    """A `consumers` value as scenario files take it: a count (1 to `most`), a mix
-    `name:count,...` or a table `{name = count, ...}` (in the order written), a mix given in
-    its form (`NAME:2,baseline:1`); ValueError saying what is wrong otherwise. The flag and
-    a matrix's treatments read the same mix with `parse_lineup`."""
+def consumers_value(value: object, most: int) -> int | Lineup:
+    """A `consumers` value as scenario files take it: a count (1 to `most`), or the mix a
+    `name:count,...` or a table `{name = count, ...}` names (in the order written), or a mix
+    read already; ValueError saying what is wrong otherwise. The flag and a matrix's
+    treatments read the same mix with `parse_lineup`."""
+    if isinstance(value, Lineup):  # read once already (with_mix_read)
+        return value
     if isinstance(value, dict):
         value = SEPARATOR.join(f"{name}:{_table_count(name, n)}" for name, n in value.items())
     if isinstance(value, str) and value.strip().isdigit():
         raise ValueError(f"a count is a whole number without quotes, or a mix {MIX_FORM}")
     if isinstance(value, str):
-        return parse_lineup(value, most).form
+        return parse_lineup(value, most)
     if isinstance(value, int) and not isinstance(value, bool):
         if not 1 <= value <= most:
             raise ValueError(f"must be 1 to {most} (one connection each), got {value}")
         return value
     raise ValueError(f"expected a whole number (1 to {most}) or a mix {MIX_FORM}")
+
+
+def with_mix_read(data: object, most: int) -> tuple[object, Lineup | None]:
+    """A model's input `data` with its `consumers` read once when a well-formed mix (the
+    field's validator then takes the Lineup as read), and that mix; a bad value is left as
+    given, for the field's validator to read and name the field."""
+    if not isinstance(data, dict) or not isinstance(data.get("consumers"), str | dict):
+        return data, None
+    try:
+        read = consumers_value(data["consumers"], most)
+    except ValueError:
+        return data, None
+    if not isinstance(read, Lineup):
+        return data, None
+    return {**data, "consumers": read}, read
 
 
 def _table_count(name: str, count: object) -> int:

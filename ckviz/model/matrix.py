@@ -9,6 +9,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     PrivateAttr,
     create_model,
     field_validator,
@@ -52,36 +53,38 @@ class _Treatment(BaseModel):
         treatment._lineup = lineup
         return treatment
 
-    @model_validator(mode="before")
+    @model_validator(mode="wrap")
     @classmethod
-    def _mix_names_the_discipline(cls, data: Any) -> Any:
-        """A mix says every consumer's discipline: the treatment's is the mix's label."""
+    def _read_the_mix(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
+        """A mix read once, when the treatment is made: it names every consumer's discipline
+        (the treatment's is its label), the field's validator takes it as read and its users
+        take `lineup`. A bad mix is left to the field's validator, which names the field."""
         if not isinstance(data, dict) or not isinstance(data.get("consumers"), str):
-            return data
+            return handler(data)
         try:
-            label = parse_lineup(data["consumers"], MAX_CONSUMERS).label
+            lineup: Lineup | None = parse_lineup(data["consumers"], MAX_CONSUMERS)
         except ValueError:
-            label = data["consumers"]  # the consumers field says what is wrong
+            lineup = None
+        label = lineup.label if lineup is not None else data["consumers"]
         if data.get("discipline", label) != label:
             raise ValueError(
                 "a mix in 'consumers' names each consumer's discipline: drop 'discipline'"
             )
-        return {**data, "discipline": label}
+        treatment = handler({**data, "discipline": label, "consumers": lineup or data["consumers"]})
+        treatment._lineup = lineup
+        return treatment
 
-    @field_validator("consumers")
+    @field_validator("consumers", mode="before")
     @classmethod
-    def _count_or_mix(cls, value: int | str | None) -> int | str | None:
-        if isinstance(value, int) and not 1 <= value <= MAX_CONSUMERS:
+    def _count_or_mix(cls, value: object) -> object:
+        if isinstance(value, Lineup):  # read as the treatment was (_read_the_mix)
+            return value.form
+        out_of_range = isinstance(value, int) and not 1 <= value <= MAX_CONSUMERS
+        if out_of_range and not isinstance(value, bool):  # a bool: not a count (strict)
             raise ValueError(f"must be 1 to {MAX_CONSUMERS} (one connection each), got {value}")
-        if isinstance(value, str):
+        if isinstance(value, str):  # a mix that did not read: say why, on this field
             parse_lineup(value, MAX_CONSUMERS)
         return value
-
-    @model_validator(mode="after")
-    def _read_the_mix(self) -> Self:
-        """A mix read once, when the treatment is made: its users take `lineup`."""
-        self._lineup = _read(self.consumers)
-        return self
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
         """A copy (pydantic's, which validates nothing) whose mix is its `consumers`'."""

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     PrivateAttr,
     ValidationInfo,
     create_model,
@@ -29,7 +30,7 @@ from ckviz.model.lifecycle import (
     TtlSettings,
     absent,
 )
-from ckviz.model.lineup import FLAG_OFF, MIX_FORM, Lineup, consumers_value, mix_of, parse_lineup
+from ckviz.model.lineup import FLAG_OFF, MIX_FORM, Lineup, consumers_value, with_mix_read
 from ckviz.model.names import first_duplicate
 from ckviz.model.tenants import table_problem, tenant_of
 
@@ -88,13 +89,31 @@ CONSUMERS_HELP = (
 def scenario_consumers(value: object) -> int | str:
     """A scenario's `consumers`: a count, or a mix (model/lineup.py) naming at least one
     consumer that is not `baseline` (those run the treatment's discipline: Treatment.facing)."""
-    value = consumers_value(value, MAX_CONSUMERS)
-    if isinstance(value, str) and all(n == FLAG_OFF for n in parse_lineup(value, 1 << 30).names):
+    read = consumers_value(value, MAX_CONSUMERS)
+    if isinstance(read, int):
+        return read
+    if all(name == FLAG_OFF for name in read.names):
         raise ValueError(
             f"a mix of {FLAG_OFF} alone runs no treatment's discipline; give a count, or name "
             f"the flag-on consumers too ({MIX_FORM})"
         )
-    return value
+    return read.form
+
+
+class _Mixed(Protocol):
+    _mix: Lineup | None
+
+
+Mixed = TypeVar("Mixed", bound=_Mixed)
+
+
+def scenario_with_mix(data: Any, handler: ModelWrapValidatorHandler[Mixed]) -> Mixed:
+    """A scenario validated with its mix read once (with_mix_read): its users take `mix`."""
+    data, mix = with_mix_read(data, MAX_CONSUMERS)
+    scenario = handler(data)
+    if mix is not None:
+        scenario._mix = mix
+    return scenario
 
 
 class _KeyShape(_Strict):
@@ -230,11 +249,10 @@ class Scenario(_Strict):
 
     _count_or_mix = field_validator("consumers", mode="before")(scenario_consumers)
 
-    @model_validator(mode="after")
-    def _read_the_mix(self) -> Scenario:
-        """A mix read once, when the scenario is: its users take `mix`."""
-        self._mix = mix_of(self.consumers, MAX_CONSUMERS)
-        return self
+    @model_validator(mode="wrap")
+    @classmethod
+    def _read_the_mix(cls, data: Any, handler: ModelWrapValidatorHandler[Scenario]) -> Scenario:
+        return scenario_with_mix(data, handler)
 
     @property
     def mix(self) -> Lineup | None:

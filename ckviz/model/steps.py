@@ -7,12 +7,13 @@ within its key, k: the key's index within its family); arrivals can also happen 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    ModelWrapValidatorHandler,
     PrivateAttr,
     ValidationError,
     field_validator,
@@ -20,7 +21,7 @@ from pydantic import (
 )
 from typing_extensions import TypeIs
 
-from ckviz.defaults import DEFAULT_CONSUMERS, MAX_CONSUMERS
+from ckviz.defaults import DEFAULT_CONSUMERS
 from ckviz.model.clock import STEPS, Clock
 from ckviz.model.expectations import Expectation
 from ckviz.model.lifecycle import (
@@ -30,7 +31,7 @@ from ckviz.model.lifecycle import (
     absent,
     optional,
 )
-from ckviz.model.lineup import Lineup, mix_of
+from ckviz.model.lineup import Lineup
 from ckviz.model.scenario import (
     CONSUMERS_HELP,
     MAX_KEYS,
@@ -40,6 +41,7 @@ from ckviz.model.scenario import (
     Scenario,
     VtimeSettings,
     scenario_consumers,
+    scenario_with_mix,
 )
 
 MAX_STEPS = 100_000
@@ -120,11 +122,12 @@ class StepScenario(_Strict):
 
     _count_or_mix = field_validator("consumers", mode="before")(scenario_consumers)
 
-    @model_validator(mode="after")
-    def _read_the_mix(self) -> StepScenario:
-        """A mix read once, when the scenario is: its users take `mix`."""
-        self._mix = mix_of(self.consumers, MAX_CONSUMERS)
-        return self
+    @model_validator(mode="wrap")
+    @classmethod
+    def _read_the_mix(
+        cls, data: Any, handler: ModelWrapValidatorHandler[StepScenario]
+    ) -> StepScenario:
+        return scenario_with_mix(data, handler)
 
     @property
     def mix(self) -> Lineup | None:

@@ -6,6 +6,7 @@ the field."""
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,13 +18,10 @@ import redis
 from ckviz.cli import main
 from ckviz.commands.app import consumers_choice, mix_discipline
 from ckviz.commands.root import build_parser
-from ckviz.disciplines import registry as registry_module
 from ckviz.disciplines.registry import make_discipline
 from ckviz.errors import ExitCode
 from ckviz.inputs import scenario_files
 from ckviz.model import lineup as lineup_module
-from ckviz.model import matrix as matrix_module
-from ckviz.model import scenario as scenario_module
 from ckviz.model.lineup import Lineup, enqueuer, parse_lineup
 from ckviz.model.matrix import Treatment
 from ckviz.model.queue import PlannedRun
@@ -194,8 +192,10 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(text)
         return parse_lineup(text, most)
 
-    for module in (lineup_module, matrix_module, scenario_module, registry_module):
-        monkeypatch.setattr(module, "parse_lineup", counting)
+    for module in list(sys.modules.values()):  # every ckviz module that reads a mix
+        if module.__name__.startswith("ckviz") and vars(module).get("parse_lineup") is parse_lineup:
+            monkeypatch.setattr(module, "parse_lineup", counting)
+    assert lineup_module.parse_lineup is counting
     return seen
 
 

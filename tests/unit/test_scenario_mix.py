@@ -99,3 +99,25 @@ def test_a_mix_is_read_once_when_its_file_is_and_carried(monkeypatch: pytest.Mon
     assert flag_mix.consumers_on(given.consumer_count) == 2
     assert flag_mix.lineup is flag_mix.lineup
     assert wider.lineup is not None and len(wider.lineup) == 4  # a copy's mix is its own
+
+
+def test_a_mix_in_a_scenario_or_a_treatment_is_read_once_as_it_is_validated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reads: list[str] = []
+    parse = lineup_module.parse_lineup
+
+    def counting(text: str, most: int) -> Lineup:
+        reads.append(text)
+        return parse(text, most)
+
+    for module in (lineup_module, matrix_module):
+        monkeypatch.setattr(module, "parse_lineup", counting)
+    assert scenario("vtime:2, baseline").consumer_count == 3
+    step = StepScenario.model_validate(
+        {"consumers": "vtime-v17:1,baseline:2", "harness": {"kind": "steps"}, "keys": KEYS}
+    )
+    assert step.mix is not None and step.consumer_count == 3
+    treatment = Treatment(consumers="vtime:1, baseline:1")
+    assert treatment.lineup is not None and treatment.discipline == "vtime:1+baseline:1"
+    assert reads == ["vtime:2, baseline", "vtime-v17:1,baseline:2", "vtime:1, baseline:1"]
