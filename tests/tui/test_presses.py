@@ -91,18 +91,26 @@ async def test_a_pane_number_then_z_typed_fast_zooms_that_pane(
 
 class SlowSteps(Lockstep):
     """Lanes taking an eighth of a second a step, as a large run does, on a clock of their own
-    that play's pace reads: the test waits on no real time, and the speed made is exact."""
+    that play's pace reads: the test waits on no real time, and the speed made is exact. After
+    a few steps they hold until the test lets them go: stepping costs no real time, so play
+    would otherwise reach the run's end before the status line is read."""
 
     STEP_S = 0.125  # a binary fraction: instants over elapsed comes out exact
+    FREE_STEPS = 8  # enough ticks for play to have a pace to say
 
     def __init__(self, client: redis.Redis, namespace: str) -> None:
         super().__init__(client, namespace)
         self.now = 0.0
+        self.steps = 0
+        self.go = threading.Event()
 
     def monotonic(self) -> float:
         return self.now
 
     def advance(self, instant: bool, count: int = 1) -> list[Frame]:
+        self.steps += 1
+        if self.steps > self.FREE_STEPS:
+            self.go.wait(HELD_S)
         self.now += self.STEP_S
         return super().advance(instant, count)
 
@@ -121,11 +129,13 @@ async def test_play_says_the_speed_it_makes_when_the_lanes_are_slower(
                 lambda: PLAYING.search(app.screen.query_one(StatusBar).text.plain),
                 "the status to say the speed play makes",
             )
+            lanes.go.set()
             await pilot.press("p")
             # 16 instants a tick, a tick only once the last one's step is done: 128/s
             assert 0 < float(made.group(1)) <= 16 / SlowSteps.STEP_S
             await pilot.press("q")
     finally:
+        lanes.go.set()
         app.close_now()
 
 
