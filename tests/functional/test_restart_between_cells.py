@@ -15,7 +15,7 @@ import pytest
 
 import ckviz.headless.runner as runner
 from ckviz.errors import ExitCode
-from ckviz.headless.cells import Cell, CellOutcome, Clients
+from ckviz.headless.cells import Cell, CellOutcome, Clients, StopAsked
 from tests.functional.cli_support import exits
 from tests.functional.trust_support import OwnRedis, own_redis
 
@@ -28,8 +28,12 @@ def restart_after_first_cell(monkeypatch: pytest.MonkeyPatch, server: OwnRedis) 
     ran: list[int] = []
     run_cell = runner.run_cell
 
-    def run_then_restart(url: str, cell: Cell, clients: Clients | None = None) -> CellOutcome:
-        outcome = run_cell(url, cell, clients)
+    def run_then_restart(
+        url: str, cell: Cell, clients: Clients | None = None, stop: StopAsked | None = None
+    ) -> CellOutcome:
+        outcome = (
+            run_cell(url, cell, clients) if stop is None else run_cell(url, cell, clients, stop)
+        )
         ran.append(cell.index)
         if len(ran) == 1:
             server.restart()
