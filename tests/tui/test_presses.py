@@ -124,7 +124,7 @@ async def test_play_says_the_speed_it_makes_when_the_lanes_are_slower(
     try:
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
-            await pilot.press("p", "+", "+", "+", "+")  # 533 instants/s asked
+            await pilot.press("+", "+", "+", "+", "p")  # 533 instants/s asked, then play
             made = await eventually(
                 lambda: PLAYING.search(app.screen.query_one(StatusBar).text.plain),
                 "the status to say the speed play makes",
