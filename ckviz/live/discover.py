@@ -17,7 +17,7 @@ import redis
 from ckviz.errors import RedisUnavailable, ServerRefused, first_line
 from ckviz.live.names import INDEX_SUFFIX, VARIANT_INFIX, LiveQueue, queue_of_index
 
-SCAN_COUNT = 1000  # keys a SCAN call looks at
+SCAN_COUNT = 400  # keys a SCAN call looks at: ~0.4 ms of a production server each (1000 took ~1 ms)
 MAX_QUEUES = 10_000  # queues listed at most
 DEPTH_VARIANTS = 50  # variants whose runs are counted per queue, at most
 DEPTH_READS = 20_000  # variants whose runs are counted over all the queues found
