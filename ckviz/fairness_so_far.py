@@ -5,7 +5,7 @@ status line reads it at every frame."""
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ckviz.fairness import (
@@ -16,7 +16,7 @@ from ckviz.fairness import (
     attainments,
     most_underserved,
 )
-from ckviz.model.snapshot import DequeueEvent
+from ckviz.fairness_feed import InstantFeed
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +37,7 @@ class SoFar:
     tenant_over: tuple[str, float] | None = None
 
 
-class ServiceSoFar:
+class ServiceSoFar(InstantFeed):
     """key_service of a run in progress, kept as the run goes rather than recomputed.
 
     It is fed each run as it arrives (`arrived`) and the dequeues as they are made
@@ -57,27 +57,7 @@ class ServiceSoFar:
         self._books = Tally(weights, per_call, own_limit.cap if own_limit else None)
         self._books.changed = set()
         self._judged = _Judged(self._books)
-        self._holds = own_limit.holds if own_limit else None
-        self._arrivals: list[tuple[int, int, str]] = []  # heap of (arrival, seq, key)
-        self._releases: list[tuple[int, int, str]] = []  # heap of (release, seq, key)
-        self._seq = 0
-        self._instant: int | None = None  # the instant of `_batch`, not shared out yet
-        self._batch: list[DequeueEvent] = []
-
-    def arrived(self, at: int, key: str) -> None:
-        """A run of `key` arrived (or comes due) at `at`."""
-        self._books.know(key)
-        self._seq += 1
-        heapq.heappush(self._arrivals, (at, self._seq, key))
-
-    def dequeued(self, events: Sequence[DequeueEvent]) -> None:
-        """Dequeues made since the last call, in order; an instant is shared out once a later
-        one begins (more of its dequeues may still come)."""
-        for e in events:
-            if self._instant is not None and e.dequeued_ms != self._instant:
-                self._share_out()
-            self._instant = e.dequeued_ms
-            self._batch.append(e)
+        super().__init__(self._books, own_limit.holds if own_limit else None)
 
     def so_far(self, t: int) -> SoFar:
         """The figures at `t`, the instant under way (`t`'s dequeues so far) counted as if
@@ -136,26 +116,8 @@ class ServiceSoFar:
             self._judged.place(key)
         return changed
 
-    def _open_until(self, now: int) -> None:
-        """Holds ended and runs arrived by `now`: before `now`'s dequeues, as key_service."""
-        books = self._books
-        while self._releases and self._releases[0][0] <= now:
-            books.release(heapq.heappop(self._releases)[2])
-        while self._arrivals and self._arrivals[0][0] <= now:
-            books.arrive(heapq.heappop(self._arrivals)[2])
-
-    def _share_out(self) -> None:
-        """Book the instant of `_batch` for good."""
-        assert self._instant is not None
-        now, batch, books = self._instant, self._batch, self._books
-        self._open_until(now)
-        books.share_out(len(batch), [e.key for e in batch])
-        for e in batch:
-            books.dequeue(e.key)
-            if self._holds is not None:
-                self._seq += 1
-                heapq.heappush(self._releases, (now + self._holds[e.run_id], self._seq, e.key))
-        self._instant, self._batch = None, []
+    def _book_instant(self, served: list[str]) -> None:
+        self._books.share_out(len(served), served)
 
 
 def headline(service: Mapping[str, KeyService]) -> SoFar:

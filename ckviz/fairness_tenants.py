@@ -21,6 +21,7 @@ from ckviz.fairness import (
     most_underserved,
     water_fill,
 )
+from ckviz.fairness_feed import InstantFeed
 from ckviz.fairness_windows import Windows
 from ckviz.model.results import TenantRowResult
 from ckviz.model.snapshot import DequeueEvent
@@ -197,7 +198,7 @@ def tenant_figures(
     return TenantFigures(rows, service, most_underserved(service))
 
 
-class TenantsSoFar:
+class TenantsSoFar(InstantFeed):
     """The tenant grain of a run in progress, kept as the run goes rather than recomputed from
     every dequeue at each look (as fairness_so_far.ServiceSoFar keeps the key grain): fed each
     run as it arrives and the dequeues as they are made, every queued run counted as asked
@@ -208,26 +209,7 @@ class TenantsSoFar:
         self, owner: Mapping[str, str], own_limit: OwnLimit | None, per_call: int | None
     ) -> None:
         self._tally = TenantTally(owner, own_limit.cap if own_limit else None, per_call)
-        self._holds = own_limit.holds if own_limit else None
-        self._arrivals: list[tuple[int, int, str]] = []  # heap of (arrival, seq, key)
-        self._releases: list[tuple[int, int, str]] = []  # heap of (release, seq, key)
-        self._seq = 0
-        self._instant: int | None = None  # the instant of `_batch`, not shared out yet
-        self._batch: list[DequeueEvent] = []
-
-    def arrived(self, at: int, key: str) -> None:
-        self._tally.know(key)
-        self._seq += 1
-        heapq.heappush(self._arrivals, (at, self._seq, key))
-
-    def dequeued(self, events: Sequence[DequeueEvent]) -> None:
-        """Dequeues made since the last call, in order; an instant is shared out once a later
-        one begins (more of its dequeues may still come)."""
-        for e in events:
-            if self._instant is not None and e.dequeued_ms != self._instant:
-                self._share_out()
-            self._instant = e.dequeued_ms
-            self._batch.append(e)
+        super().__init__(self._tally, own_limit.holds if own_limit else None)
 
     def so_far(self, t: int) -> Standing:
         """The most under-served tenant and the most over-served at `t`, each with its
@@ -239,24 +221,8 @@ class TenantsSoFar:
         service = self._tally.service([e.key for e in self._batch])
         return standing(service)
 
-    def _open_until(self, now: int) -> None:
-        tally = self._tally
-        while self._releases and self._releases[0][0] <= now:
-            tally.release(heapq.heappop(self._releases)[2])
-        while self._arrivals and self._arrivals[0][0] <= now:
-            tally.arrive(heapq.heappop(self._arrivals)[2])
-
-    def _share_out(self) -> None:
-        assert self._instant is not None
-        now, batch, tally = self._instant, self._batch, self._tally
-        self._open_until(now)
-        tally.share_out([e.key for e in batch])
-        for e in batch:
-            tally.dequeue(e.key)
-            if self._holds is not None:
-                self._seq += 1
-                heapq.heappush(self._releases, (now + self._holds[e.run_id], self._seq, e.key))
-        self._instant, self._batch = None, []
+    def _book_instant(self, served: list[str]) -> None:
+        self._tally.share_out(served)
 
 
 def standing(service: Mapping[str, KeyService]) -> Standing:
