@@ -75,7 +75,7 @@ def read_picture(
     started = time.perf_counter()
     session = _SESSIONS.get(client)
     if session is None:
-        session = _SESSIONS[client] = _Session(_clock_of(client), Meter())
+        session = _SESSIONS[client] = _Session(_server_time_read(client), Meter())
     trips = _Trips(client, queue, session.clock, measured or session.meter.due())
     read = _Read(queue, trips.send(_first_trip(queue, screenful, batch)), screenful, batch)
     read.take(trips.send(read.rows_trip(read.first_keys())))
@@ -333,7 +333,7 @@ def _settle(read: _Read, trips: _Trips) -> tuple[Flag, tuple[Any, ...]]:
                 read.take(trips.send(read.messages_trip()))
 
 
-def _clock_of(client: redis.Redis) -> tuple[Any, ...]:
+def _server_time_read(client: redis.Redis) -> tuple[Any, ...]:
     """The clock a connection may read: TIME, or INFO server for a read-only ACL user (TIME
     is not in @read)."""
     try:

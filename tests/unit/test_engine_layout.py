@@ -61,9 +61,8 @@ def test_store_knows_no_discipline() -> None:
 # what issue 33 counts as deciding by clock: naming the step clock's list, picking the clock
 # by hand, or telling the scenario kinds apart (`on_steps(x)`, the step clock's narrowing, is
 # held apart: its uses outside sim/ and model/ read a step scenario's own fields)
-# (`clock_of(`, not a server's clock: live/reading.py's `_clock_of` asks Redis for its TIME)
 DECIDES_BY_CLOCK = re.compile(
-    r"on_steps\(\)|(?<!\w)clock_of\(|STEP_DISCIPLINES|isinstance\([^)]*Scenario\)"
+    r"on_steps\(\)|clock_of\(|STEP_DISCIPLINES|isinstance\([^)]*Scenario\)"
 )
 NARROWS_TO_STEPS = re.compile(r"(?<![.\w])on_steps\(\w")
 MOST_PLACES_DECIDING_BY_CLOCK = 3
