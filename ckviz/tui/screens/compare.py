@@ -151,4 +151,6 @@ class CompareScreen(LaneScreen):
             bottom.styles.height = rows
 
     def show_controls(self, frame: Frame, controls: Controls, palette: KeyPalette) -> None:
-        self.query_one(StatusBar).show(frame, controls, palette)
+        # the progress timer can tick while the app quits and the bar is already removed
+        for bar in self.query(StatusBar):
+            bar.show(frame, controls, palette)

@@ -47,4 +47,6 @@ class MainScreen(LaneScreen):
                 pane.show(snapshot, palette)
 
     def show_controls(self, frame: Frame, controls: Controls, palette: KeyPalette) -> None:
-        self.query_one(StatusBar).show(frame, controls, palette)
+        # the progress timer can tick while the app quits and the bar is already removed
+        for bar in self.query(StatusBar):
+            bar.show(frame, controls, palette)
