@@ -118,6 +118,7 @@ def read_start(client: redis.Redis, cap: Capture) -> None:
     for ck in {*state.queued, *state.held}:
         cap.recorder.observe(ck, state.queued.get(ck, ()), state.held.get(ck, set()), t, True)
     for rid, message in state.messages.items():
+        cap.recorder.attempt_read(rid, message.attempt, t)
         _learn(cap.recorder, rid, message.timestamp, message.ttl_expires_at)
     cap.reads += 1
 
@@ -211,13 +212,24 @@ def _read(client: redis.Redis, cap: Capture, cks: Iterable[str], t_ms: float) ->
     for ck in queued:
         left += recorder.observe(ck, queued[ck], held[ck], t_ms)
     fresh = list(recorder.runs)[new_before:]
-    if fresh:  # their messages: a TTL, and the arrival of a run first seen held
-        for rid, message in read_messages(client, cap.queue, fresh).items():
-            _learn(recorder, rid, message.timestamp, message.ttl_expires_at)
+    # their messages: a TTL, the arrival of a run first seen held, and the attempt; polling,
+    # also those of the runs held again, whose attempt tells a retry between two reads
+    again = [] if recorder.notices else _held_again(recorder, held, set(fresh))
+    if fresh or again:
+        for rid, message in read_messages(client, cap.queue, [*fresh, *again]).items():
+            recorder.attempt_read(rid, message.attempt, t_ms)
+            if rid not in again:
+                _learn(recorder, rid, message.timestamp, message.ttl_expires_at)
     if left:
         _resolve(client, cap, left, t_ms)
     if not any(recorder.by_key.values()) and cap.queue_seen_empty_ms is None:
         cap.queue_seen_empty_ms = int(t_ms)
+
+
+def _held_again(recorder: Recorder, held: dict[str, set[str]], fresh: set[str]) -> list[str]:
+    """The runs held at this read that an earlier read saw: one GET each, bounded by the
+    env's concurrency limit (held runs are at most that)."""
+    return [rid for ids in held.values() for rid in ids if rid not in fresh]
 
 
 def _resolve(client: redis.Redis, cap: Capture, left: list[Left], t_ms: float) -> None:

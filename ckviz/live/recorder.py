@@ -25,6 +25,7 @@ class SeenRun:
     held_since: float | None = None  # when this attempt was first seen held
     holds: list[float] = field(default_factory=list)  # measured, one per attempt ended
     outcome: Outcome | None = None
+    message_attempt: int | None = None  # its message's `attempt` when last read
     before_start: bool = False  # queued or held when the capture began
     in_part: bool = False  # seen only held, or only queued then gone: a time not measured
 
@@ -79,6 +80,8 @@ class Recorder:
             self._end_hold(run, t_ms)
             run.attempts += 1
             run.place = "queued"
+            if run.message_attempt is not None:
+                run.message_attempt += 1
 
     def _held(self, key: str, rid: str, t_ms: float, start: bool) -> None:
         run = self.runs.get(rid)
@@ -104,6 +107,31 @@ class Recorder:
             run.arrival_ms = timestamp
         if ttl_ms is not None and ttl_ms > 0:
             run.ttl_ms = ttl_ms
+
+    def attempt_read(self, rid: str, attempt: int, t_ms: float) -> None:
+        """A run's message says `attempt`. Above what it said when last read, the run was
+        retried unseen: nacked and dequeued again between two reads (a retry due sooner than
+        the reads' gap, or a read slowed by a loaded machine). Its ended hold was not
+        measured; its new one is taken from here."""
+        run = self.runs.get(rid)
+        if run is None:
+            return
+        if run.message_attempt is None and attempt > 0 and not run.before_start:
+            self._first_seen_retried(rid, run, attempt)
+        elif run.message_attempt is not None and attempt > run.message_attempt:
+            run.attempts += attempt - run.message_attempt
+            if run.place == "held":
+                run.held_since = t_ms
+                run.in_part = True
+        run.message_attempt = attempt
+
+    def _first_seen_retried(self, rid: str, run: SeenRun, attempt: int) -> None:
+        """First seen on a later attempt (its earlier ones between two reads): its score
+        is its retry's, so its arrival is its message's timestamp, read next."""
+        run.attempts = attempt + 1
+        run.delay_ms = 0
+        run.in_part = True
+        self.unsure_arrivals.add(rid)
 
     def gone(self, rid: str, t_ms: float, outcome: Outcome) -> None:
         """A run that left its variant: how (resolved by the caller), at `t_ms`."""

@@ -7,6 +7,7 @@ holds."""
 from __future__ import annotations
 
 import csv
+import math
 import signal
 import subprocess
 import sys
@@ -54,6 +55,9 @@ class Traffic(TrafficThread):
         self.queue, self.plan, self.hold_ms = queue, list(plan), hold_ms
         self.retried, self.dead = retried, dead
         self.start_ms = int(time.time() * 1000)
+        # run id -> [after its enqueue returned, before its settle was sent] (epoch ms): it
+        # was in the queue, queued or held, all that span
+        self.present: dict[str, list[float]] = {}
         self.pause = threading.Event()  # asked: write nothing until it is cleared
         self.paused = threading.Event()  # told: the thread is between two turns, paused
         self._enqueue_due(self.start_ms)  # the first run: the queue exists
@@ -62,6 +66,7 @@ class Traffic(TrafficThread):
         while self.plan and self.start_ms + self.plan[0][2] <= now:
             run_id, key, offset = self.plan.pop(0)
             self.queue.enqueue(run_id, key, self.start_ms + offset)
+            self.present[run_id] = [time.time() * 1000, math.inf]
 
     def _run(self) -> None:
         held: dict[str, tuple[str, float]] = {}
@@ -82,6 +87,7 @@ class Traffic(TrafficThread):
                     nacked.add(run_id)
                     self.queue.nack(run_id, key, int(now) + 100)
                     continue
+                self.present[run_id][1] = time.time() * 1000
                 if run_id in self.dead:
                     self.queue.dead_letter(run_id, key, int(now))
                 else:
@@ -105,12 +111,14 @@ def watcher(redis_server: RedisServer, prefix: str) -> Iterator[str]:  # noqa: F
         yield url
 
 
-def capture(url: str, prefix: str, out: Path, method: str) -> subprocess.Popen[str]:
+def capture(
+    url: str, prefix: str, out: Path, method: str, interval: float = 0.05
+) -> subprocess.Popen[str]:
     args = ["capture", "--redis-url", url, "--prefix", prefix, "--queue", NAME]
     proc = subprocess.Popen(
         [
             *(sys.executable, "-m", "ckviz", *args, "--out", str(out), "--seconds", "60"),
-            *("--method", method, "--interval", "0.05"),
+            *("--method", method, "--interval", str(interval)),
         ],
         stderr=subprocess.PIPE,
         text=True,
@@ -121,28 +129,41 @@ def capture(url: str, prefix: str, out: Path, method: str) -> subprocess.Popen[s
     return proc
 
 
-@pytest.mark.parametrize("method", ["notify", "poll"])
+@pytest.mark.parametrize(
+    ("method", "interval"),
+    [("notify", 0.05), ("poll", 0.05), ("poll", 0.4)],  # 0.4 s: retries between two polls
+    ids=["notify", "poll", "poll-slow"],
+)
 def test_a_capture_of_foreign_traffic_replays_to_its_arrivals(
-    watcher: str, client: redis.Redis, prefix: str, tmp_path: Path, method: str
+    watcher: str, client: redis.Redis, prefix: str, tmp_path: Path, method: str, interval: float
 ) -> None:
     queue = foreign(client, prefix)
     retried, dead = frozenset({"run_004", "run_009"}), frozenset({"run_007"})
     traffic = Traffic(queue, plan(18, 17, 300), 250, retried, dead)
     out = tmp_path / "trace.csv"
-    proc = capture(watcher, prefix, out, method)
+    proc = capture(watcher, prefix, out, method, interval)
     traffic.start()
     assert traffic.done.wait(60) and traffic.error is None, traffic.error
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     runs = replay(read_trace(out))
+    header = trace_header(out.read_text())
+    assert header["method"].startswith(method)
     first = min(ts for _, ts in queue.arrivals.values())
-    made = sorted((rid, key, ts - first) for rid, (key, ts) in queue.arrivals.items())
-    assert sorted((r.run_id, r.key, r.arrival_ms) for r in runs) == made
+    made = {rid: (key, ts - first) for rid, (key, ts) in queue.arrivals.items()}
+    seen = {r.run_id: (r.key, r.arrival_ms) for r in runs}
+    assert seen == {rid: made[rid] for rid in seen}  # arrivals exact
+    # a run missed lived less than the precision the capture states (polling's blind spot;
+    # with notices, nothing is missed)
+    precision = float(header["hold_ms"].split()[2])
+    missed = {rid: span[1] - span[0] for rid, span in traffic.present.items() if rid not in seen}
+    assert method == "poll" or not missed
+    assert all(life < precision for life in missed.values()), (missed, precision)
     rows = {row["run_id"]: row for row in csv.DictReader(_rows(out))}
-    assert {rid for rid, row in rows.items() if row["outcome"] == "dead"} == dead
-    assert {rid for rid, row in rows.items() if row["attempts"] == "2"} >= retried
-    assert trace_header(out.read_text())["method"].startswith(method)
+    assert {rid for rid, row in rows.items() if row["outcome"] == "dead"} == dead & set(seen)
+    assert {rid for rid, row in rows.items() if row["attempts"] == "2"} >= retried & set(seen)
+    assert retried <= set(seen)  # each lived past a hold, a retry delay and a hold
 
 
 def _rows(path: Path) -> list[str]:

@@ -60,6 +60,21 @@ def test_the_recorder_follows_a_run_through_a_nack_to_its_ack() -> None:
     assert not run.in_part
 
 
+def test_a_retry_between_two_polls_is_counted_from_the_message_s_attempt() -> None:
+    r = Recorder()
+    r.observe("k", [("a", 1000)], set(), 1001.0)
+    r.attempt_read("a", 0, 1001.0)
+    r.observe("k", [], {"a"}, 1050.0)
+    r.attempt_read("a", 0, 1050.0)  # held at two reads, the same attempt: nothing new
+    assert r.runs["a"].attempts == 1
+    r.observe("k", [], {"a"}, 1300.0)  # nacked and dequeued again between these reads
+    r.attempt_read("a", 1, 1300.0)
+    r.observe("k", [("a", 1500)], set(), 1400.0)  # a second nack, seen queued
+    r.attempt_read("a", 2, 1400.0)  # the message agrees: not counted twice
+    run = r.runs["a"]
+    assert (run.attempts, run.in_part, run.holds) == (3, True, [100.0])
+
+
 def test_a_run_first_seen_held_takes_its_arrival_from_its_message() -> None:
     polled, noticed = Recorder(), Recorder(notices=True)
     for r in (polled, noticed):
