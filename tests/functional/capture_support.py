@@ -16,11 +16,22 @@ from tests.functional.live_support import TrafficThread, live_queue
 
 @dataclass
 class Produced:
-    """What the producer did: each run's real dequeue and ack times (epoch ms)."""
+    """What the producer did: each run's real dequeue and ack times (epoch ms), as a span: the
+    command sent (`*_sent`) and its reply read (`dequeued`, `acked`). The server made the change
+    within it; a loaded machine can stretch it (the thread descheduled around a command)."""
 
     start_ms: int
     dequeued: dict[str, float] = field(default_factory=dict)
     acked: dict[str, float] = field(default_factory=dict)
+    dequeue_sent: dict[str, float] = field(default_factory=dict)
+    ack_sent: dict[str, float] = field(default_factory=dict)
+
+    def hold_span(self, run_id: str) -> tuple[float, float]:
+        """The shortest and the longest the run can really have been held."""
+        return (
+            self.ack_sent[run_id] - self.dequeued[run_id],
+            self.acked[run_id] - self.dequeue_sent[run_id],
+        )
 
 
 def workload(
@@ -63,13 +74,16 @@ class Producer(TrafficThread):
             self._enqueue_due(now)
             for rid, (run, release) in list(held.items()):
                 if release <= now:
+                    made.ack_sent[rid] = time.time() * 1000
                     self.queue.ack(rid, run.key)
                     del held[rid]
                     made.acked[rid] = time.time() * 1000
+            sent = time.time() * 1000
             for taken, _ in self.queue.dequeue(self.limit, int(now)):
                 run = by_id[taken]
                 at = time.time() * 1000
                 made.dequeued[run.run_id] = at
+                made.dequeue_sent[run.run_id] = sent
                 held[run.run_id] = (run, at + run.hold_ms)
             time.sleep(0.001)
 
