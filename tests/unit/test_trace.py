@@ -10,7 +10,7 @@ import pytest
 
 from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
-from ckviz.inputs.trace import MAX_PROBLEMS, TraceProblems, read_trace
+from ckviz.inputs.trace import MAX_PROBLEMS, TraceProblems, lines_of, read_trace
 from ckviz.inputs.trace_stream import replay
 from ckviz.inputs.workload import generate
 
@@ -190,3 +190,15 @@ def test_a_run_id_index_no_int_holds_is_just_a_run_id(tmp_path: Path, index: str
     path = trace(tmp_path, f"key,arrival_ms,hold_ms,run_id\na,0,5,a~0#{index}\nb,1,5,b1\n")
     summary = read_trace(path)
     assert [r.run_id for r in replay(summary)] == [f"a~0#{index}", "b1"]
+
+
+def test_a_plain_three_column_file_reads_as_the_full_check_reads_it(tmp_path: Path) -> None:
+    # the three-column rows take a shorter way (no record built); a `weight` column left empty
+    # sends the same rows through the full check: each line, run or problem, must agree
+    rows = ["a,10,5", "a, 12,1_0", "b,+3,0", "b,4,7.6", "c,1e3,2", "a,-1,5", "a,5,", "d\x01,1,1"]
+    rows += ['"a",7,"8"', "b,8,-2", ",9,1", "a,99999999999999,3", "\u00e9,0,1"]
+    plain = trace(tmp_path, HEADER + "\n".join(rows) + "\n", "plain.csv")
+    full = trace(tmp_path, "key,arrival_ms,hold_ms,weight\n" + ",\n".join(rows) + ",\n", "f.csv")
+    read = [str(line).replace("plain.csv", "f.csv") for line in lines_of(plain)]
+    assert read == [str(line) for line in lines_of(full)]
+    assert sum(not isinstance(line, str) for line in lines_of(plain)) == 8
