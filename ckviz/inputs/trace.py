@@ -306,8 +306,9 @@ def _csv_lines(path: Path, f: Any) -> Iterator[_Line | str]:
         line = _plain_line(number, row, names) if plain else None
         if line is None:
             record = dict(zip(header, row, strict=True))
-            line = _parse(path, number, record, from_text=True, names=names)
-        yield line
+            yield _parse(path, number, record, from_text=True, names=names)
+        else:
+            yield line
 
 
 def _plain_line(number: int, row: list[str], names: dict[str, str]) -> _Line | None:
