@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +27,18 @@ DATA = Path(__file__).parent / "data"
 if os.environ.get("PYTEST_XDIST_WORKER"):
     for name in ("COLUMNS", "LINES"):
         os.environ.pop(name, None)
+
+# An environment saying PYTHONDONTWRITEBYTECODE (some CI images and shared machines do) makes
+# every interpreter the suite starts (each xdist worker, each `ckviz` subprocess) compile ckviz,
+# Textual and matplotlib from source again: a second or two of CPU each, hundreds of times. Their
+# bytecode goes to a folder of the temp dir instead, never beside the sources. This file is
+# loaded before xdist starts its workers, so they inherit it.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
+    os.environ.setdefault(
+        "PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / f"ckviz-pycache-{os.getuid()}")
+    )
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+    sys.dont_write_bytecode = False
 
 # Hypothesis fails a case slower than its deadline (200 ms): a wall-clock assert, which a loaded
 # machine or a busy parallel worker trips though nothing is wrong. Speed belongs to bench/.
