@@ -11,7 +11,7 @@ import redis
 
 from ckviz.model.results import Results
 from ckviz.store.server import RedisServer
-from tests.functional.cli_support import ckviz, without_timing
+from tests.functional.cli_support import ckviz, ckviz_here, without_timing
 
 pytestmark = pytest.mark.slow
 
@@ -103,7 +103,7 @@ def _url_run(server: RedisServer, out: Path, root: str) -> subprocess.CompletedP
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], needle: str, tmp_path: Path) -> None:
-    proc = ckviz("--headless", *args, "--out", str(tmp_path / "r.json"))
+    proc = ckviz_here("--headless", *args, "--out", str(tmp_path / "r.json"))
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
@@ -115,14 +115,14 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], needle: str, tmp_path
 def test_invalid_scenario_file_names_file_and_field(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('[[keys]]\nname = "a"\nruns = -3\n')
-    proc = ckviz("--headless", "--scenario", str(bad), "--out", str(tmp_path / "r.json"))
+    proc = ckviz_here("--headless", "--scenario", str(bad), "--out", str(tmp_path / "r.json"))
     assert proc.returncode == 2
     assert str(bad) in proc.stderr and "keys[0] (a).runs" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
 def test_unreachable_redis_url_exits_3(tmp_path: Path) -> None:
-    proc = ckviz(
+    proc = ckviz_here(
         "--headless",
         "--scenario",
         "ck_skew",
@@ -147,7 +147,7 @@ def test_missing_server_binary_exits_3(tmp_path: Path) -> None:
 
 
 def test_docker_mode_without_docker_is_a_clear_error(tmp_path: Path) -> None:
-    proc = ckviz(
+    proc = ckviz_here(
         "--headless",
         "--redis",
         "docker",

@@ -20,7 +20,7 @@ from ckviz.inputs.scenario_files import load
 from ckviz.model.invariants import BrokenInvariant
 from ckviz.model.results import Results
 from ckviz.store.server import RedisServer
-from tests.functional.cli_support import ckviz
+from tests.functional.cli_support import ckviz, ckviz_here
 
 pytestmark = pytest.mark.slow
 
@@ -61,7 +61,7 @@ def test_the_same_seed_finds_the_same_workload(client: redis.Redis, prefix: str)
         hunt(
             ms_workloads(3, "seed-a"),
             _runner(client, f"{prefix}{i}:", "sfq"),
-            examples=25,
+            examples=10,  # a search that drifts differs within a few workloads
             seconds=NO_CAP,
             seed=7,
         )
@@ -76,7 +76,7 @@ def test_found_file_reproduces_the_hunts_figures(
     finding = hunt(
         ms_workloads(4, "seed-a"),
         _runner(client, prefix, "baseline"),
-        examples=40,
+        examples=15,
         seconds=NO_CAP,
         seed=1,
     )
@@ -116,7 +116,7 @@ def test_hunt_cli_writes_the_file_and_compares_disciplines(
         "--discipline",
         "baseline",
         "--examples",
-        "30",
+        "10",
         "--seconds",
         "86400",
         "--out",
@@ -140,7 +140,7 @@ def test_hunt_cli_writes_the_file_and_compares_disciplines(
     again = ckviz(*words[1:], cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert (tmp_path / "results.json").read_text() == "{}" and (tmp_path / "found.json").is_file()
-    assert ckviz("validate", str(out)).returncode == 0
+    assert ckviz_here("validate", str(out)).returncode == 0
 
 
 def test_hunt_refuses_an_unknown_discipline_in_one_line(tmp_path: Path) -> None:
