@@ -12,7 +12,7 @@ import redis
 
 from ckviz.errors import ExitCode
 from ckviz.store.server import RedisServer
-from tests.functional.cli_support import ckviz
+from tests.functional.cli_support import ckviz, ckviz_here
 
 pytestmark = pytest.mark.slow
 
@@ -85,7 +85,7 @@ def test_app_rejects_bad_choices_with_one_line(redis_server: RedisServer) -> Non
         (["--discipline", "sfq", "--discipline", "drr"], "the terminal app takes one"),
         (["--prefix", "bad prefix"], "--prefix"),
     ):
-        proc = ckviz(*args, "--redis-url", redis_server.url, timeout=30)
+        proc = ckviz_here(*args, "--redis-url", redis_server.url)
         assert proc.returncode == 2, (args, proc.stderr)
         (line,) = proc.stderr.strip().splitlines()
         assert needle in line

@@ -14,7 +14,7 @@ import pytest
 from ckviz.headless.junit import junit_xml
 from ckviz.inputs import scenario_files
 from ckviz.model.results import CheckResult
-from tests.functional.cli_support import ckviz
+from tests.functional.cli_support import ckviz, ckviz_here
 
 pytestmark = pytest.mark.slow
 
@@ -65,19 +65,19 @@ def test_a_rule_naming_nothing_that_exists_is_a_usage_error(
 ) -> None:
     path = scenario(tmp_path, RULES.replace(old, new, 1))
     out = tmp_path / "r.json"
-    proc = ckviz("--headless", "--scenario", str(path), *QUICK, "--check", "--out", str(out))
+    proc = ckviz_here("--headless", "--scenario", str(path), *QUICK, "--check", "--out", str(out))
     assert proc.returncode == 2
     (line,) = proc.stderr.strip().splitlines()
     assert line.startswith(f"ckviz: error: {path}: {field}: no discipline or treatment 'sfqq'")
     assert not out.exists()  # refused before running
-    proc = ckviz("validate", str(path))
+    proc = ckviz_here("validate", str(path))
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [line.removeprefix("ckviz: error: ")]
 
 
 def test_validate_passes_every_bundled_scenario() -> None:
     paths = [str(scenario_files.resolve(n)) for n in scenario_files.bundled_names()]
-    proc = ckviz("validate", *paths)
+    proc = ckviz_here("validate", *paths)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count(": ok") == len(paths)
 

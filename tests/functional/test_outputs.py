@@ -19,6 +19,7 @@ from ckviz.cli import main
 from ckviz.errors import ExitCode
 from ckviz.sim.cell.session import new_namespace
 from ckviz.store.server import RedisServer
+from tests.functional.cli_support import ckviz_here
 from tests.functional.trust_support import ckviz_command, ckviz_env, popen_ckviz, wait_for_line
 
 # no xdist_group: the module fixture is one cell, cheaper made on each worker than the
@@ -75,9 +76,9 @@ def test_no_output_overwrites_an_existing_file_without_force(
 ) -> None:
     existing = tmp_path / "there"
     existing.write_text("someone's file")
-    proc = run(*command(str(results), str(existing)))
+    proc = ckviz_here(*command(str(results), str(existing)))  # refused before any work
     assert proc.returncode == ExitCode.USAGE, proc.stderr
-    (line,) = proc.stderr.splitlines()  # before any work
+    (line,) = proc.stderr.splitlines()
     assert line == (f"ckviz: error: {flag}: {existing} already exists; pass --force to "
                     "overwrite it, or give another path")  # fmt: skip
     assert existing.read_text() == "someone's file"

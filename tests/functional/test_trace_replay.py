@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ckviz.model.results import Results
-from tests.functional.cli_support import ckviz
+from tests.functional.cli_support import ckviz, ckviz_here
 
 pytestmark = pytest.mark.slow
 
@@ -97,14 +97,14 @@ def test_a_bad_trace_is_one_line_with_its_line_number(tmp_path: Path) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text("key,arrival_ms,hold_ms\na,0,5\na,3,soon\na,4,x\n", encoding="utf-8")
     out = tmp_path / "r.json"
-    proc = ckviz("--headless", "--scenario", str(bad), "--out", str(out))
+    proc = ckviz_here("--headless", "--scenario", str(bad), "--out", str(out))
     assert proc.returncode == 2 and not out.exists()
     (line,) = proc.stderr.strip().splitlines()
     assert (
         line
         == f"ckviz: error: {bad}:3: hold_ms: not a number (and 1 more problems: ckviz validate {bad} lists them)"
     )
-    proc = ckviz("validate", str(bad))
+    proc = ckviz_here("validate", str(bad))
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         f"{bad}:3: hold_ms: not a number",
@@ -116,7 +116,7 @@ def test_a_trace_too_long_for_the_logical_clock_is_refused_up_front(tmp_path: Pa
     long = tmp_path / "long.csv"
     long.write_text("key,arrival_ms,hold_ms\na,0,5\na,700000,5\n", encoding="utf-8")
     out = tmp_path / "r.json"
-    proc = ckviz("--headless", "--scenario", str(long), "--out", str(out), *SHORT_CLOCK)
+    proc = ckviz_here("--headless", "--scenario", str(long), "--out", str(out), *SHORT_CLOCK)
     assert proc.returncode == 2 and "600000 ms logical limit" in proc.stderr
     assert not out.exists()
 
@@ -135,7 +135,9 @@ def test_a_trace_past_ten_minutes_replays_within_the_default_day(tmp_path: Path)
     (run,) = data["scenarios"][0]["runs"]
     assert run["metrics"]["total_dequeued"] == 2 and run["metrics"]["makespan_ms"] >= 7200000
     assert "clock_limit_ms" not in data["matrix"]
-    proc = ckviz("--headless", "--scenario", str(late), "--out", str(out), "--force", *SHORT_CLOCK)
+    proc = ckviz_here(
+        "--headless", "--scenario", str(late), "--out", str(out), "--force", *SHORT_CLOCK
+    )
     assert proc.returncode == 2 and "the 600000 ms logical limit: run " in proc.stderr
     assert "arrives at 7200000 ms" in proc.stderr
     limit = ("--clock-limit-ms", "7200005")
@@ -154,5 +156,5 @@ def test_a_matrix_sets_the_clock_limit_of_its_scenarios(tmp_path: Path) -> None:
         "clock_limit_ms = 600000\n",
         encoding="utf-8",
     )
-    proc = ckviz("--headless", "--matrix", str(matrix), "--out", str(tmp_path / "r.json"))
+    proc = ckviz_here("--headless", "--matrix", str(matrix), "--out", str(tmp_path / "r.json"))
     assert proc.returncode == 2 and "the 600000 ms logical limit: run " in proc.stderr
