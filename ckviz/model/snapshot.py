@@ -347,6 +347,9 @@ class Snapshot:
     called: bool | None = None
     life: LifeView | None = None  # the run lifecycle's, when the scenario has one
     log: QueueLog | None = None  # every queue event so far (the app's runs; None: not kept)
+    # the consumer (c1..cN) whose dequeue call the last round made: with several, the "this
+    # step" line names it and reads the rule of its discipline (None: the round made no call)
+    caller: str | None = None
 
     @property
     def taken(self) -> Sequence[DequeueEvent]:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from ckviz.model.queue import Shown
 from ckviz.model.snapshot import DequeueEvent, Snapshot
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import BOLD, DIM, number
-from ckviz.tui.why import explain, rule
+from ckviz.tui.why import caller_discipline, explain, rule
 
 __all__ = ["next_call", "rule", "this_step"]
 
@@ -23,7 +24,12 @@ def this_step(snapshot: Snapshot, palette: KeyPalette) -> Text:
         out.append(f"no call ({snapshot.full or 'the env was full at the call; acks since'})", DIM)
     elif not taken:
         reason = snapshot.full or ("nothing queued" if not snapshot.index_read else "no pick")
-        out.append(f"nothing dequeued ({reason})", DIM)
+        caller = calling(snapshot)
+        if caller is None:
+            out.append(f"nothing dequeued ({reason})", DIM)
+        else:  # several consumers: whose call came back empty
+            out.append("nothing dequeued by ", DIM).append(caller, BOLD)
+            out.append(f" ({reason})", DIM)
     else:
         winner = taken[0].key
         out.append("▶ ", DIM)
@@ -31,9 +37,9 @@ def this_step(snapshot: Snapshot, palette: KeyPalette) -> Text:
         if len(taken) > 1:
             out.append(f" +{len(taken) - 1} more", DIM)
         caller = called_by(snapshot, taken[0])
-        if caller is not None:  # a mixed rollout: whose call it was, as the event log says
+        if caller is not None:  # several consumers: whose call it was, as the event log says
             out.append(" by ", DIM).append(caller, BOLD)
-        state = dict(snapshot.discipline_state.per_key).get(winner, ())
+        state = winners_state(snapshot, winner)
         shown = [f"{pair[0]} {number(pair[1])}" for pair in state if len(pair) == 2]
         if shown:
             out.append(f" ({', '.join(shown)})")
@@ -42,9 +48,28 @@ def this_step(snapshot: Snapshot, palette: KeyPalette) -> Text:
     return _limits(out, snapshot)
 
 
+def calling(snapshot: Snapshot) -> str | None:
+    """The consumer whose call the last round made, as the event log names it (`c2 baseline`
+    in a mix, `c2` among consumers of one discipline); None with one consumer, or no call."""
+    if snapshot.caller is None or len(snapshot.consumers) < 2:
+        return None
+    discipline = caller_discipline(snapshot)
+    return snapshot.caller if discipline is None else f"{snapshot.caller} {discipline}"
+
+
+def winners_state(snapshot: Snapshot, winner: str) -> tuple[tuple[str, Shown], ...]:
+    """What the Discipline pane shows of `winner`, if that pane is the calling consumer's
+    discipline's (in a mix it shows the next caller's: a baseline call has no vtime tag)."""
+    state = snapshot.discipline_state
+    called_as = caller_discipline(snapshot)
+    if called_as is not None and state.name != called_as:
+        return ()
+    return dict(state.per_key).get(winner, ())
+
+
 def called_by(snapshot: Snapshot, served: DequeueEvent) -> str | None:
-    """The consumer (and its discipline) whose call dequeued `served`, in a mixed rollout (the
-    event log's name for that dequeue); None with one discipline, or once out of the log."""
+    """The consumer whose call dequeued `served` (with its discipline in a mix: the event
+    log's name for that dequeue); None with one consumer, or once out of the log."""
     for event in reversed(snapshot.recent):
         if event.kind == "dequeue" and event.run_id == served.run_id:
             return event.by

@@ -22,19 +22,31 @@ def rule(discipline: str) -> str:
     return RULES.get(discipline, "first in its own order")
 
 
+def caller_discipline(snapshot: Snapshot) -> str | None:
+    """In a mixed rollout, the discipline of the consumer whose call the last round made (its
+    rule decided the call); None otherwise."""
+    caller = snapshot.caller
+    return next((c.discipline for c in snapshot.consumers if c.name == caller), None)
+
+
+def call_rule(snapshot: Snapshot) -> str:
+    """The rule that decided the last call: its caller's discipline's in a mix."""
+    return rule(caller_discipline(snapshot) or snapshot.discipline)
+
+
 def explain(out: Text, snapshot: Snapshot, palette: KeyPalette, named: bool = False) -> Text:
     """`won by <rule> (clock 1) · runner-up light-2: clock 3 > light-1's 1` (`named`: the
     winner's name first), or the rule alone when the snapshot has no decision of a call."""
     decision = snapshot.decision
     winner = decision.winner if decision is not None else None
     if decision is None or winner is None:
-        return out.append(rule(snapshot.discipline), BOLD)
+        return out.append(call_rule(snapshot), BOLD)
     if named:
         out.append(winner.key, palette.style(winner.key, bold=True)).append(" ")
     out.append("won", DIM)
     if winner.rank:
         out.append(" with ", DIM).append(ranked(winner))
-    out.append(" by ", DIM).append(rule(snapshot.discipline), BOLD)
+    out.append(" by ", DIM).append(call_rule(snapshot), BOLD)
     runner_up = decision.runner_up
     out.append(" · runner-up ", DIM)
     if runner_up is None:
@@ -68,8 +80,11 @@ def ranked(candidate: Candidate) -> str:
 def why_lines(snapshot: Snapshot, palette: KeyPalette) -> list[Text]:
     """The `why` view: the rule, then every candidate the call ranked, best first, with what
     it was ranked by and what became of it (the winner and the runner-up marked)."""
-    head = Text().append(f"{snapshot.discipline}", BOLD).append(" · rule: ", DIM)
-    lines = [head.append(rule(snapshot.discipline))]
+    head = Text().append(f"{snapshot.discipline}", BOLD)
+    called_as = caller_discipline(snapshot)
+    if called_as is not None:  # a mix: the rule of whoever made the call
+        head.append(f" · {snapshot.caller} {called_as}'s call", BOLD)
+    lines = [head.append(" · rule: ", DIM).append(call_rule(snapshot))]
     decision = snapshot.decision
     if decision is None or decision.winner is None:
         lines.append(Text("No call has picked a key yet (nothing to explain).", DIM))

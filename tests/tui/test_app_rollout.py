@@ -13,8 +13,10 @@ from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
 from ckviz.model.lineup import parse_lineup
 from ckviz.player.choice import app_choice, compare_choice, fit_disciplines
+from ckviz.player.story import story_of
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.decision import this_step
+from ckviz.tui.why import rule
 from ckviz.tui.widgets.queue.event_log import EventLogPane
 from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from tests.tui.conftest import press, settle
@@ -52,8 +54,8 @@ async def test_a_mix_names_the_consumer_and_its_discipline_per_call(make_app: Ma
         assert any("c2 baseline" in ln for ln in dequeued)
 
 
-async def test_a_single_discipline_names_no_consumer(make_app: MakeApp) -> None:
-    app = make_app("ck_skew", "vtime", consumers=2)
+async def test_one_consumer_is_never_named(make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "vtime", consumers=1)
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
         await press(pilot, "n", "n")
@@ -61,6 +63,30 @@ async def test_a_single_discipline_names_no_consumer(make_app: MakeApp) -> None:
         assert current is not None
         assert all(e.by is None for e in current.snapshots[0].recent)
         assert "c1" not in app.screen.query_one(EventLogPane).plain
+
+
+async def test_several_consumers_of_one_discipline_name_the_consumer_of_each_dequeue(
+    make_app: MakeApp,
+) -> None:
+    """Issue 37: with `--consumers 2` of one discipline, each dequeue names whose call took it,
+    in the event log and in a key's story (as in a mix, the consumer alone: no discipline)."""
+    app = make_app("ck_skew", "sfq", consumers=2)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        await press(pilot, *["n"] * 8)
+        snapshot = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
+        dequeues = [e for e in snapshot.recent if e.kind == "dequeue"]
+        assert len(dequeues) == snapshot.dequeued > 0  # the log holds every dequeue so far
+        took = {c.name: c.dequeued for c in snapshot.consumers if c.dequeued}
+        assert set(took) == {"c1", "c2"}
+        assert dict(Counter(e.by for e in dequeues)) == took
+        for key in {e.key for e in dequeues}:
+            served = [run for run in story_of(snapshot, key).runs if run.dequeued is not None]
+            by = {e.run_id: e.by for e in dequeues if e.key == key}
+            assert served and all(run.by == by[run.run_id] for run in served)
+        log = app.screen.query_one(EventLogPane).plain
+        assert any("dequeue" in ln and "c2" in ln for ln in log.splitlines())
+        await pilot.press("q")
 
 
 async def test_a_retry_storm_in_a_mix_names_who_nacked_and_when_the_retry_is_due(
@@ -162,4 +188,53 @@ async def test_a_mixs_this_step_line_names_the_consumer_that_made_the_call(
             assert f"by {by}" in line, line
             named.add(by)
         assert named == {"c1 vtime", "c2 baseline"}
+        await pilot.press("q")
+
+
+async def test_a_mixs_call_that_took_nothing_names_its_consumer(make_app: MakeApp) -> None:
+    """Issue 37: a round whose call took nothing says whose call it was: the consumer whose
+    turn the frame before named (the Consumers pane's next)."""
+    app = make_app("ck_skew", "vtime", consumers=ONE_EACH)
+    named = set()
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        before = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
+        for _ in range(30):
+            await press(pilot, "space")
+            snapshot = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
+            called = {c.name: f"{c.name} {c.discipline}" for c in snapshot.consumers}
+            whose = called[before.next_consumer]  # type: ignore[index]
+            before = snapshot
+            if snapshot.taken:
+                continue
+            line = this_step(snapshot, app.palette).plain
+            assert "nothing dequeued" in line and f"by {whose}" in line, line
+            named.add(whose)
+        assert named == {"c1 vtime", "c2 baseline"}
+        await pilot.press("q")
+
+
+async def test_a_mixs_this_step_line_gives_the_rule_and_state_of_the_callers_discipline(
+    make_app: MakeApp,
+) -> None:
+    """Issue 37, item 3: in a vtime/baseline mix, a baseline call is explained by baseline's
+    rule and ranks (the oldest head), with no vtime tag beside its winner; a vtime call by
+    vtime's rule."""
+    app = make_app("ck_skew", "vtime", consumers=ONE_EACH)
+    seen = set()
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        for _ in range(30):
+            await press(pilot, "space")
+            snapshot = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
+            if not snapshot.taken:
+                continue
+            line = this_step(snapshot, app.palette).plain
+            discipline = "baseline" if "by c2 baseline" in line else "vtime"
+            other = "vtime" if discipline == "baseline" else "baseline"
+            assert rule(discipline) in line and rule(other) not in line, line
+            if discipline == "baseline":
+                assert "tag" not in line and "pass" not in line, line
+            seen.add(discipline)
+        assert seen == {"vtime", "baseline"}
         await pilot.press("q")

@@ -50,6 +50,9 @@ class Tally:
     empty_calls: int = 0
     dequeued: int = 0
     mixed_as: str | None = None  # in a mixed rollout: the discipline it runs (lineup.py)
+    # whether the event log names its calls: it is one of several consumers (with one, the
+    # name would say nothing)
+    named: bool = False
     # counted in a mixed rollout only: the runs it enqueued, and those it finished
     enqueued: int = 0
     acked: int = 0
@@ -83,8 +86,9 @@ class Tally:
 
 
 def caller_of(tally: Tally | None) -> str | None:
-    """Who made a call, as the event log names it: in a mixed rollout only (`c2 baseline`)."""
-    return None if tally is None or tally.mixed_as is None else tally.called_as
+    """Who made a call, as the event log names it: `c2 baseline` in a mixed rollout, `c2`
+    among several consumers of one discipline, nobody when there is one consumer."""
+    return None if tally is None or not tally.named else tally.called_as
 
 
 @dataclass(slots=True, kw_only=True)
@@ -104,6 +108,7 @@ def consumers_of(
     `mixed`: a mixed rollout, whose consumers say which discipline each runs."""
     plans: dict[int, ServePlan] = {}
     out = []
+    named = mixed or len(lanes) > 1
     for i, (discipline, queue) in enumerate(lanes):
         plan = plans.setdefault(id(discipline), serve_plan(discipline))
         mixed_as = discipline.name if mixed else None
@@ -114,6 +119,7 @@ def consumers_of(
                 discipline=discipline,
                 plan=plan,
                 mixed_as=mixed_as,
+                named=named,
             )
         )
     return out

@@ -69,6 +69,7 @@ class Scene:
     called: bool | None = None  # the step clock's: whether its last step made a call
     life: LifeView | None = None  # the run lifecycle's, for the rows carried (life_view.py)
     log: QueueLog | None = None  # every queue event so far (the app's runs keep it)
+    caller: str | None = None  # whose dequeue call the last round made (c1..cN; None: none)
 
 
 class Pictured(Protocol):
@@ -130,4 +131,5 @@ def snapshot_of(engine: Pictured, view: ViewRequest) -> Snapshot:
         called=s.called,
         life=s.life,
         log=s.log,
+        caller=s.caller,
     )

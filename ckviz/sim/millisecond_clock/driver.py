@@ -134,6 +134,7 @@ class Driver(Counting):
             queue_limit(config.per_key_cap, config.env_limit) >= config.env_limit,
         )
         self._ride_takes = False
+        self.caller: Consumer | None = None  # whose dequeue call the last serve attempt made
         self.index_read: Sequence[IndexEntry] = ()
         self._index_stale = False  # a trip ran since `_index_read` was read
         self.peek = IndexPeek(queue)  # ckIndex as a snapshot reads it
@@ -234,9 +235,10 @@ class Driver(Counting):
         cap = self.config.total_cap
         held = len(self.ledger.holds) + len(self._expect_one)
         if cap is not None and held >= cap:
+            self.caller = None  # no call
             return self._settle()
         self.rescore = None
-        consumer = self.turns.current
+        self.caller = consumer = self.turns.current
         plan = consumer.plan
         # a lifecycle's scores may lie ahead: its clock's (else every score is in the past)
         wall_now = self.life.now(self.t) if self._lifecycle_on else WALL_NOW

@@ -51,6 +51,7 @@ class MsDriver(Protocol):
     peek: IndexPeek
     rescore: Rescore | None  # what the last serve attempt wrote into ckIndex, if anything
     last_rescore: Rescore | None  # the last order written
+    caller: Consumer | None  # whose dequeue call the last serve attempt made (None: none)
 
     @property
     def queued(self) -> Queued: ...  # the keys with runs queued, from the books
@@ -121,17 +122,21 @@ def driver_scene(driver: MsDriver, view: ViewRequest) -> Scene:
         figures=picked.figures,
         decision=_decision(driver, index),
         life=life_view(driver.life, ledger, driver.t, rows),
+        caller=None if driver.caller is None else driver.caller.name,
     )
 
 
 def _decision(driver: MsDriver, index: Sequence[IndexEntry]) -> Decision | None:
-    """The last call's: a discipline in Redis reports it; the others' are walked here."""
-    plan = driver.plan
+    """The last call's, by its caller's plan (in a mixed rollout, a baseline call is the Lua's
+    walk, not the last call of the discipline in Redis): a discipline in Redis reports it; the
+    others' are walked here."""
+    caller = driver.caller
+    plan = driver.plan if caller is None else caller.plan
     if isinstance(plan, InRedis):
         return plan.discipline.decision()
     c, ledger = driver.config, driver.ledger
     books = ledger.books
     held = (lambda key: books[key].held if key in books else 0, ledger.held_count)
     limits = (c.env_limit, c.max_count, c.per_key_cap, c.total_cap)
-    plans = [consumer.plan for consumer in driver.turns.consumers]
+    plans = [consumer.plan for consumer in driver.turns.consumers] if caller is None else [plan]
     return call_decision(latest(plans), index, driver.score_base, held, limits)

@@ -92,7 +92,10 @@ class StepRunner(Counting):
         self.queues = [queue, *more_queues]
         self.mixed = lineup is not None
         named = lineup.per_consumer if lineup is not None else (None,) * len(self.queues)
-        self.consumers = [Tally(consumer_name(i), mixed_as=name) for i, name in enumerate(named)]
+        several = self.mixed or len(self.queues) > 1  # the event log names who called
+        self.consumers = [
+            Tally(consumer_name(i), mixed_as=name, named=several) for i, name in enumerate(named)
+        ]
         self.callers = Callers(self.consumers, self.queues, seed, self.mixed)
         # the discipline in Redis whose state the trips read: the first flag-on consumer's
         keeper = next((i for i, q in enumerate(self.queues) if q.door.reads is not None), 0)

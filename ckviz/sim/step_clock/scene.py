@@ -88,6 +88,7 @@ def step_scene(runner: StepEngine, view: ViewRequest) -> Scene:
         decision=_decision(runner, index, state),
         call_from=len(events) - (len(last.served) if last else 0),
         called=last.called if last else None,
+        caller=last.consumer if last is not None and last.called else None,
     )
 
 
@@ -98,7 +99,7 @@ def _decision(
     last = runner.calls[-1] if runner.calls else None
     if last is None or not last.called:
         return None
-    if runner.in_redis is not None:
+    if runner.in_redis is not None and last.report is not None:  # (a mix's baseline: none)
         return runner.in_redis.decision(state)
     decided = Decided(0, [], list(zip(last.served, last.heads, strict=True)))
     books = runner.ledger.books
