@@ -16,7 +16,7 @@ from ckviz.inputs.trace import TraceProblems, read_trace
 from ckviz.inputs.trace_stream import replay
 from ckviz.sim.cell.session import new_namespace
 from ckviz.store.server import RedisServer
-from tests.functional.trust_support import run_ckviz, stderr_lines
+from tests.functional.trust_support import refused_here, stderr_lines
 
 # no xdist_group: the module fixture is one cell, cheaper made on each worker than the
 # file's subprocesses run on one
@@ -53,9 +53,9 @@ def test_a_bad_trace_is_one_line(
     scenario = trace_scenario(tmp_path, name, text)
     out = tmp_path / "r.json"
     if command == "validate":
-        proc = run_ckviz("validate", str(scenario))
+        proc = refused_here("validate", str(scenario))
     else:
-        proc = run_ckviz("--headless", "--scenario", str(scenario), "--out", str(out))
+        proc = refused_here("--headless", "--scenario", str(scenario), "--out", str(out))
     assert proc.returncode == ExitCode.USAGE, proc.stderr
     assert said in proc.stderr, proc.stderr
     assert not out.exists()
@@ -119,7 +119,7 @@ def test_a_bad_results_file_is_one_line_in_report_and_merge(
 )
 def test_an_odd_url_query_is_one_line(query: str, said: str) -> None:
     url = f"redis://user:secret@127.0.0.1:1/0?{query}"
-    proc = run_ckviz("--headless", "--scenario", "ck_skew", "--redis-url", url)
+    proc = refused_here("--headless", "--scenario", "ck_skew", "--redis-url", url)
     assert proc.returncode == ExitCode.USAGE
     (line,) = stderr_lines(proc)
     assert said in line and "secret" not in line, line
@@ -130,7 +130,7 @@ def test_a_report_that_cannot_be_written_is_refused_before_the_work(
     flag: str, tmp_path: Path
 ) -> None:
     missing = tmp_path / "not-read-yet.json"  # would be the error if the files came first
-    proc = run_ckviz("report", str(missing), flag, "/proc/report.out")
+    proc = refused_here("report", str(missing), flag, "/proc/report.out")
     assert proc.returncode == ExitCode.USAGE
     (line,) = stderr_lines(proc)
     assert line.startswith(f"ckviz: error: {flag}: cannot write in /proc"), line

@@ -14,7 +14,13 @@ import redis
 from ckviz.errors import ExitCode
 from ckviz.sim.cell.namespace import PrefixInUse, claim_namespace
 from ckviz.store.server import connect
-from tests.functional.trust_support import OwnRedis, own_redis, run_ckviz, stderr_lines
+from tests.functional.trust_support import (
+    OwnRedis,
+    own_redis,
+    refused_here,
+    run_ckviz,
+    stderr_lines,
+)
 
 B = "{org:o-ck}:proj:p-ck:env:e-ck:queue:task/base"
 LOOK_ALIKES = [  # keys a careless tool could take for its own
@@ -164,7 +170,7 @@ def test_a_failing_run_sweeps_its_namespace_and_nothing_else(
 @pytest.mark.parametrize("root", ["", "a b", "ckviz:", "*", "x" * 65, "ckviz\n", "é"])
 @pytest.mark.slow
 def test_unusable_prefixes_are_a_one_line_usage_error(root: str, tmp_path: Path) -> None:
-    proc = run_ckviz(*RUN, "--prefix", root, "--out", str(tmp_path / "r.json"))
+    proc = refused_here(*RUN, "--prefix", root, "--out", str(tmp_path / "r.json"))
     assert proc.returncode == ExitCode.USAGE
     (line,) = stderr_lines(proc)
     assert line.startswith("ckviz: error: --prefix")

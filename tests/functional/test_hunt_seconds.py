@@ -14,7 +14,7 @@ from ckviz.cli import main
 from ckviz.errors import ExitCode
 from ckviz.sim.cell.session import new_namespace
 from ckviz.store.server import RedisServer
-from tests.functional.trust_support import run_ckviz, stderr_lines
+from tests.functional.trust_support import refused_here, run_ckviz, stderr_lines
 
 pytestmark = pytest.mark.slow
 
@@ -61,7 +61,7 @@ def test_the_whole_hunt_keeps_to_its_seconds(
 
 @pytest.mark.parametrize("seconds", ["nan", "inf", "-1", "0"])
 def test_seconds_that_are_no_duration_are_refused(seconds: str, tmp_path: Path) -> None:
-    proc = run_ckviz(*HUNT, "--seconds", seconds, "--out", str(tmp_path / "f.toml"))
+    proc = refused_here(*HUNT, "--seconds", seconds, "--out", str(tmp_path / "f.toml"))
     assert proc.returncode == ExitCode.USAGE
     (line,) = stderr_lines(proc)
     assert "--seconds" in line and seconds in line, line

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.functional.trust_support import ckviz_command, run_ckviz
+from tests.functional.trust_support import ckviz_command, refused_here, run_ckviz
 from tests.waiting import wait_until
 
 HEADER = {"version": 2, "width": 80, "height": 24, "timestamp": 0}
@@ -135,7 +135,7 @@ def test_replay_reads_regular_files_only(tmp_path: Path, make: object, says: str
 def test_odd_lines_are_one_line_not_a_traceback(tmp_path: Path, line: str, says: str) -> None:
     cast = tmp_path / "odd.cast"  # named from its folder: short enough to be echoed whole
     cast.write_text(json.dumps(HEADER) + "\n" + line + "\n", "utf-8")
-    proc = run_ckviz("replay", cast.name, cwd=tmp_path, timeout=DEADLINE_S)
+    proc = refused_here("replay", cast.name, cwd=tmp_path)
     assert proc.returncode == 2 and f"replay: {cast.name}: {says}" in proc.stderr, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
 

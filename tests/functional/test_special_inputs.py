@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ckviz.errors import ExitCode
-from tests.functional.trust_support import run_ckviz
+from tests.functional.trust_support import refused_here, run_ckviz
 
 
 @pytest.fixture
@@ -76,7 +76,7 @@ def test_a_trace_path_leading_outside_the_scenarios_folder_is_refused(
     (folder / "link.csv").symlink_to("/etc/passwd")
     scenario = scenario_with_trace(folder, path)
     for args in (("--headless", "--scenario", str(scenario)), ("validate", str(scenario))):
-        proc = run_ckviz(*args, timeout=30)
+        proc = refused_here(*args)
         assert proc.returncode == ExitCode.USAGE
         (line,) = proc.stderr.splitlines()
         assert line.endswith(f"{scenario}: trace.path: '{path}' leads outside the scenario's "

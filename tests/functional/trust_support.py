@@ -22,6 +22,7 @@ from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import KeySpec, Scenario
 from ckviz.store.launch import private_server_command
 from ckviz.store.server import connect, find_redis_server
+from tests.functional.cli_support import ckviz_here
 from tests.waiting import wait_until, within
 
 MARK = "CKVIZ_TRUST_TEST_MARK"
@@ -67,6 +68,16 @@ def run_ckviz(
         return proc
     finally:
         shutil.rmtree(env["TMPDIR"], ignore_errors=True)
+
+
+def refused_here(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`ckviz` in this process, for input refused before any work (never a traceback): the
+    refusal is the same as in a subprocess, without an interpreter's start and ckviz's imports.
+    Not for an input that could block if the refusal went missing (a FIFO, a device, a long
+    search): there the subprocess's timeout is what ends the test."""
+    proc = ckviz_here(*args, cwd=cwd)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
 
 
 def stderr_lines(proc: subprocess.CompletedProcess[str]) -> list[str]:
