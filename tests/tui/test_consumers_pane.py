@@ -10,7 +10,7 @@ import pytest
 
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.widgets.discipline.discipline import DisciplinePane
-from tests.tui.conftest import press, settle
+from tests.tui.conftest import press, press_n, settle
 
 pytestmark = pytest.mark.slow
 
@@ -27,7 +27,7 @@ async def test_the_pane_shows_each_consumers_service(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "sfq", consumers=3)
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 12)
+        await press_n(pilot, 12)
         frame = app.player.recording.current
         assert frame is not None
         (snap,) = frame.snapshots

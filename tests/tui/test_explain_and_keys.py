@@ -30,7 +30,7 @@ from ckviz.tui.widgets.compare.wait_compare import WaitComparePane
 from ckviz.tui.widgets.discipline.discipline import DisciplinePane
 from ckviz.tui.widgets.pane import Pane
 from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
-from tests.tui.conftest import SIZE, press, settle
+from tests.tui.conftest import SIZE, press, press_n, settle
 from tests.tui.fake_source import BASE, HandMade, snapshot
 
 MakeApp = Callable[..., CkvizApp]
@@ -256,7 +256,7 @@ async def test_z_zooms_the_focused_pane_and_o_sorts_the_keys(make_app: MakeApp) 
     app = make_app("ck_skew", "baseline")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 10)
+        await press_n(pilot, 10)
         queues = app.screen.query_one(KeyQueuesPane)
         await press(pilot, "z")
         assert app.screen.maximized is queues

@@ -21,7 +21,7 @@ from ckviz.tui.widgets.queue.event_log import EventLogPane
 from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.queue.key_strip import KeyStripPane
-from tests.tui.conftest import SIZE, press, settle
+from tests.tui.conftest import SIZE, press, press_n, settle
 
 pytestmark = pytest.mark.slow
 
@@ -78,7 +78,7 @@ async def test_slash_filters_every_pane_and_esc_clears_it(make_app: MakeApp) -> 
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 12)
+        await press_n(pilot, 12)
         screen = app.screen
         assert lines_with(screen.query_one(KeyQueuesPane).plain, "heavy")
         await pilot.press("slash")

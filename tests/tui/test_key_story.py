@@ -18,7 +18,7 @@ from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.story import StoryScreen
 from ckviz.tui.widgets.queue.event_log import EventLogPane
 from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
-from tests.tui.conftest import press, settle
+from tests.tui.conftest import press, press_n, settle
 from tests.tui.fake_source import snapshot
 
 MakeApp = Callable[..., CkvizApp]
@@ -32,7 +32,7 @@ async def test_enter_on_a_key_row_opens_its_runs_and_x_and_c_export_them(
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 40)
+        await press_n(pilot, 40)
         await press(pilot, "2")  # the per-key table: its cursor on the first row, pinned
         queues = app.screen.query_one(KeyQueuesPane)
         key = queues.cursor_key
@@ -121,7 +121,7 @@ async def test_a_step_scenarios_story_tells_its_runs_queued_and_served(make_app:
     app = make_app("micro_skew", "vtime")
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 12)
+        await press_n(pilot, 12)
         snap = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
         for row in snap.keys:
             story = story_of(snap, row.key)

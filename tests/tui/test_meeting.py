@@ -21,7 +21,7 @@ from ckviz.tui.verdict import verdict_line
 from ckviz.tui.widgets.bars.status import StatusBar
 from ckviz.tui.widgets.compare.wait_cdf import MARKS, WaitCdfPane
 from ckviz.tui.widgets.queue.key_strip import KeyStripPane
-from tests.tui.conftest import press, settle
+from tests.tui.conftest import press, press_n, settle
 from tests.tui.fake_source import HandMade
 from tests.tui.test_pictures import compare_frame
 
@@ -82,7 +82,7 @@ async def test_compare_mode_opens_with_the_banner_and_a_strip_per_lane(make_app:
     app = make_app("ck_skew", "baseline", compare_with="sfq")
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 30)
+        await press_n(pilot, 30)
         frame = app.player.recording.current
         assert frame is not None
         got = [f.attainment for f in frame.fairness]
@@ -111,7 +111,7 @@ async def test_the_scrubber_jumps_a_tenth_of_the_recording_and_to_a_click(
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 20)
+        await press_n(pilot, 20)
         recording = app.player.recording
         live_t, frames = shown_t(app), len(recording.frames)
         await press(pilot, "left_square_bracket")
@@ -157,7 +157,7 @@ async def test_a_drag_on_the_strip_moves_through_the_recording_with_the_pointer(
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 20)
+        await press_n(pilot, 20)
         recording, live_t = app.player.recording, shown_t(app)
         strip = app.screen.query_one(KeyStripPane)
         axis = strip._axis_at  # the live run's: the pointer's columns are read on it

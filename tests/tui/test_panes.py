@@ -16,7 +16,7 @@ from ckviz.tui.widgets.queue.ck_index import CkIndexPane
 from ckviz.tui.widgets.queue.event_log import EventLogPane
 from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
-from tests.tui.conftest import SIZE, press, settle
+from tests.tui.conftest import SIZE, press, press_n, settle
 
 pytestmark = pytest.mark.slow
 
@@ -49,7 +49,7 @@ async def test_baseline_lets_the_heavy_key_hold_every_slot(make_app: MakeApp) ->
     app = make_app("ck_skew", "baseline")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 10)
+        await press_n(pilot, 10)
         screen = app.screen
         assert isinstance(screen, MainScreen)
         held = screen.query_one(HeldSlotsPane).plain
@@ -97,7 +97,8 @@ async def test_compare_mode_shows_both_disciplines(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await press(pilot, "c", *["n"] * 12)
+        await press(pilot, "c")
+        await press_n(pilot, 12)
         screen = app.screen
         assert isinstance(screen, CompareScreen)
         left, right = screen.query(LaneView)

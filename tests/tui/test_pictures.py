@@ -23,7 +23,7 @@ from ckviz.tui.widgets.compare.wait_compare import WaitComparePane
 from ckviz.tui.widgets.queue.ck_index import GUTTER, CkIndexPane
 from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.queue.key_strip import KeyStripPane, strip_keys
-from tests.tui.conftest import SIZE, press, settle
+from tests.tui.conftest import SIZE, press, press_n, settle
 from tests.tui.fake_source import BASE, HandMade, snapshot
 
 MakeApp = Callable[..., CkvizApp]
@@ -200,7 +200,7 @@ async def test_a_real_baseline_run_draws_the_light_keys_starving(make_app: MakeA
     app = make_app("ck_skew", "baseline")
     async with app.run_test(size=(140, 44)) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 12)
+        await press_n(pilot, 12)
         strip = app.screen.query_one(KeyStripPane).plain
         light = row_of(strip, "light-1")[len("light-1") :]
         assert "█" not in light and longest_run(light, "░▒▓") >= 10, strip
@@ -235,7 +235,7 @@ async def test_a_step_harness_run_has_its_pictures_too(make_app: MakeApp) -> Non
     app = make_app("vtime_fresh_flood", "vtime")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 8)
+        await press_n(pilot, 8)
         frame = app.player.recording.current
         assert frame is not None and frame.snapshots[0].history is not None
         assert frame.trends and frame.trends[0] is not None

@@ -16,7 +16,7 @@ from ckviz.tui.shares import chart_lines, share_chart
 from ckviz.tui.widgets.bars.legend import Legend
 from ckviz.tui.widgets.queue.event_log import EventLogPane
 from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane, sort_value
-from tests.tui.conftest import press, settle
+from tests.tui.conftest import press, press_n, settle
 
 pytestmark = pytest.mark.slow
 MakeApp = Callable[..., CkvizApp]
@@ -48,7 +48,7 @@ async def test_h_charts_each_lanes_served_share_over_time(make_app: MakeApp) -> 
     app = make_app("ck_skew", "sfq", compare_with="baseline")
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 60)
+        await press_n(pilot, 60)
         await press(pilot, "h")
         assert isinstance(app.screen, ShareScreen)
         snapshots = app.screen.snapshots
@@ -76,7 +76,7 @@ async def test_the_per_key_table_sorts_by_a_picked_column_or_a_clicked_header(
     app = make_app("ck_skew", "baseline")
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 30)
+        await press_n(pilot, 30)
         queues = app.screen.query_one(KeyQueuesPane)
         await press(pilot, "O")
         picker = app.screen
@@ -104,7 +104,7 @@ async def test_f_narrows_the_event_log_to_one_kind_from_the_whole_run(make_app: 
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 30)
+        await press_n(pilot, 30)
         events = app.screen.query_one(EventLogPane)
         await press(pilot, "f")
         picker = app.screen

@@ -13,7 +13,7 @@ from ckviz.tui.screens.compare import CompareScreen, LaneView
 from ckviz.tui.screens.main import MainScreen
 from ckviz.tui.widgets.discipline.discipline import DisciplinePane
 from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
-from tests.tui.conftest import press, settle
+from tests.tui.conftest import press, press_n, settle
 
 MakeApp = Callable[..., CkvizApp]
 
@@ -36,7 +36,7 @@ async def test_the_vtime_pane_shows_the_tags_redis_holds_and_the_last_calls_pass
     app = make_app("ck_skew", "vtime")
     async with app.run_test(size=(140, 50)) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 9)
+        await press_n(pilot, 9)
         screen = app.screen
         assert isinstance(screen, MainScreen)
         pane = screen.query_one(DisciplinePane).plain
@@ -56,7 +56,7 @@ async def test_vtime_v17_has_no_idle_set_and_says_what_each_candidate_met(
     app = make_app("ck_balanced", "vtime-v17")
     async with app.run_test(size=(140, 50)) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 20)
+        await press_n(pilot, 20)
         pane = app.screen.query_one(DisciplinePane).plain
         assert "vtime v17" in pane and "idle (parked)" not in pane
         passes = pane[pane.index("pass 1:") :]
@@ -70,7 +70,7 @@ async def test_compare_mode_with_vtime_on_either_side(make_app: MakeApp) -> None
         app = make_app("ck_skew", left, compare_with=right)
         async with app.run_test(size=(160, 50)) as pilot:
             await settle(pilot)
-            await press(pilot, *["n"] * 12)
+            await press_n(pilot, 12)
             screen = app.screen
             assert isinstance(screen, CompareScreen)
             views = list(screen.query(LaneView))
