@@ -5,13 +5,12 @@ figure that is not a finite number fails; a label that changed meaning is refuse
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from ckviz.model.results import Results
-from tests.functional.cli_support import ckviz
+from tests.functional.cli_support import ckviz_here
 from tests.report.handmade import results, write
 from tests.report.test_compare import files, runs
 
@@ -39,7 +38,7 @@ def write_nan(path: Path, res: Results) -> str:
 def test_a_figure_that_is_not_a_number_fails_the_gate(tmp_path: Path) -> None:
     base = str(write(tmp_path / "base.json", results(runs())))
     head = write_nan(tmp_path / "head.json", with_nan(results(runs())))
-    proc = ckviz("report", base, head, "--markdown", "-", "--fail-if-worse", "0")
+    proc = ckviz_here("report", base, head, "--markdown", "-", "--fail-if-worse", "0")
     assert proc.returncode == 1, proc.stderr
     first = proc.stderr.splitlines()[0]
     assert first.startswith("ckviz: gate failed (--fail-if-worse 0%): ck_handmade/sfq")
@@ -50,7 +49,9 @@ def test_a_figure_that_is_not_a_number_fails_the_gate(tmp_path: Path) -> None:
 def test_the_failure_is_the_first_line_of_every_output(tmp_path: Path) -> None:
     md, html = tmp_path / "r.md", tmp_path / "r.html"
     worse = files(tmp_path, results(runs()), results(runs(attainment=0.6)))
-    proc = ckviz("report", *worse, "--markdown", str(md), "--out", str(html), "--fail-if-worse")
+    proc = ckviz_here(
+        "report", *worse, "--markdown", str(md), "--out", str(html), "--fail-if-worse"
+    )
     assert proc.returncode == 1  # bare: 5%
     said = (
         "gate failed (--fail-if-worse 5%): ck_handmade/sfq: fair-share attainment 0.9 -> 0.6 "
@@ -65,14 +66,15 @@ def test_the_failure_is_the_first_line_of_every_output(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_under_actions_the_gate_annotates_and_writes_the_job_summary_even_quiet(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     job = tmp_path / "job.md"
     job.write_text("earlier step\n", encoding="utf-8")
-    env = {**os.environ, **ACTIONS, "GITHUB_STEP_SUMMARY": str(job)}
+    for name, value in {**ACTIONS, "GITHUB_STEP_SUMMARY": str(job)}.items():
+        monkeypatch.setenv(name, value)
     worse = files(tmp_path, results(runs()), results(runs(attainment=0.6)))
     out = str(tmp_path / "r.html")
-    proc = ckviz("report", *worse, "--out", out, "--fail-if-worse", "5", "-q", env=env)
+    proc = ckviz_here("report", *worse, "--out", out, "--fail-if-worse", "5", "-q")
     assert proc.returncode == 1
     errors = [line for line in proc.stdout.splitlines() if line.startswith("::error")]
     assert len(errors) == 1 and errors[0].startswith(
@@ -82,7 +84,7 @@ def test_under_actions_the_gate_annotates_and_writes_the_job_summary_even_quiet(
     summary = job.read_text(encoding="utf-8")
     assert summary.startswith("earlier step\n**❌ ckviz gate failed (--fail-if-worse 5%)")
     passed = files(tmp_path, results(runs()), results(runs()))
-    proc = ckviz("report", *passed, "--out", out, "--force", "--fail-if-worse", "-q", env=env)
+    proc = ckviz_here("report", *passed, "--out", out, "--force", "--fail-if-worse", "-q")
     assert proc.returncode == 0 and "::error" not in proc.stdout
     assert "**✅ ckviz gate passed (--fail-if-worse 5%)" in job.read_text(encoding="utf-8")
 
@@ -93,7 +95,7 @@ def test_a_label_that_means_another_treatment_is_refused(tmp_path: Path) -> None
     for r in head.scenarios[0].runs:
         if r.treatment == "sfq":
             r.discipline = "vtime"  # the same label, another discipline
-    proc = ckviz("report", *files(tmp_path, results(runs()), head), "--fail-if-worse")
+    proc = ckviz_here("report", *files(tmp_path, results(runs()), head), "--fail-if-worse")
     assert proc.returncode == 2
     (line,) = proc.stderr.strip().splitlines()
     assert "treatment sfq of ck_handmade: discipline sfq in base, vtime in head" in line
@@ -101,7 +103,7 @@ def test_a_label_that_means_another_treatment_is_refused(tmp_path: Path) -> None
     for r in capped.scenarios[0].runs:
         if r.treatment == "sfq":
             r.per_key_cap = 2
-    proc = ckviz("report", *files(tmp_path, results(runs()), capped), "--fail-if-worse")
+    proc = ckviz_here("report", *files(tmp_path, results(runs()), capped), "--fail-if-worse")
     assert proc.returncode == 2 and "caps -/- in base, 2/- in head" in proc.stderr
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.functional.cli_support import ckviz
+from tests.functional.cli_support import ckviz, ckviz_here
 
 HUGE = 10**400
 
@@ -71,12 +71,12 @@ def test_an_integer_past_2_53_is_one_line_naming_its_place(
         parent = parent[step]
     parent[place[-1]] = HUGE
     path = written(tmp_path, data)
-    proc = ckviz("report", str(path), "--out", str(tmp_path / "r.html"))
+    proc = ckviz_here("report", str(path), "--out", str(tmp_path / "r.html"))
     line = one_line(proc.stderr)
     assert proc.returncode == 2 and not (tmp_path / "r.html").exists()
     assert line.startswith(f"ckviz: error: {path}: not a ckviz results file: scenarios.0.runs.0.")
     assert f"{where}: an integer of 401 digits, past 2^53" in line
-    proc = ckviz("merge", str(path), "--out", str(tmp_path / "m.json"))
+    proc = ckviz_here("merge", str(path), "--out", str(tmp_path / "m.json"))
     assert proc.returncode == 2 and f"{where}: an integer of 401 digits" in one_line(proc.stderr)
 
 
@@ -84,7 +84,7 @@ def test_an_integer_past_2_53_is_one_line_naming_its_place(
 def test_an_integer_within_2_53_still_reads(results: dict, tmp_path: Path) -> None:
     data = json.loads(json.dumps(results))
     metrics(data)["makespan_ms"] = 2**53 - 1
-    proc = ckviz("report", str(written(tmp_path, data)), "--out", str(tmp_path / "r.html"))
+    proc = ckviz_here("report", str(written(tmp_path, data)), "--out", str(tmp_path / "r.html"))
     assert proc.returncode == 0, proc.stderr
 
 
@@ -100,7 +100,7 @@ def test_an_attainment_that_is_not_a_number_is_drawn_as_such(
     path = written(tmp_path, data)
     assert ("NaN" if value != value else "Infinity") in path.read_text()
     html, md = tmp_path / "r.html", tmp_path / "r.md"
-    proc = ckviz("report", str(path), "--out", str(html), "--markdown", str(md))
+    proc = ckviz_here("report", str(path), "--out", str(html), "--markdown", str(md))
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     shown = "nan" if value != value else "inf"
     assert re.search(rf"\b{shown}\b", md.read_text())  # as a figure, not a word part
