@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
+from typing import Any
 
 from ckviz.errors import ExitCode
 from ckviz.headless.cells import Cell, CellOutcome, Clients, cell_label, run_cell
@@ -224,30 +225,35 @@ def _one_place(conn: Connection, url: str, cells: list[Cell]) -> None:
     """A worker of one place (`--jobs` no more than the cores: a day's replay, one cell per
     discipline) runs its cells one after the other, each reading its replies straight from
     its socket: with nothing to take turns with, a hub cost each trip a poll and two
-    switches, ~10 us of a run's ~110 us of client CPU. The parent's word is read between
-    cells, and while one runs whenever it asks whether to stop (every few hundred rounds)."""
+    switches, ~10 us of a run's ~110 us of client CPU. The parent's words are read between
+    cells, and while one runs whenever it asks whether to stop (every few hundred rounds): a
+    stop is heard there, any other word waits for the cell's end."""
     clients = Clients()
-    word: dict[str, bool] = {"stop": False, "leave": False}
+    words: list[Any] = []  # read while a cell ran, for after it
+    stopping = [False]
 
     def stop_asked() -> bool:
         try:
-            while not word["leave"] and conn.poll():
-                said = conn.recv()
-                word["stop" if said == STOP_CELLS else "leave"] = True
+            while conn.poll():
+                word = conn.recv()
+                if word == STOP_CELLS:
+                    stopping[0] = True
+                else:
+                    words.append(word)
         except (EOFError, OSError):
-            word["leave"] = True  # the parent is gone: finish the cell, then leave
-        return word["stop"]
+            words.append(None)  # the parent is gone: finish the cell, then leave
+        return stopping[0]
 
     try:
-        while not word["leave"]:
+        while True:
             try:
-                place = conn.recv()
+                place = words.pop(0) if words else conn.recv()
             except (EOFError, OSError):
                 return
             if place is None:
                 return
             if place == STOP_CELLS:
-                word["stop"] = True
+                stopping[0] = True
                 continue
             got: Finished
             try:
