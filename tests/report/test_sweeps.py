@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -33,11 +34,21 @@ FIGURES = {
 
 
 def pages(tmp_path: Path, *files: Results) -> tuple[str, str, list[SweepView]]:
+    html, md, sweeps = texts(tmp_path, *files)
+    return html(), md, sweeps
+
+
+def texts(tmp_path: Path, *files: Results) -> tuple[Callable[[], str], str, list[SweepView]]:
+    """The HTML page drawn only when asked for (its plots are most of a report's cost), the
+    Markdown and the sweep views."""
     paths = [str(write(tmp_path / f"r{i}.json", res)) for i, res in enumerate(files)]
     sources = load_sources(paths)
     scenarios = scenario_views(sources)
-    html = render_html(sources, scenarios)
-    return html, render_markdown(sources, scenarios), sweep_views(sources, scenarios)
+    return (
+        lambda: render_html(sources, scenarios),
+        render_markdown(sources, scenarios),
+        sweep_views(sources, scenarios),
+    )
 
 
 def sweep_section(page: str) -> ET.Element:
@@ -69,7 +80,7 @@ def test_a_sweep_gets_a_section_with_one_plot_per_figure(tmp_path: Path) -> None
 
 def test_the_table_holds_the_results_own_figures(tmp_path: Path) -> None:
     res = swept(FIGURES)
-    _, md, _ = pages(tmp_path, res)
+    _, md, _ = texts(tmp_path, res)
     rows = {
         (cells[0], cells[1]): cells[2:]
         for line in md.splitlines()
@@ -102,7 +113,7 @@ def _spread(values: list[float], digits: int = 5) -> str:
 
 
 def test_the_findings_follow_the_figures(tmp_path: Path) -> None:
-    _, md, (sweep,) = pages(tmp_path, swept(FIGURES))
+    _, md, (sweep,) = texts(tmp_path, swept(FIGURES))
     lines = sweep_findings(sweep)
     assert lines[0] == (
         "As light.count grows from 10 to 1000, worst share/weight falls for baseline "
@@ -114,7 +125,7 @@ def test_the_findings_follow_the_figures(tmp_path: Path) -> None:
     )
     assert f"- {lines[1]}".replace(">", "\\>") in md
     moved = {**FIGURES, 1000: {"baseline": 0.05, "sfq": 0.40}}  # sfq now starves too
-    (sweep,) = pages(tmp_path, swept(moved))[2]
+    (sweep,) = texts(tmp_path, swept(moved))[2]
     assert sweep_findings(sweep)[0] == (
         "As light.count grows from 10 to 1000, worst share/weight falls for baseline "
         "(0.505 -> 0.055) and sfq (0.905 -> 0.405)."
@@ -124,7 +135,7 @@ def test_the_findings_follow_the_figures(tmp_path: Path) -> None:
 def test_the_x_axis_is_logarithmic_only_for_wide_positive_values(tmp_path: Path) -> None:
     views = {}
     for name, values in {"wide": [10, 1000], "narrow": [2, 8], "zero": [0, 1000]}.items():
-        (sweep,) = pages(tmp_path, swept({v: {"baseline": 0.5} for v in values}, ["s"]))[2]
+        (sweep,) = texts(tmp_path, swept({v: {"baseline": 0.5} for v in values}, ["s"]))[2]
         views[name] = sweep.log_x
     assert views == {"wide": True, "narrow": False, "zero": False}
 
