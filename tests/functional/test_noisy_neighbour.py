@@ -14,7 +14,9 @@ from ckviz.report.findings import findings
 from ckviz.report.sources import load_sources
 from ckviz.report.verdicts import verdicts
 from ckviz.report.views import scenario_views
-from tests.functional.cli_support import ckviz
+from ckviz.sim.cell.session import new_namespace
+from ckviz.store.server import RedisServer
+from tests.functional.cli_support import ckviz, ckviz_here
 
 pytestmark = pytest.mark.slow
 
@@ -60,22 +62,27 @@ discipline = "{discipline}"
 """
 
 
-def test_fail_if_worse_catches_a_real_regression(tmp_path: Path) -> None:
+def test_fail_if_worse_catches_a_real_regression(redis_server: RedisServer, tmp_path: Path) -> None:
     """The same treatment label whose figures become age order's, as a change to its code
     that made it age order would: the gate fails on it, and passes the same results compared
-    with themselves. A label that names another discipline in the later file is refused."""
+    with themselves. A label that names another discipline in the later file is refused. The
+    runs and the refusals in this process; the gate's failure in a real one."""
     files = []
     for discipline in ("sfq", "baseline"):
         matrix = tmp_path / f"{discipline}.toml"
         matrix.write_text(CANDIDATE.format(discipline=discipline))
         out = tmp_path / f"{discipline}.json"
-        proc = ckviz("--headless", "--matrix", str(matrix), "--out", str(out))
+        root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
+        on = ("--redis-url", redis_server.url, "--prefix", root)
+        proc = ckviz_here("--headless", "--matrix", str(matrix), *on, "--out", str(out))
         assert proc.returncode == 0, proc.stderr
         files.append(str(out))
     md = str(tmp_path / "r.md")
-    same = ckviz("report", files[0], files[0], "--markdown", md, "--force", "--fail-if-worse", "1")
+    same = ckviz_here(
+        "report", files[0], files[0], "--markdown", md, "--force", "--fail-if-worse", "1"
+    )
     assert same.returncode == 0, same.stderr
-    relabelled = ckviz("report", *files, "--markdown", md, "--force", "--fail-if-worse", "10")
+    relabelled = ckviz_here("report", *files, "--markdown", md, "--force", "--fail-if-worse", "10")
     assert relabelled.returncode == 2, relabelled.stderr
     assert "treatment candidate of ck_noisy_neighbour: discipline sfq" in relabelled.stderr
     sfq, aged = (Results.model_validate_json(Path(f).read_text()) for f in files)
