@@ -143,6 +143,7 @@ def test_the_trace_replays_under_every_discipline(
     assert '"total_dequeued": 9' in results.read_text()
 
 
+@pytest.mark.slow  # seconds of real traffic, waited out
 def test_a_queue_that_vanishes_mid_capture_ends_its_runs(
     server: RedisServer, client: redis.Redis, prefix: str, tmp_path: Path
 ) -> None:
@@ -198,6 +199,7 @@ def test_an_existing_out_is_refused_without_force(
     assert out.read_text() == "mine\n"
 
 
+@pytest.mark.slow  # seconds of real traffic, waited out
 def test_a_read_only_acl_user_captures_by_notices(
     server: RedisServer, client: redis.Redis, prefix: str, tmp_path: Path
 ) -> None:
@@ -303,6 +305,7 @@ def test_a_server_that_sends_no_notices_is_polled_or_refused(
     assert "--method notify: the server sends no notices" in refused.stderr
 
 
+@pytest.mark.slow  # seconds of real traffic, waited out
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
 def test_a_stop_mid_traffic_leaves_a_valid_trace_of_what_was_seen(
     server: RedisServer, prefix: str, tmp_path: Path, stop: signal.Signals

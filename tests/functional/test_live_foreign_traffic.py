@@ -129,6 +129,7 @@ def capture(
     return proc
 
 
+@pytest.mark.slow  # seconds of real traffic, waited out
 @pytest.mark.parametrize(
     ("method", "interval"),
     [("notify", 0.05), ("poll", 0.05), ("poll", 0.4)],  # 0.4 s: retries between two polls

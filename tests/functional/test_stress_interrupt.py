@@ -19,6 +19,7 @@ from tests.functional.trust_support import (
 )
 
 
+@pytest.mark.slow  # seconds of real traffic, waited out
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupted_stress_writes_its_figures_so_far(
     tmp_path: Path, sig: signal.Signals
