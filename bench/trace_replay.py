@@ -85,6 +85,8 @@ def replay(
     failed = (err or b"").decode(errors="replace")[-2000:] if process.returncode else ""
     complete = not failed and results_complete(out, trace_runs(trace))
     cells = sorted(kb / 1024 for pid, kb in watch.peaks.items() if pid != process.pid)
+    if not cells:  # one cell, or --jobs 1: it ran in ckviz's own process
+        cells = [watch.peaks.get(process.pid, 0) / 1024]
     return Replay(wall, cells, watch.tree / 1024, client_cpu, server_cpu, complete, failed)
 
 
