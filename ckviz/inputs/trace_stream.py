@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from ckviz.inputs.trace import TraceProblems, changed, lines_of
+from ckviz.inputs.trace import TraceProblems, changed
+from ckviz.inputs.trace_lines import lines_of
 from ckviz.model.queue import PlannedRun, RunStream, js_string_order, run_id
 from ckviz.model.scenario import TraceSummary
 

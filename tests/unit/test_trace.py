@@ -10,7 +10,8 @@ import pytest
 
 from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
-from ckviz.inputs.trace import MAX_PROBLEMS, TraceProblems, lines_of, read_trace
+from ckviz.inputs.trace import MAX_PROBLEMS, TraceProblems, read_trace
+from ckviz.inputs.trace_lines import lines_of
 from ckviz.inputs.trace_stream import replay
 from ckviz.inputs.workload import generate
 
