@@ -17,7 +17,8 @@ from ckviz.model.invariants import BrokenInvariant
 from ckviz.model.json_text import readable_json
 from ckviz.sim.cell.session import new_namespace
 from ckviz.store.server import RedisServer
-from tests.functional.trust_support import run_ckviz
+from tests.functional.cli_support import ckviz_here
+from tests.functional.trust_support import refused_here
 
 TINY = """env_limit = 2
 [[keys]]
@@ -42,14 +43,14 @@ def test_a_weight_whose_fair_share_underflows_is_refused(tmp_path: Path) -> None
     scenario = tmp_path / "tiny.toml"
     scenario.write_text(TINY)
     for args in (("validate", str(scenario)), ("--headless", "--scenario", str(scenario))):
-        proc = run_ckviz(*args, timeout=60)
+        proc = refused_here(*args)
         assert proc.returncode == ExitCode.USAGE
         assert proc.stderr.splitlines()[-1].endswith(
             "keys[0] (a).weight: must be at least 1e-06 (weights are relative; scale them up)"
         )
     trace = tmp_path / "t.csv"
     trace.write_text("key,arrival_ms,hold_ms,weight\na,0,5,1e-9\nb,0,5,1\n")
-    proc = run_ckviz("validate", str(trace), timeout=60)
+    proc = refused_here("validate", str(trace))
     assert (
         proc.stderr
         == f"{trace}:2: weight: must be at least 1e-06 (weights are relative; scale them up)\n"
@@ -83,12 +84,12 @@ def test_a_trace_run_id_equal_to_a_generated_one_is_refused(tmp_path: Path) -> N
     trace.write_text(
         "key,arrival_ms,hold_ms,run_id\na,0,10,\nb,0,10,a~0#0\na,1,10,x\nb,2,10,a~0#1\n"
     )
-    proc = run_ckviz("validate", str(trace), timeout=60)
+    proc = refused_here("validate", str(trace))
     assert proc.returncode == ExitCode.USAGE
     assert proc.stderr == (f"{trace}:3: run_id: 'a~0#0' is the id ckviz gives run 0 of key "
                            "'a', which has no run_id; rename one of them\n")  # fmt: skip
     trace.write_text("key,arrival_ms,hold_ms,run_id\na,0,10,a~0#0\nb,0,10,b~0#0\n")
-    assert run_ckviz("validate", str(trace), timeout=60).returncode == ExitCode.OK  # its own
+    assert ckviz_here("validate", str(trace)).returncode == ExitCode.OK  # its own
 
 
 def test_invariant_lines_cut_long_quoted_values_to_80_characters() -> None:
@@ -99,10 +100,23 @@ def test_invariant_lines_cut_long_quoted_values_to_80_characters() -> None:
 
 
 def test_jobs_is_bounded_before_anything_runs() -> None:
-    proc = run_ckviz("--headless", "--jobs", "100000", "--redis-url", "unix:///nonexistent/x.sock")
+    proc = refused_here(
+        "--headless", "--jobs", "100000", "--redis-url", "unix:///nonexistent/x.sock"
+    )
     assert proc.returncode == ExitCode.USAGE
     (line,) = proc.stderr.splitlines()
     assert line.startswith("ckviz: error: --jobs: at most ") and line.endswith(", got 100000")
+
+
+@pytest.fixture(scope="module")
+def one_cell(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cell's results, read by each case below (which changes a copy)."""
+    out = tmp_path_factory.mktemp("one-cell") / "r.json"
+    root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
+    assert main(["--headless", "--scenario", "ck_trickle", "--discipline", "sfq", "--seeds",
+                 "seed-a", "--redis-url", redis_server.url, "--prefix", root, "--out",
+                 str(out)]) == ExitCode.OK  # fmt: skip
+    return out
 
 
 @pytest.mark.parametrize(
@@ -114,20 +128,16 @@ def test_jobs_is_bounded_before_anything_runs() -> None:
     ],
 )
 def test_the_markdown_summary_escapes_what_it_did_not_write(
-    redis_server: RedisServer, tmp_path: Path, field: str, value: str, shown: str
+    one_cell: Path, tmp_path: Path, field: str, value: str, shown: str
 ) -> None:
     out = tmp_path / "r.json"
-    root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
-    assert main(["--headless", "--scenario", "ck_trickle", "--discipline", "sfq", "--seeds",
-                 "seed-a", "--redis-url", redis_server.url, "--prefix", root, "--out",
-                 str(out)]) == ExitCode.OK  # fmt: skip
-    data = json.loads(out.read_text())
+    data = json.loads(one_cell.read_text())
     if field == "redis":
         data["redis"]["version"] = value
     else:
         data[field] = value
     out.write_text(json.dumps(data))
-    proc = run_ckviz("report", str(out), "--markdown", "-")
+    proc = ckviz_here("report", str(out), "--markdown", "-")
     assert proc.returncode == ExitCode.OK, proc.stderr
     (summary,) = [line for line in proc.stdout.splitlines() if line.startswith("- r: ")]
     assert shown in summary
