@@ -121,9 +121,10 @@ def test_quiet_prints_nothing_but_writes_the_results(
     written = proc.stdout if to_stdout else out.read_text()
     assert (proc.returncode, proc.stdout if not to_stdout else "", proc.stderr) == (0, "", "")
     assert json.loads(written)["complete"] is True
-    scenario = Path(__file__).parents[2] / "scenarios" / "ck_trickle.toml"
-    quiet = ckviz("validate", "--quiet", str(scenario), timeout=60)
-    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+    if not to_stdout:  # validate's quiet once, not again for each --out
+        scenario = Path(__file__).parents[2] / "scenarios" / "ck_trickle.toml"
+        quiet = ckviz("validate", "--quiet", str(scenario), timeout=60)
+        assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
 
 
 LONG_KEY = "tenant-" + "x" * 110 + "-end"
