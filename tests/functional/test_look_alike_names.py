@@ -13,7 +13,7 @@ from rich.text import Text
 from ckviz.model.names import look_alikes, shown_name
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import key_cell
-from tests.functional.cli_support import ckviz
+from tests.functional.cli_support import ckviz, ckviz_here
 
 NAMES = ["caf\u00e9", "cafe\u0301", "a\u200bb", "ab", "\u202eevil", "x\u00a0y"]
 QUICK = ("--discipline", "baseline", "--discipline", "sfq", "--seeds", "seed-a")
@@ -51,14 +51,14 @@ def test_every_table_escapes_them_and_validate_warns(tmp_path: Path) -> None:
     run = ckviz("--headless", "--scenario", str(path), *QUICK, "--out", str(out))
     assert run.returncode == 0, run.stderr
     markdown = ckviz("report", str(out), "--markdown", "-")
-    ckviz("report", str(out), "--out", str(tmp_path / "r.html"))
+    assert ckviz_here("report", str(out), "--out", str(tmp_path / "r.html")).returncode == 0
     html = (tmp_path / "r.html").read_text("utf-8")
     for shown, text in (("terminal", run.stdout), ("markdown", markdown.stdout), ("html", html)):
         assert "\u200b" not in text and "\u202e" not in text, shown
     assert "\\u202eevil" in run.stdout  # the most under-served key's cell
     assert "\\\\u202eevil" in markdown.stdout or "\\u202eevil" in markdown.stdout
     assert "\\u202eevil" in html
-    validate = ckviz("validate", str(path))
+    validate = ckviz_here("validate", str(path))
     assert validate.returncode == 0, validate.stderr
     warnings = [line for line in validate.stderr.splitlines() if "look alike" in line]
     assert len(warnings) == 2, validate.stderr
