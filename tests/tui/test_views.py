@@ -4,6 +4,7 @@ column (`O`, or a click on its header) and the event log narrowed to one kind (`
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable
 
@@ -16,7 +17,7 @@ from ckviz.tui.shares import chart_lines, share_chart
 from ckviz.tui.widgets.bars.legend import Legend
 from ckviz.tui.widgets.queue.event_log import EventLogPane
 from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane, sort_value
-from tests.tui.conftest import press, press_n, settle
+from tests.tui.conftest import SETTLE_TIMEOUT_S, press, press_n, settle
 
 pytestmark = pytest.mark.slow
 MakeApp = Callable[..., CkvizApp]
@@ -67,6 +68,32 @@ async def test_h_charts_each_lanes_served_share_over_time(make_app: MakeApp) -> 
         assert "sfq · served share" in shown and "baseline · served share" in shown
         await press(pilot, "escape")
         assert not isinstance(app.screen, ShareScreen)
+        await pilot.press("q")
+
+
+async def test_the_share_chart_follows_the_frames_while_it_is_open(make_app: MakeApp) -> None:
+    """Issue 37: `h` opened while the run plays (`p`): the chart draws each new frame as it
+    arrives, not the one it was opened on."""
+    app = make_app("ck_skew", "sfq", compare_with="baseline")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        await press_n(pilot, 10)
+        await pilot.press("p", "h")
+        screen = app.screen
+        assert isinstance(screen, ShareScreen)
+        opened = [s.dequeued for s in screen.snapshots]
+        deadline = time.monotonic() + SETTLE_TIMEOUT_S
+        while [s.dequeued for s in screen.snapshots] <= opened:  # frames come as it plays
+            assert time.monotonic() < deadline, "the chart never drew a later frame"
+            await pilot.pause(0.05)
+        assert app.screen is screen
+        drawn = str(screen.query_one("#shares-text").render())
+        for snap in screen.snapshots:
+            chart = share_chart(snap)
+            assert chart is not None
+            lines = "\n".join(line.plain for line in chart_lines(chart, app.palette))
+            assert lines in drawn
+        await press(pilot, "escape", "p")
         await pilot.press("q")
 
 

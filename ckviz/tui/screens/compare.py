@@ -17,6 +17,7 @@ from ckviz.player.player import Player
 from ckviz.tui.bindings import bindings
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.screens.lane_screen import LaneScreen
+from ckviz.tui.screens.shares import charts_follow
 from ckviz.tui.text import BOLD, DIM, Part, fitted
 from ckviz.tui.verdict import verdict_line
 from ckviz.tui.widgets.bars.filter_bar import FilterBar
@@ -123,6 +124,7 @@ class CompareScreen(LaneScreen):
                 log.show(frame.snapshots[i], palette)
             self.query_one(WaitComparePane).show(frame, palette)
             self.query_one(WaitCdfPane).show(frame, palette)
+            charts_follow(self.app, frame)
 
     def on_resize(self) -> None:
         self._fit_bottom()

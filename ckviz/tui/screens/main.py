@@ -12,6 +12,7 @@ from ckviz.tui.bindings import bindings
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.screens.lane_screen import LaneScreen
 from ckviz.tui.screens.queue_panes import queue_panes
+from ckviz.tui.screens.shares import charts_follow
 from ckviz.tui.widgets.bars.filter_bar import FilterBar
 from ckviz.tui.widgets.bars.footer import ContextFooter
 from ckviz.tui.widgets.bars.legend import Legend
@@ -45,6 +46,7 @@ class MainScreen(LaneScreen):
             self.query_one(StatusBar).show(frame, controls, palette)
             for pane in snapshot_panes_in(self):
                 pane.show(snapshot, palette)
+            charts_follow(self.app, frame)
 
     def show_controls(self, frame: Frame, controls: Controls, palette: KeyPalette) -> None:
         # the progress timer can tick while the app quits and the bar is already removed
