@@ -184,7 +184,7 @@ def test_summary_markdown_is_written_and_appended_to_the_job_summary(tmp_path: P
 
 def test_output_paths_are_checked_before_running(tmp_path: Path) -> None:
     for flag in ("--junit", "--summary-md"):
-        proc = ckviz(
+        proc = ckviz_here(
             "--headless",
             "--scenario",
             "ck_skew",
