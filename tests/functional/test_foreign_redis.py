@@ -95,7 +95,7 @@ def test_look_alike_keys_are_untouched_by_a_run(server: OwnRedis, tmp_path: Path
 def test_a_used_root_is_refused_and_nothing_is_written(server: OwnRedis, tmp_path: Path) -> None:
     fill(server.client(), UNDER_OUR_ROOT)
     before = snapshot(server.url)
-    proc = run_ckviz(*RUN, "--redis-url", server.url, "--out", str(tmp_path / "r.json"))
+    proc = refused_here(*RUN, "--redis-url", server.url, "--out", str(tmp_path / "r.json"))
     assert proc.returncode == ExitCode.USAGE
     (line,) = stderr_lines(proc)
     assert line.startswith("ckviz: error: --prefix ckviz:") and "--reuse-prefix" in line

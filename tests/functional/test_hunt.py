@@ -144,7 +144,7 @@ def test_hunt_cli_writes_the_file_and_compares_disciplines(
 
 
 def test_hunt_refuses_an_unknown_discipline_in_one_line(tmp_path: Path) -> None:
-    proc = ckviz("hunt", "--discipline", "sfqq", "--out", str(tmp_path / "f.toml"))
+    proc = ckviz_here("hunt", "--discipline", "sfqq", "--out", str(tmp_path / "f.toml"))
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "sfqq" in proc.stderr
 

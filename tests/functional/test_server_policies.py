@@ -19,6 +19,7 @@ from tests.functional.trust_support import (
     OwnRedis,
     ckviz_env,
     own_redis,
+    refused_here,
     run_ckviz,
     stderr_lines,
 )
@@ -172,7 +173,7 @@ def test_a_cluster_node_over_a_unix_socket_is_refused_before_the_first_cell(
     ],
 )
 def test_a_bad_url_is_a_usage_error(url: str, needle: str, tmp_path: Path) -> None:
-    proc = run_ckviz(*RUN, "--redis-url", url, "--out", str(tmp_path / "r.json"))
+    proc = refused_here(*RUN, "--redis-url", url, "--out", str(tmp_path / "r.json"))
     assert proc.returncode == ExitCode.USAGE, proc.stderr
     assert needle in one_error(proc)
 

@@ -13,7 +13,7 @@ from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
 from ckviz.model.matrix import MatrixSpec
 from ckviz.store.server import RedisServer
-from tests.functional.cli_support import ckviz
+from tests.functional.cli_support import ckviz, ckviz_here
 
 
 def matrix_file(tmp_path: Path, sweep: str, scenarios: str = "") -> Path:
@@ -108,7 +108,7 @@ def test_headless_runs_the_listed_scenarios_then_the_sweep(
 
 @pytest.mark.slow
 def test_a_bad_sweep_exits_2_with_one_line(tmp_path: Path) -> None:
-    done = ckviz("--headless", "--matrix", str(matrix_file(tmp_path, "heavy.runs = [0]")))
+    done = ckviz_here("--headless", "--matrix", str(matrix_file(tmp_path, "heavy.runs = [0]")))
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "sweep: heavy.runs = 0" in done.stderr
 

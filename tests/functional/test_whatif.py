@@ -22,7 +22,7 @@ from ckviz.model.matrix import Treatment
 from ckviz.sim.cell.session import open_cell
 from ckviz.store.keys import KeyLayout
 from ckviz.store.server import RedisServer
-from tests.functional.cli_support import ckviz
+from tests.functional.cli_support import ckviz, ckviz_here
 from tests.functional.live_support import QUEUE_NAME, live_queue, read_only_user
 from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
 
@@ -135,7 +135,7 @@ def test_a_drained_queue_is_one_line(server: RedisServer, client: redis.Redis, p
         for rid, key in taken:
             producer.ack(rid, key)
         taken = producer.dequeue(3, int(time.time() * 1000) + 10_000)
-    done = ckviz(
+    done = ckviz_here(
         "whatif", "--redis-url", server.url, "--prefix", prefix, "--queue", QUEUE_NAME, "--headless"
     )
     assert done.returncode == 2, done.stderr
