@@ -29,7 +29,7 @@ from ckviz.store.runqueue import RunQueue, Trip
 from ckviz.store.server import RedisServer, embedded_server
 from tests.conftest import REDIS_7
 from tests.functional.capture_support import Producer, trace_header, workload
-from tests.functional.cli_support import ckviz
+from tests.functional.cli_support import ckviz, ckviz_here
 from tests.functional.live_support import QUEUE_NAME, read_only_user, with_user
 from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
 
@@ -128,7 +128,7 @@ def test_the_trace_replays_under_every_discipline(
     assert finished(proc)[0] == 0
     root = f"ckviz-test-{uuid.uuid4().hex[:8]}"
     results = tmp_path / "r.json"
-    done = ckviz(
+    done = ckviz_here(  # the replay in this process: the capture was the real one
         "--headless",
         "--scenario",
         str(out),
