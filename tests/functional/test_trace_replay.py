@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from ckviz.model.results import Results
+from ckviz.sim.cell.session import new_namespace
+from ckviz.store.server import RedisServer
 from tests.functional.cli_support import ckviz, ckviz_here
 
 pytestmark = pytest.mark.slow
@@ -47,7 +49,9 @@ def test_headless_replays_a_csv_trace_once_per_treatment(tmp_path: Path) -> None
     )  # the flood starves the light key under baseline only
 
 
-def test_json_lines_and_csv_of_the_same_runs_give_the_same_results(tmp_path: Path) -> None:
+def test_json_lines_and_csv_of_the_same_runs_give_the_same_results(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
     csv_path = noisy_trace(tmp_path)
     rows = [line.split(",") for line in csv_path.read_text().splitlines()[1:]]
     jsonl = tmp_path / "noisy.jsonl"
@@ -60,9 +64,10 @@ def test_json_lines_and_csv_of_the_same_runs_give_the_same_results(tmp_path: Pat
     outs = []
     for path in (csv_path, jsonl):
         out = tmp_path / f"{path.suffix[1:]}.json"
-        assert (
-            ckviz("--headless", "--scenario", str(path), *QUICK, "--out", str(out)).returncode == 0
-        )
+        root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
+        on = ("--redis-url", redis_server.url, "--prefix", root)
+        proc = ckviz_here("--headless", "--scenario", str(path), *QUICK, *on, "--out", str(out))
+        assert proc.returncode == 0, proc.stderr
         data = Results.model_validate_json(out.read_text())
         outs.append(
             [r.metrics.model_dump(exclude={"wall_clock_ms"}) for r in data.scenarios[0].runs]
