@@ -59,10 +59,14 @@ def calling(snapshot: Snapshot) -> str | None:
 
 def winners_state(snapshot: Snapshot, winner: str) -> tuple[tuple[str, Shown], ...]:
     """What the Discipline pane shows of `winner`, if that pane is the calling consumer's
-    discipline's (in a mix it shows the next caller's: a baseline call has no vtime tag)."""
+    (it shows the next caller's: in a mix a baseline call has no vtime tag, and consumers of
+    a client-side discipline each rank by their own copy of its state)."""
     state = snapshot.discipline_state
     called_as = caller_discipline(snapshot)
     if called_as is not None and state.name != called_as:
+        return ()
+    own_copies = snapshot.rescores and len(snapshot.consumers) > 1
+    if own_copies and snapshot.caller not in (None, snapshot.next_consumer):
         return ()
     return dict(state.per_key).get(winner, ())
 

@@ -238,3 +238,25 @@ async def test_a_mixs_this_step_line_gives_the_rule_and_state_of_the_callers_dis
             seen.add(discipline)
         assert seen == {"vtime", "baseline"}
         await pilot.press("q")
+
+
+async def test_a_this_step_line_shows_no_other_consumers_copy_of_a_client_side_state(
+    make_app: MakeApp,
+) -> None:
+    """Each sfq consumer ranks by its own clocks and the Discipline pane shows the next
+    caller's: the "this step" line gives the winner's clock only when that is the caller's."""
+    app = make_app("ck_skew", "sfq", consumers=2)
+    others = 0
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        for _ in range(16):
+            await press(pilot, "space")
+            snapshot = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
+            if not snapshot.taken:
+                continue
+            line = this_step(snapshot, app.palette).plain
+            if snapshot.caller != snapshot.next_consumer:  # the pane shows the other's
+                assert "(clock " not in line, line
+                others += 1
+        assert others > 0
+        await pilot.press("q")
