@@ -20,11 +20,18 @@ class ExitCode(IntEnum):
 
 MAX_LINE = 1000  # characters of an error line; a 100 KB key name must not make a 100 KB line
 MAX_ECHO = 80  # characters of a user's value quoted inside a message
+# a file's path quoted in full up to this (temp folders alone run past 80 characters)
+MAX_PATH_ECHO = 400
 
 
 def has_control_characters(text: str) -> bool:
     """C0, DEL or C1 characters: they would move the cursor or recolour the terminal."""
     return any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text)
+
+
+def echo_path(value: str) -> str:
+    """A path as it may be quoted: whole unless it is past MAX_PATH_ECHO characters."""
+    return echo(value, MAX_PATH_ECHO)
 
 
 def echo(value: str, limit: int = MAX_ECHO) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ckviz.errors import UsageError, echo
+from ckviz.errors import UsageError, echo, echo_path
 from ckviz.model.results import CheckResult, Results
 from ckviz.outputs.ci_log import annotation_data, annotation_property, own_command, under_actions
 from ckviz.outputs.writer import Output, append_output, write_output
@@ -35,7 +35,7 @@ def summary_path(text: str) -> Path:
     """The job summary file: appended to, so it may exist; not a folder, in a folder."""
     path = Path(text)
     if path.is_dir():
-        raise UsageError(f"{ENV_STEP_SUMMARY}: {echo(text)} is a directory; give a file path")
+        raise UsageError(f"{ENV_STEP_SUMMARY}: {echo_path(text)} is a directory; give a file path")
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise UsageError(f"{ENV_STEP_SUMMARY}: {echo(str(parent))} is not a directory")

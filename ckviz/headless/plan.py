@@ -21,7 +21,7 @@ from ckviz.disciplines.registry import (
     check_treatment,
 )
 from ckviz.disciplines.vtime.knobs import KNOBS as VTIME_KNOBS
-from ckviz.errors import UsageError, echo
+from ckviz.errors import UsageError, echo, echo_path
 from ckviz.headless.cells import Cell
 from ckviz.headless.checks import known_names, unknown_names
 from ckviz.headless.ci_outputs import ENV_STEP_SUMMARY, summary_path
@@ -250,7 +250,9 @@ def _events(text: str, out: Output, force: bool) -> Output:
         raise UsageError("--events: stdout already holds the results (--out -); give a file")
     same = events.path and out.path and os.path.realpath(events.path) == os.path.realpath(out.path)
     if same:
-        raise UsageError(f"--events: {echo(text)} is the results file (--out); give another path")
+        raise UsageError(
+            f"--events: {echo_path(text)} is the results file (--out); give another path"
+        )
     return events
 
 

