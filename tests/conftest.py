@@ -63,10 +63,24 @@ def _own_working_folder(
     return folder
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 @pytest.fixture(autouse=True)
 def keep_signals() -> Iterator[None]:
     """`ckviz.cli.main` installs SIGINT, SIGTERM and SIGHUP handlers; give pytest its own back."""
-    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    saved = {s: signal.getsignal(s) for s in STOP_SIGNALS}
+    yield
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup() -> Iterator[None]:
+    """The same around every fixture's setup: a module's or session's fixture running ckviz in
+    this process would otherwise leave ckviz's stop handlers to every later test of the worker
+    (keep_signals, set up after it, would take them for pytest's)."""
+    saved = {s: signal.getsignal(s) for s in STOP_SIGNALS}
     yield
     for signum, handler in saved.items():
         signal.signal(signum, handler)
