@@ -164,7 +164,6 @@ def test_a_capture_of_foreign_traffic_replays_to_its_arrivals(
     rows = {row["run_id"]: row for row in csv.DictReader(_rows(out))}
     assert {rid for rid, row in rows.items() if row["outcome"] == "dead"} == dead & set(seen)
     assert {rid for rid, row in rows.items() if row["attempts"] == "2"} >= retried & set(seen)
-    assert retried <= set(seen)  # each lived past a hold, a retry delay and a hold
 
 
 def _rows(path: Path) -> list[str]:
