@@ -213,8 +213,11 @@ def _read(client: redis.Redis, cap: Capture, cks: Iterable[str], t_ms: float) ->
         left += recorder.observe(ck, queued[ck], held[ck], t_ms)
     fresh = list(recorder.runs)[new_before:]
     # their messages: a TTL, the arrival of a run first seen held, and the attempt; polling,
-    # also those of the runs held again, whose attempt tells a retry between two reads
+    # also those of the runs held again or queued again, whose attempt tells a retry between
+    # two reads
     again = [] if recorder.notices else _held_again(recorder, held, set(fresh))
+    again += recorder.requeued - set(again)
+    recorder.requeued.clear()
     if fresh or again:
         for rid, message in read_messages(client, cap.queue, [*fresh, *again]).items():
             recorder.attempt_read(rid, message.attempt, t_ms)

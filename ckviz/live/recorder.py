@@ -26,6 +26,7 @@ class SeenRun:
     holds: list[float] = field(default_factory=list)  # measured, one per attempt ended
     outcome: Outcome | None = None
     message_attempt: int | None = None  # its message's `attempt` when last read
+    score: int = 0  # its score when last seen queued
     before_start: bool = False  # queued or held when the capture began
     in_part: bool = False  # seen only held, or only queued then gone: a time not measured
 
@@ -48,6 +49,9 @@ class Recorder:
         self.runs: dict[str, SeenRun] = {}
         self.by_key: dict[str, set[str]] = {}  # key -> its runs queued or held
         self.unsure_arrivals: set[str] = set()  # seen first held: arrival from the message
+        # runs seen queued at two reads under another score: served and queued again between
+        # them (a nack), their message's attempt to be read (attempt_read)
+        self.requeued: set[str] = set()
 
     def observe(
         self,
@@ -75,8 +79,14 @@ class Recorder:
         if run is None:
             delay = max(0, score - int(t_ms)) if not start else 0
             arrival = score - delay  # a future score: a delayed run, seen as it was enqueued
-            self.runs[rid] = SeenRun(key, arrival, "queued", delay_ms=delay, before_start=start)
-        elif run.place == "held":  # a nack: queued again for its next attempt
+            self.runs[rid] = SeenRun(
+                key, arrival, "queued", delay_ms=delay, before_start=start, score=score
+            )
+            return
+        if run.place == "queued" and score != run.score:
+            self.requeued.add(rid)
+        run.score = score
+        if run.place == "held":  # a nack: queued again for its next attempt
             self._end_hold(run, t_ms)
             run.attempts += 1
             run.place = "queued"
@@ -110,9 +120,9 @@ class Recorder:
 
     def attempt_read(self, rid: str, attempt: int, t_ms: float) -> None:
         """A run's message says `attempt`. Above what it said when last read, the run was
-        retried unseen: nacked and dequeued again between two reads (a retry due sooner than
-        the reads' gap, or a read slowed by a loaded machine). Its ended hold was not
-        measured; its new one is taken from here."""
+        retried unseen: dequeued and nacked between two reads (held again, or queued again
+        under its retry's score; a retry due sooner than the reads' gap, or a read slowed by a
+        loaded machine). Its ended hold was not measured; a new one is taken from here."""
         run = self.runs.get(rid)
         if run is None:
             return
@@ -120,9 +130,9 @@ class Recorder:
             self._first_seen_retried(rid, run, attempt)
         elif run.message_attempt is not None and attempt > run.message_attempt:
             run.attempts += attempt - run.message_attempt
+            run.in_part = True
             if run.place == "held":
                 run.held_since = t_ms
-                run.in_part = True
         run.message_attempt = attempt
 
     def _first_seen_retried(self, rid: str, run: SeenRun, attempt: int) -> None:

@@ -75,6 +75,19 @@ def test_a_retry_between_two_polls_is_counted_from_the_message_s_attempt() -> No
     assert (run.attempts, run.in_part, run.holds) == (3, True, [100.0])
 
 
+def test_a_run_queued_again_under_its_retry_s_score_between_two_polls_is_a_retry() -> None:
+    r = Recorder()
+    r.observe("k", [("a", 1000)], set(), 1001.0)
+    r.attempt_read("a", 0, 1001.0)
+    r.observe("k", [("a", 1000)], set(), 1050.0)  # still waiting: nothing to ask
+    assert not r.requeued
+    r.observe("k", [("a", 1700)], set(), 1600.0)  # served, nacked, queued again meanwhile
+    assert r.requeued == {"a"}
+    r.attempt_read("a", 1, 1600.0)
+    run = r.runs["a"]
+    assert (run.attempts, run.in_part, run.place) == (2, True, "queued")
+
+
 def test_a_run_first_seen_held_takes_its_arrival_from_its_message() -> None:
     polled, noticed = Recorder(), Recorder(notices=True)
     for r in (polled, noticed):
