@@ -19,16 +19,25 @@ class SeenRun:
     key: str
     arrival_ms: int
     place: Place
-    attempts: int = 1
     delay_ms: int = 0
     ttl_ms: int | None = None
     held_since: float | None = None  # when this attempt was first seen held
     holds: list[float] = field(default_factory=list)  # measured, one per attempt ended
     outcome: Outcome | None = None
-    message_attempt: int | None = None  # its message's `attempt` when last read
     score: int = 0  # its score when last seen queued
     before_start: bool = False  # queued or held when the capture began
     in_part: bool = False  # seen only held, or only queued then gone: a time not measured
+    # Retries, counted two ways that may each miss some: nacks seen (held, then queued again)
+    # and the message's `attempt` above what it said at the first read (`first_attempt`).
+    # Either can see a nack before the other (the message is read on a trip of its own), so
+    # the count is the larger, never the sum.
+    nacks_seen: int = 0
+    first_attempt: int | None = None
+    retries_told: int = 0
+
+    @property
+    def attempts(self) -> int:
+        return 1 + max(self.nacks_seen, self.retries_told)
 
 
 @dataclass(slots=True)
@@ -88,10 +97,8 @@ class Recorder:
         run.score = score
         if run.place == "held":  # a nack: queued again for its next attempt
             self._end_hold(run, t_ms)
-            run.attempts += 1
+            run.nacks_seen += 1
             run.place = "queued"
-            if run.message_attempt is not None:
-                run.message_attempt += 1
 
     def _held(self, key: str, rid: str, t_ms: float, start: bool) -> None:
         run = self.runs.get(rid)
@@ -126,19 +133,22 @@ class Recorder:
         run = self.runs.get(rid)
         if run is None:
             return
-        if run.message_attempt is None and attempt > 0 and not run.before_start:
-            self._first_seen_retried(rid, run, attempt)
-        elif run.message_attempt is not None and attempt > run.message_attempt:
-            run.attempts += attempt - run.message_attempt
-            run.in_part = True
+        if run.first_attempt is None:
+            # a run that arrived while the capture ran began at attempt 0: above it, it was
+            # retried before any read saw it; one queued or held at the start began before
+            run.first_attempt = attempt if run.before_start else 0
+            if attempt > 0 and not run.before_start:
+                self._first_seen_retried(rid, run)
+        told = attempt - run.first_attempt
+        if told > max(run.nacks_seen, run.retries_told):  # a retry no read saw
+            run.in_part = True  # the ended attempt's hold was not measured
             if run.place == "held":
-                run.held_since = t_ms
-        run.message_attempt = attempt
+                run.held_since = t_ms  # this attempt's, from here
+        run.retries_told = max(run.retries_told, told)
 
-    def _first_seen_retried(self, rid: str, run: SeenRun, attempt: int) -> None:
+    def _first_seen_retried(self, rid: str, run: SeenRun) -> None:
         """First seen on a later attempt (its earlier ones between two reads): its score
         is its retry's, so its arrival is its message's timestamp, read next."""
-        run.attempts = attempt + 1
         run.delay_ms = 0
         run.in_part = True
         self.unsure_arrivals.add(rid)

@@ -88,6 +88,17 @@ def test_a_run_queued_again_under_its_retry_s_score_between_two_polls_is_a_retry
     assert (run.attempts, run.in_part, run.place) == (2, True, "queued")
 
 
+def test_a_nack_seen_by_the_message_first_and_then_by_the_reads_is_one_retry() -> None:
+    r = Recorder()
+    r.observe("k", [("a", 1000)], set(), 1001.0)
+    r.attempt_read("a", 0, 1001.0)
+    r.observe("k", [], {"a"}, 1050.0)
+    r.attempt_read("a", 1, 1052.0)  # read on its own trip, just after a nack
+    r.observe("k", [("a", 1200)], set(), 1100.0)  # the next read sees the nack too
+    r.attempt_read("a", 1, 1100.0)
+    assert r.runs["a"].attempts == 2
+
+
 def test_a_run_first_seen_held_takes_its_arrival_from_its_message() -> None:
     polled, noticed = Recorder(), Recorder(notices=True)
     for r in (polled, noticed):
