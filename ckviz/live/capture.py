@@ -132,9 +132,12 @@ def _poll(
     client: redis.Redis, cap: Capture, deadline: float, interval_s: float, stop: Callable[[], bool]
 ) -> None:
     """Every `interval_s`: ckIndex, then every variant it names or that holds runs. A change
-    seen by one read happened after the previous read began: the precision is the longest
-    span from one read's start to the next one's end (a loaded machine stretches it)."""
+    seen by one read, stamped with the read's start, happened after the previous read began
+    and before this one ended: a time is off by at most the gap between two starts plus a
+    read's length, and a hold (two such times) by the longest gap plus the longest read (a
+    loaded machine stretches both)."""
     last = float(cap.started_ms)
+    gap = read = 0.0
     more = True
     while more:  # the last read, when stopped or at the deadline: complete up to the end
         wait = min(interval_s, deadline - time.monotonic())
@@ -143,7 +146,8 @@ def _poll(
             _sleep(wait, stop)
         began = _now_ms()
         poll_once(client, cap, began)
-        cap.precision_ms = max(cap.precision_ms, _now_ms() - last)
+        gap, read = max(gap, began - last), max(read, _now_ms() - began)
+        cap.precision_ms = gap + read
         last = began
 
 
