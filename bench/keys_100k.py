@@ -51,6 +51,7 @@ from server_watch import (
     read_calls,
     recurring,
     scheduling,
+    tree_memory_kb,
     write_calls,
 )
 
@@ -83,29 +84,6 @@ class Sample:
         """The script calls (EVALSHA) alone: the aim is about them (a cleanup's SCAN page is
         not one)."""
         return [c for c in self.logged if c.name.startswith("EVALSHA")]
-
-
-def tree_rss_kb(root: int) -> int:
-    """Resident kB of `root` and every process below it (from /proc)."""
-    children: dict[int, list[int]] = {}
-    rss: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            status = Path(f"/proc/{entry}/status").read_text()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        pid, parent = int(entry), int(fields.get("PPid", "0").strip() or 0)
-        children.setdefault(parent, []).append(pid)
-        rss[pid] = int(fields.get("VmRSS", "0 kB").split()[0])
-    total, stack = 0, [root]
-    while stack:
-        pid = stack.pop()
-        total += rss.get(pid, 0)
-        stack.extend(children.get(pid, []))
-    return total
 
 
 def cpu_s(client: Any) -> float:
@@ -149,7 +127,7 @@ def run_once(
 
     def sample() -> None:
         while not done.wait(0.2):
-            peak[0] = max(peak[0], tree_rss_kb(process.pid))
+            peak[0] = max(peak[0], sum(rss for rss, _ in tree_memory_kb(process.pid).values()))
 
     watcher = threading.Thread(target=sample, daemon=True)
     watcher.start()

@@ -206,3 +206,28 @@ def recurring(
     """The calls that were logged (over SLOWLOG's threshold) in the earlier run too, with
     the ms of the calls logged there with the same arguments."""
     return [(call, earlier[call.words]) for call in found if call.words in earlier]
+
+
+def tree_memory_kb(root: int) -> dict[int, tuple[int, int]]:
+    """Resident and peak resident kB (VmRSS, VmHWM) of `root` and each process below it."""
+    children: dict[int, list[int]] = {}
+    memory: dict[int, tuple[int, int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        pid, parent = int(entry), int(fields.get("PPid", "0").strip() or 0)
+        children.setdefault(parent, []).append(pid)
+        rss, hwm = (int(fields.get(f, "0 kB").split()[0]) for f in ("VmRSS", "VmHWM"))
+        memory[pid] = (rss, hwm)
+    found, stack = {}, [root]
+    while stack:
+        pid = stack.pop()
+        if pid in memory:
+            found[pid] = memory[pid]
+        stack.extend(children.get(pid, []))
+    return found

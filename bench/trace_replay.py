@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,7 @@ from ckviz.store.server import embedded_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the benches' folder
 from keys_100k import children_cpu_s, cpu_s
+from server_watch import tree_memory_kb
 from trace_load import write_trace
 from trees import ckviz_argv, env_of, trees_to_measure
 
@@ -113,31 +113,6 @@ class PeakWatch:
     def stop(self) -> None:
         self._done.set()
         self._thread.join()
-
-
-def tree_memory_kb(root: int) -> dict[int, tuple[int, int]]:
-    """Resident and peak resident kB (VmRSS, VmHWM) of `root` and each process below it."""
-    children: dict[int, list[int]] = {}
-    memory: dict[int, tuple[int, int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            status = Path(f"/proc/{entry}/status").read_text()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        pid, parent = int(entry), int(fields.get("PPid", "0").strip() or 0)
-        children.setdefault(parent, []).append(pid)
-        rss, hwm = (int(fields.get(f, "0 kB").split()[0]) for f in ("VmRSS", "VmHWM"))
-        memory[pid] = (rss, hwm)
-    found, stack = {}, [root]
-    while stack:
-        pid = stack.pop()
-        if pid in memory:
-            found[pid] = memory[pid]
-        stack.extend(children.get(pid, []))
-    return found
 
 
 _RUNS: dict[Path, int] = {}
