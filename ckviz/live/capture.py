@@ -220,8 +220,7 @@ def _read(client: redis.Redis, cap: Capture, cks: Iterable[str], t_ms: float) ->
     # also those of the runs held again or queued again, whose attempt tells a retry between
     # two reads
     again = [] if recorder.notices else _held_again(recorder, held, set(fresh))
-    again += recorder.requeued - set(again)
-    recorder.requeued.clear()
+    again += recorder.take_requeued().difference(again)
     if fresh or again:
         for rid, message in read_messages(client, cap.queue, [*fresh, *again]).items():
             recorder.attempt_read(rid, message.attempt, t_ms)

@@ -146,6 +146,11 @@ class Recorder:
                 run.held_since = t_ms  # this attempt's, from here
         run.retries_told = max(run.retries_told, told)
 
+    def take_requeued(self) -> set[str]:
+        """The runs seen queued again under another score since the last call."""
+        taken, self.requeued = self.requeued, set()
+        return taken
+
     def _first_seen_retried(self, rid: str, run: SeenRun) -> None:
         """First seen on a later attempt (its earlier ones between two reads): its score
         is its retry's, so its arrival is its message's timestamp, read next."""
