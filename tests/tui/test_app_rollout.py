@@ -4,14 +4,18 @@ each dequeue, which consumer made the call and with which discipline, as the tur
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
 from ckviz.commands.root import build_parser
 from ckviz.errors import UsageError
 from ckviz.inputs import scenario_files
 from ckviz.model.lineup import parse_lineup
+from ckviz.model.snapshot import Snapshot
 from ckviz.player.choice import app_choice, compare_choice, fit_disciplines
 from ckviz.player.story import story_of
 from ckviz.tui.app import CkvizApp
@@ -25,15 +29,34 @@ MakeApp = Callable[..., CkvizApp]
 ONE_EACH = parse_lineup("vtime:1,baseline:1", 64)  # --consumers as the app reads it
 
 
-async def test_a_mix_names_the_consumer_and_its_discipline_per_call(make_app: MakeApp) -> None:
-    app = make_app("ck_skew", "vtime", consumers=ONE_EACH)
+@asynccontextmanager
+async def opened(app: CkvizApp) -> AsyncIterator[Pilot[Any]]:
+    """The app run wide enough for the event log to name each caller, its first frame shown."""
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
-        for _ in range(4):
-            await press(pilot, "n")
-            current = app.player.recording.current
-            assert current is not None
-            snapshot = current.snapshots[0]
+        yield pilot
+
+
+def shown(app: CkvizApp) -> Snapshot:
+    """The lane on screen (a rollout is one lane, its consumers taking turns)."""
+    current = app.player.recording.current
+    assert current is not None
+    return current.snapshots[0]
+
+
+async def stepped(pilot: Pilot[Any], key: str, times: int) -> AsyncIterator[Snapshot]:
+    """Press `key` up to `times` times, giving the lane as each press leaves it."""
+    app = pilot.app
+    assert isinstance(app, CkvizApp)
+    for _ in range(times):
+        await press(pilot, key)
+        yield shown(app)
+
+
+async def test_a_mix_names_the_consumer_and_its_discipline_per_call(make_app: MakeApp) -> None:
+    app = make_app("ck_skew", "vtime", consumers=ONE_EACH)
+    async with opened(app) as pilot:
+        async for snapshot in stepped(pilot, "n", 4):
             assert [(c.name, c.discipline) for c in snapshot.consumers] == [
                 ("c1", "vtime"),
                 ("c2", "baseline"),
@@ -56,12 +79,9 @@ async def test_a_mix_names_the_consumer_and_its_discipline_per_call(make_app: Ma
 
 async def test_one_consumer_is_never_named(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "vtime", consumers=1)
-    async with app.run_test(size=(160, 40)) as pilot:
-        await settle(pilot)
+    async with opened(app) as pilot:
         await press(pilot, "n", "n")
-        current = app.player.recording.current
-        assert current is not None
-        assert all(e.by is None for e in current.snapshots[0].recent)
+        assert all(e.by is None for e in shown(app).recent)
         assert "c1" not in app.screen.query_one(EventLogPane).plain
 
 
@@ -71,10 +91,9 @@ async def test_several_consumers_of_one_discipline_name_the_consumer_of_each_deq
     """Issue 37: with `--consumers 2` of one discipline, each dequeue names whose call took it,
     in the event log and in a key's story (as in a mix, the consumer alone: no discipline)."""
     app = make_app("ck_skew", "sfq", consumers=2)
-    async with app.run_test(size=(160, 40)) as pilot:
-        await settle(pilot)
+    async with opened(app) as pilot:
         await press(pilot, *["n"] * 8)
-        snapshot = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
+        snapshot = shown(app)
         dequeues = [e for e in snapshot.recent if e.kind == "dequeue"]
         assert len(dequeues) == snapshot.dequeued > 0  # the log holds every dequeue so far
         took = {c.name: c.dequeued for c in snapshot.consumers if c.dequeued}
@@ -96,13 +115,8 @@ async def test_a_retry_storm_in_a_mix_names_who_nacked_and_when_the_retry_is_due
     the retry times and which consumer called: a nack is made by the consumer whose dequeue
     took the run (as a worker finishes through the instance that handed it the run)."""
     app = make_app("life_retry_storm", "vtime", consumers=ONE_EACH)
-    async with app.run_test(size=(160, 40)) as pilot:
-        await settle(pilot)
-        for _ in range(40):
-            await press(pilot, "n")
-            current = app.player.recording.current
-            assert current is not None
-            snapshot = current.snapshots[0]
+    async with opened(app) as pilot:
+        async for snapshot in stepped(pilot, "n", 40):
             nacks = [e for e in snapshot.recent if e.kind == "nack"]
             if nacks:
                 break
@@ -130,13 +144,8 @@ async def test_a_scenario_files_mix_rolls_out_the_chosen_discipline_and_names_ea
     """A scenario whose file names a mix (`consumers = "vtime:1,baseline:1"`) opens as that
     rollout of the chosen discipline; its dead letters name the consumer that held the run."""
     app = make_app("life_stranded_dead_letter", "vtime-v17")
-    async with app.run_test(size=(160, 40)) as pilot:
-        await settle(pilot)
-        for _ in range(60):
-            await press(pilot, "n")
-            current = app.player.recording.current
-            assert current is not None
-            snapshot = current.snapshots[0]
+    async with opened(app) as pilot:
+        async for snapshot in stepped(pilot, "n", 60):
             dead = {e.by for e in snapshot.recent if e.kind == "dead"}
             if len(dead) == 2:
                 break
@@ -173,11 +182,8 @@ async def test_a_mixs_this_step_line_names_the_consumer_that_made_the_call(
     dequeued (the one the event log names for that dequeue), both consumers in turn."""
     app = make_app("ck_skew", "vtime", consumers=ONE_EACH)
     named = set()
-    async with app.run_test(size=(160, 40)) as pilot:
-        await settle(pilot)
-        for _ in range(30):
-            await press(pilot, "space")
-            snapshot = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
+    async with opened(app) as pilot:
+        async for snapshot in stepped(pilot, "space", 30):
             line = this_step(snapshot, app.palette).plain
             if not snapshot.taken:
                 continue
@@ -196,12 +202,9 @@ async def test_a_mixs_call_that_took_nothing_names_its_consumer(make_app: MakeAp
     turn the frame before named (the Consumers pane's next)."""
     app = make_app("ck_skew", "vtime", consumers=ONE_EACH)
     named = set()
-    async with app.run_test(size=(160, 40)) as pilot:
-        await settle(pilot)
-        before = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
-        for _ in range(30):
-            await press(pilot, "space")
-            snapshot = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
+    async with opened(app) as pilot:
+        before = shown(app)
+        async for snapshot in stepped(pilot, "space", 30):
             called = {c.name: f"{c.name} {c.discipline}" for c in snapshot.consumers}
             whose = called[before.next_consumer]  # type: ignore[index]
             before = snapshot
@@ -222,11 +225,8 @@ async def test_a_mixs_this_step_line_gives_the_rule_and_state_of_the_callers_dis
     vtime's rule."""
     app = make_app("ck_skew", "vtime", consumers=ONE_EACH)
     seen = set()
-    async with app.run_test(size=(160, 40)) as pilot:
-        await settle(pilot)
-        for _ in range(30):
-            await press(pilot, "space")
-            snapshot = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
+    async with opened(app) as pilot:
+        async for snapshot in stepped(pilot, "space", 30):
             if not snapshot.taken:
                 continue
             line = this_step(snapshot, app.palette).plain
@@ -247,11 +247,8 @@ async def test_a_this_step_line_shows_no_other_consumers_copy_of_a_client_side_s
     caller's: the "this step" line gives the winner's clock only when that is the caller's."""
     app = make_app("ck_skew", "sfq", consumers=2)
     others = 0
-    async with app.run_test(size=(160, 40)) as pilot:
-        await settle(pilot)
-        for _ in range(16):
-            await press(pilot, "space")
-            snapshot = app.player.recording.current.snapshots[0]  # type: ignore[union-attr]
+    async with opened(app) as pilot:
+        async for snapshot in stepped(pilot, "space", 16):
             if not snapshot.taken:
                 continue
             line = this_step(snapshot, app.palette).plain
