@@ -43,6 +43,12 @@ MATRIX = (
 )  # 48 cells (8 disciplines)
 
 
+# CKVIZ_REDIS_TIMEOUT for the stalled-server tests: a stall costs a chain of such timeouts (the
+# cells in flight, then the sweep's delete and its count), each holding a test worker idle;
+# half a second is still far above a reply's few milliseconds on a loaded machine
+STALL_TIMEOUT = "0.5"
+
+
 def partial(out: Path) -> dict:
     results = json.loads(out.read_text())
     assert results["complete"] is False
@@ -115,7 +121,7 @@ def test_server_restarted_mid_matrix(tmp_path: Path) -> None:
 
 
 def test_stalled_server_times_out_and_names_what_may_remain(tmp_path: Path) -> None:
-    out, env = tmp_path / "r.json", ckviz_env(CKVIZ_REDIS_TIMEOUT="1")
+    out, env = tmp_path / "r.json", ckviz_env(CKVIZ_REDIS_TIMEOUT=STALL_TIMEOUT)
     with own_redis() as server:
         args = (*MATRIX, "--redis-url", server.url, "--out", str(out), "--jobs", "1")
         with popen_ckviz(*args, env=env) as proc:
@@ -276,7 +282,7 @@ def test_a_killed_worker_is_reported_not_a_traceback(tmp_path: Path) -> None:
 
 
 def test_no_cell_starts_after_the_server_is_lost(tmp_path: Path) -> None:
-    out, env = tmp_path / "r.json", ckviz_env(CKVIZ_REDIS_TIMEOUT="1")
+    out, env = tmp_path / "r.json", ckviz_env(CKVIZ_REDIS_TIMEOUT=STALL_TIMEOUT)
     with own_redis() as server:
         args = (*MATRIX, "--redis-url", server.url, "--out", str(out), "--jobs", "3")
         with popen_ckviz(*args, env=env) as proc:
