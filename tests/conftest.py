@@ -31,8 +31,9 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 # An environment saying PYTHONDONTWRITEBYTECODE (some CI images and shared machines do) makes
 # every interpreter the suite starts (each xdist worker, each `ckviz` subprocess) compile ckviz,
 # Textual and matplotlib from source again: a second or two of CPU each, hundreds of times. Their
-# bytecode goes to a folder of the temp dir instead (or the one .ci/run compiled it into), never
-# beside the sources. This file is loaded before xdist starts its workers, so they inherit it.
+# bytecode goes to a folder of the temp dir instead, never beside the sources (.ci/run, in a
+# clone of its own, unsets the variable and compiles everything first). This file is loaded
+# before xdist starts its workers, so they inherit it.
 if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None:
     os.environ.setdefault(
         "PYTHONPYCACHEPREFIX", str(Path(tempfile.gettempdir()) / f"ckviz-pycache-{os.getuid()}")
