@@ -23,7 +23,7 @@ from ckviz.model.arithmetic import batch_room, queue_limit
 from ckviz.model.clock import SCORE_BASE, WALL_NOW, Unit
 from ckviz.model.history import History
 from ckviz.model.invariants import ENV_LIMIT, ONE_PLACE
-from ckviz.model.queue import DequeuedRun, IndexEntry, PlannedRun, RunStream
+from ckviz.model.queue import DequeuedRun, PlannedRun, RunStream
 from ckviz.model.snapshot import (
     FULL_VIEW,
     ConsumerService,
@@ -50,8 +50,8 @@ from ckviz.sim.engine.snapshot import Header, Scene, snapshot_of
 from ckviz.sim.engine.view import IndexPeek, KeyView, MovedQueues, QueuedKeys
 from ckviz.sim.millisecond_clock.config import DriverConfig
 from ckviz.sim.millisecond_clock.event_log import EventLog
-from ckviz.sim.millisecond_clock.projection import Projections
-from ckviz.sim.millisecond_clock.riders import record_ridden, takes_are_certain
+from ckviz.sim.millisecond_clock.outbox import Outbox
+from ckviz.sim.millisecond_clock.riders import takes_are_certain
 from ckviz.sim.millisecond_clock.scene import driver_scene
 from ckviz.sim.millisecond_clock.trip_reads import TripReads
 from ckviz.store.runqueue import RunQueue
@@ -96,7 +96,6 @@ class Driver(Counting):
         self.callers = Callers(consumers, self.queues, c.seed, self.mixed)
         self._solo = len(consumers) == 1  # else each dequeue goes on its own connection
         keeper = state_keeper(consumers)
-        self._home = keeper.queue  # trips are made on it: its door reads the state
         # the run's past in time buckets, for the app's pictures (headless runs skip it)
         self.history = HistoryRecorder(config.weights) if history else None
         self.discipline = discipline
@@ -105,7 +104,7 @@ class Driver(Counting):
         self.ledger = Ledger(config.weights, workload)
         self.life = runs_of(lifecycle, self.ledger)
         if held_at_start:
-            self._seed(held_at_start)
+            self._seed(keeper.queue, held_at_start)
         # Without a lifecycle its per-trip hooks (the sweep, its clock, what it adds to a trip
         # and reads back, the served runs it tallies) are no-ops: they are not called.
         self._lifecycle_on = lifecycle is not None
@@ -120,14 +119,11 @@ class Driver(Counting):
         if config.check_invariants:
             planned = self.ledger.planned_per_key()
             self.invariants = InvariantChecker(c.env_limit, c.per_key_cap, c.total_cap, planned)
-        self.reads = TripReads(self.ledger, self.plan, self.invariants, self.mixed)
+        self.reads = reads = TripReads(self.ledger, self.plan, self.invariants, self.mixed)
+        life, checking = (self.life if self._lifecycle_on else None), config.check_invariants
+        record = self._record_dequeue
+        self.outbox = Outbox(keeper.queue, reads, life, IndexPeek(queue), record, checking)
         self.instant_open = False  # released and arrived at self.t, now serving
-        self._outbox = self._home.trip()
-        # outbox slots of dequeues predicted to take nothing, the invariant behind that, and
-        # whose call it was
-        self._expect_empty: list[tuple[int, str, Consumer]] = []
-        # outbox slots of dequeues sure to take exactly one run (riders.takes_are_certain)
-        self._expect_one: list[tuple[int, Consumer]] = []
         self._takes_are_certain = takes_are_certain(
             discipline.door == LUA_ORDER and self.life.certain,
             len(self.turns),
@@ -135,17 +131,12 @@ class Driver(Counting):
         )
         self._ride_takes = False
         self.caller: Consumer | None = None  # whose dequeue call the last serve attempt made
-        self.index_read: Sequence[IndexEntry] = ()
-        self._index_stale = False  # a trip ran since `_index_read` was read
-        self.peek = IndexPeek(queue)  # ckIndex as a snapshot reads it
         self.rescore: Rescore | None = None  # what the last serve attempt wrote, if anything
-        # ckIndex writes since the last read, and a projection awaiting Redis's word on it
-        self._projections = Projections()
         self.last_rescore: Rescore | None = None  # the order the snapshot shows
 
-    def _seed(self, held: Sequence[PlannedRun]) -> None:
+    def _seed(self, home: RunQueue, held: Sequence[PlannedRun]) -> None:
         """Runs already held at t=0: in Redis's held sets and in the books, before anything."""
-        trip = self._home.trip()
+        trip = home.trip()
         for run in held:
             trip.hold_from_start(run.run_id, run.key)
         trip.send()
@@ -205,26 +196,26 @@ class Driver(Counting):
         self.turns.begin(self.t)
         self._release()
         if self._lifecycle_on:  # this instant's first
-            self.life.sweep(self._outbox.by(self.turns.current.queue), self.t)
+            self.life.sweep(self.outbox.by(self.turns.current.queue), self.t)
         self._arrive()
         self.instant_open = True
 
     def _release(self) -> None:
         for run in self.ledger.releases_due(self.t):
-            trip, holder = self.callers.by_holder(self._outbox, run.run_id)
+            trip, holder = self.callers.by_holder(self.outbox.trip, run.run_id)
             outcome = self.life.release(trip, run, self.t)
             if holder is not None:
                 holder.released(outcome)
             if self.invariants:
                 self.invariants.released(run.run_id)
-            self._projections.writes.reheaded.add(run.key)
+            self.outbox.reheaded(run.key)
             self.recent.add(EVENT_OF[outcome], self.t, run.key, run.run_id, caller_of(holder))
 
     def _arrive(self) -> None:
         for run in self.ledger.arrivals_due(self.t):
-            trip, enqueuer = self.callers.by_enqueuer(self._outbox, run.run_id)
+            trip, enqueuer = self.callers.by_enqueuer(self.outbox.trip, run.run_id)
             timestamp = self.life.arrive(trip, run, self.t)
-            self._projections.writes.reheaded.add(run.key)
+            self.outbox.reheaded(run.key)
             self.ledger.enqueued(run, timestamp)
             if self.history is not None:
                 self.history.enqueued(run.key, self.t)
@@ -233,7 +224,7 @@ class Driver(Counting):
     def _serve_once(self) -> bool:
         """One serve attempt; False when the instant's serving is over."""
         cap = self.config.total_cap
-        held = len(self.ledger.holds) + len(self._expect_one)
+        held = len(self.ledger.holds) + len(self.outbox.expect_one)
         if cap is not None and held >= cap:
             self.caller = None  # no call
             return self._settle()
@@ -245,16 +236,16 @@ class Driver(Counting):
         if plan.rescores:  # (the others leave the order to the dequeue script: nothing to add)
             self._rescore(plan, wall_now)
         room = batch_room(self.config.max_count, held, cap)
-        slot = self._outbox.by(consumer.queue).dequeue(room, wall_now)
+        slot = self.outbox.by(consumer.queue).dequeue(room, wall_now)
         if self._certainly_empty(held):
             why = ENV_LIMIT if held >= self.config.env_limit else ONE_PLACE
-            self._expect_empty.append((slot, why, consumer))  # sent with the next trip
+            self.outbox.expect_empty.append((slot, why, consumer))  # sent with the next trip
             if not self._solo:  # on its own consumer's connection, now
                 self._send(read_index=plan.rescores)  # the next rescore ranks what is there
                 self._check()
             return self._settle()
         if self._ride_takes and room == 1:  # sure to take exactly one run (see __init__)
-            self._expect_one.append((slot, consumer))  # sent, and recorded, with the next trip
+            self.outbox.expect_one.append((slot, consumer))  # sent and recorded with the next trip
             return self.turns.end_turn(1)
         # Only a rescoring plan ranks ckIndex as read; the Lua orders it itself for the others,
         # so reading all K entries per trip would make every dequeue cost O(K) for nothing.
@@ -271,29 +262,29 @@ class Driver(Counting):
     def _rescore(self, plan: ServePlan, wall_now: int) -> None:
         """The discipline's order of what Redis holds now, written into ckIndex ahead of the
         dequeue."""
-        if len(self._outbox):
+        outbox = self.outbox
+        if len(outbox):
             self._rank_after_writes()
         now = SCORE_BASE + self.t
-        rescore = plan.before_dequeue(self._outbox, self.index_read, now, wall_now)
+        rescore = plan.before_dequeue(outbox.trip, outbox.index_read, now, wall_now)
         if rescore is not None:
             self.last_rescore = self.rescore = rescore
-            self._projections.writes.rescored(rescore.members, rescore.scores)
+            outbox.projections.writes.rescored(rescore.members, rescore.scores)
 
     def _rank_after_writes(self) -> None:
         """Give the discipline ckIndex as it stands after the outbox's writes: projected from
         the last read, confirmed by the same trip (projection.py), checked or not; read
         when the lifecycle wrote it (its nacks, sweeps and drops are not projected)."""
-        if self._index_stale or not self.life.projected:
+        if self.outbox.index_stale or not self.life.projected:
             self._send(read_index=True)
             self._check()
         else:
-            read, books = self.index_read, self.ledger.books
-            self.index_read = self._projections.rank_on(self._outbox, read, books)
+            self.outbox.rank_after_writes(self.ledger.books)
 
     def _settle(self) -> bool:
         """End the instant's serving: dequeues that rode along are sent and recorded first,
         so the books know every hold before the clock moves. Always False."""
-        if self._expect_one:
+        if self.outbox.expect_one:
             self._send()
             self._check()
         return False
@@ -304,7 +295,7 @@ class Driver(Counting):
         dequeue (and ack) of its namespace. Its consumers share the one ledger, so it holds for
         them; a client outside the driver could free a slot or queue a run that the books do
         not know of, and the deferred dequeue would then take a run too late."""
-        queued = self.ledger.queued_count - len(self._expect_one)
+        queued = self.ledger.queued_count - len(self.outbox.expect_one)
         return held >= self.config.env_limit or queued == 0
 
     def _close_instant(self) -> None:
@@ -322,7 +313,7 @@ class Driver(Counting):
             self._finish()
 
     def _finish(self) -> None:
-        if len(self._outbox):
+        if len(self.outbox):
             self._send()
             self._check()
         self.done = True
@@ -330,29 +321,8 @@ class Driver(Counting):
     # ---- bookkeeping --------------------------------------------------------------------
 
     def _send(self, read_index: bool = False) -> list[Any]:
-        """Send the outbox, with its reads at its end (trip_reads.py): ckIndex's if asked."""
-        outbox, self._outbox = self._outbox, self._home.trip()
-        via = self.turns.current.queue  # the trip goes on the connection of whose turn it is
-        expected_one, expected_empty = self._expect_one, self._expect_empty
-        if expected_one or expected_empty:
-            self._expect_one, self._expect_empty = [], []
-        self.reads.ask(outbox, read_index)
-        if self._lifecycle_on:
-            self.life.before_send(outbox, self.t)
-        replies = outbox.send(via)
-        if self._lifecycle_on:
-            self.life.replies(replies, self.t, self._fast_served)  # before any dequeue's
-        self._projections.writes.clear()
-        index = self.reads.take(replies)
-        self._index_stale = index is None
-        if index is not None:
-            self.index_read = index
-        self.peek.forget()  # the trip may have changed ckIndex
-        if expected_one or expected_empty:
-            checking, record = self.invariants is not None, self._record_dequeue
-            record_ridden(replies, expected_one, expected_empty, self.t, checking, record)
-        self._projections.confirm(replies, self.t)  # after the takes: they explain a difference
-        return replies
+        """Send the outbox (outbox.py) on the connection of whose turn it is."""
+        return self.outbox.send(self.turns.current.queue, self.t, read_index)
 
     def _check(self) -> None:
         """Check the last trip's reads against the books, once its replies are recorded."""
@@ -361,10 +331,6 @@ class Driver(Counting):
             for key, run_id in self.life.take_expired():
                 self.recent.add("expire", self.t, key, run_id)
         self.reads.check(self.t)
-
-    def _fast_served(self, run: PlannedRun) -> None:
-        """The enqueue handed `run` straight to a worker: a serve at once, by no consumer."""
-        self._record_dequeue(DequeuedRun(run.run_id, 0, run.key), None)
 
     def _record_dequeue(self, run: DequeuedRun, consumer: Consumer | None) -> None:
         t, key, run_id, invariants = self.t, run.key, run.run_id, self.invariants

@@ -17,8 +17,9 @@ from ckviz.sim.engine.life_commands import PlainRuns
 from ckviz.sim.engine.life_view import life_view
 from ckviz.sim.engine.serving import InRedis, Queued, Rescore, ServePlan
 from ckviz.sim.engine.snapshot import Scene
-from ckviz.sim.engine.view import IndexPeek, KeyView
+from ckviz.sim.engine.view import KeyView
 from ckviz.sim.millisecond_clock.event_log import EventLog
+from ckviz.sim.millisecond_clock.outbox import Outbox
 
 
 class Limits(Protocol):
@@ -47,8 +48,7 @@ class MsDriver(Protocol):
     turns: Turns
     score_base: int
     instant_open: bool  # released and arrived at `t`, now serving
-    index_read: Sequence[IndexEntry]  # ckIndex as a rescoring plan last ranked it
-    peek: IndexPeek
+    outbox: Outbox  # ckIndex as a rescoring plan last ranked it, or peeked at
     rescore: Rescore | None  # what the last serve attempt wrote into ckIndex, if anything
     last_rescore: Rescore | None  # the last order written
     caller: Consumer | None  # whose dequeue call the last serve attempt made (None: none)
@@ -70,9 +70,10 @@ def index_shown(
     own (its first `limit` entries are enough to preview the Lua's order, or a discipline's in
     Redis, which ranks the books' queued keys: at 100,000 keys a whole read took 0.2-0.5 s)."""
     if driver.plan.rescores:
-        return driver.index_read, len(driver.index_read)
+        ranked = driver.outbox.index_read
+        return ranked, len(ranked)
     whole = driver.plan.ranks_index or turn.ranks_index
-    return driver.peek.read(None if whole else limit)
+    return driver.outbox.peek.read(None if whole else limit)
 
 
 def shown_order(driver: MsDriver, upcoming: tuple[str, ...], limit: int | None) -> tuple[str, ...]:
