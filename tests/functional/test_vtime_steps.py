@@ -52,13 +52,19 @@ def run(client: redis.Redis, prefix: str, name: str, treatment: Treatment) -> St
     return runner
 
 
+def key_serves(runner: StepRunner) -> dict[str, int]:
+    """Serves per declared key, minted keys together, as the run's outcome counts them."""
+    steps = runner.outcome().steps
+    assert steps is not None
+    return steps.key_serves
+
+
 @pytest.mark.parametrize("discipline", ["baseline", "vtime", "vtime-v17"])
 def test_the_published_ck_skew_row(client: redis.Redis, prefix: str, discipline: str) -> None:
     runner = run(client, prefix, "micro_skew", Treatment(discipline=discipline))
-    calls = sum(c.called for c in runner.calls)
-    f = step_figures(
-        runner.events, runner.scenario.victims, runner.contention, runner.drain_step, calls
-    )
+    steps = runner.outcome().steps
+    assert steps is not None
+    f = step_figures(runner.events, steps.victims, steps.contention, steps.drain_step, steps.calls)
     want = ANCHOR["baseline" if discipline == "baseline" else "vtime"]  # V17 = HEAD here
     got = dict(
         first=f.victim_first_serve,
@@ -82,7 +88,7 @@ def test_v17_starves_a_backlog_against_draining_keys_head_gives_it_its_share(
             "vtime_drain_reregister",
             Treatment(discipline=discipline),
         )
-        serves = runner.key_serves()
+        serves = key_serves(runner)
         shares[discipline] = serves["backlog"] / sum(serves.values())
         # every call has the backlog plus the refed trickle keys to choose from
         keys = len(runner.scenario.key_names())
@@ -100,8 +106,8 @@ def test_an_uncapped_arrival_lets_the_backlog_through_a_fresh_key_flood(
     head_runner = run(client, f"{prefix}head:", "vtime_fresh_flood", Treatment(discipline="vtime"))
     calls = head_runner.scenario.harness.max_steps
     # one run per key per call: a key that is never outranked is served once per call
-    assert head_runner.key_serves()["backlog"] == calls
-    assert floor_runner.key_serves()["backlog"] < calls / 10
+    assert key_serves(head_runner)["backlog"] == calls
+    assert key_serves(floor_runner)["backlog"] < calls / 10
     assert floor_runner.in_redis is not None and floor_runner.in_redis.floor == 0.0  # pinned
 
 

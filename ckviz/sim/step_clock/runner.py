@@ -49,9 +49,10 @@ from ckviz.sim.engine.invariants import LISTING_LIMIT, InvariantChecker, listing
 from ckviz.sim.engine.ledger import Ledger
 from ckviz.sim.engine.life_commands import EVENT_OF, runs_of
 from ckviz.sim.engine.lifecycle import Lifecycle
-from ckviz.sim.engine.run import Counting, Outcome, Progress, StepOutcome
+from ckviz.sim.engine.run import Counting, Outcome, Progress
 from ckviz.sim.engine.snapshot import Header, Scene, snapshot_of
 from ckviz.sim.step_clock.calls import CallRecord
+from ckviz.sim.step_clock.counts import StepCounts
 from ckviz.sim.step_clock.scene import RECENT_EVENTS, step_scene
 from ckviz.store.runqueue import RunQueue, Trip
 
@@ -121,9 +122,7 @@ class StepRunner(Counting):
         # every event, releases too, for a key's own story (the app's runs: they keep history)
         self.whole: list[LoggedEvent] | None = [] if history else None
         self._logs_releases = self.mixed or lifecycle is not None
-        self.contention: dict[str, int] = {}  # serves while >= 2 keys had backlog
-        self.contended: set[str] = set()  # keys with backlog during such a call
-        self.drain_step = -1
+        self.counts = StepCounts(scenario)  # the backlog, the contention, the drain
         # the per-key limit is the env limit (no per-queue limit in the step harness); the
         # planned runs per key grow as runs arrive
         self.invariants = (
@@ -132,7 +131,6 @@ class StepRunner(Counting):
         # a discipline whose state lives in Redis: that state, its rules, what the app shows
         self.in_redis: OnSteps | None = on_steps(keeping, check_invariants, self.mixed)
         self.track_state = check_invariants if track_state is None else track_state
-        self._backlog: set[str] = set()  # keys with runs not yet served
         self._fresh = 0
         self._refeeds = 0
         self._outbox = self._home.trip()
@@ -197,9 +195,7 @@ class StepRunner(Counting):
 
     def _call(self, consumer: int) -> list[DequeuedRun]:
         """Consumer `consumer`'s turn: its call, on its own connection, unless the env is full."""
-        backlog = len(self._backlog)
-        if backlog >= 2:
-            self.contended |= self._backlog
+        backlog = self.counts.backlog()
         called = self.ledger.held_count < self.scenario.env_limit  # burst factor 1
         runs: list[DequeuedRun] = []
         report: DequeueReport | None = None
@@ -270,7 +266,7 @@ class StepRunner(Counting):
         self._log(("enqueue", self.t, key, run.run_id, caller_of(enqueuer)), shown=False)
         if self.invariants is not None:
             self.invariants.arrived_unplanned(key)
-        self._backlog.add(key)
+        self.counts.arrived(key)
         if self.history is not None:
             self.history.enqueued(key, self.t)
 
@@ -325,14 +321,12 @@ class StepRunner(Counting):
             self.invariants.on_dequeued(t, run.key, run.run_id)
         book = ledger.dequeued(t, run.key, run.run_id)
         self.life.served(run.key, run.run_id, t, fast)
-        if not book.queued:
-            self._backlog.discard(run.key)
+        counts = self.counts
+        counts.served(run.key, book, backlog)
         if self.history is not None:
             self.history.dequeued(run.key, t)
-        if backlog >= 2:
-            self.contention[run.key] = self.contention.get(run.key, 0) + 1
-        if not self.scenario.between_calls and self.drain_step < 0 and self.life.all_out():
-            self.drain_step = t
+        if not self.scenario.between_calls and counts.drain_step < 0 and self.life.all_out():
+            counts.drain_step = t
         if self.invariants is not None:
             self.invariants.within_limits(t, run.key, book.held, ledger.held_count)
 
@@ -363,31 +357,14 @@ class StepRunner(Counting):
         return None if self.history is None else self.history.view(t)
 
     def waiting_since(self) -> dict[str, int]:
-        """Declared runs were all enqueued before step 0: a key left with runs waited from then
-        on. (A refed key's leftover run arrived later; it counts only if never served.)"""
-        declared, refed = set(self.scenario.key_names()), set(self.scenario.arrivals.refeed)
-        return {
-            k: 0
-            for k, book in self.ledger.books.items()
-            if book.queued and k in declared and (k not in refed or not book.dequeued)
-        }
+        return self.counts.waiting_since(self.ledger.books)
 
     def contention_counts(self) -> dict[str, int]:
-        return self.contention
+        return self.counts.contention
 
     def outcome(self) -> Outcome:
-        scenario = self.scenario
         floor = None if self.in_redis is None else self.in_redis.floor
-        steps = StepOutcome(
-            contention=self.contention,
-            contended=self.contended,
-            declared=tuple(scenario.key_names()),
-            victims=tuple(scenario.victims),
-            calls=sum(c.called for c in self.calls),
-            drain_step=self.drain_step,
-            key_serves=self.key_serves(),
-            floor=floor,
-        )
+        steps = self.counts.outcome(self.ledger.books, self.calls, floor)
         weights = dict.fromkeys(self.ledger.books, 1.0)  # minted keys count, at weight 1
         trips, sent = self.round_trips, self.commands_sent
         service, tape = self.service(), self.ledger.dequeues
@@ -395,13 +372,3 @@ class StepRunner(Counting):
         tallies = self.life.tallies
         settled = None if tallies is None else self.ledger.settled
         return Outcome("step", *facts, steps=steps, lifecycle=tallies, settled=settled)
-
-    def key_serves(self) -> dict[str, int]:
-        """Serves per declared key, in declared order, then all minted keys together."""
-        books = self.ledger.books
-        counts = {key: books[key].dequeued for key in self.scenario.key_names()}
-        if self.scenario.arrivals.fresh_per_call:
-            counts[f"{FRESH_PREFIX}*"] = sum(b.dequeued for b in books.values()) - sum(
-                counts.values()
-            )
-        return counts
