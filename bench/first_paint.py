@@ -3,12 +3,10 @@
     uv run python bench/first_paint.py [--repeat 5] [--against REV] [-- CKVIZ_ARGS...]
 
 Each repeat spawns a fresh interpreter that runs ckviz's own entry point (ckviz.cli.run) with
-the app headless (Textual's headless driver, 120x40: no terminal needed, so the terminal
-check is skipped) and a hook on the app's first frame, put on the app's class when ckviz
-imports it (not before: ckviz's own start order is measured): once the frame is on screen
-(after the refresh that draws it) the process prints the wall milliseconds since the parent
-spawned it and quits. Printed: min and median over --repeat runs (issue 37 item 9 asks < 1 s
-on a quiet machine), each run's figure, and the machine's load average before and after.
+the app headless and a hook on its first frame (bench/first_frame_probe.py): once the frame is
+on screen the process prints the wall milliseconds since the parent spawned it and quits.
+Printed: min and median over --repeat runs (issue 37 item 9 asks < 1 s on a quiet machine),
+each run's figure, and the machine's load average before and after.
 The embedded server's start is part of it, as a user waits for it. --against REV measures
 REV's ckviz too (bench/trees.py), the trees alternating run by run.
 """
@@ -26,61 +24,13 @@ from pathlib import Path
 
 from trees import env_of, trees_to_measure
 
-PROBE = """
-import importlib.util, os, sys, time
-T0 = float(os.environ["CKVIZ_FIRST_PAINT_T0"])
-
-
-def patched(app_class):
-    run, show = app_class.run, app_class._show
-
-    def headless_run(self, *args, **kwargs):
-        return run(self, headless=True, size=(120, 40))
-
-    def first_show(self, frame):
-        show(self, frame)
-        if not getattr(self, "_painted", False):
-            self._painted = True
-            def painted():
-                ms = (time.time() - T0) * 1000
-                print(f"first-paint-ms {ms:.0f}", file=sys.stderr, flush=True)
-                self.exit(0)
-            self.call_after_refresh(painted)
-
-    app_class.run, app_class._show = headless_run, first_show
-
-
-class WhenTheAppLoads:
-    # patch the app class once ckviz itself imports it: importing it here first would load
-    # Textual before ckviz's own start (its embedded server starts while the app loads)
-    def find_spec(self, name, path=None, target=None):
-        if name != "ckviz.tui.app":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        execute = spec.loader.exec_module
-
-        def exec_module(module):
-            execute(module)
-            patched(module.CkvizApp)
-
-        spec.loader.exec_module = exec_module
-        return spec
-
-
-sys.meta_path.insert(0, WhenTheAppLoads())
-import ckviz.commands.app as app_command
-app_command.need_terminal = lambda: None  # headless: no terminal to draw on
-sys.argv = ["ckviz", *sys.argv[1:]]
-from ckviz.cli import run as ckviz_run
-ckviz_run()
-"""
+PROBE = Path(__file__).resolve().parent / "first_frame_probe.py"
 
 
 def one_run(args: list[str], tree: Path) -> float:
-    env = {**env_of(tree), "CKVIZ_FIRST_PAINT_T0": repr(time.time())}
+    env = {**env_of(tree), "FIRST_FRAME_T0": repr(time.time())}
     done = subprocess.run(
-        [sys.executable, "-P", "-c", PROBE, *args],  # -P: the tree's ckviz, not the folder's
+        [sys.executable, "-P", str(PROBE), *args],  # -P: the tree's ckviz, not the folder's
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,

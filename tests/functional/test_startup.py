@@ -74,52 +74,7 @@ def test_a_headless_run_loads_no_app_no_other_command_and_no_progress_bar(tmp_pa
 
 # `ckviz` (the app) as its entry point runs it, headless, the loaded modules written once its
 # first frame is drawn (the hook is put on the app's class when ckviz imports it)
-FIRST_FRAME_AND_LIST = """
-import importlib.util, json, sys
-listed = sys.argv[1]
-
-
-def patched(app_class):
-    run, show = app_class.run, app_class._show
-
-    def headless_run(self, *args, **kwargs):
-        return run(self, headless=True, size=(120, 40))
-
-    def first_show(self, frame):
-        show(self, frame)
-        if not getattr(self, "_listed", False):
-            self._listed = True
-            def painted():
-                json.dump(sorted(sys.modules), open(listed, "w"))
-                self.exit(0)
-            self.call_after_refresh(painted)
-
-    app_class.run, app_class._show = headless_run, first_show
-
-
-class WhenTheAppLoads:
-    def find_spec(self, name, path=None, target=None):
-        if name != "ckviz.tui.app":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        execute = spec.loader.exec_module
-
-        def exec_module(module):
-            execute(module)
-            patched(module.CkvizApp)
-
-        spec.loader.exec_module = exec_module
-        return spec
-
-
-sys.meta_path.insert(0, WhenTheAppLoads())
-import ckviz.commands.app as app_command
-app_command.need_terminal = lambda: None
-sys.argv = ["ckviz", *sys.argv[2:]]
-from ckviz.cli import run
-run()
-"""
+FIRST_FRAME_PROBE = Path(__file__).resolve().parents[2] / "bench" / "first_frame_probe.py"
 
 # what the app's first frame does not need (issue 37 item 9: loaded when asked for)
 NOT_BEFORE_THE_FIRST_FRAME = (
@@ -143,12 +98,14 @@ def test_the_app_draws_its_first_frame_without_loading_what_it_does_not_show(
     tmp_path: Path,
 ) -> None:
     listed = tmp_path / "modules.json"
+    env = {**os.environ, "FIRST_FRAME_MODULES": str(listed)}
     done = subprocess.run(
-        [sys.executable, "-c", FIRST_FRAME_AND_LIST, str(listed), "ck_skew"],
+        [sys.executable, "-P", str(FIRST_FRAME_PROBE), "ck_skew"],
         capture_output=True,
         text=True,
         timeout=120,
         stdin=subprocess.DEVNULL,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     modules = json.loads(listed.read_text())
