@@ -252,9 +252,18 @@ class CkvizApp(App[int]):
             None if player.progress is None else player.progress.line(short=True),
         )
 
+    def _drawn_on(self, frame: Frame) -> MainScreen | CompareScreen | None:
+        """The screen to draw `frame` on: its mode's, mounted, while the app runs. Once the
+        app shuts down, a driver job's frame or a timer's tick can still land while the
+        screens' widgets are being removed: nothing is drawn then."""
+        if not self.is_running or frame.setup.compare != self.player.setup.compare:
+            return None
+        view = self._view()
+        return view if view.is_mounted else None
+
     def _show(self, frame: Frame) -> None:
-        if frame.setup.compare == self.player.setup.compare and self._view().is_mounted:
-            self._view().show(frame, self.palette, self._controls())
+        if (view := self._drawn_on(frame)) is not None:
+            view.show(frame, self.palette, self._controls())
 
     def _show_progress(self) -> None:
         """A long move runs: its progress line again (the driver thread moved it on)."""
@@ -264,9 +273,8 @@ class CkvizApp(App[int]):
 
     def _show_controls(self) -> None:
         frame = self.player.recording.current
-        same_mode = frame is not None and frame.setup.compare == self.player.setup.compare
-        if frame is not None and same_mode and self._view().is_mounted:
-            self._view().show_controls(frame, self._controls(), self.palette)
+        if frame is not None and (view := self._drawn_on(frame)) is not None:
+            view.show_controls(frame, self._controls(), self.palette)
 
     def _refresh_view(self) -> None:
         frame = self.player.recording.current
