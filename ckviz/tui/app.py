@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import signal
 from collections.abc import Iterable
 from concurrent.futures import Future
 from pathlib import Path
@@ -40,16 +38,12 @@ from ckviz.tui.palette import KeyPalette, lane_colours, theme_colours, verdict_c
 from ckviz.tui.screens.compare import CompareScreen
 from ckviz.tui.screens.lane_screen import LaneScreen
 from ckviz.tui.screens.main import MainScreen
+from ckviz.tui.signals import quit_on_signals
 from ckviz.tui.themes import PROJECTOR, THEMES
 from ckviz.tui.widgets.bars.filter_bar import FilterBar
-from ckviz.tui.widgets.bars.status import Controls
+from ckviz.tui.widgets.bars.status import controls_of
 
 PROGRESS_EVERY_S = 0.25  # a long move's progress line is drawn again this often
-
-
-def terminal_fds() -> list[int]:
-    """stdout and stderr, those on a terminal (Textual writes to one of them)."""
-    return [fd for fd in (1, 2) if os.isatty(fd)]
 
 
 class CkvizApp(App[int]):
@@ -104,25 +98,8 @@ class CkvizApp(App[int]):
         self._progress_timer = self.set_interval(PROGRESS_EVERY_S, self._show_progress, pause=True)
         self.theme_changed_signal.subscribe(self, lambda _theme: self._repaint())
         if self._handle_signals:
-            loop = asyncio.get_running_loop()
-            loop.add_signal_handler(signal.SIGTERM, lambda: self.call_next(self.action_quit))
-            terminal = terminal_fds()
-            signal.signal(signal.SIGHUP, lambda *_: self._hung_up(loop, terminal))
+            quit_on_signals(self, self.action_quit)  # SIGTERM, SIGHUP (a closed terminal)
         self.perform(self.player.start(self.player.setup))
-
-    def _hung_up(self, loop: asyncio.AbstractEventLoop, terminal: list[int]) -> None:
-        """SIGHUP, a closed terminal: every write to it fails from now on, a failed write ends
-        Textual's writer thread (and exiting waits for it forever), and the SIGCONT that comes
-        with the hangup would start application mode again on the dead terminal. So, before
-        that SIGCONT is handled (a lower signal number: Python runs this handler first): the
-        writes go to /dev/null, SIGCONT does nothing more, then quit as `q` does."""
-        with contextlib.suppress(OSError):
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            for fd in terminal:
-                os.dup2(devnull, fd)
-            os.close(devnull)
-        signal.signal(signal.SIGCONT, signal.SIG_DFL)
-        loop.call_soon_threadsafe(self.call_next, self.action_quit)
 
     async def action_quit(self) -> None:
         """Stop what runs, close every lane (their keys are deleted), then exit."""
@@ -234,24 +211,6 @@ class CkvizApp(App[int]):
         assert isinstance(screen, MainScreen | CompareScreen)
         return screen
 
-    def _controls(self) -> Controls:
-        player = self.player
-        replay = None if player.recording.live else player.recording.position
-        error = str(player.error) if player.error else None
-        interval, instants = SPEEDS[player.speed]
-        return Controls(
-            player.playing,
-            player.speed + 1,
-            replay,
-            error,
-            player.busy,
-            round(instants / interval, 1),
-            player.running_to_end,
-            player.pace.rate(),
-            None if player.progress is None else player.progress.line(),
-            None if player.progress is None else player.progress.line(short=True),
-        )
-
     def _drawn_on(self, frame: Frame) -> MainScreen | CompareScreen | None:
         """The screen to draw `frame` on: its mode's, mounted, while the app runs. Once the
         app shuts down, a driver job's frame or a timer's tick can still land while the
@@ -263,7 +222,7 @@ class CkvizApp(App[int]):
 
     def _show(self, frame: Frame) -> None:
         if (view := self._drawn_on(frame)) is not None:
-            view.show(frame, self.palette, self._controls())
+            view.show(frame, self.palette, controls_of(self.player))
 
     def _show_progress(self) -> None:
         """A long move runs: its progress line again (the driver thread moved it on)."""
@@ -274,7 +233,7 @@ class CkvizApp(App[int]):
     def _show_controls(self) -> None:
         frame = self.player.recording.current
         if frame is not None and (view := self._drawn_on(frame)) is not None:
-            view.show_controls(frame, self._controls(), self.palette)
+            view.show_controls(frame, controls_of(self.player), self.palette)
 
     def _refresh_view(self) -> None:
         frame = self.player.recording.current

@@ -11,6 +11,8 @@ from textual.widgets import Static
 from ckviz.fairness_so_far import SoFar
 from ckviz.model.history import Trend
 from ckviz.player.frames import Frame
+from ckviz.player.player import Player
+from ckviz.player.tape import SPEEDS
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.sparkline import sparkline
 from ckviz.tui.text import BOLD, DIM, STARVED, Part, fitted, longest_wait, ms, ratio
@@ -35,6 +37,26 @@ class Controls:
     achieved: float | None = None  # instants a second play really made lately (None: unknown)
     progress: str | None = None  # a long move's progress line (player/progress.py), while run
     progress_short: str | None = None  # the same, for a narrow terminal
+
+
+def controls_of(player: Player) -> Controls:
+    """What the app's player is doing, as the status line says it."""
+    replay = None if player.recording.live else player.recording.position
+    error = str(player.error) if player.error else None
+    interval, instants = SPEEDS[player.speed]
+    progress = player.progress
+    return Controls(
+        player.playing,
+        player.speed + 1,
+        replay,
+        error,
+        player.busy,
+        round(instants / interval, 1),
+        player.running_to_end,
+        player.pace.rate(),
+        None if progress is None else progress.line(),
+        None if progress is None else progress.line(short=True),
+    )
 
 
 # What goes first when the bottom line is too narrow (the highest first): the note on slots
