@@ -280,17 +280,21 @@ class WatchApp(App[int]):
         return WatchControls(tape.playing, replay, error, tape.busy)
 
     def _screen(self) -> WatchScreen | None:
-        return next((s for s in self.screen_stack if isinstance(s, WatchScreen)), None)
+        """The watch's screen while a frame may be drawn on it: mounted, while the app runs
+        (once it shuts down, a refresh can still land as the screen's widgets are removed)."""
+        if not self.is_running:
+            return None
+        screen = next((s for s in self.screen_stack if isinstance(s, WatchScreen)), None)
+        return screen if screen is not None and screen.is_mounted else None
 
     def _show(self, frame: Frame) -> None:
-        screen = self._screen()
-        if screen is not None and screen.is_mounted:
+        if (screen := self._screen()) is not None:
             screen.show(frame, self.palette, self._controls())
 
     def _show_controls(self) -> None:
         frame = self.tape.recording.current if self.tape is not None else None
         screen = self._screen()
-        if screen is None or not screen.is_mounted:
+        if screen is None:
             return
         if frame is not None:
             screen.show_controls(frame, self._controls())
