@@ -19,6 +19,7 @@ keys."""
 from __future__ import annotations
 
 import math
+import operator
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -65,15 +66,17 @@ def resampled_attainment(
     if not judged or not windows.keys:
         return None
     candidates = sorted(judged, key=lambda k: (judged[k], k))[:CANDIDATES]
-    stretches = [windows.per_window(service, k) for k in candidates]
+    # each key's owed and got per stretch as two lists: summed by map, not a generator of
+    # pairs (the same terms in the same order, so the same sums; a third of the time)
+    stretches = [tuple(zip(*windows.per_window(service, k), strict=True)) for k in candidates]
     out: list[float | None] = []
     for counts in draws():
         lowest: float | None = None
-        for per in stretches:
-            owed = sum(c * o for c, (o, _) in zip(counts, per, strict=True))
+        for owed_in, got_in in stretches:
+            owed = sum(map(operator.mul, counts, owed_in))
             if owed < MIN_OWED:
                 continue
-            got = sum(c * g for c, (_, g) in zip(counts, per, strict=True))
+            got = sum(map(operator.mul, counts, got_in))
             if lowest is None or got / owed < lowest:
                 lowest = got / owed
         out.append(None if lowest is None else round(lowest, 6))
