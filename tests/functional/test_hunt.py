@@ -20,7 +20,7 @@ from ckviz.inputs.scenario_files import load
 from ckviz.model.invariants import BrokenInvariant
 from ckviz.model.results import Results
 from ckviz.store.server import RedisServer
-from tests.functional.cli_support import ckviz, ckviz_here
+from tests.functional.cli_support import ckviz_here
 
 pytestmark = pytest.mark.slow
 
@@ -43,9 +43,11 @@ def test_baseline_backlog_starvation_is_found_at_once_and_shrunk(
     finding = hunt(
         ms_workloads(5, "seed-a"),
         _runner(client, prefix, "baseline"),
-        examples=100,
+        # seed 18 finds a key given 6% of its due within 10 workloads and shrinks it in 139
+        # cells; seed 0 needed 100 workloads and 338 cells (seeds 3, 13, 15 find 0.12-0.15)
+        examples=10,
         seconds=NO_CAP,
-        seed=0,
+        seed=18,
     )
     assert finding.bug is None and finding.case is not None and finding.verdict is not None
     assert finding.verdict.worst_share <= 0.1  # a key gets at most a tenth of what it is owed
@@ -63,7 +65,7 @@ def test_the_same_seed_finds_the_same_workload(client: redis.Redis, prefix: str)
             _runner(client, f"{prefix}{i}:", "sfq"),
             examples=10,  # a search that drifts differs within a few workloads
             seconds=NO_CAP,
-            seed=7,
+            seed=1,  # found and shrunk in 67 cells (seed 7: 171)
         )
         for i in range(2)
     ]
@@ -76,9 +78,9 @@ def test_found_file_reproduces_the_hunts_figures(
     finding = hunt(
         ms_workloads(4, "seed-a"),
         _runner(client, prefix, "baseline"),
-        examples=15,
+        examples=10,
         seconds=NO_CAP,
-        seed=1,
+        seed=2,  # found and shrunk in 56 cells (seed 1 with 15 workloads: 191)
     )
     assert finding.case is not None and finding.verdict is not None
     found = tmp_path / "found.toml"
@@ -86,7 +88,7 @@ def test_found_file_reproduces_the_hunts_figures(
     again = HuntCase(load(str(found)), "seed-a")
     assert evaluate(client, f"{prefix}again:", again, "baseline") == finding.verdict
     out = tmp_path / "r.json"
-    proc = ckviz(
+    proc = ckviz_here(
         "--headless",
         "--scenario",
         str(found),
@@ -111,7 +113,7 @@ def test_hunt_cli_writes_the_file_and_compares_disciplines(
     redis_server: RedisServer, prefix: str, tmp_path: Path
 ) -> None:
     out = tmp_path / "found.toml"
-    proc = ckviz(
+    proc = ckviz_here(
         "hunt",
         "--discipline",
         "baseline",
@@ -137,7 +139,7 @@ def test_hunt_cli_writes_the_file_and_compares_disciplines(
     (tmp_path / "results.json").write_text("{}")
     words = shlex.split(proc.stdout.split("reproduce: ", 1)[1].splitlines()[0])
     assert words[0] == "ckviz"
-    again = ckviz(*words[1:], cwd=tmp_path)
+    again = ckviz_here(*words[1:], cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert (tmp_path / "results.json").read_text() == "{}" and (tmp_path / "found.json").is_file()
     assert ckviz_here("validate", str(out)).returncode == 0
@@ -157,7 +159,7 @@ def test_v17_starvation_is_rediscovered_in_the_step_harness_and_reproduces(
         _runner(client, prefix, "vtime-v17"),
         # seed 3 finds a key served nothing (worst share 0) within 10 workloads and shrinks it
         # in ~2 CPU-s; seed 0 needed 60 and ~6 CPU-s (seeds 1 and 4 find less within 20-30)
-        examples=20,
+        examples=10,
         seconds=NO_CAP,
         seed=3,
     )
@@ -168,7 +170,7 @@ def test_v17_starvation_is_rediscovered_in_the_step_harness_and_reproduces(
     found = tmp_path / "found.toml"
     write_found(found, finding.case, finding.verdict, "ckviz --headless ...")
     out = tmp_path / "r.json"
-    proc = ckviz(
+    proc = ckviz_here(
         "--headless",
         "--scenario",
         str(found),
