@@ -29,7 +29,7 @@ from ckviz.store.runqueue import RunQueue, Trip
 from ckviz.store.server import RedisServer, embedded_server
 from tests.conftest import REDIS_7
 from tests.functional.capture_support import Producer, trace_header, workload
-from tests.functional.cli_support import ckviz, ckviz_here
+from tests.functional.cli_support import ckviz_here
 from tests.functional.live_support import QUEUE_NAME, read_only_user, with_user
 from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
 
@@ -150,7 +150,9 @@ def test_a_queue_that_vanishes_mid_capture_ends_its_runs(
     runs = workload(keys=2, runs_per_key=3, gap_ms=0, hold_ms=10, after_ms=0)
     Producer(server.client(), prefix, runs)  # queued, never served
     out = tmp_path / "trace.csv"
-    proc = start_capture(server.url, prefix, out, "--seconds", "2", "--interval", "0.05")
+    # a second: the queue is deleted milliseconds into it, and the capture's last read (at
+    # its end) sees the queue gone whenever its polls did not
+    proc = start_capture(server.url, prefix, out, "--seconds", "1", "--interval", "0.05")
     delete_prefix(client, prefix)  # the queue is gone (deleted, as a flush would)
     assert finished(proc)[0] == 0
     header = trace_header(out.read_text())
@@ -182,7 +184,7 @@ def test_an_existing_out_is_refused_without_force(
 ) -> None:
     out = tmp_path / "trace.csv"
     out.write_text("mine\n")
-    done = ckviz(
+    done = ckviz_here(  # refused before any read
         "capture",
         "--redis-url",
         server.url,
@@ -283,7 +285,7 @@ def test_a_server_that_sends_no_notices_is_polled_or_refused(
         out = tmp_path / "trace.csv"
         proc = start_capture(url, prefix, out, "--seconds", "0.3", "--interval", "0.05")
         assert finished(proc)[0] == 0
-        refused = ckviz(
+        refused = ckviz_here(
             "capture",
             "--redis-url",
             url,
@@ -312,7 +314,7 @@ def test_a_stop_mid_traffic_leaves_a_valid_trace_of_what_was_seen(
 ) -> None:
     # traffic for ~36 s: the stop lands mid-traffic however long a loaded machine takes
     # to act on it and make its last read
-    runs = workload(keys=3, runs_per_key=400, gap_ms=30, hold_ms=20, after_ms=2000)
+    runs = workload(keys=3, runs_per_key=400, gap_ms=30, hold_ms=20, after_ms=300)
     producer = Producer(server.client(), prefix, runs)
     out = tmp_path / "trace.csv"
     proc = start_capture(server.url, prefix, out, "--seconds", "60")
