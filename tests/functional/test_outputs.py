@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import stat
 import subprocess
 from pathlib import Path
@@ -89,8 +90,8 @@ def test_a_symlink_stays_a_link_and_its_target_is_written(results: Path, tmp_pat
     md.write_text("old")
     (tmp_path / "link.html").symlink_to(html)  # dangling: the target is created
     (tmp_path / "link.md").symlink_to(md)
-    proc = run("report", str(results), "--out", str(tmp_path / "link.html"),
-               "--markdown", str(tmp_path / "link.md"), "--force")  # fmt: skip
+    proc = ckviz_here("report", str(results), "--out", str(tmp_path / "link.html"),
+                      "--markdown", str(tmp_path / "link.md"), "--force")  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     for link, target in (("link.html", html), ("link.md", md)):
         assert (tmp_path / link).is_symlink() and os.readlink(tmp_path / link) == str(target)
@@ -101,8 +102,8 @@ def test_junit_and_summary_through_symlinks(redis_server: RedisServer, tmp_path:
     junit, summary = tmp_path / "real.xml", tmp_path / "real.md"
     (tmp_path / "j").symlink_to(junit)
     (tmp_path / "s").symlink_to(summary)
-    proc = run(*ONE_CELL, *on(redis_server), "--out", str(tmp_path / "r.json"),
-               "--junit", str(tmp_path / "j"), "--summary-md", str(tmp_path / "s"))  # fmt: skip
+    proc = ckviz_here(*ONE_CELL, *on(redis_server), "--out", str(tmp_path / "r.json"),
+                      "--junit", str(tmp_path / "j"), "--summary-md", str(tmp_path / "s"))  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "j").is_symlink() and (tmp_path / "s").is_symlink()
     assert junit.read_text().startswith("<?xml")
@@ -136,10 +137,14 @@ def test_two_runs_into_one_folder_never_silently_overwrite(
     redis_server: RedisServer, tmp_path: Path
 ) -> None:
     out, env = tmp_path / "results.json", ckviz_env()
-    longer = ("--headless", "--scenario", "ck_skew", "--scenario", "ck_trickle", "--jobs", "1")
+    longer = ("--headless", "--scenario", "ck_skew", "--discipline", "sfq", "--jobs", "1")
     with popen_ckviz(*longer, *on(redis_server), "--out", str(out), env=env) as slow:
-        wait_for_line(slow, "[1/48]")  # its --out was checked, and free
-        quick = run(*ONE_CELL, *on(redis_server), "--out", str(out))
+        wait_for_line(slow, "[1/3]")  # its --out was checked, and free
+        os.killpg(slow.pid, signal.SIGSTOP)  # held mid-run, however fast the rest would be
+        try:
+            quick = run(*ONE_CELL, *on(redis_server), "--out", str(out))
+        finally:
+            os.killpg(slow.pid, signal.SIGCONT)
         assert quick.returncode == 0, quick.stderr
         assert slow.wait(timeout=120) == ExitCode.USAGE
         assert slow.stderr is not None
@@ -149,7 +154,7 @@ def test_two_runs_into_one_folder_never_silently_overwrite(
     assert line == (f"ckviz: error: --out: {out} was written by someone else while ckviz ran, "
                     f"so it was left alone; saved to {saved}")  # fmt: skip
     assert len(json.loads(out.read_text())["scenarios"][0]["runs"]) == 1  # the quick run's
-    assert sum(len(s["runs"]) for s in json.loads(saved.read_text())["scenarios"]) == 48
+    assert sum(len(s["runs"]) for s in json.loads(saved.read_text())["scenarios"]) == 3
     shutil.rmtree(env["TMPDIR"], ignore_errors=True)
 
 
@@ -158,18 +163,18 @@ def test_an_output_fifo_nobody_reads_times_out_in_one_line(
 ) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    env = {"CKVIZ_FIFO_TIMEOUT": "1"}
+    env = {"CKVIZ_FIFO_TIMEOUT": "0.2"}  # nobody ever reads: how long it waits is not the point
     proc = run(*ONE_CELL, *on(redis_server), "--out", str(fifo), env=env, timeout=60)
     assert proc.returncode == ExitCode.USAGE
     (line,) = [x for x in proc.stderr.splitlines() if x.startswith("ckviz: error")]
-    assert f"--out: cannot write {fifo} (no reader after 1 s); results saved to " in line
+    assert f"--out: cannot write {fifo} (no reader after 0.2 s); results saved to " in line
     hunt = ("hunt", "--discipline", "sfq", "--examples", "1", "--redis-url", redis_server.url,
             "--prefix", fresh_root(), "--out", str(fifo))  # fmt: skip
     proc = run(*hunt, env=env, timeout=60)
     assert proc.returncode == ExitCode.USAGE
     assert (
         proc.stderr.splitlines()[-1]
-        == f"ckviz: error: --out: cannot write {fifo} (no reader after 1 s)"
+        == f"ckviz: error: --out: cannot write {fifo} (no reader after 0.2 s)"
     )
     assert stat.S_ISFIFO(fifo.lstat().st_mode)
 
