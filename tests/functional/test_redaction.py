@@ -1,19 +1,23 @@
 """A password in a Redis URL is never printed, whatever the URL's form and whichever command
-or error path prints it: each case below is a real `ckviz` process, and its whole output is
-searched for the password."""
+or error path prints it: the whole output is searched for the password. A URL refused before
+any server answers is run in this process, its output taken from file descriptors 1 and 2 as
+well as from sys.stdout and sys.stderr (a logger or a library writing to the real stream is
+caught too); each case where a server answers (and refuses) is a real `ckviz` process."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from ckviz import errors
 from ckviz.errors import ExitCode
 from ckviz.store.preflight import redact, url_secrets
 from ckviz.store.server import connect
+from tests.functional.cli_support import ckviz_here
 from tests.functional.trust_support import (
     OwnRedis,
-    ckviz_env,
     own_redis,
     run_ckviz,
     stderr_lines,
@@ -48,6 +52,22 @@ def test_redact_hides_the_password_in_every_form(url: str, shown: str) -> None:
     assert (PW in "".join(url_secrets(url))) == (PW in url)
 
 
+def all_output_here(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """`ckviz ARGS` in this process as in a new one, with what it printed by its streams and
+    by the file descriptors behind them. ckviz keeps the passwords it was given for its
+    process's life, and hides them from whatever it prints: the run starts with none kept, or
+    an earlier test's password (the same one) would be hidden for it."""
+    monkeypatch.setattr(errors, "_SECRETS", set())
+    capfd.readouterr()  # nothing of the test's own
+    proc = ckviz_here(*args)
+    fds = capfd.readouterr()
+    return subprocess.CompletedProcess(
+        proc.args, proc.returncode, proc.stdout + fds.out, proc.stderr + fds.err
+    )
+
+
 def only_error(proc, code: ExitCode) -> str:  # type: ignore[no-untyped-def]
     assert proc.returncode == code, proc.stderr
     everything = proc.stdout + proc.stderr
@@ -71,20 +91,28 @@ def only_error(proc, code: ExitCode) -> str:  # type: ignore[no-untyped-def]
 )
 @pytest.mark.parametrize("command", ["headless", "hunt", "stress"])
 def test_a_bad_url_never_shows_its_password(
-    url: str, needle: str, command: str, tmp_path: Path
+    url: str,
+    needle: str,
+    command: str,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     args = {
         "headless": (*HEADLESS, "--out", str(tmp_path / "r.json")),
         "hunt": ("hunt", "--discipline", "sfq", "--out", str(tmp_path / "f.toml")),
         "stress": ("stress",),
     }[command]
-    proc = run_ckviz(*args, "--redis-url", url)
+    proc = all_output_here(capfd, monkeypatch, *args, "--redis-url", url)
     assert needle in only_error(proc, ExitCode.USAGE)
 
 
 @pytest.mark.parametrize("command", ["headless", "hunt", "stress"])
 def test_a_password_from_the_environment_is_hidden_and_its_source_named(
-    command: str, tmp_path: Path
+    command: str,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     url = f"redis://127.0.0.1:1/0?password={PW}"  # nothing listens on port 1
     args = {
@@ -92,7 +120,8 @@ def test_a_password_from_the_environment_is_hidden_and_its_source_named(
         "hunt": ("hunt", "--discipline", "sfq", "--out", str(tmp_path / "f.toml")),
         "stress": ("stress",),
     }[command]
-    proc = run_ckviz(*args, env=ckviz_env(CKVIZ_REDIS_URL=url))
+    monkeypatch.setenv("CKVIZ_REDIS_URL", url)
+    proc = all_output_here(capfd, monkeypatch, *args)
     line = only_error(proc, ExitCode.REDIS)
     assert "cannot reach Redis at CKVIZ_REDIS_URL redis://127.0.0.1:1/0?password=***" in line
 
