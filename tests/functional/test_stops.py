@@ -111,8 +111,8 @@ def test_the_same_request_repeated_within_two_seconds_is_absorbed(tmp_path: Path
     with group(*MATRIX, "--out", str(out), "--jobs", "1", env=env) as proc:
         wait_for_line(proc, "/48] ")
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            os.killpg(proc.pid, signum)  # eight deliveries within a second
-            time.sleep(0.25)
+            os.killpg(proc.pid, signum)  # eight deliveries within half a second
+            time.sleep(0.1)
         rc, lines = finish(proc)
     assert rc == ExitCode.INTERRUPTED, lines
     assert 1 <= runs_in(partial(out)) < 48
