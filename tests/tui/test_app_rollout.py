@@ -23,7 +23,7 @@ from ckviz.tui.decision import this_step
 from ckviz.tui.why import rule
 from ckviz.tui.widgets.queue.event_log import EventLogPane
 from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
-from tests.tui.conftest import press, settle
+from tests.tui.conftest import press, settle, step_n
 
 MakeApp = Callable[..., CkvizApp]
 ONE_EACH = parse_lineup("vtime:1,baseline:1", 64)  # --consumers as the app reads it
@@ -183,7 +183,8 @@ async def test_a_mixs_this_step_line_names_the_consumer_that_made_the_call(
     app = make_app("ck_skew", "vtime", consumers=ONE_EACH)
     named = set()
     async with opened(app) as pilot:
-        async for snapshot in stepped(pilot, "space", 30):
+        for frame in await step_n(pilot, 30):
+            snapshot = frame.snapshots[0]
             line = this_step(snapshot, app.palette).plain
             if not snapshot.taken:
                 continue
@@ -204,7 +205,8 @@ async def test_a_mixs_call_that_took_nothing_names_its_consumer(make_app: MakeAp
     named = set()
     async with opened(app) as pilot:
         before = shown(app)
-        async for snapshot in stepped(pilot, "space", 30):
+        for frame in await step_n(pilot, 30):
+            snapshot = frame.snapshots[0]
             called = {c.name: f"{c.name} {c.discipline}" for c in snapshot.consumers}
             whose = called[before.next_consumer]  # type: ignore[index]
             before = snapshot
@@ -226,7 +228,8 @@ async def test_a_mixs_this_step_line_gives_the_rule_and_state_of_the_callers_dis
     app = make_app("ck_skew", "vtime", consumers=ONE_EACH)
     seen = set()
     async with opened(app) as pilot:
-        async for snapshot in stepped(pilot, "space", 30):
+        for frame in await step_n(pilot, 30):
+            snapshot = frame.snapshots[0]
             if not snapshot.taken:
                 continue
             line = this_step(snapshot, app.palette).plain
@@ -248,7 +251,8 @@ async def test_a_this_step_line_shows_no_other_consumers_copy_of_a_client_side_s
     app = make_app("ck_skew", "sfq", consumers=2)
     others = 0
     async with opened(app) as pilot:
-        async for snapshot in stepped(pilot, "space", 16):
+        for frame in await step_n(pilot, 16):
+            snapshot = frame.snapshots[0]
             if not snapshot.taken:
                 continue
             line = this_step(snapshot, app.palette).plain
