@@ -17,7 +17,7 @@ from ckviz.tui.app import CkvizApp
 from ckviz.tui.palette import KeyPalette
 from ckviz.tui.text import Part, fitted
 from ckviz.tui.widgets.bars.status import Controls, StatusBar
-from tests.tui.conftest import press, settle
+from tests.tui.conftest import press, settle, step_n
 from tests.tui.test_pictures import compare_frame
 
 MakeApp = Callable[..., CkvizApp]
@@ -37,7 +37,7 @@ async def test_the_status_lines_fit_80_columns_by_priority(make_app: MakeApp) ->
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, *["space"] * 30)
+        await step_n(pilot, 30)
         bar = app.screen.query_one(StatusBar)
         top, bottom = fits(bar)
         assert top.startswith(" ck_skew") and " sfq " in top and "t=" in top, top
