@@ -30,8 +30,9 @@ from ckviz.tui.widgets.compare.wait_compare import WaitComparePane
 from ckviz.tui.widgets.discipline.discipline import DisciplinePane
 from ckviz.tui.widgets.pane import Pane
 from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
-from tests.tui.conftest import SIZE, press, press_n, settle
+from tests.tui.conftest import SIZE, palette, press, press_n, settle
 from tests.tui.fake_source import BASE, HandMade, snapshot
+from tests.waiting import eventually
 
 MakeApp = Callable[..., CkvizApp]
 
@@ -162,16 +163,10 @@ async def test_palette_steps_and_runs_to_the_end(make_app: MakeApp) -> None:
     app = make_app("ck_trickle", "drr")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await press(pilot, "ctrl+p")
-        await pilot.press(*"step 10 dequeue")
-        await pilot.pause(0.3)
-        await press(pilot, "enter")
+        await palette(pilot, "step 10 dequeue", "Step 10 dequeue rounds")
         assert app.player.recording.current is not None
         assert app.player.recording.current.snapshots[0].step == 10
-        await press(pilot, "ctrl+p")
-        await pilot.press(*"run to the end")
-        await pilot.pause(0.3)
-        await press(pilot, "enter")
+        await palette(pilot, "run to the end", "Run to the end")
         assert app.player.recording.current.done
         await pilot.press("q")
 
@@ -203,13 +198,10 @@ async def test_x_and_the_palettes_screenshot_export_here(
             == sum(k.dequeued for k in run.metrics.per_key)
         )
         await press(pilot, "n")
-        await press(pilot, "ctrl+p")
-        await pilot.press(*"screenshot")
-        await pilot.pause(0.3)
-        await press(pilot, "enter")
-        await pilot.pause(0.2)
+        await palette(pilot, "screenshot", "Screenshot")
         step = app.player.recording.current.snapshots[0].step  # type: ignore[union-attr]
-        assert (tmp_path / f"ckviz-ck_skew-baseline-round{step}.svg").is_file()
+        shot = tmp_path / f"ckviz-ck_skew-baseline-round{step}.svg"
+        await eventually(shot.is_file, "the palette's screenshot written")
         await pilot.press("q")
 
 
@@ -327,9 +319,10 @@ async def test_x_at_the_end_writes_the_results_a_headless_run_writes(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await press(pilot, "greater_than_sign", "x")
-        await pilot.pause(0.2)
         assert app.player.recording.current is not None
         stem = export_stem(app.player.recording.current)
+        note = f"wrote {stem}.svg and "  # once every file is written
+        await eventually(lambda: any(note in n.message for n in app._notifications), note)
         exported = Results.model_validate_json((tmp_path / f"{stem}.json").read_bytes())
         await pilot.press("q")
     assert exported.complete and exported.error is None
