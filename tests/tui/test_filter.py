@@ -21,7 +21,7 @@ from ckviz.tui.widgets.queue.event_log import EventLogPane
 from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
 from ckviz.tui.widgets.queue.key_strip import KeyStripPane
-from tests.tui.conftest import SIZE, press, press_n, settle
+from tests.tui.conftest import SIZE, palette, press, press_n, settle
 
 pytestmark = pytest.mark.slow
 
@@ -160,10 +160,7 @@ async def test_the_palette_opens_the_filter_and_esc_also_leaves_a_zoom(make_app:
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await press(pilot, "ctrl+p")
-        await pilot.press(*"filter keys")
-        await pilot.pause(0.3)
-        await press(pilot, "enter")
+        await palette(pilot, "filter keys", "Filter keys…")
         assert isinstance(app.focused, Input)
         await pilot.press("h", "v", "enter")
         await settle(pilot)
