@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input
 
 from ckviz.player.jumps import go_to
 from ckviz.tui import exporting
@@ -20,7 +19,7 @@ from ckviz.tui.screens.prompt import Prompt
 from ckviz.tui.widgets.bars.status import StatusBar
 from ckviz.tui.widgets.queue.ck_index import CkIndexPane
 from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
-from tests.tui.conftest import SIZE, press, settle
+from tests.tui.conftest import SIZE, noted, palette, press, press_n, settle, type_into
 from tests.tui.fake_source import HandMade
 from tests.tui.test_explain_and_keys import compare_frame
 
@@ -31,20 +30,6 @@ def now(app: CkvizApp) -> Any:
     frame = app.player.recording.current
     assert frame is not None
     return frame
-
-
-async def type_into(pilot: Any, text: str) -> None:
-    await pilot.pause()
-    field = pilot.app.screen.query_one(Input)
-    field.value = text
-    await press(pilot, "enter")
-
-
-async def palette(pilot: Any, command: str) -> None:
-    await press(pilot, "ctrl+p")
-    await pilot.press(*command)
-    await pilot.pause(0.3)
-    await press(pilot, "enter")
 
 
 @pytest.mark.slow
@@ -93,13 +78,11 @@ async def test_go_to_past_the_end_says_so(make_app: MakeApp) -> None:
     app = make_app("ck_trickle", "drr")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await palette(pilot, "go to time")
+        await palette(pilot, "go to time", "Go to a time or step…")
         assert isinstance(app.screen, Prompt)
         await type_into(pilot, "99999999")
         assert now(app).done
-        await pilot.pause(0.1)
-        notes = [n.message for n in app._notifications]
-        assert any("ended before t 99999999" in n for n in notes)
+        await noted(app, "ended before t 99999999")
         await pilot.press("q")
 
 
@@ -118,8 +101,7 @@ async def test_u_runs_until_the_key_is_served(make_app: MakeApp) -> None:
         assert served, "stopped on the round that dequeued light-1"
         before = app.player.recording.frames[-2].snapshots[0]
         assert next(r for r in before.keys if r.key == "light-1").dequeued == 0
-        await pilot.pause(0.1)
-        assert any("light-1 served at t=" in n.message for n in app._notifications)
+        await noted(app, "light-1 served at t=")
         await pilot.press("q")
 
 
@@ -128,15 +110,13 @@ async def test_run_until_an_unknown_or_ambiguous_key_is_one_line(make_app: MakeA
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await palette(pilot, "run until a key")
+        await palette(pilot, "run until a key", "Run until a key is served…")
         assert isinstance(app.screen, Picker)
         await type_into(pilot, "light")  # four keys match
         await press(pilot, "u")
         await type_into(pilot, "nope")
-        await pilot.pause(0.1)
-        notes = [n.message for n in app._notifications]
-        assert "run until served: 4 keys match 'light'" in notes
-        assert "run until served: no key matches 'nope'" in notes
+        assert await noted(app, "'light'") == "run until served: 4 keys match 'light'"
+        assert await noted(app, "'nope'") == "run until served: no key matches 'nope'"
         assert now(app).snapshots[0].step == 0  # nothing ran
         await pilot.press("q")
 
@@ -177,15 +157,15 @@ async def test_ctrl_o_opens_a_scenario_file_and_a_bad_one_is_one_line(
         await press(pilot, "ctrl+o")
         assert isinstance(app.screen, Prompt)
         await type_into(pilot, str(bad))
-        await pilot.pause(0.1)
-        errors = [n.message for n in app._notifications if n.severity == "error"]
-        assert errors and str(bad) in errors[-1] and "\n" not in errors[-1]
+        error = await noted(app, str(bad), "error")
+        assert "\n" not in error
+        assert error == [n.message for n in app._notifications if n.severity == "error"][-1]
         assert app.player.setup.scenario.name == "ck_skew"  # still running what it ran
         await press(pilot, "ctrl+o")
         await type_into(pilot, str(tmp_path / "missing.toml"))
-        await pilot.pause(0.1)
+        await noted(app, "missing.toml")
         assert "missing.toml" in [n.message for n in app._notifications][-1]
-        await palette(pilot, "open a scenario")
+        await palette(pilot, "open a scenario", "Open a scenario file…")
         await type_into(pilot, str(good))
         await settle(pilot)
         assert app.player.setup.scenario.name == "two_keys"
@@ -212,7 +192,8 @@ async def test_x_writes_events_and_per_key_csv(
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 10, "x")
+        await press_n(pilot, 10)
+        await press(pilot, "x")
         snap = now(app).snapshots[0]
         stem = f"ckviz-ck_skew-sfq-round{snap.step}"
         events = read_csv(tmp_path / f"{stem}-events.csv")
@@ -229,10 +210,7 @@ async def test_x_writes_events_and_per_key_csv(
             assert int(by_key[row.key]["queued"]) == row.queued
         assert sum(int(k["dequeued"]) for k in keys) == len(events)
         assert {"wait_so_far_ms", "head_age_ms", "mean_wait_ms"} <= set(keys[0])
-        await pilot.pause(0.1)
-        assert any(
-            f"in {tmp_path}" in n.message and "-events.csv" in n.message for n in app._notifications
-        )
+        assert f"in {tmp_path}" in await noted(app, "-events.csv")
         await pilot.press("q")
 
 
@@ -249,8 +227,7 @@ async def test_an_export_that_cannot_write_names_the_path(
         # (x picks a name no earlier export used: here, this one all the same)
         monkeypatch.setattr(exporting, "free_stem", lambda _folder, stem: stem)
         await press(pilot, "x")
-        await pilot.pause(0.1)
-        error = [n.message for n in app._notifications if n.severity == "error"][-1]
+        error = await noted(app, "export failed: ", "error")
         assert error.startswith("export failed: ") and f"{stem}-events.csv" in error
         assert "\n" not in error
         await pilot.press("q")
@@ -264,7 +241,7 @@ async def test_step_scenarios_count_steps_and_show_no_seed(
     app = make_app("micro_skew", "vtime")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 6)
+        await press_n(pilot, 6)
         status = app.screen.query_one(StatusBar).text.plain
         snap = now(app).snapshots[0]
         assert f"· step {snap.t} ·" in status and "seed" not in status and "ms" not in status
