@@ -19,7 +19,7 @@ from ckviz.player.lanes import Lane, Lockstep
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.compare import CompareScreen, LaneView
 from ckviz.tui.widgets.bars.status import StatusBar
-from tests.tui.conftest import press, settle
+from tests.tui.conftest import press, settle, type_into
 
 pytestmark = pytest.mark.slow
 
@@ -75,7 +75,8 @@ async def test_each_lanes_headline_is_its_tables_demand_aware_fairness(make_app:
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot)
-        await press(pilot, "c", "colon", "5", "0", "0", "enter")
+        await press(pilot, "c", "colon")
+        await type_into(pilot, "500")
         screen = app.screen
         assert isinstance(screen, CompareScreen)
         frame = app.player.recording.current
@@ -101,7 +102,8 @@ async def test_the_headline_is_never_stale_at_a_thousand_keys(
     app = make_app(str(scenario), "sfq")
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
-        await press(pilot, "colon", "9", "0", "0", "enter")
+        await press(pilot, "colon")
+        await type_into(pilot, "900")
         for _ in range(3):
             await press(pilot, "n")
             frame = app.player.recording.current
@@ -118,7 +120,8 @@ async def test_with_retries_the_headline_still_counts_what_the_table_counts(
     app = make_app("life_retry_storm", "sfq")
     async with app.run_test(size=(160, 40)) as pilot:
         await settle(pilot)
-        await press(pilot, "colon", "4", "0", "0", "enter")
+        await press(pilot, "colon")
+        await type_into(pilot, "400")
         source = app.player.source
         assert isinstance(source, Lockstep) and source.lanes[0].driver.ledger.nacks > 0
         for _ in range(3):  # runs come back after their backoff: recomputed, never stale
