@@ -19,7 +19,7 @@ from ckviz.tui.app import CkvizApp
 from ckviz.tui.screens.help import HelpScreen
 from ckviz.tui.screens.pickers import Picker
 from ckviz.tui.widgets.bars.status import STEPPING, StatusBar
-from tests.tui.conftest import SIZE, press, settle
+from tests.tui.conftest import SIZE, press, settle, type_into
 from tests.waiting import eventually
 
 MakeApp = Callable[..., CkvizApp]
@@ -67,8 +67,7 @@ async def test_pickers_restart_with_the_choice(make_app: MakeApp) -> None:
         await press(pilot, "down", "enter")  # sfq is highlighted; the next one is drr
         assert " · drr · t=0ms" in status(app)
         await pilot.press("e")
-        await pilot.press(*"seed-x", "enter")
-        await settle(pilot)
+        await type_into(pilot, "seed-x")
         assert "seed seed-x" in status(app)
         await pilot.press("s")
         picker = app.screen
