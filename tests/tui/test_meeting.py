@@ -187,11 +187,13 @@ async def test_m_marks_a_moment_and_apostrophe_goes_back_to_each_mark(make_app: 
     app = make_app("ck_skew", "sfq")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 5, "m")
+        await press_n(pilot, 5)
+        await press(pilot, "m")
         first = shown_t(app)
-        await press(pilot, *["n"] * 5, "m")
+        await press_n(pilot, 5)
+        await press(pilot, "m")
         second = shown_t(app)
-        await press(pilot, *["n"] * 5)
+        await press_n(pilot, 5)
         assert shown_t(app) > second > first
         await press(pilot, "apostrophe")
         assert shown_t(app) == second
