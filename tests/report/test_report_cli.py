@@ -8,10 +8,14 @@ import os
 import shutil
 import struct
 import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from ckviz.store.server import RedisServer
+from tests.functional import cli_support
 from tests.functional.cli_support import ckviz, ckviz_here
 
 pytestmark = [pytest.mark.xdist_group("test_report_cli"), pytest.mark.slow]
@@ -26,21 +30,12 @@ window.addEventListener("load", () => {
 
 
 @pytest.fixture(scope="module")
-def caps_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def caps_results(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Real --headless results (in this process, on the session's server: the report, not
+    the run, is what these tests are about)."""
     out = tmp_path_factory.mktemp("caps") / "results.json"
-    proc = ckviz(
-        "--headless",
-        "--matrix",
-        "caps",
-        "--scenario",
-        "ck_sybil",
-        "--seeds",
-        "seed-a",
-        "--check",
-        "--out",
-        str(out),
-    )
-    assert proc.returncode == 0, proc.stderr
+    more = ("--scenario", "ck_sybil", "--seeds", "seed-a", "--check")
+    assert cli_support.headless(redis_server, Path("caps"), out, *more) == 0
     return out
 
 
@@ -87,14 +82,23 @@ def without_timelines(results: Path, out: Path) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def old_report(
+    caps_results: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """`ckviz report OLD.json` with no --out, in a folder of its own: the folder and the run
+    (made once for the tests that read it)."""
+    folder = tmp_path_factory.mktemp("old-report")
+    old = without_timelines(caps_results, folder / "old.json")
+    return folder, ckviz_here("report", str(old), cwd=folder)
+
+
 def test_report_defaults_to_report_html_in_the_current_folder(
-    caps_results: Path, tmp_path: Path
+    old_report: tuple[Path, subprocess.CompletedProcess[str]],
 ) -> None:
-    # what is drawn does not matter here: the lighter file keeps the drawing short
-    old = without_timelines(caps_results, tmp_path / "old.json")
-    proc = ckviz_here("report", str(old), cwd=tmp_path)
+    folder, proc = old_report
     assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / "report.html").is_file() and not (tmp_path / "report.md").exists()
+    assert (folder / "report.html").is_file() and not (folder / "report.md").exists()
 
 
 def browser_or_skip() -> str:
@@ -131,32 +135,6 @@ def headless(browser: str, profile: Path, *args: str) -> subprocess.CompletedPro
     )
 
 
-def test_report_renders_in_a_headless_browser_without_console_errors(
-    caps_report: tuple[Path, Path, subprocess.CompletedProcess[str]], tmp_path: Path
-) -> None:
-    browser = browser_or_skip()
-    html, _, made = caps_report
-    assert made.returncode == 0, made.stderr
-    page = html.read_text(encoding="utf-8")
-    figures = page.count("<figure")
-    probe = tmp_path / "probe.html"  # the report plus a script that reports image sizes
-    probe.write_text(page.replace("</body>", PROBE + "</body>"), encoding="utf-8")
-    proc = headless(
-        browser,
-        tmp_path / "profile",
-        "--enable-logging=stderr",
-        "--v=0",
-        "--virtual-time-budget=10000",
-        "--dump-dom",
-        probe.as_uri(),
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
-    assert console == []
-    widths = proc.stdout.split('data-widths="', 1)[1].split('"', 1)[0].split(",")
-    assert len(widths) == figures and all(int(w) > 100 for w in widths), widths
-
-
 FIT = """<script>
 window.addEventListener("load", () => {
   const width = document.documentElement.clientWidth;
@@ -177,27 +155,81 @@ def png_size(path: Path) -> tuple[int, int]:
     return width, height
 
 
+@dataclass(frozen=True)
+class Shown:
+    """The report as a browser window `width` px wide showed it: the page after load (the
+    probes' findings in it), the browser's log, and a screenshot."""
+
+    figures: int
+    browser: subprocess.CompletedProcess[str]
+    shot: Path
+
+    def found(self, probe: str) -> str:
+        return self.browser.stdout.split(f'data-{probe}="', 1)[1].split('"', 1)[0]
+
+
+@pytest.fixture(scope="module")
+def shown_at(
+    caps_report: tuple[Path, Path, subprocess.CompletedProcess[str]],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Callable[[int], Shown]:
+    """The report in a headless Chromium at a width, once per width for the tests that read
+    it: its DOM after load with both probes' findings, its console, and its screenshot (one
+    browser start a width: a start costs about a second of CPU)."""
+    html, _, made = caps_report
+    assert made.returncode == 0, made.stderr
+    page = html.read_text(encoding="utf-8")
+    shown: dict[int, Shown] = {}
+
+    def at(width: int) -> Shown:
+        if width not in shown:
+            browser = browser_or_skip()
+            folder = tmp_path_factory.mktemp(f"browser-{width}")
+            probe = folder / "probe.html"  # the report, and scripts that write what they find
+            probe.write_text(page.replace("</body>", PROBE + FIT + "</body>"), encoding="utf-8")
+            shot = folder / f"report-{width}.png"
+            proc = headless(
+                browser,
+                folder / "profile",
+                f"--window-size={width},1200",
+                "--enable-logging=stderr",
+                "--v=0",
+                "--virtual-time-budget=10000",
+                "--dump-dom",
+                f"--screenshot={shot}",
+                probe.as_uri(),
+            )
+            shown[width] = Shown(page.count("<figure"), proc, shot)
+        return shown[width]
+
+    return at
+
+
+def test_report_renders_in_a_headless_browser_without_console_errors(
+    shown_at: Callable[[int], Shown],
+) -> None:
+    shown = shown_at(1024)
+    proc = shown.browser
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    console = [line for line in proc.stderr.splitlines() if ":CONSOLE" in line]
+    assert console == []
+    widths = shown.found("widths").split(",")
+    assert len(widths) == shown.figures and all(int(w) > 100 for w in widths), widths
+
+
 @pytest.mark.parametrize("width", [1024, 1920])
 def test_report_tables_are_never_cut_in_a_browser(
-    caps_report: tuple[Path, Path, subprocess.CompletedProcess[str]], tmp_path: Path, width: int
+    shown_at: Callable[[int], Shown], width: int
 ) -> None:
     """At a laptop's 1024 px and a meeting room's 1920 px: every table fits the page (wrapped),
     none spills past it or hides columns behind a scroll bar; a screenshot is that wide."""
-    browser = browser_or_skip()
-    html, _, made = caps_report
-    assert made.returncode == 0, made.stderr
-    probe = tmp_path / "probe.html"
-    probe.write_text(html.read_text(encoding="utf-8").replace("</body>", FIT + "</body>"))
-    size = f"--window-size={width},1200"
-    measure = ("--virtual-time-budget=10000", "--dump-dom", probe.as_uri())
-    proc = headless(browser, tmp_path / "p1", size, *measure)
+    shown = shown_at(width)
+    proc = shown.browser
     assert proc.returncode == 0, proc.stderr[-2000:]
-    fit = json.loads(proc.stdout.split('data-fit="', 1)[1].split('"', 1)[0].replace("&quot;", '"'))
+    fit = json.loads(shown.found("fit").replace("&quot;", '"'))
     assert fit["cut"] == [] and fit["page"] <= fit["width"] <= width, fit
-    shot = tmp_path / f"report-{width}.png"
-    proc = headless(browser, tmp_path / "p2", size, f"--screenshot={shot}", html.as_uri())
-    assert proc.returncode == 0 and shot.is_file(), proc.stderr[-2000:]
-    assert png_size(shot) == (width, 1200)
+    assert shown.shot.is_file(), proc.stderr[-2000:]
+    assert png_size(shown.shot) == (width, 1200)
 
 
 @pytest.mark.parametrize(
@@ -235,11 +267,12 @@ def test_bad_report_flags_are_usage_errors(tmp_path: Path, caps_results: Path) -
     assert proc.returncode == 2 and "does not exist (create it first)" in proc.stderr
 
 
-def test_old_results_without_timelines_still_report(caps_results: Path, tmp_path: Path) -> None:
-    old = without_timelines(caps_results, tmp_path / "old.json")
-    proc = ckviz_here("report", str(old), "--out", str(tmp_path / "r.html"))
+def test_old_results_without_timelines_still_report(
+    old_report: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    folder, proc = old_report
     assert proc.returncode == 0, proc.stderr
-    page = (tmp_path / "r.html").read_text()
+    page = (folder / "report.html").read_text()
     assert [
         kind
         for kind in ("fairness", "attainment", "wait-cdf", "service", "strip", "caps")
