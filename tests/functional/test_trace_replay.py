@@ -19,6 +19,12 @@ QUICK = ("--discipline", "baseline", "--discipline", "sfq")
 SHORT_CLOCK = ("--clock-limit-ms", "600000")  # the clock's limit before it became a setting
 
 
+def on(redis_server: RedisServer) -> tuple[str, ...]:
+    """The session's server, under a root of the run's own: ckviz in this process starts none."""
+    root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
+    return ("--redis-url", redis_server.url, "--prefix", root)
+
+
 def noisy_trace(folder: Path) -> Path:
     """A flood of 60 runs from one key at 0 ms; a light key trickles in every 40 ms."""
     lines = ["key,arrival_ms,hold_ms"]
@@ -64,9 +70,9 @@ def test_json_lines_and_csv_of_the_same_runs_give_the_same_results(
     outs = []
     for path in (csv_path, jsonl):
         out = tmp_path / f"{path.suffix[1:]}.json"
-        root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
-        on = ("--redis-url", redis_server.url, "--prefix", root)
-        proc = ckviz_here("--headless", "--scenario", str(path), *QUICK, *on, "--out", str(out))
+        proc = ckviz_here(
+            "--headless", "--scenario", str(path), *QUICK, *on(redis_server), "--out", str(out)
+        )
         assert proc.returncode == 0, proc.stderr
         data = Results.model_validate_json(out.read_text())
         outs.append(
@@ -75,17 +81,19 @@ def test_json_lines_and_csv_of_the_same_runs_give_the_same_results(
     assert outs[0] == outs[1]
 
 
-def test_the_bundled_incident_trace_passes_its_rule(tmp_path: Path) -> None:
+def test_the_bundled_incident_trace_passes_its_rule(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
     out = tmp_path / "r.json"
-    proc = ckviz(
+    proc = ckviz_here(
         "--headless",
         "--scenario",
         "incident_trace",
         *QUICK,
+        *on(redis_server),
         "--check",
         "--out",
         str(out),
-        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     assert (
@@ -126,15 +134,18 @@ def test_a_trace_too_long_for_the_logical_clock_is_refused_up_front(tmp_path: Pa
     assert not out.exists()
 
 
-def test_a_trace_past_ten_minutes_replays_within_the_default_day(tmp_path: Path) -> None:
+def test_a_trace_past_ten_minutes_replays_within_the_default_day(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
     """The clock stops at a day unless told otherwise: a run arriving at 2 hours is served,
     and the results record no clock limit (none was set)."""
     late = tmp_path / "late.csv"
     late.write_text("key,arrival_ms,hold_ms\na,0,5\nb,7200000,5\n", encoding="utf-8")
     out = tmp_path / "r.json"
-    proc = ckviz(
-        "--headless", "--scenario", str(late), "--discipline", "baseline", "--out", str(out)
-    )
+    proc = ckviz_here(
+        "--headless", "--scenario", str(late), "--discipline", "baseline", *on(redis_server),
+        "--out", str(out),
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())
     (run,) = data["scenarios"][0]["runs"]
@@ -146,7 +157,10 @@ def test_a_trace_past_ten_minutes_replays_within_the_default_day(tmp_path: Path)
     assert proc.returncode == 2 and "the 600000 ms logical limit: run " in proc.stderr
     assert "arrives at 7200000 ms" in proc.stderr
     limit = ("--clock-limit-ms", "7200005")
-    proc = ckviz("--headless", "--scenario", str(late), "--out", str(out), "--force", *limit)
+    proc = ckviz_here(
+        "--headless", "--scenario", str(late), *on(redis_server), "--out", str(out), "--force",
+        *limit,
+    )  # fmt: skip
     assert (
         proc.returncode == 0 and json.loads(out.read_text())["matrix"]["clock_limit_ms"] == 7200005
     )
