@@ -17,9 +17,10 @@ from ckviz.model.backoff import laid_over_core, retry_delay_ms
 from ckviz.model.key_columns import to_rows
 from ckviz.model.lifecycle import RetrySettings, TtlSettings
 from ckviz.model.scenario import KeySpec, Scenario
-from ckviz.sim.cell.session import open_cell
+from ckviz.sim.cell.session import new_namespace, open_cell
 from ckviz.sim.millisecond_clock.driver import Driver
 from ckviz.store.lifecycle import LifecycleKeys
+from ckviz.store.server import RedisServer
 from tests.functional.trust_support import key, treatment
 
 
@@ -121,8 +122,12 @@ def test_an_offered_fast_path_serves_at_once_when_the_env_has_room(  # ckIndex, 
         assert client.llen(LifecycleKeys(driver.queue.keys).worker_queue) == 5
 
 
-def _results(path: Path, *args: str) -> dict[str, object]:
-    assert main(["--headless", "--force", "--out", str(path), *args]) in (0, 1)
+def _results(redis_server: RedisServer, path: Path, *args: str) -> dict[str, object]:
+    """`ckviz --headless ARGS` on the session's server (not one started for it), its results
+    without their timing."""
+    root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
+    on = ["--redis-url", redis_server.url, "--prefix", root]
+    assert main(["--headless", "--force", "--out", str(path), *on, *args]) in (0, 1)
     data = json.loads(path.read_text())
     data.pop("wall_clock_s")
     for entry in data["scenarios"]:  # type: ignore[union-attr]
@@ -132,14 +137,18 @@ def _results(path: Path, *args: str) -> dict[str, object]:
 
 
 @pytest.mark.slow
-def test_lifecycle_results_are_deterministic_and_plain_ones_carry_none(tmp_path: Path) -> None:
+def test_lifecycle_results_are_deterministic_and_plain_ones_carry_none(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
     args = ["--scenario", "life_dead_letter", "--seeds", "seed-a", "--discipline", "baseline"]
-    first = _results(tmp_path / "a.json", *args, "--discipline", "vtime")
-    again = _results(tmp_path / "b.json", *args, "--discipline", "vtime")
+    first = _results(redis_server, tmp_path / "a.json", *args, "--discipline", "vtime")
+    again = _results(redis_server, tmp_path / "b.json", *args, "--discipline", "vtime")
     assert first == again
     rows = to_rows(first["scenarios"][0]["runs"][0]["metrics"]["per_key"])  # type: ignore[index]
     assert {row["key"]: row["lifecycle"]["dead_lettered"] for row in rows}["doomed"] == 12
-    plain = _results(tmp_path / "c.json", "--scenario", "ck_skew", "--seeds", "seed-a")
+    plain = _results(
+        redis_server, tmp_path / "c.json", "--scenario", "ck_skew", "--seeds", "seed-a"
+    )
     assert "lifecycle" not in json.dumps(plain)
 
 
@@ -189,15 +198,17 @@ delay_ms = 1000
 
 
 @pytest.mark.parametrize("discipline", ["baseline", "vtime"])
-def test_the_step_clock_runs_the_same_lifecycle(tmp_path: Path, discipline: str) -> None:
+def test_the_step_clock_runs_the_same_lifecycle(
+    redis_server: RedisServer, tmp_path: Path, discipline: str
+) -> None:
     """On the step clock a step stands for step_ms: a nack at attempt 1 waits 200 ms (two
     steps), the doomed runs dead-letter at max_attempts, the light runs expire unless served
     within five steps, the delayed ones wait ten; checked every call, the same twice."""
     path = tmp_path / "steps.toml"
     path.write_text(STEP_LIFE, encoding="utf-8")
     args = ["--scenario", str(path), "--discipline", discipline]
-    first = _results(tmp_path / "a.json", *args)
-    assert first == _results(tmp_path / "b.json", *args)
+    first = _results(redis_server, tmp_path / "a.json", *args)
+    assert first == _results(redis_server, tmp_path / "b.json", *args)
     run = first["scenarios"][0]["runs"][0]  # type: ignore[index]
     rows = {row["key"]: row["lifecycle"] for row in to_rows(run["metrics"]["per_key"])}
     assert [rows[f"storm{i}"]["retries"] for i in range(4)] == [2, 2, 2, 2]
