@@ -230,8 +230,12 @@ def test_replay_refuses_a_speed_of_zero(tmp_path: Path, capsys: pytest.CaptureFi
     ],
 )
 def test_a_bad_cast_is_one_line_naming_it(
-    content: str | None, says: str, capsys: pytest.CaptureFixture[str]
+    content: str | None,
+    says: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setattr(replay_command, "time", Clock())  # "goes back" plays 2 s of it first
     path = Path("bad.cast")  # in the test's own folder: a name short enough to be echoed whole
     if content is not None:
         path.write_bytes(content.encode("utf-8", "surrogateescape"))
