@@ -12,7 +12,7 @@ import pytest
 
 from ckviz.outputs.csv_text import csv_text, text_cell
 from ckviz.tui.app import CkvizApp
-from tests.tui.conftest import SIZE, press, settle
+from tests.tui.conftest import SIZE, press, press_n, settle
 
 FORMULAS = ['=HYPERLINK("http://evil.example","x")', "+1+1", "-2+3", "@SUM(A1)"]  # no tab or
 # CR: a key name may not hold control characters (the unit test below has them)
@@ -40,7 +40,8 @@ async def test_keys_named_as_formulas_are_exported_as_text(
     app = make_app(str(scenario(tmp_path)), "sfq")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 6, "x")
+        await press_n(pilot, 6)
+        await press(pilot, "x")
         await settle(pilot)
         await pilot.press("q")
     events = rows(next(tmp_path.glob("*-events.csv")))
