@@ -11,7 +11,7 @@ import pytest
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.widgets.queue.held_slots import HeldSlotsPane
 from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
-from tests.tui.conftest import SIZE, press, settle
+from tests.tui.conftest import SIZE, press, press_n, settle
 
 MakeApp = Callable[..., CkvizApp]
 
@@ -49,7 +49,7 @@ async def test_keys_named_as_markup_are_shown_as_named(make_app: MakeApp, tmp_pa
     app = make_app(str(scenario), "sfq")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 6)
+        await press_n(pilot, 6)
         shown = (
             app.screen.query_one(KeyQueuesPane).plain + app.screen.query_one(HeldSlotsPane).plain
         )
