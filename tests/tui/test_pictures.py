@@ -218,7 +218,7 @@ async def test_6_focuses_the_strip_and_z_zooms_it(make_app: MakeApp) -> None:
     app = make_app("ck_skew", "baseline")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        await press(pilot, *["n"] * 4)
+        await press_n(pilot, 4)
         strip = app.screen.query_one(KeyStripPane)
         assert strip.region.height >= 5  # fits at 80x24: a header and the pinned keys
         await press(pilot, "6")
