@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from ckviz.model.snapshot import LifeView, Snapshot
 from ckviz.tui.app import CkvizApp
 from ckviz.tui.widgets.queue.key_queues import KeyQueuesPane
-from tests.tui.conftest import SIZE, press, settle
+from tests.tui.conftest import SIZE, press, settle, type_into
 
 MakeApp = Callable[..., CkvizApp]
 
@@ -32,8 +32,8 @@ def row_of(table: str, key: str) -> list[str]:
 
 
 async def go_to(pilot: Pilot[Any], t: int) -> None:
-    await pilot.press("colon", *str(t), "enter")
-    await settle(pilot)
+    await pilot.press("colon")
+    await type_into(pilot, str(t))
 
 
 @pytest.mark.slow
