@@ -82,10 +82,18 @@ def test_html_is_well_formed_and_holds_every_figure(tmp_path: Path) -> None:
     assert "ck_handmade" in page and "sfq cuts light" in page
 
 
+@pytest.fixture(scope="module")
+def skew_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """The HTML report of skew_like()'s results (drawn once for the tests that read it) and
+    the folder of its file (the page names the file)."""
+    folder = tmp_path_factory.mktemp("skew")
+    return report(folder, skew_like())[0], folder
+
+
 @pytest.mark.slow
-def test_html_fetches_nothing_and_is_the_same_each_time(tmp_path: Path) -> None:
-    page, _ = report(tmp_path, skew_like())
-    assert page == report(tmp_path, skew_like())[0]  # fixed SVG ids, no dates
+def test_html_fetches_nothing_and_is_the_same_each_time(skew_page: tuple[str, Path]) -> None:
+    page, folder = skew_page
+    assert page == report(folder, skew_like())[0]  # fixed SVG ids, no dates
     assert not EXTERNAL.search(page)
     parser = TagBalance()
     parser.feed(page)
@@ -170,8 +178,10 @@ STEPS = StepMetricsResult(
 
 
 @pytest.mark.slow
-def test_optional_figures_show_when_present_and_only_then(tmp_path: Path) -> None:
-    plain_page, _ = report(tmp_path, skew_like())
+def test_optional_figures_show_when_present_and_only_then(
+    skew_page: tuple[str, Path], tmp_path: Path
+) -> None:
+    plain_page, _ = skew_page
     assert "Step harness" not in plain_page and "Virtual time" not in plain_page
     runs = [
         run(
