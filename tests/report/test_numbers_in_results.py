@@ -11,13 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.functional.cli_support import ckviz, ckviz_here
+from ckviz.sim.cell.session import new_namespace
+from ckviz.store.server import RedisServer
+from tests.functional.cli_support import ckviz_here
 
 HUGE = 10**400
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
+def results(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A real --headless run's results (in this process, on the session's server: the file's
+    reading, not the run, is what these tests are about)."""
     out = tmp_path_factory.mktemp("skew") / "results.json"
     args = (
         "--scenario",
@@ -29,7 +33,9 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
         "--discipline",
         "sfq",
     )
-    proc = ckviz("--headless", *args, "--out", str(out))
+    root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
+    on_server = ("--jobs", "1", "--redis-url", redis_server.url, "--prefix", root)
+    proc = ckviz_here("--headless", *args, *on_server, "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     data: dict = json.loads(out.read_text())
     return data
