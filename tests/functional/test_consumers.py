@@ -16,10 +16,11 @@ from ckviz.model.invariants import HEAD_FIRST, ONE_PLACE, BrokenInvariant
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import Caps
 from ckviz.model.steps import StepScenario
-from ckviz.sim.cell.session import open_cell, open_step_cell
+from ckviz.sim.cell.session import new_namespace, open_cell, open_step_cell
 from ckviz.sim.engine.consumers import consumer_name, turn_order
 from ckviz.sim.millisecond_clock.driver import Driver
-from tests.functional.cli_support import ckviz, without_timing
+from ckviz.store.server import RedisServer
+from tests.functional.cli_support import ckviz_here, without_timing
 from tests.functional.test_bad_input import one_error_line
 
 RESCORING = ["sfq", "drr", "stride", "codel-sfq", "codel-baseline"]
@@ -173,8 +174,16 @@ def test_the_step_harness_calls_each_consumer_once_a_step_in_seeded_order(
     assert sum(c.calls for c in service) == sum(call.called for call in runner.calls)
 
 
+def on(redis_server: RedisServer) -> tuple[str, ...]:
+    """The session's server, under a root of the run's own: ckviz in this process starts none."""
+    root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
+    return ("--redis-url", redis_server.url, "--prefix", root)
+
+
 @pytest.mark.slow
-def test_headless_results_are_deterministic_across_jobs(tmp_path: Path) -> None:
+def test_headless_results_are_deterministic_across_jobs(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
     args = (
         "--headless",
         "--scenario",
@@ -195,7 +204,7 @@ def test_headless_results_are_deterministic_across_jobs(tmp_path: Path) -> None:
     files = []
     for jobs in ("1", "2", "2"):
         out = tmp_path / f"r{len(files)}.json"
-        proc = ckviz(*args, "--jobs", jobs, "--out", str(out))
+        proc = ckviz_here(*args, *on(redis_server), "--jobs", jobs, "--out", str(out))
         assert proc.returncode == 0, proc.stderr
         files.append(json.loads(out.read_text()))
     assert without_timing(files[0]) == without_timing(files[1]) == without_timing(files[2])
@@ -210,10 +219,11 @@ def test_headless_results_are_deterministic_across_jobs(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_one_consumer_writes_no_consumer_fields(tmp_path: Path) -> None:
+def test_one_consumer_writes_no_consumer_fields(redis_server: RedisServer, tmp_path: Path) -> None:
     out = tmp_path / "r.json"
-    proc = ckviz(
+    proc = ckviz_here(
         "--headless",
+        *on(redis_server),
         "--scenario",
         "ck_balanced",
         "--seeds",
@@ -290,7 +300,9 @@ def test_bad_consumer_fields_name_the_file_and_field(
 
 
 @pytest.mark.slow
-def test_matrix_and_treatment_consumers_reach_the_cells(tmp_path: Path) -> None:
+def test_matrix_and_treatment_consumers_reach_the_cells(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
     """The matrix's `consumers` applies to a treatment without its own; the flag to all."""
     path = tmp_path / "m.toml"
     path.write_text(
@@ -302,7 +314,9 @@ def test_matrix_and_treatment_consumers_reach_the_cells(tmp_path: Path) -> None:
     counts = {}
     for flag in ([], ["--consumers", "3"]):
         out = tmp_path / f"r{len(counts)}.json"
-        proc = ckviz("--headless", "--matrix", str(path), *flag, "--out", str(out))
+        proc = ckviz_here(
+            "--headless", "--matrix", str(path), *on(redis_server), *flag, "--out", str(out)
+        )
         assert proc.returncode == 0, proc.stderr
         runs = json.loads(out.read_text())["scenarios"][0]["runs"]
         counts[tuple(flag)] = {r["treatment"]: len(r["metrics"]["per_consumer"]) for r in runs}
