@@ -108,6 +108,25 @@ async def test_several_consumers_of_one_discipline_name_the_consumer_of_each_deq
         await pilot.press("q")
 
 
+async def test_several_consumers_of_one_discipline_name_the_consumer_of_each_ack(
+    make_app: MakeApp,
+) -> None:
+    """With `--consumers 2` of one discipline, the consumer whose dequeue took a run acks it:
+    the event log and the key's story name it (they named nobody: only a mix's acks were)."""
+    app = make_app("ck_skew", "sfq", consumers=2)
+    async with opened(app) as pilot:
+        await press(pilot, *["n"] * 20)
+        snapshot = shown(app)
+        took = {e.run_id: e.by for e in snapshot.recent if e.kind == "dequeue"}
+        acks = [e for e in snapshot.recent if e.kind == "ack"]
+        assert acks and {e.by for e in acks} <= {"c1", "c2"}
+        assert all(e.by == took[e.run_id] for e in acks)
+        for key in {e.key for e in acks}:
+            ended = [run for run in story_of(snapshot, key).runs if run.end == "acked"]
+            assert ended and all(run.ended_by == took[run.run_id] for run in ended)
+        await pilot.press("q")
+
+
 async def test_a_retry_storm_in_a_mix_names_who_nacked_and_when_the_retry_is_due(
     make_app: MakeApp,
 ) -> None:

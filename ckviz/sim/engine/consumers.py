@@ -76,7 +76,9 @@ class Tally:
         return ConsumerService(self.name, *counts, self.mixed_as, self.enqueued, *finished)
 
     def released(self, outcome: str) -> None:
-        """It finished a run it held: `ack`, `nack` or `dead_letter`."""
+        """It finished a run it held: `ack`, `nack` or `dead_letter` (counted in a mix)."""
+        if self.mixed_as is None:
+            return
         if outcome == "ack":
             self.acked += 1
         elif outcome == "nack":
@@ -135,7 +137,9 @@ class Callers:
     """Who makes each call other than a dequeue in a mixed rollout (model/lineup.py), through
     whose door: an enqueue by the consumer the seed draws for the run; an ack, nack or
     dead-letter by the one whose dequeue took it (a fast-path run, which no dequeue took, by
-    the one that enqueued it). Outside a mix every door is one, and the outbox is used as is."""
+    the one that enqueued it). Outside a mix every door is one, and the outbox is used as is;
+    with several consumers there, the one whose dequeue took a run is still named as finishing
+    it."""
 
     def __init__(
         self, tallies: Sequence[Tally], queues: Sequence[RunQueue], seed: str, mixed: bool
@@ -154,16 +158,18 @@ class Callers:
         return outbox.by(self.queues[i]), self.tallies[i]
 
     def took(self, run_id: str, consumer: Tally | None) -> None:
-        """`consumer`'s dequeue took `run_id` (None: the fast path handed it out)."""
-        if self.mixed and consumer is not None:
+        """`consumer`'s dequeue took `run_id` (None: the fast path handed it out): kept
+        where consumers are named, to name the one that finishes the run."""
+        if consumer is not None and consumer.named:
             self._taken_by[run_id] = self._index[id(consumer)]
 
     def by_holder(self, outbox: Trip, run_id: str) -> tuple[Trip, Tally | None]:
-        """The outbox, through the door of the consumer holding `run_id`, and that consumer
-        (None outside a mix), to count what it did with the run."""
-        if not self.mixed:
-            return outbox, None
+        """The outbox, through the door of the consumer holding `run_id` in a mix, and that
+        consumer, to name it and count what it did with the run (None: one consumer, or a
+        run no dequeue took outside a mix)."""
         i = self._taken_by.pop(run_id, None)
+        if not self.mixed:
+            return outbox, None if i is None else self.tallies[i]
         i = self._enqueuer(run_id) if i is None else i
         return outbox.by(self.queues[i]), self.tallies[i]
 

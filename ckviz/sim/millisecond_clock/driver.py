@@ -337,7 +337,7 @@ class Driver(Counting):
         if invariants is not None:
             invariants.on_dequeued(t, key, run_id)
         book = self.ledger.dequeued(t, key, run_id)
-        if self.mixed:
+        if consumer is not None and consumer.named:  # to name who finishes it
             self.callers.took(run_id, consumer)
         if self._lifecycle_on:
             self.life.served(key, run_id, t, consumer is None)
