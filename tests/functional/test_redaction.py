@@ -6,18 +6,16 @@ caught too); each case where a server answers (and refuses) is a real `ckviz` pr
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from ckviz import errors
 from ckviz.errors import ExitCode
 from ckviz.store.preflight import redact, url_secrets
 from ckviz.store.server import connect
-from tests.functional.cli_support import ckviz_here
 from tests.functional.trust_support import (
     OwnRedis,
+    all_output_here,
     own_redis,
     run_ckviz,
     stderr_lines,
@@ -50,22 +48,6 @@ HEADLESS = ("--headless", "--scenario", "ck_trickle", "--discipline", "sfq", "--
 def test_redact_hides_the_password_in_every_form(url: str, shown: str) -> None:
     assert redact(url) == shown
     assert (PW in "".join(url_secrets(url))) == (PW in url)
-
-
-def all_output_here(
-    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str
-) -> subprocess.CompletedProcess[str]:
-    """`ckviz ARGS` in this process as in a new one, with what it printed by its streams and
-    by the file descriptors behind them. ckviz keeps the passwords it was given for its
-    process's life, and hides them from whatever it prints: the run starts with none kept, or
-    an earlier test's password (the same one) would be hidden for it."""
-    monkeypatch.setattr(errors, "_SECRETS", set())
-    capfd.readouterr()  # nothing of the test's own
-    proc = ckviz_here(*args)
-    fds = capfd.readouterr()
-    return subprocess.CompletedProcess(
-        proc.args, proc.returncode, proc.stdout + fds.out, proc.stderr + fds.err
-    )
 
 
 def only_error(proc, code: ExitCode) -> str:  # type: ignore[no-untyped-def]
@@ -120,8 +102,7 @@ def test_a_password_from_the_environment_is_hidden_and_its_source_named(
         "hunt": ("hunt", "--discipline", "sfq", "--out", str(tmp_path / "f.toml")),
         "stress": ("stress",),
     }[command]
-    monkeypatch.setenv("CKVIZ_REDIS_URL", url)
-    proc = all_output_here(capfd, monkeypatch, *args)
+    proc = all_output_here(capfd, monkeypatch, *args, env={"CKVIZ_REDIS_URL": url})
     line = only_error(proc, ExitCode.REDIS)
     assert "cannot reach Redis at CKVIZ_REDIS_URL redis://127.0.0.1:1/0?password=***" in line
 

@@ -16,8 +16,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 import redis
 
+from ckviz import errors
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import KeySpec, Scenario
 from ckviz.store.launch import private_server_command
@@ -78,6 +80,31 @@ def refused_here(*args: str, cwd: Path | None = None) -> subprocess.CompletedPro
     proc = ckviz_here(*args, cwd=cwd)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
+
+
+def all_output_here(
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    *args: str,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`ckviz ARGS` in this process as in a new one (never a traceback), for a test reading all
+    it prints: by its streams and by the file descriptors behind them (a logger or a library
+    writing to the real stream is caught too). As `ckviz_env` gives a subprocess, no CKVIZ_
+    setting of the test's own, only `env`'s; and no password kept: ckviz hides those it was
+    given for its process's life, and an earlier test's (the same one) would be hidden for it."""
+    for name in [k for k in os.environ if k.startswith("CKVIZ_")]:
+        monkeypatch.delenv(name)
+    for name, value in (env or {}).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(errors, "_SECRETS", set())
+    capfd.readouterr()  # nothing of the test's own
+    proc = ckviz_here(*args)
+    fds = capfd.readouterr()
+    assert "Traceback" not in proc.stderr + fds.err, proc.stderr + fds.err
+    return subprocess.CompletedProcess(
+        proc.args, proc.returncode, proc.stdout + fds.out, proc.stderr + fds.err
+    )
 
 
 def stderr_lines(proc: subprocess.CompletedProcess[str]) -> list[str]:
