@@ -21,10 +21,13 @@ from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ckviz.fairness_windows import Windows
 from ckviz.model.snapshot import DequeueEvent
-from ckviz.sim.engine import Dequeues, as_dequeues
+
+if TYPE_CHECKING:
+    from ckviz.sim.engine import Dequeues
 
 MIN_OWED = 3.0  # dequeues a key must be owed before it is judged
 # The one meaning of "starved", for every table note, verdict, finding and the app's words
@@ -104,6 +107,8 @@ def key_service(
     key per call). `windows`, when given, is filled with what each key was owed and got by
     the end of each stretch of the run (an interval from the run itself: fairness_intervals).
     """
+    from ckviz.sim.engine import as_dequeues  # here: a report reads this module, not the engine
+
     tape = as_dequeues(events, own_limit.holds if own_limit is not None else None)
     books = Tally(weights, per_call, own_limit.cap if own_limit else None)
     more = [(since, key) for key, since in (waiting_since or {}).items()]
