@@ -122,7 +122,7 @@ def caps_svg(scenario: ScenarioView) -> str:
 MAX_KEY_BARS = 15  # keys per attainment panel: the lowest, and the highest few
 HIGHEST_BARS = 3  # of them, the most over-served: who gained (the axis runs past 1)
 BAR_COLOURS = ((0.5, "#c44e52"), (0.9, "#dd8452"), (1.1, "#4c72b0"), (math.inf, "#55a868"))
-NOT_A_NUMBER = "#999999"  # an attainment a results file holds as NaN or Infinity: no bar
+NOT_A_NUMBER = "#999999"  # an attainment a results file holds as NaN or Infinity, said
 
 
 def attainment_svg(scenario: ScenarioView) -> str:
@@ -162,10 +162,7 @@ def _attainment_bars(
             below = sum(a < 1 for a in judged.values())
             titled(ax, f"{title}: {below} of {len(judged)} {what} below 1", 1.9)
             ax.set_xlim(0, max([1.1, *(a * 1.05 for _, a in lowest if math.isfinite(a))]))
-            colours = [
-                next((c for bar, c in BAR_COLOURS if a < bar), NOT_A_NUMBER) for _, a in lowest
-            ]
-            ax.barh(range(len(lowest)), [a for _, a in lowest], color=colours, height=0.7)
+            _attainments(ax, [a for _, a in lowest])
             ax.set_yticks(range(len(lowest)), [k for k, _ in lowest], fontsize=6.5)
             ax.invert_yaxis()
             ax.axvline(1.0, color="#333333", linewidth=0.8)
@@ -173,6 +170,18 @@ def _attainment_bars(
         for ax in axes[len(panels) :]:
             ax.set_visible(False)
         return to_svg(fig)
+
+
+def _attainments(ax: Axes, attainments: list[float]) -> None:
+    """A bar each, coloured by how far from fair; an attainment that is not a number (a
+    results file can hold NaN or Infinity) gets no bar, which would be drawn nowhere or
+    endless, but says what it is where the bar would start."""
+    bars = [(y, a) for y, a in enumerate(attainments) if math.isfinite(a)]
+    colours = [next(c for bar, c in BAR_COLOURS if a < bar) for _, a in bars]
+    ax.barh([y for y, _ in bars], [a for _, a in bars], color=colours, height=0.7)
+    for y, a in enumerate(attainments):
+        if not math.isfinite(a):
+            ax.text(0, y, f" {a}", color=NOT_A_NUMBER, va="center", fontsize=6.5)
 
 
 def _shown_keys(judged: dict[str, float]) -> list[tuple[str, float]]:

@@ -7,13 +7,21 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from pathlib import Path
 
 import pytest
+from matplotlib.figure import Figure
 
+from ckviz.report import plots
+from ckviz.report.sources import load_sources
+from ckviz.report.views import scenario_views
 from ckviz.sim.cell.session import new_namespace
 from ckviz.store.server import RedisServer
 from tests.functional.cli_support import ckviz_here
+from tests.report.handmade import SEEDS
+from tests.report.handmade import results as handmade_results
+from tests.report.handmade import run as handmade_run
 
 HUGE = 10**400
 
@@ -111,3 +119,29 @@ def test_an_attainment_that_is_not_a_number_is_drawn_as_such(
     shown = "nan" if value != value else "inf"
     assert re.search(rf"\b{shown}\b", md.read_text())  # as a figure, not a word part
     assert 'data-figure="attainment"' in html.read_text()
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_a_key_whose_attainment_is_not_a_number_gets_no_bar_but_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: float
+) -> None:
+    runs = [handmade_run(label, seed, 20.0) for label in ("baseline", "sfq") for seed in SEEDS]
+    for r in runs:
+        r.metrics.per_key[0].fair_share_attainment = value
+        r.metrics.per_key[1].fair_share_attainment = 0.5
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(handmade_results(runs).model_dump(mode="python")))  # bare
+    (view,) = scenario_views(load_sources([str(path)]))
+    figures: list[Figure] = []
+    svg = plots.to_svg
+    monkeypatch.setattr(plots, "to_svg", lambda fig: figures.append(fig) or svg(fig))
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        plots.attainment_svg(view)  # a bar an infinity wide warned on stderr as it was drawn
+    assert [str(w.message) for w in said] == []
+    (fig,) = figures
+    shown = "nan" if value != value else "inf"
+    for ax in (ax for ax in fig.axes if ax.get_visible()):
+        widths = [bar.get_width() for bar in ax.patches]
+        assert widths == [0.5]  # the light key's bar; none for the heavy key's
+        assert [t.get_text().strip() for t in ax.texts] == [shown]  # where its bar would be
