@@ -233,7 +233,7 @@ def _sources_table(sources: Sequence[Source]) -> Table:
         rows.append(
             [
                 s.label,
-                str(s.path),
+                s.shown_path,
                 r.ckviz_version,
                 f"{r.redis.version} ({r.redis.mode})",
                 complete,

@@ -24,6 +24,13 @@ class Source:
     results: Results
 
     @property
+    def shown_path(self) -> str:
+        """The file as a report names it: the path given on the command line, or only the
+        file's name when that path was whole (`/home/alice/...`, or `~/...` as the shell
+        expands it): a report is shared, and must not tell where its author keeps files."""
+        return self.path.name if self.path.is_absolute() else str(self.path)
+
+    @property
     def seeds_run(self) -> list[str]:
         """The seeds its runs were made with (the matrix's list may name more: a trace, which
         replays the same arrivals whatever the seed, runs the first one only)."""

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ckviz.model.results import CheckResult, StepMetricsResult
+from ckviz.report import plots
 from ckviz.report.html import figure_kinds, render_html
 from ckviz.report.markdown import render_markdown
 from ckviz.report.sources import load_sources
@@ -226,3 +227,21 @@ def test_the_report_lists_the_seeds_actually_run(tmp_path: Path) -> None:
     assert f"seeds run: {SEEDS[0]})" in md and SEEDS[1] not in md
     page = render_html(sources, scenario_views(sources))
     assert "<th>seeds run</th>" in page and SEEDS[1] not in page
+
+
+def test_the_files_table_names_a_file_as_given_never_where_it_lives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report is shared: a whole path (one the shell expanded from ~, say) shows as the
+    file's name, not the author's folders; a path relative to the working folder as typed."""
+    monkeypatch.setattr(plots, "to_svg", lambda fig: "<svg/>")  # the table is what is read
+    home = tmp_path / "home" / "alice"
+    for folder in ("main", "pr"):
+        (home / folder).mkdir(parents=True)
+        write(home / folder / "results.json", results(skew_like()))
+    monkeypatch.chdir(home)
+    sources = load_sources([str(home / "main" / "results.json"), "pr/results.json"])
+    page = render_html(sources, scenario_views(sources))
+    rows = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td>", page)
+    assert ("main/results", "results.json") in rows and ("pr/results", "pr/results.json") in rows
+    assert str(tmp_path) not in page and "alice" not in page
