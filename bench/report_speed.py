@@ -30,8 +30,9 @@ def one_go(tree: Path, results: Path, page: Path) -> float:
     """The CPU seconds of one `ckviz report RESULTS --out PAGE`, run with `tree`'s ckviz (the
     children's rusage before and after: the child is this process's only one meanwhile)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(
-        ckviz_argv("report", str(results), "--out", str(page), "--force", "--quiet"),
+    done = subprocess.run(  # run beside the file, named as typed: each page names it alike
+        ckviz_argv("report", results.name, "--out", str(page), "--force", "--quiet"),
+        cwd=results.parent,
         env=env_of(tree),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -67,7 +68,7 @@ def main() -> None:
     ns = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="ckviz-report-speed-") as tmp:
         folder = Path(tmp)
-        results = ns.results or default_results(folder)
+        results = (ns.results or default_results(folder)).resolve()
         trees = trees_to_measure(ns.against, folder)
         print(f"machine: {machine()}")
         cpu: dict[str, list[float]] = {name: [] for name in trees}
