@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 import redis
 
-from ckviz import errors
 from ckviz.model.matrix import Treatment
 from ckviz.model.scenario import KeySpec, Scenario
 from ckviz.store.launch import private_server_command
@@ -91,13 +90,12 @@ def all_output_here(
     """`ckviz ARGS` in this process as in a new one (never a traceback), for a test reading all
     it prints: by its streams and by the file descriptors behind them (a logger or a library
     writing to the real stream is caught too). As `ckviz_env` gives a subprocess, no CKVIZ_
-    setting of the test's own, only `env`'s; and no password kept: ckviz hides those it was
-    given for its process's life, and an earlier test's (the same one) would be hidden for it."""
+    setting of the test's own, only `env`'s (and, as `ckviz_here` runs it, no password kept
+    from an earlier run)."""
     for name in [k for k in os.environ if k.startswith("CKVIZ_")]:
         monkeypatch.delenv(name)
     for name, value in (env or {}).items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setattr(errors, "_SECRETS", set())
     capfd.readouterr()  # nothing of the test's own
     proc = ckviz_here(*args)
     fds = capfd.readouterr()
