@@ -14,7 +14,16 @@ import pytest
 from ckviz.headless.junit import junit_xml
 from ckviz.inputs import scenario_files
 from ckviz.model.results import CheckResult
+from ckviz.sim.cell.session import new_namespace
+from ckviz.store.server import RedisServer
 from tests.functional.cli_support import ckviz, ckviz_here
+
+
+def on(redis_server: RedisServer) -> tuple[str, ...]:
+    """The session's server, under a root of the run's own: ckviz in this process starts none."""
+    root = new_namespace("ckviz-test").rstrip(":").replace(":", "-")
+    return ("--redis-url", redis_server.url, "--prefix", root)
+
 
 pytestmark = pytest.mark.slow
 
@@ -82,13 +91,16 @@ def test_validate_passes_every_bundled_scenario() -> None:
     assert proc.stdout.count(": ok") == len(paths)
 
 
-def test_check_counts_skipped_rules_and_junit_lists_every_rule(tmp_path: Path) -> None:
+def test_check_counts_skipped_rules_and_junit_lists_every_rule(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
     path = scenario(tmp_path)
     junit, out = tmp_path / "junit.xml", tmp_path / "r.json"
     # --junit alone turns the rules on
-    proc = ckviz(
-        "--headless", "--scenario", str(path), *QUICK, "--junit", str(junit), "--out", str(out)
-    )
+    proc = ckviz_here(
+        "--headless", "--scenario", str(path), *QUICK, *on(redis_server), "--junit", str(junit),
+        "--out", str(out),
+    )  # fmt: skip
     assert proc.returncode == 1, proc.stderr  # the second rule fails
     assert "checks: 1 passed, 1 failed, 1 skipped" in proc.stdout
     assert "::error" not in proc.stdout  # annotations only under GitHub Actions
@@ -116,10 +128,11 @@ def test_check_counts_skipped_rules_and_junit_lists_every_rule(tmp_path: Path) -
     assert skipped is not None and "'per-key-cap' not in this run" in (skipped.get("message") or "")
 
 
-def test_check_on_a_run_without_rules_says_so(tmp_path: Path) -> None:
+def test_check_on_a_run_without_rules_says_so(redis_server: RedisServer, tmp_path: Path) -> None:
     junit = tmp_path / "junit.xml"
-    proc = ckviz(
+    proc = ckviz_here(
         "--headless",
+        *on(redis_server),
         "--scenario",
         "ck_balanced",
         "--discipline",
