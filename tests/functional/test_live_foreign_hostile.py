@@ -7,6 +7,8 @@ one line or shows a marked picture, never a traceback."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,11 +16,12 @@ import pytest
 import redis
 
 from ckviz.store.server import RedisServer
-from tests.functional.cli_support import ckviz, exits
+from tests.functional.cli_support import exits
 from tests.functional.foreign_queue import ForeignQueue
 from tests.functional.live_support import read_only_user, server_now_ms
 from tests.functional.servers import redis_server  # noqa: F401  (6.2 and 7)
-from tests.functional.test_ci_log_lines import acting, actions_env
+from tests.functional.test_ci_log_lines import acting
+from tests.functional.trust_support import all_output_here
 
 HOSTILE_NAME = "task/\x1b[31mred\u202eevil\n##[error]x"
 HOSTILE_KEY = "##[stop-commands]\x07\u202ek:\u0000z"
@@ -43,14 +46,29 @@ def no_traceback(*texts: str) -> None:
         assert "Traceback" not in text, text
 
 
-def all_three(url: str, prefix: str, queue_text: str, tmp_path: Path) -> list[tuple[int, str]]:
+def all_three(
+    url: str,
+    prefix: str,
+    queue_text: str,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> list[tuple[int, str]]:
     """watch (the list, a picture as text and JSON), a short capture and a whatif, as a user
-    runs them under GitHub Actions: (exit code, what it printed)."""
+    runs them under GitHub Actions: (exit code, all it printed). In this process as in a new
+    one (trust_support.all_output_here), with test_ci_log_lines.actions_env's settings."""
+    for name in [k for k in os.environ if k.startswith("GITHUB_")]:
+        monkeypatch.delenv(name)
+    actions = {"GITHUB_ACTIONS": "true"}
+
+    def ckviz(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        return all_output_here(capfd, monkeypatch, *args, env=env)
+
     watched = ["--redis-url", url, "--prefix", prefix]
     runs = [
-        ckviz("watch", *watched, env=actions_env()),
-        ckviz("watch", *watched, "--queue", queue_text, "--once", env=actions_env()),
-        ckviz("watch", *watched, "--queue", queue_text, "--once", "--json", env=actions_env()),
+        ckviz("watch", *watched, env=actions),
+        ckviz("watch", *watched, "--queue", queue_text, "--once", env=actions),
+        ckviz("watch", *watched, "--queue", queue_text, "--once", "--json", env=actions),
         ckviz(
             "capture",
             *watched,
@@ -64,7 +82,7 @@ def all_three(url: str, prefix: str, queue_text: str, tmp_path: Path) -> list[tu
             "0.1",
             "--out",
             str(tmp_path / "trace.csv"),
-            env=actions_env(),
+            env=actions,
         ),
         ckviz(
             "whatif",
@@ -76,7 +94,7 @@ def all_three(url: str, prefix: str, queue_text: str, tmp_path: Path) -> list[tu
             "baseline",
             "--out",
             str(tmp_path / "whatif.json"),
-            env=actions_env(),
+            env=actions,
         ),
     ]
     for run in runs:
@@ -87,11 +105,16 @@ def all_three(url: str, prefix: str, queue_text: str, tmp_path: Path) -> list[tu
 
 @pytest.mark.slow
 def test_hostile_names_are_shown_inert(
-    watcher: str, client: redis.Redis, prefix: str, tmp_path: Path
+    watcher: str,
+    client: redis.Redis,
+    prefix: str,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     made = queue(client, prefix, HOSTILE_NAME)
     made.enqueue("run_h", HOSTILE_KEY, server_now_ms(client) - 5000)
-    results = all_three(watcher, prefix, "evil", tmp_path)
+    results = all_three(watcher, prefix, "evil", tmp_path, capfd, monkeypatch)
     assert [code for code, _ in results[:4]] == [0, 0, 0, 0], results
     # a fork refuses a key with control characters (a trace's rule), in one line
     code, said = results[4]
@@ -146,13 +169,18 @@ def test_a_message_that_is_not_the_reference_s(
 
 @pytest.mark.slow
 def test_a_queued_run_without_a_message(
-    watcher: str, client: redis.Redis, prefix: str, tmp_path: Path
+    watcher: str,
+    client: redis.Redis,
+    prefix: str,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     made = queue(client, prefix)
     made.dequeue(1, server_now_ms(client))
     client.set(made.message_key("run_1"), b"\xff not json")
     client.delete(made.message_key("run_0"), made.message_key("run_2"))
-    results = all_three(watcher, prefix, "task/q", tmp_path)
+    results = all_three(watcher, prefix, "task/q", tmp_path, capfd, monkeypatch)
     assert [code for code, _ in results] == [0, 0, 0, 0, 0], results
 
 
