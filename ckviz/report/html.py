@@ -10,7 +10,7 @@ from html import escape as html_escape
 
 from ckviz.model.names import shown_name
 from ckviz.model.results import Spread
-from ckviz.report import plots, sweep_plots
+from ckviz.report import plots, strip_plot, sweep_plots
 from ckviz.report.findings import findings, sweep_findings
 from ckviz.report.gate import Gate
 from ckviz.report.sources import Source, redis_versions_note
@@ -83,7 +83,7 @@ TENANT_FIGURE = (
 )
 STRIP_FIGURE = (
     "strip",
-    plots.strip_svg,
+    strip_plot.strip_svg,
     "Keys over time (first seed), as the app's key strip: a row per key, each cell the runs "
     "it was dequeued in that stretch (darker: more); a white stretch in a row is a key unserved.",
 )

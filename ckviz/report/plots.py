@@ -1,15 +1,14 @@
 """The report's figures: matplotlib drawing SVG text with every glyph as a path (the font
 travels inside the file, so a page renders the same with no fonts installed).
 
-With sweep_plots.py (the figures against a swept value), the only modules that import
-matplotlib. They use the object API (`Figure`, no pyplot): no global figure state, no GUI
-backend, nothing kept between figures."""
+With sweep_plots.py (the figures against a swept value) and strip_plot.py (the keys over
+time), the only modules that import matplotlib. They use the object API (`Figure`, no
+pyplot): no global figure state, no GUI backend, nothing kept between figures."""
 
 from __future__ import annotations
 
 import contextlib
 import io
-import itertools
 import math
 import textwrap
 import warnings
@@ -214,28 +213,6 @@ def _judged_tenants(row: Row) -> dict[str, float]:
     }
 
 
-def strip_svg(scenario: ScenarioView) -> str:
-    """Per treatment (first seed): the keys over time, as the app's key strip: a row per key,
-    each cell the runs it was dequeued in that stretch of time (darker: more)."""
-    panels = _panels(scenario)
-    cols = min(2, len(panels))
-    rows = math.ceil(len(panels) / cols)
-    series = max((len(_series(r.first.metrics.timeline)) for _, r in panels), default=1)
-    with drawing_style():
-        size = (4.6 * cols + 0.4, (0.5 + 0.12 * series) * rows + 0.5)
-        fig = Figure(figsize=size, layout="constrained")
-        axes = fig.subplots(rows, cols, sharex=True, squeeze=False).flatten()
-        for ax, timeline in _timelines(list(axes), panels, 4.2):
-            served = [[b - a for a, b in itertools.pairwise(s.served)] for s in timeline.series]
-            edges = list(timeline.t_ms)  # vector cells (no raster image inside the SVG)
-            rows_at = [i - 0.5 for i in range(len(served) + 1)]
-            ax.pcolormesh(edges, rows_at, served, cmap="Greys", shading="flat")
-            ax.invert_yaxis()
-            ax.set_yticks(range(len(served)), [s.key for s in timeline.series], fontsize=6)
-            ax.set_xlabel(f"time, {scenario.unit}")
-        return to_svg(fig)
-
-
 def _bar_panels(scenario: ScenarioView, panels: Sequence[tuple[str, Getter, bool]]) -> str:
     labels = scenario.labels
     n = len(scenario.views)
@@ -370,7 +347,7 @@ def _grid(
         fig = Figure(figsize=(2.4 * cols + 0.4, 1.9 * rows + 0.7), layout="constrained")
         axes = fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False).flatten()
         handles: dict[str, Artist] = {}
-        for ax, timeline in _timelines(list(axes), panels, 2.1):
+        for ax, timeline in panel_timelines(list(axes), panels, 2.1):
             draw(ax, timeline, colour)
             for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
                 handles.setdefault(label, handle)
@@ -385,7 +362,7 @@ def _grid(
         return to_svg(fig)
 
 
-def _timelines(
+def panel_timelines(
     axes: Sequence[Axes], panels: Sequence[tuple[str, Row]], width_in: float
 ) -> Iterator[tuple[Axes, TimelineResult]]:
     """Each panel's axes, titled, with its first seed's timeline to draw (a panel without one

@@ -4,6 +4,7 @@ file names (each title is measured as matplotlib lays the figure out); the attai
 
 from __future__ import annotations
 
+import importlib
 from itertools import combinations
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ckviz.model.results import RunResult, TenantRowResult
-from ckviz.report import plots
+from ckviz.report import plots, strip_plot
 from ckviz.report.sources import load_sources
 from ckviz.report.views import ScenarioView, scenario_views
 from tests.report.handmade import SEEDS, key_row, results, run, write
@@ -57,7 +58,8 @@ def scenario(tmp_path: Path) -> ScenarioView:
 
 def drawn(monkeypatch: pytest.MonkeyPatch, draw: object, view: ScenarioView) -> Figure:
     figures: list[Figure] = []
-    monkeypatch.setattr(plots, "to_svg", lambda fig: figures.append(fig) or "<svg/>")
+    module = importlib.import_module(draw.__module__)  # type: ignore[attr-defined]
+    monkeypatch.setattr(module, "to_svg", lambda fig: figures.append(fig) or "<svg/>")
     draw(view)  # type: ignore[operator]
     (fig,) = figures
     return fig
@@ -69,7 +71,7 @@ def drawn(monkeypatch: pytest.MonkeyPatch, draw: object, view: ScenarioView) -> 
         plots.fairness_svg,
         plots.attainment_svg,
         plots.tenant_attainment_svg,
-        plots.strip_svg,
+        strip_plot.strip_svg,
         plots.wait_cdf_svg,
         plots.service_svg,
         plots.caps_svg,
