@@ -120,11 +120,22 @@ def first_command(screen: object) -> str | None:
     return str(top.hit.text) if isinstance(top, Command) else None
 
 
+def palette_field(app: Any) -> CommandInput | None:
+    """The palette's search field, once the palette is open and its field mounted."""
+    screen = app.screen
+    if not isinstance(screen, CommandPalette):
+        return None
+    fields = [f for f in screen.query(CommandInput) if f.is_mounted]
+    return fields[0] if fields else None
+
+
 async def palette(pilot: Pilot[Any], search: str, command: str) -> None:
     """ctrl+p, `search` typed, then enter once its top hit is `command` (the palette gathers
     its hits in a worker of its own: enter before they land would pick an earlier search's)."""
     await press(pilot, "ctrl+p")
-    pilot.app.screen.query_one(CommandInput).value = search
+    field = await eventually(lambda: palette_field(pilot.app), "the palette's field")
+    assert field is not None  # eventually gives only a truthy value
+    field.value = search
     await eventually(
         lambda: first_command(pilot.app.screen) == command, f"the palette to offer {command!r}"
     )
