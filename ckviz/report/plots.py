@@ -53,6 +53,7 @@ STYLE: dict[Any, Any] = {  # keys are rcParams names
 }
 PANEL_COLUMNS = 4
 CHAR_INCHES = 8 * 0.62 / 72  # about one character's width at the style's 8 pt
+TITLE_LINE_INCHES = 8 * 1.2 / 72  # a title line's height at 8 pt
 
 
 def titled(ax: Axes, text: str, width_in: float) -> None:
@@ -60,7 +61,11 @@ def titled(ax: Axes, text: str, width_in: float) -> None:
     name beside it) so it never runs into the next panel's. Its height is given (the top of
     the axes, where matplotlib would put it: no panel has ticks or an offset above it), which
     spares matplotlib measuring every tick label again at each draw to find that out."""
-    ax.set_title(textwrap.fill(text, max(8, int(width_in / CHAR_INCHES))), loc="left", y=1.0)
+    ax.set_title(wrapped(text, width_in), loc="left", y=1.0)
+
+
+def wrapped(text: str, width_in: float) -> str:
+    return textwrap.fill(text, max(8, int(width_in / CHAR_INCHES)))
 
 
 Getter = Callable[[Row], Spread | None]
@@ -151,15 +156,19 @@ def _attainment_bars(
     cols = min(PANEL_COLUMNS, len(panels))
     rows = math.ceil(len(panels) / cols)
     shown = max(1, max(min(len(judged_of(r)), MAX_KEY_BARS) for _, r in panels))
+    titles = [
+        f"{title}: {sum(a < 1 for a in judged_of(row).values())} of {len(judged_of(row))} "
+        f"{what} below 1"
+        for title, row in panels
+    ]
+    lines = max(wrapped(t, 1.9).count("\n") + 1 for t in titles)
     with drawing_style():
-        size = (2.4 * cols + 0.6, (0.6 + 0.13 * shown) * rows + 0.5)
-        fig = Figure(figsize=size, layout="constrained")
+        tall = 0.6 + 0.13 * shown + TITLE_LINE_INCHES * max(0, lines - 2)  # two fit anyway
+        fig = Figure(figsize=(2.4 * cols + 0.6, tall * rows + 0.5), layout="constrained")
         axes = fig.subplots(rows, cols, squeeze=False).flatten()  # own axis: who gained shows
-        for ax, (title, row) in zip(axes, panels, strict=False):
-            judged = judged_of(row)
-            lowest = _shown_keys(judged)
-            below = sum(a < 1 for a in judged.values())
-            titled(ax, f"{title}: {below} of {len(judged)} {what} below 1", 1.9)
+        for ax, (_, row), title in zip(axes, panels, titles, strict=False):
+            lowest = _shown_keys(judged_of(row))
+            titled(ax, title, 1.9)
             ax.set_xlim(0, max([1.1, *(a * 1.05 for _, a in lowest if math.isfinite(a))]))
             _attainments(ax, [a for _, a in lowest])
             ax.set_yticks(range(len(lowest)), [k for k, _ in lowest], fontsize=6.5)

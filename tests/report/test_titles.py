@@ -5,6 +5,7 @@ file names (each title is measured as matplotlib lays the figure out); the attai
 from __future__ import annotations
 
 import importlib
+import warnings
 from itertools import combinations
 from pathlib import Path
 
@@ -82,7 +83,10 @@ def test_no_title_overlaps_another_or_leaves_its_figure(
 ) -> None:
     fig = drawn(monkeypatch, draw, scenario(tmp_path))
     canvas = FigureCanvasAgg(fig)
-    canvas.draw()
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        canvas.draw()  # a figure too short for its titles is not laid out, and says so
+    assert [str(w.message) for w in said] == []
     renderer = canvas.get_renderer()
     whole = fig.bbox
     boxes = [
@@ -95,6 +99,7 @@ def test_no_title_overlaps_another_or_leaves_its_figure(
     assert boxes
     for box in boxes:
         assert box.x0 >= whole.x0 - 1 and box.x1 <= whole.x1 + 1, box
+        assert box.y0 >= whole.y0 - 1 and box.y1 <= whole.y1 + 1, box
     for a, b in combinations(boxes, 2):
         assert not a.overlaps(b), (a, b)
 
