@@ -258,7 +258,11 @@ def _bars(ax: Axes, view: SourceView, labels: list[str], get: Getter, i: int, n:
         spread = get(row) if row else None
         if row is None or spread is None:
             continue
-        ys.append(y - 0.4 + width * (i + 0.5))
+        at = y - 0.4 + width * (i + 0.5)
+        if not math.isfinite(spread.mean):  # NaN or Infinity in the file: said, not drawn
+            ax.text(0, at, f" {spread.mean}", color=NOT_A_NUMBER, va="center", fontsize=6.5)
+            continue
+        ys.append(at)
         means.append(spread.mean)
         lows.append(max(0.0, spread.mean - spread.min))  # a mean of equal floats can stray
         highs.append(max(0.0, spread.max - spread.mean))  # past them by an ulp
