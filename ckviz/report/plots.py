@@ -1,29 +1,25 @@
 """The report's figures: matplotlib drawing SVG text with every glyph as a path (the font
 travels inside the file, so a page renders the same with no fonts installed).
 
-With sweep_plots.py (the figures against a swept value) and strip_plot.py (the keys over
-time), the only modules that import matplotlib. They use the object API (`Figure`, no
-pyplot): no global figure state, no GUI backend, nothing kept between figures."""
+With sweep_plots.py (the figures against a swept value), strip_plot.py (the keys over time)
+and svg.py (the style and the draw), the only modules that import matplotlib. They use the
+object API (`Figure`, no pyplot): no global figure state, no GUI backend, nothing kept between
+figures."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 import textwrap
-import warnings
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
-import matplotlib
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.axis import Axis
-from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from ckviz.model.results import Spread, TimelineResult
+from ckviz.report.svg import drawing_style, to_svg
 from ckviz.report.views import Row, ScenarioView, SourceView
 
 SOURCE_COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860")
@@ -42,15 +38,6 @@ KEY_COLOURS = (
     "#98df8a",
 )
 LIGHT_COLOUR, POOLED_COLOUR = "#000000", "#b0b0b0"
-STYLE: dict[Any, Any] = {  # keys are rcParams names
-    "svg.fonttype": "path",  # glyphs as paths: no font lookup when the page is opened
-    "svg.hashsalt": "ckviz",  # stable ids: the same results give the same SVG
-    "font.family": "DejaVu Sans",  # shipped with matplotlib, so every machine draws the same
-    "font.size": 8,
-    "text.parse_math": False,  # key names are text, `$` included
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-}
 PANEL_COLUMNS = 4
 CHAR_INCHES = 8 * 0.62 / 72  # about one character's width at the style's 8 pt
 TITLE_LINE_INCHES = 8 * 1.2 / 72  # a title line's height at 8 pt
@@ -69,22 +56,6 @@ def wrapped(text: str, width_in: float) -> str:
 
 
 Getter = Callable[[Row], Spread | None]
-
-
-@contextlib.contextmanager
-def drawing_style() -> Iterator[None]:
-    with matplotlib.rc_context(STYLE), warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-        yield
-
-
-def to_svg(fig: Figure) -> str:
-    """The figure drawn once, laid out at the start of that draw: `savefig` draws a laid-out
-    figure twice (once without output, to lay it out, then to write it) for the same bytes,
-    and the draw is most of a figure's CPU."""
-    buf = io.StringIO()
-    FigureCanvasSVG(fig).print_svg(buf, metadata={"Date": None})  # type: ignore[no-untyped-call]
-    return buf.getvalue()
 
 
 def has_attainment(scenario: ScenarioView) -> bool:

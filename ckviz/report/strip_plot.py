@@ -13,7 +13,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import PathPatch
 from matplotlib.path import Path
 
-from ckviz.report.plots import drawing_style, panel_timelines, to_svg
+from ckviz.report.plots import panel_timelines
+from ckviz.report.svg import drawing_style, to_svg
 from ckviz.report.views import ScenarioView
 
 GREYS = matplotlib.colormaps["Greys"]  # darker: more runs

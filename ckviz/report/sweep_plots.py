@@ -9,7 +9,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullLocator
 
-from ckviz.report.plots import KEY_COLOURS, Getter, drawing_style, plain_numbers, to_svg
+from ckviz.report.plots import KEY_COLOURS, Getter, plain_numbers
+from ckviz.report.svg import drawing_style, to_svg
 from ckviz.report.sweeps import SweepView, value_text
 
 SweepScale = Literal["share", "wait", "cost"]
