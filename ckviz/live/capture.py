@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 import redis
@@ -169,12 +170,13 @@ def _follow_notices(
     next_full = time.monotonic() + SAFETY_POLL_S
     taken: float | None = None  # when the last batch was taken
     while not stop() and (left := deadline - time.monotonic()) > 0:
-        entered = _now_ms()
+        entered, ready = _now_ms(), _ready_ms()
         named = notices.wait(min(left, 0.05))
         seen = _now_ms()
         # a batch there at once was buffered while the last one was read: its changes may
-        # date from when that one was taken, and the precision says so (a loaded machine)
-        since = taken if taken is not None and seen - entered < 1.0 else seen
+        # date from when that one was taken, and the precision says so (a loaded machine);
+        # one that woke the capture came up to the time it then waited for a core before
+        since = taken if taken is not None and seen - entered < 1.0 else seen - _woke_late(ready)
         taken = seen
         if notices.flushed or time.monotonic() >= next_full:
             notices.flushed = False
@@ -184,6 +186,25 @@ def _follow_notices(
         if cks:
             _read(client, cap, cks, seen)
             cap.precision_ms = max(cap.precision_ms, _now_ms() - since)
+
+
+SCHEDSTAT = Path("/proc/thread-self/schedstat")  # Linux: ns on a core, ns ready for one, slices
+
+
+def _ready_ms() -> float:
+    """How long this thread has been ready to run but waiting for a core, in all (0 where the
+    kernel does not say)."""
+    try:
+        return int(SCHEDSTAT.read_text().split()[1]) / 1e6
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _woke_late(ready_before: float) -> float:
+    """How late the thread may have woken to a notice, since `_ready_ms()` gave
+    `ready_before`: its wait for a core since then. A loaded machine woke it 4 ms after the
+    notice came, which a precision counted from the wake-up did not cover."""
+    return max(0.0, _ready_ms() - ready_before)
 
 
 def _variants_named(queue: LiveQueue, named: Iterable[str]) -> list[str]:
