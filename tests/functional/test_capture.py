@@ -126,7 +126,7 @@ SPINNERS = 1  # a process that never sleeps, on the capture's core
 def test_notices_state_a_precision_that_holds_on_a_crowded_core(
     server: RedisServer, prefix: str, tmp_path: Path
 ) -> None:
-    """The capture shares its one core with processes that never sleep, so it wakes to a
+    """The capture shares its one core with a process that never sleeps, so it wakes to a
     notice late: the precision it states counts that (a loaded machine woke it 4 ms late
     against 2 stated, when the precision counted from the wake-up)."""
     core = {min(os.sched_getaffinity(0))}
