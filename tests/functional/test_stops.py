@@ -41,13 +41,19 @@ ONE_CELL = ("--headless", "--scenario", "ck_trickle", "--discipline", "sfq", "--
 EIGHT_CELLS = ("--headless", "--scenario", "ck_trickle", "--seeds", "seed-a")  # run to its end
 
 # What `uv run` does with a signal: pass it on to its child, then wait for it. In a process
-# group (as a CI runner starts a job) the child also gets the group's signal itself.
+# group (as a CI runner starts a job) the child also gets the group's signal itself. Once the
+# child is gone the wrapper ignores them, as ckviz does once done: the interpreter puts the
+# default actions back as it exits, and a late repeat killed the wrapper, not ckviz, so its
+# exit code was the signal's (seen once, with a repeat 0.1 s after ckviz's last line).
 FORWARDER = """
 import signal, subprocess, sys
 child = subprocess.Popen(sys.argv[1:])
 for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
     signal.signal(s, lambda signum, frame: child.send_signal(signum))
-sys.exit(child.wait())
+code = child.wait()
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(s, signal.SIG_IGN)
+sys.exit(code)
 """
 
 
