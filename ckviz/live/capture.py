@@ -230,12 +230,13 @@ def poll_once(client: redis.Redis, cap: Capture, t_ms: float) -> None:
 def _read(client: redis.Redis, cap: Capture, cks: Iterable[str], t_ms: float) -> None:
     """Read variants `cks`, tell the recorder, and resolve the runs that left them."""
     queued, held = read_variants(client, cap.queue, cks)
+    seen = _now_ms()  # a score up to here was no future one when the read saw it
     cap.reads += 1
     recorder = cap.recorder
     new_before = len(recorder.runs)
     left: list[Left] = []
     for ck in queued:
-        left += recorder.observe(ck, queued[ck], held[ck], t_ms)
+        left += recorder.observe(ck, queued[ck], held[ck], t_ms, seen_ms=seen)
     fresh = list(recorder.runs)[new_before:]
     # their messages: a TTL, the arrival of a run first seen held, and the attempt; polling,
     # also those of the runs held again or queued again, whose attempt tells a retry between

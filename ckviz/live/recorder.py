@@ -4,6 +4,7 @@ its attempts, and what became of it. Pure bookkeeping: the reads are the caller'
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
@@ -69,13 +70,16 @@ class Recorder:
         held: set[str],
         t_ms: float,
         start: bool = False,
+        seen_ms: float | None = None,
     ) -> list[Left]:
-        """One read of variant `key` at `t_ms`: its queued runs (id, score) and held ids."""
+        """One read of variant `key` at `t_ms` (as it began; `seen_ms`: once it had seen the
+        variant, by when a score was no future one): its queued runs (id, score), held ids."""
         mine = self.by_key.setdefault(key, set())
         now_there: set[str] = set()
+        past = math.ceil(t_ms if seen_ms is None else seen_ms)
         for rid, score in queued:
             now_there.add(rid)
-            self._queued(key, rid, score, t_ms, start)
+            self._queued(key, rid, score, t_ms, start, past)
         for rid in held:
             now_there.add(rid)
             self._held(key, rid, t_ms, start)
@@ -83,10 +87,12 @@ class Recorder:
         self.by_key[key] = now_there
         return left
 
-    def _queued(self, key: str, rid: str, score: int, t_ms: float, start: bool) -> None:
+    def _queued(self, key: str, rid: str, score: int, t_ms: float, start: bool, past: int) -> None:
         run = self.runs.get(rid)
         if run is None:
-            delay = max(0, score - int(t_ms)) if not start else 0
+            # a score past the read's stamp, but not past when it saw the variant, is a run
+            # enqueued while the read ran, not a delayed one
+            delay = max(0, score - int(t_ms)) if not start and score > past else 0
             arrival = score - delay  # a future score: a delayed run, seen as it was enqueued
             self.runs[rid] = SeenRun(
                 key, arrival, "queued", delay_ms=delay, before_start=start, score=score

@@ -165,3 +165,13 @@ def test_a_fork_s_holds_come_from_a_capture_per_key_then_overall() -> None:
     hold_of = hold_from_capture({"a": [10, 30], "b": [100]}, default_ms=1000)
     assert (hold_of("a"), hold_of("b"), hold_of("unseen")) == (20, 100, 47)
     assert hold_from_capture({}, default_ms=250)("any") == 250
+
+
+def test_a_score_past_the_reads_stamp_but_not_its_end_is_an_arrival_not_a_delay() -> None:
+    """A read is stamped as it starts; a run enqueued while it ran has a score past the stamp
+    though it was no future score when the read saw it (a fresh-clone CI run captured
+    run_0011 at 464 ms against 465: taken for a run delayed by 1 ms)."""
+    r = Recorder()
+    r.observe("k", [("a", 1001), ("b", 1600)], set(), 1000.4, seen_ms=1002.7)
+    assert (r.runs["a"].arrival_ms, r.runs["a"].delay_ms) == (1001, 0)
+    assert (r.runs["b"].arrival_ms, r.runs["b"].delay_ms) == (1000, 600)  # a delayed run
