@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from ckviz.fairness import MIN_OWED, KeyService, attainments
+from ckviz.fairness import MIN_OWED, KeyService
+from ckviz.fairness_judged import attainments
 from ckviz.fairness_windows import WINDOWS, Windows
 
 RESAMPLES = 200

@@ -13,10 +13,9 @@ from ckviz.fairness import (
     KeyService,
     OwnLimit,
     Tally,
-    attainments,
-    most_underserved,
 )
 from ckviz.fairness_feed import InstantFeed
+from ckviz.fairness_judged import attainments, most_underserved
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,12 +16,10 @@ from dataclasses import dataclass
 from ckviz.fairness import (
     KeyService,
     OwnLimit,
-    attainments,
-    most_over_served,
-    most_underserved,
     water_fill,
 )
 from ckviz.fairness_feed import InstantFeed
+from ckviz.fairness_judged import attainments, most_over_served, most_underserved
 from ckviz.fairness_windows import Windows
 from ckviz.model.results import TenantRowResult
 from ckviz.model.snapshot import DequeueEvent

@@ -13,11 +13,9 @@ from ckviz.fairness import (
     KeyService,
     OwnLimit,
     key_service,
-    most_underserved,
-    share_below,
-    starved_keys,
 )
 from ckviz.fairness_intervals import resampled_attainment
+from ckviz.fairness_judged import most_underserved, share_below, starved_keys
 from ckviz.fairness_windows import Windows
 from ckviz.model.results import KeyLifecycleResult, KeyRowResult, MetricsResult, StepMetricsResult
 from ckviz.model.snapshot import DequeueEvent

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import redis
 
-from ckviz.fairness import OwnLimit, attainments, key_service
+from ckviz.fairness import OwnLimit, key_service
+from ckviz.fairness_judged import attainments
 from ckviz.hunt.space import HuntCase
 from ckviz.metrics import outcome_metrics
 from ckviz.model.matrix import Treatment

@@ -8,8 +8,9 @@ figures says nothing here: its one grain is the key's."""
 from __future__ import annotations
 
 from ckviz.disciplines.registry import RULES
-from ckviz.fairness import UNDER_FAIR, most_over_served
+from ckviz.fairness import UNDER_FAIR
 from ckviz.fairness_intervals import Interval, one_sample, paired_difference
+from ckviz.fairness_judged import most_over_served
 from ckviz.model.results import RunResult
 from ckviz.report.claims import Compared, claim_words, estimate_text, interval_text, signed
 from ckviz.report.views import Row, SourceView

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from ckviz.fairness import most_over_served as over_served
 from ckviz.fairness_intervals import MIN_EFFECT, Interval, figure_interval
+from ckviz.fairness_judged import most_over_served as over_served
 from ckviz.model.results import RunResult, ScenarioResult, Spread, worst_key_mean_wait
 from ckviz.report.sources import Source
 
@@ -130,7 +130,7 @@ class ScenarioView:
 
 
 def most_over_served(run: RunResult) -> tuple[str, float] | None:
-    """The judged key with the highest attainment on a run (fairness.most_over_served)."""
+    """The judged key with the highest attainment on a run (fairness_judged.most_over_served)."""
     return over_served({k.key: k.fair_share_attainment for k in run.metrics.per_key})
 
 

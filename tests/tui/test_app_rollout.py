@@ -238,6 +238,15 @@ async def test_a_mixs_call_that_took_nothing_names_its_consumer(make_app: MakeAp
         await pilot.press("q")
 
 
+async def explained(pilot: Pilot[Any], rounds: int) -> list[tuple[Snapshot, str]]:
+    """`rounds` rounds as one driver job: each round's lane that dequeued something, with its
+    "this step" line."""
+    app = pilot.app
+    assert isinstance(app, CkvizApp)
+    lanes = [frame.snapshots[0] for frame in await step_n(pilot, rounds)]
+    return [(lane, this_step(lane, app.palette).plain) for lane in lanes if lane.taken]
+
+
 async def test_a_mixs_this_step_line_gives_the_rule_and_state_of_the_callers_discipline(
     make_app: MakeApp,
 ) -> None:
@@ -247,11 +256,7 @@ async def test_a_mixs_this_step_line_gives_the_rule_and_state_of_the_callers_dis
     app = make_app("ck_skew", "vtime", consumers=ONE_EACH)
     seen = set()
     async with opened(app) as pilot:
-        for frame in await step_n(pilot, 30):
-            snapshot = frame.snapshots[0]
-            if not snapshot.taken:
-                continue
-            line = this_step(snapshot, app.palette).plain
+        for _, line in await explained(pilot, 30):
             discipline = "baseline" if "by c2 baseline" in line else "vtime"
             other = "vtime" if discipline == "baseline" else "baseline"
             assert rule(discipline) in line and rule(other) not in line, line
@@ -270,11 +275,7 @@ async def test_a_this_step_line_shows_no_other_consumers_copy_of_a_client_side_s
     app = make_app("ck_skew", "sfq", consumers=2)
     others = 0
     async with opened(app) as pilot:
-        for frame in await step_n(pilot, 16):
-            snapshot = frame.snapshots[0]
-            if not snapshot.taken:
-                continue
-            line = this_step(snapshot, app.palette).plain
+        for snapshot, line in await explained(pilot, 16):
             if snapshot.caller != snapshot.next_consumer:  # the pane shows the other's
                 assert "(clock " not in line, line
                 others += 1

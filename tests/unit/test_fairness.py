@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ckviz.fairness import (
-    MIN_OWED,
-    key_service,
-    most_underserved,
-    share_below,
-    starved_keys,
-    water_fill,
-)
+from ckviz.fairness import MIN_OWED, key_service, water_fill
+from ckviz.fairness_judged import most_underserved, share_below, starved_keys
 from ckviz.model.snapshot import DequeueEvent
 
 

@@ -7,8 +7,9 @@ import random
 
 import pytest
 
-from ckviz.fairness import key_service, most_underserved
+from ckviz.fairness import key_service
 from ckviz.fairness_intervals import RESAMPLES, draws, resampled_attainment
+from ckviz.fairness_judged import most_underserved
 from ckviz.fairness_windows import WINDOWS, Windows
 from ckviz.model.snapshot import DequeueEvent
 

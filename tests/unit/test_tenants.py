@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from ckviz.errors import UsageError
-from ckviz.fairness import key_service, most_over_served
+from ckviz.fairness import key_service
+from ckviz.fairness_judged import most_over_served
 from ckviz.fairness_tenants import tenant_figures
 from ckviz.inputs import scenario_files
 from ckviz.inputs.trace import TraceProblems, read_trace
